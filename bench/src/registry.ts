@@ -1,0 +1,8 @@
+/** A benchmark: runs its workload against a baseline and returns a printable report. */
+export interface Benchmark {
+  name: string;
+  run(options: { smoke: boolean }): Promise<string>;
+}
+
+/** Every benchmark `pnpm bench` runs, in order. Each package's benchmark adds itself here. */
+export const benchmarks: Benchmark[] = [];

@@ -1,0 +1,1 @@
+export { ChannelError, type ChannelErrorCode } from './channel-error.js';

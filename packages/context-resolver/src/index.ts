@@ -1,0 +1,1 @@
+export { ContextResolverError, type ContextResolverErrorCode } from './context-resolver-error.js';

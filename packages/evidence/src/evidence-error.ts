@@ -1,0 +1,37 @@
+const marker = Symbol.for('@wharf/evidence/error');
+
+/** Stable machine-readable codes of {@link EvidenceError}. */
+export type EvidenceErrorCode = 'ARTIFACT_NOT_FOUND' | 'INVALID_ARTIFACT';
+
+/**
+ * Base error of `@wharf/evidence`. Every error the package throws is one of these,
+ * with a stable {@link EvidenceError.code}.
+ *
+ * Use {@link EvidenceError.isInstance} rather than `instanceof`: it also recognises errors
+ * created in another realm (the Temporal workflow sandbox, a worker thread).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   run();
+ * } catch (error) {
+ *   if (EvidenceError.isInstance(error) && error.code === 'ARTIFACT_NOT_FOUND') {
+ *     console.error(error.message);
+ *   }
+ * }
+ * ```
+ */
+export class EvidenceError extends Error {
+  readonly code: EvidenceErrorCode;
+  constructor(code: EvidenceErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EvidenceError';
+    this.code = code;
+    Object.defineProperty(this, marker, { value: true });
+  }
+
+  /** True for any EvidenceError, whichever realm created it. */
+  static isInstance(value: unknown): value is EvidenceError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}

@@ -1,0 +1,1 @@
+export { EvidenceError, type EvidenceErrorCode } from './evidence-error.js';

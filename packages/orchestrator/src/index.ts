@@ -1,0 +1,1 @@
+export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';

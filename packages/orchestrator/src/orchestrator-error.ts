@@ -1,0 +1,40 @@
+const marker = Symbol.for('@wharf/orchestrator/error');
+
+/** Stable machine-readable codes of {@link WharfOrchestratorError}. */
+export type WharfOrchestratorErrorCode =
+  | 'INVALID_DEFINITION'
+  | 'TEMPORAL_CLI_NOT_FOUND'
+  | 'DEV_SERVER_FAILED';
+
+/**
+ * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,
+ * with a stable {@link WharfOrchestratorError.code}.
+ *
+ * Use {@link WharfOrchestratorError.isInstance} rather than `instanceof`: it also recognises errors
+ * created in another realm (the Temporal workflow sandbox, a worker thread).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   run();
+ * } catch (error) {
+ *   if (WharfOrchestratorError.isInstance(error) && error.code === 'INVALID_DEFINITION') {
+ *     console.error(error.message);
+ *   }
+ * }
+ * ```
+ */
+export class WharfOrchestratorError extends Error {
+  readonly code: WharfOrchestratorErrorCode;
+  constructor(code: WharfOrchestratorErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WharfOrchestratorError';
+    this.code = code;
+    Object.defineProperty(this, marker, { value: true });
+  }
+
+  /** True for any WharfOrchestratorError, whichever realm created it. */
+  static isInstance(value: unknown): value is WharfOrchestratorError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}

@@ -1,0 +1,1 @@
+export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';

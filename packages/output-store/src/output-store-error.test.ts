@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { OutputStoreError } from './output-store-error.js';
+
+describe('OutputStoreError', () => {
+  it('carries a stable code and message', () => {
+    const error = new OutputStoreError('NOT_FOUND', 'something is wrong');
+    expect(error.code).toBe('NOT_FOUND');
+    expect(error.message).toBe('something is wrong');
+    expect(error.name).toBe('OutputStoreError');
+  });
+
+  it('keeps the cause', () => {
+    const cause = new Error('root');
+    expect(new OutputStoreError('NOT_FOUND', 'wrapped', { cause }).cause).toBe(cause);
+  });
+
+  it('isInstance recognises its own errors and rejects look-alikes', () => {
+    expect(OutputStoreError.isInstance(new OutputStoreError('NOT_FOUND', 'x'))).toBe(true);
+    expect(OutputStoreError.isInstance(new Error('x'))).toBe(false);
+    expect(OutputStoreError.isInstance({ code: 'NOT_FOUND', message: 'x' })).toBe(false);
+    expect(OutputStoreError.isInstance(null)).toBe(false);
+  });
+
+  it('isInstance sees through realms via the registered symbol', () => {
+    const foreign = Object.assign(Object.create(null), { [Symbol.for('@wharf/output-store/error')]: true });
+    expect(OutputStoreError.isInstance(foreign)).toBe(true);
+  });
+});

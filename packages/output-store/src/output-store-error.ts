@@ -1,0 +1,37 @@
+const marker = Symbol.for('@wharf/output-store/error');
+
+/** Stable machine-readable codes of {@link OutputStoreError}. */
+export type OutputStoreErrorCode = 'NOT_FOUND' | 'INVALID_EVENT';
+
+/**
+ * Base error of `@wharf/output-store`. Every error the package throws is one of these,
+ * with a stable {@link OutputStoreError.code}.
+ *
+ * Use {@link OutputStoreError.isInstance} rather than `instanceof`: it also recognises errors
+ * created in another realm (the Temporal workflow sandbox, a worker thread).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   run();
+ * } catch (error) {
+ *   if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND') {
+ *     console.error(error.message);
+ *   }
+ * }
+ * ```
+ */
+export class OutputStoreError extends Error {
+  readonly code: OutputStoreErrorCode;
+  constructor(code: OutputStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OutputStoreError';
+    this.code = code;
+    Object.defineProperty(this, marker, { value: true });
+  }
+
+  /** True for any OutputStoreError, whichever realm created it. */
+  static isInstance(value: unknown): value is OutputStoreError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}

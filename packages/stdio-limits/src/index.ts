@@ -1,0 +1,1 @@
+export { StdioLimitsError, type StdioLimitsErrorCode } from './stdio-limits-error.js';

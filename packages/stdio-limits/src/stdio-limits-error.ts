@@ -1,0 +1,37 @@
+const marker = Symbol.for('@wharf/stdio-limits/error');
+
+/** Stable machine-readable codes of {@link StdioLimitsError}. */
+export type StdioLimitsErrorCode = 'INVALID_LIMITS' | 'SPAWN_FAILED';
+
+/**
+ * Base error of `@wharf/stdio-limits`. Every error the package throws is one of these,
+ * with a stable {@link StdioLimitsError.code}.
+ *
+ * Use {@link StdioLimitsError.isInstance} rather than `instanceof`: it also recognises errors
+ * created in another realm (the Temporal workflow sandbox, a worker thread).
+ *
+ * @example
+ * ```ts
+ * try {
+ *   run();
+ * } catch (error) {
+ *   if (StdioLimitsError.isInstance(error) && error.code === 'INVALID_LIMITS') {
+ *     console.error(error.message);
+ *   }
+ * }
+ * ```
+ */
+export class StdioLimitsError extends Error {
+  readonly code: StdioLimitsErrorCode;
+  constructor(code: StdioLimitsErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StdioLimitsError';
+    this.code = code;
+    Object.defineProperty(this, marker, { value: true });
+  }
+
+  /** True for any StdioLimitsError, whichever realm created it. */
+  static isInstance(value: unknown): value is StdioLimitsError {
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}

@@ -1,0 +1,52 @@
+#!/usr/bin/env node
+// Repository check run in CI: every workspace package has a README, a src/index.ts,
+// an exports map (types first, ./package.json exposed) and sideEffects: false.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = new URL('..', import.meta.url).pathname;
+const dirs = [
+  ...['packages', 'apps'].flatMap((group) =>
+    readdirSync(join(root, group), { withFileTypes: true })
+      .filter((entry) => entry.isDirectory())
+      .map((entry) => join(group, entry.name)),
+  ),
+  'test',
+  'bench',
+];
+
+const problems = [];
+for (const dir of dirs) {
+  const at = (file) => join(root, dir, file);
+  const need = (condition, message) => {
+    if (!condition) problems.push(`${dir}: ${message}`);
+  };
+  need(existsSync(at('package.json')), 'missing package.json');
+  if (!existsSync(at('package.json'))) continue;
+  const pkg = JSON.parse(readFileSync(at('package.json'), 'utf8'));
+  need(existsSync(at('README.md')), 'missing README.md');
+  need(existsSync(at('src/index.ts')), 'missing src/index.ts');
+  need(existsSync(at('tsconfig.json')), 'missing tsconfig.json');
+  need(pkg.name?.startsWith('@wharf/'), `name "${pkg.name}" is not in the @wharf scope`);
+  need(pkg.type === 'module', 'type is not "module"');
+  need(pkg.sideEffects === false, 'sideEffects is not false');
+  need(pkg.exports && typeof pkg.exports === 'object', 'no exports map');
+  for (const [subpath, target] of Object.entries(pkg.exports ?? {})) {
+    if (subpath === './package.json') continue;
+    need(
+      typeof target === 'object' && Object.keys(target)[0] === 'types',
+      `exports["${subpath}"] must list "types" first`,
+    );
+  }
+  need(pkg.exports?.['./package.json'] === './package.json', 'exports does not expose ./package.json');
+  const rootIndex = existsSync(at('src/index.ts')) ? readFileSync(at('src/index.ts'), 'utf8') : '';
+  need(!/^export \* from/m.test(rootIndex), 'src/index.ts uses a blanket `export *`; list named exports');
+  if (!pkg.private) need(Array.isArray(pkg.files), 'a published package needs a files list');
+}
+
+if (problems.length > 0) {
+  console.error(`Repository check failed (${problems.length}):`);
+  for (const problem of problems) console.error(`  - ${problem}`);
+  process.exit(1);
+}
+console.log(`Repository check: ${dirs.length} packages ok`);

@@ -1,0 +1,1 @@
+export { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';

@@ -1,0 +1,51 @@
+import { defineConfig } from 'vitest/config';
+
+// One config, three tiers chosen by file suffix:
+//   *.test.ts      unit: pure, fast, no servers
+//   *.int.test.ts  integration: real SQLite files, real child processes, real Temporal
+//   *.e2e.test.ts  end to end: black box through worker, client and CLI (test/)
+// The int and e2e tiers share one Temporal dev server per run (test/src/global-setup.ts).
+const exclude = ['**/node_modules/**', '**/dist/**'];
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: [
+            'packages/*/src/**/*.test.ts',
+            'apps/*/src/**/*.test.ts',
+            'test/src/**/*.test.ts',
+            'bench/src/**/*.test.ts',
+          ],
+          exclude: [...exclude, '**/*.int.test.ts', '**/*.e2e.test.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'int',
+          include: [
+            'packages/*/src/**/*.int.test.ts',
+            'apps/*/src/**/*.int.test.ts',
+            'test/src/**/*.int.test.ts',
+          ],
+          exclude,
+          globalSetup: ['test/src/global-setup.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/src/**/*.e2e.test.ts'],
+          exclude,
+          globalSetup: ['test/src/global-setup.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
