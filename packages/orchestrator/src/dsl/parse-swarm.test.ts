@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { parseSwarm, validateSwarm } from './parse-swarm.js';
+import { SwarmDefinitionError } from './swarm-definition-error.js';
+import { ancestorsOf, findCycle } from './validate-graph.js';
+
+function issuesOf(text: string) {
+  try {
+    parseSwarm(text, { source: 'swarm.yaml' });
+  } catch (error) {
+    if (SwarmDefinitionError.isInstance(error)) return error;
+  }
+  throw new Error('expected a SwarmDefinitionError');
+}
+
+const valid = `
+name: repo-health
+version: 1.0.0
+agents:
+  reviewer:
+    model: openai:gpt-4o-mini
+tasks:
+  fetch:
+    script:
+      content: git ls-files
+    output: †data.files
+  count:
+    depends_on: [fetch]
+    loop: { type: repeat, count: 3 }
+    script:
+      content: wc -l
+    inputs:
+      files: †data.files
+  review:
+    agent: reviewer
+    prompt: Summarise the repository
+    depends_on: [count]
+supervisor:
+  agent: reviewer
+  question: Is the repository healthy?
+`;
+
+describe('parseSwarm', () => {
+  it('parses a valid definition and applies defaults', () => {
+    const definition = parseSwarm(valid);
+    expect(definition.name).toBe('repo-health');
+    expect(definition.version).toBe('1.0.0');
+    expect(Object.keys(definition.tasks)).toEqual(['fetch', 'count', 'review']);
+    expect(definition.tasks.fetch?.depends_on).toEqual([]);
+    expect(definition.tasks.fetch?.inject_context).toBe(true);
+    expect(definition.tasks.fetch?.script?.shell).toBe('bash');
+    expect(definition.tasks.count?.loop).toEqual({ type: 'repeat', count: 3 });
+    expect(definition.agents.reviewer?.max_steps).toBe(8);
+    expect(definition.supervisor?.evidence_budget_bytes).toBe(32_000);
+  });
+
+  it('reports YAML syntax errors with line and column', () => {
+    const error = issuesOf('name: x\ntasks:\n  a: [unclosed\n');
+    expect(error.code).toBe('INVALID_DEFINITION');
+    expect(error.issues[0]?.message).toMatch(/^YAML:/);
+    expect(error.issues[0]?.line).toBeGreaterThanOrEqual(3);
+    expect(error.message).toContain('swarm.yaml');
+  });
+
+  it('names the field path, line and column of a schema violation', () => {
+    const error = issuesOf(
+      'name: x\ntasks:\n  a:\n    script:\n      content: echo\n    loop: { type: repeat, count: 0 }\n',
+    );
+    const issue = error.issues.find((candidate) => candidate.path === 'tasks.a.loop.count');
+    expect(issue).toBeDefined();
+    expect(issue?.line).toBe(6);
+    expect(issue?.column).toBeGreaterThan(1);
+  });
+
+  it('rejects unknown fields by name', () => {
+    const error = issuesOf('name: x\ntasks:\n  a:\n    scirpt:\n      content: echo\n');
+    expect(error.issues.some((issue) => issue.message.includes('scirpt'))).toBe(true);
+  });
+
+  it('requires script or agent, not both', () => {
+    expect(issuesOf('name: x\ntasks:\n  a:\n    description: nothing\n').issues[0]?.message).toMatch(
+      /either `script` or `agent`/,
+    );
+    const both = issuesOf(
+      'name: x\nagents: { r: { model: m } }\ntasks:\n  a:\n    agent: r\n    script: { content: echo }\n',
+    );
+    expect(both.issues[0]?.message).toMatch(/not both/);
+  });
+
+  it('reports unknown dependencies at their position', () => {
+    const error = issuesOf('name: x\ntasks:\n  a:\n    script: { content: echo }\n    depends_on: [b]\n');
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]).toMatchObject({ path: 'tasks.a.depends_on[0]', line: 5 });
+    expect(error.issues[0]?.message).toContain('unknown task "b"');
+  });
+
+  it('reports dependency cycles with the loop spelled out', () => {
+    const error = issuesOf(
+      'name: x\ntasks:\n  a: { script: { content: echo }, depends_on: [c] }\n  b: { script: { content: echo }, depends_on: [a] }\n  c: { script: { content: echo }, depends_on: [b] }\n',
+    );
+    expect(error.issues[0]?.message).toBe('dependency cycle: a → c → b → a');
+  });
+
+  it('reports unknown agents for tasks and the supervisor', () => {
+    const error = issuesOf(
+      'name: x\ntasks:\n  a: { agent: ghost }\nsupervisor: { agent: nobody, question: ok? }\n',
+    );
+    expect(error.issues.map((issue) => issue.path).sort()).toEqual(['supervisor.agent', 'tasks.a.agent']);
+  });
+
+  it('collects every problem at once', () => {
+    const error = issuesOf('tasks:\n  a: { script: { content: "" }, depends_on: [zz] }\n');
+    expect(error.issues.length).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('validateSwarm', () => {
+  it('validates plain objects with the same rules', () => {
+    expect(
+      validateSwarm({ name: 'x', tasks: { a: { script: { content: 'echo' } } } }).tasks.a?.inputs,
+    ).toEqual({});
+    expect(() => validateSwarm({ name: 'x', tasks: {} })).toThrow(/at least one task/);
+  });
+});
+
+describe('graph helpers', () => {
+  const tasks = { a: { depends_on: [] }, b: { depends_on: ['a'] }, c: { depends_on: ['b', 'a'] } };
+  it('finds ancestors transitively', () => {
+    expect([...ancestorsOf(tasks, 'c')].sort()).toEqual(['a', 'b']);
+    expect(ancestorsOf(tasks, 'a').size).toBe(0);
+  });
+  it('finds no cycle in a DAG', () => {
+    expect(findCycle(tasks)).toBeUndefined();
+  });
+});

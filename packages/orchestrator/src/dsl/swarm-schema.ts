@@ -1,0 +1,131 @@
+import { z } from 'zod';
+
+/** Task and agent names: letters, digits, `_` and `-`, starting with a letter. */
+const name = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must start with a letter and use only letters, digits, _ and -');
+
+/** Capture limits. The full schema, its defaults and merging rules come from `@wharf/stdio-limits`. */
+export const limitsInputSchema = z.record(z.string(), z.unknown());
+
+/** A shell script task body. */
+export const scriptSchema = z.strictObject({
+  /** The script text, run by `shell -c`. */
+  content: z.string().min(1, 'must not be empty'),
+  /** Shell to run it with. Default `bash`. */
+  shell: z.string().min(1).default('bash'),
+  /** Working directory, relative to where the swarm is started. */
+  cwd: z.string().optional(),
+  /** Extra environment variables. */
+  env: z.record(z.string(), z.string()).optional(),
+  /** Kill the process after this many milliseconds. */
+  timeout_ms: z.number().int().positive().optional(),
+});
+
+/** `loop: { type: repeat, count }` runs a task `count` times as separate instances. */
+export const loopSchema = z.strictObject({
+  type: z.literal('repeat'),
+  count: z.number().int().min(1).max(10_000),
+});
+
+/** Where a task's result goes: an output path, optionally with a write method. */
+export const outputSchema = z.union([
+  z.string().min(1),
+  z.strictObject({
+    path: z.string().min(1),
+    method: z.enum(['set', 'merge', 'push', 'concat']).default('set'),
+  }),
+]);
+
+/** Which earlier outputs a task sees (Tier 3 context control). */
+export const contextControlSchema = z.strictObject({
+  mode: z.enum(['automatic', 'manual', 'none']).optional(),
+  include_tasks: z.array(name).optional(),
+  exclude_tasks: z.array(name).optional(),
+  min_relevance: z.number().min(0).max(1).optional(),
+  max_bytes: z.number().int().nonnegative().optional(),
+});
+
+/** One task of a swarm: a script or an agent. */
+export const taskSchema = z
+  .strictObject({
+    description: z.string().optional(),
+    script: scriptSchema.optional(),
+    agent: name.optional(),
+    prompt: z.string().optional(),
+    depends_on: z.array(name).default([]),
+    loop: loopSchema.optional(),
+    limits: limitsInputSchema.optional(),
+    context: contextControlSchema.optional(),
+    inject_context: z.boolean().default(true),
+    /** Named inputs holding `†` references or expressions, resolved before the task runs. */
+    inputs: z.record(z.string(), z.string()).default({}),
+    output: outputSchema.optional(),
+  })
+  .superRefine((task, context) => {
+    if (task.script === undefined && task.agent === undefined) {
+      context.addIssue({ code: 'custom', message: 'a task needs either `script` or `agent`', path: [] });
+    }
+    if (task.script !== undefined && task.agent !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: 'a task has `script` or `agent`, not both',
+        path: ['agent'],
+      });
+    }
+    if (task.prompt !== undefined && task.agent === undefined) {
+      context.addIssue({ code: 'custom', message: '`prompt` only applies to agent tasks', path: ['prompt'] });
+    }
+  });
+
+/** An agent: a model id from the model registry, a system prompt, the tools it may call. */
+export const agentSchema = z.strictObject({
+  model: z.string().min(1),
+  system: z.string().optional(),
+  tools: z.array(z.string()).default([]),
+  max_steps: z.number().int().min(1).max(100).default(8),
+});
+
+/** Extra workflow channels, by type. */
+export const channelSpecSchema = z.strictObject({
+  type: z.enum(['last_value', 'topic', 'delta', 'messages', 'barrier', 'named_barrier', 'ephemeral']),
+  expected: z.union([z.number().int().positive(), z.array(z.string()).min(1)]).optional(),
+});
+
+/** `hooks.post_task` entries. */
+export const postTaskHookSchema = z.strictObject({
+  checkpoint_and_prune: z.strictObject({
+    every: z.number().int().min(1),
+    strategy: z.enum(['most_recent', 'highest_relevance', 'lru', 'direct_dependencies']),
+    keep_count: z.number().int().min(1).optional(),
+  }),
+});
+
+/** The supervisor step: an agent that answers a question from mounted evidence. */
+export const supervisorSchema = z.strictObject({
+  agent: name,
+  question: z.string().min(1),
+  evidence_budget_bytes: z.number().int().min(256).default(32_000),
+});
+
+/** A swarm definition as written in `swarm.yaml`. */
+export const swarmDefinitionSchema = z.strictObject({
+  name: z.string().min(1),
+  version: z.union([z.string(), z.number()]).transform(String).default('1'),
+  description: z.string().optional(),
+  limits: limitsInputSchema.optional(),
+  agents: z.record(name, agentSchema).default({}),
+  channels: z.record(name, channelSpecSchema).default({}),
+  tasks: z
+    .record(name, taskSchema)
+    .refine((tasks) => Object.keys(tasks).length > 0, 'a swarm needs at least one task'),
+  hooks: z.strictObject({ post_task: z.array(postTaskHookSchema).default([]) }).optional(),
+  supervisor: supervisorSchema.optional(),
+});
+
+/** A validated swarm definition (defaults applied). */
+export type SwarmDefinition = z.output<typeof swarmDefinitionSchema>;
+/** One validated task. */
+export type TaskDefinition = z.output<typeof taskSchema>;
+/** One validated agent. */
+export type AgentDefinition = z.output<typeof agentSchema>;
