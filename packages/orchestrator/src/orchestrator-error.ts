@@ -4,7 +4,8 @@ const marker = Symbol.for('@wharf/orchestrator/error');
 export type WharfOrchestratorErrorCode =
   | 'INVALID_DEFINITION'
   | 'TEMPORAL_CLI_NOT_FOUND'
-  | 'DEV_SERVER_FAILED';
+  | 'DEV_SERVER_FAILED'
+  | 'UNKNOWN_MODEL';
 
 /**
  * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,
