@@ -1,7 +1,22 @@
 const marker = Symbol.for('@wharf/context-resolver/error');
 
-/** Stable machine-readable codes of {@link ContextResolverError}. */
-export type ContextResolverErrorCode = 'INVALID_PATH' | 'INVALID_EXPRESSION';
+/**
+ * Stable machine-readable codes of {@link ContextResolverError}.
+ *
+ * @example
+ * ```ts
+ * const code: ContextResolverErrorCode = 'TYPE_MISMATCH';
+ * ```
+ */
+export type ContextResolverErrorCode =
+  | 'INVALID_PATH'
+  | 'INVALID_EXPRESSION'
+  | 'TYPE_MISMATCH'
+  | 'OUTPUT_PATH_NOT_ALLOWED'
+  | 'INVALID_MESSAGE'
+  | 'INVALID_CALL'
+  | 'INVALID_VALUE'
+  | 'INVALID_SCHEMA';
 
 /**
  * Base error of `@wharf/context-resolver`. Every error the package throws is one of these,
@@ -33,5 +48,74 @@ export class ContextResolverError extends Error {
   /** True for any ContextResolverError, whichever realm created it. */
   static isInstance(value: unknown): value is ContextResolverError {
     return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
+  }
+}
+
+/**
+ * A write could not be combined with the value already at its path: `push`/`concat` onto a
+ * value that is not an array, or `merge` into a value that is not an object. Names the path and
+ * the indices of both messages involved.
+ *
+ * @example
+ * ```ts
+ * if (ContextResolverError.isInstance(error) && error instanceof TypeMismatchError) {
+ *   console.error(error.path, error.messageIndex, error.conflictingMessageIndex);
+ * }
+ * ```
+ */
+export class TypeMismatchError extends ContextResolverError {
+  /** The reference of the value the write targets, e.g. `†data.user.tags`. */
+  readonly path: string;
+  /** Index (in the context) of the message whose write failed. */
+  readonly messageIndex: number;
+  /** Index of the older message that stored the incompatible value. */
+  readonly conflictingMessageIndex: number;
+  constructor(options: {
+    path: string;
+    messageIndex: number;
+    conflictingMessageIndex: number;
+    reason: string;
+  }) {
+    super(
+      'TYPE_MISMATCH',
+      `${options.path}: message ${options.messageIndex} ${options.reason} stored by message ${options.conflictingMessageIndex}`,
+    );
+    this.name = 'TypeMismatchError';
+    this.path = options.path;
+    this.messageIndex = options.messageIndex;
+    this.conflictingMessageIndex = options.conflictingMessageIndex;
+  }
+}
+
+/**
+ * A reference, path or expression could not be parsed. Carries the text, the zero-based
+ * character position of the problem and a description of the token that was expected there.
+ *
+ * @example
+ * ```ts
+ * try {
+ *   parseExpression('†data.a ||');
+ * } catch (error) {
+ *   if (error instanceof InvalidExpressionError) console.error(error.position, error.expected);
+ * }
+ * ```
+ */
+export class InvalidExpressionError extends ContextResolverError {
+  readonly expression: string;
+  readonly position: number;
+  readonly expected: string;
+  constructor(options: { expression: string; position: number; expected: string; code?: 'INVALID_PATH' }) {
+    const found =
+      options.position >= options.expression.length
+        ? 'end of input'
+        : `'${options.expression.slice(options.position, options.position + 1)}'`;
+    super(
+      options.code ?? 'INVALID_EXPRESSION',
+      `${JSON.stringify(options.expression)} at position ${options.position}: expected ${options.expected}, found ${found}`,
+    );
+    this.name = 'InvalidExpressionError';
+    this.expression = options.expression;
+    this.position = options.position;
+    this.expected = options.expected;
   }
 }

@@ -1,0 +1,156 @@
+import { ContextResolverError } from './context-resolver-error.js';
+import { foldWrites, type Resolution } from './fold.js';
+import { toJsonValue } from './json.js';
+import { parseReference, type Reference } from './path.js';
+import { type IndexNode, type IndexScope, PathIndex } from './path-index.js';
+import type { ResolveOptions } from './scan-resolve.js';
+import { type ContextMessage, contextMessageSchema } from './schemas.js';
+import { messageWrites, pathWrite, type Write } from './writes.js';
+
+/** A checked message: its writes and where they go in the index. */
+interface Prepared {
+  scope: IndexScope;
+  node: IndexNode | undefined;
+  writes: Write[];
+}
+
+/**
+ * An append-only context of messages with a path index. Messages are never changed or merged
+ * when written; every read rebuilds the value from the messages touching the path
+ * (see {@link ContextLog.resolve}). Appended messages are stored as given: treat them as frozen.
+ *
+ * @example
+ * ```ts
+ * const context = new ContextLog([{ type: 'data', data: { user: { name: 'Alex' } } }]);
+ * context.resolve('†data.user.name'); // { found: true, value: 'Alex' }
+ * ```
+ */
+export class ContextLog {
+  readonly #messages: ContextMessage[] = [];
+  readonly #index = new PathIndex();
+
+  constructor(messages: Iterable<ContextMessage> = []) {
+    for (const message of messages) this.append(message);
+  }
+
+  /**
+   * Builds a context from untrusted input (a workflow argument, a JSON file), validating every
+   * message. Throws `INVALID_MESSAGE` naming the message index and the problem.
+   *
+   * @example
+   * ```ts
+   * const context = ContextLog.from(JSON.parse(text) as unknown);
+   * ```
+   */
+  static from(input: unknown): ContextLog {
+    const parsed = contextMessageSchema.array().safeParse(input);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue?.path.length ? `messages.${issue.path.join('.')}` : 'messages';
+      throw new ContextResolverError('INVALID_MESSAGE', `${where}: ${issue?.message ?? 'invalid'}`, {
+        cause: parsed.error,
+      });
+    }
+    // zod's copy would turn a `__proto__` key into a prototype: keep a JSON-safe copy of the input.
+    return new ContextLog(toJsonValue(input, 'messages') as ContextMessage[]);
+  }
+
+  /** Number of messages. */
+  get length(): number {
+    return this.#messages.length;
+  }
+
+  /** The messages, oldest first (a read-only view). */
+  get messages(): readonly ContextMessage[] {
+    return this.#messages;
+  }
+
+  /**
+   * The messages as plain JSON (what `JSON.stringify` and Temporal's payload converter use), so
+   * a context can cross a workflow boundary and come back with {@link ContextLog.from}.
+   *
+   * @example
+   * ```ts
+   * const copy = ContextLog.from(JSON.parse(JSON.stringify(context)) as unknown);
+   * ```
+   */
+  toJSON(): ContextMessage[] {
+    return [...this.#messages];
+  }
+
+  /**
+   * Appends a message and indexes its writes; returns its index. A malformed message (a `_path`
+   * its data does not hold, a merge of a non-object…) is rejected with `INVALID_MESSAGE` and
+   * nothing is appended.
+   *
+   * @example
+   * ```ts
+   * context.append({ type: 'state', data: { step: 2 } }); // 1
+   * ```
+   */
+  append(message: ContextMessage): number {
+    return this.#commit(message, this.#prepare(message, this.#messages.length));
+  }
+
+  /**
+   * Appends several messages: all are checked first, so a malformed one throws
+   * `INVALID_MESSAGE` and leaves the context unchanged. Returns their indices.
+   *
+   * @example
+   * ```ts
+   * context.appendAll([{ type: 'data', data: { a: 1 } }, { type: 'state', data: { b: 2 } }]); // [1, 2]
+   * ```
+   */
+  appendAll(messages: readonly ContextMessage[]): number[] {
+    const start = this.#messages.length;
+    const prepared = messages.map((message, offset) => this.#prepare(message, start + offset));
+    return messages.map((message, offset) => this.#commit(message, prepared[offset] as Prepared));
+  }
+
+  #prepare(message: ContextMessage, messageIndex: number): Prepared {
+    if (typeof message !== 'object' || message === null || typeof message.type !== 'string') {
+      throw new ContextResolverError('INVALID_MESSAGE', `message ${messageIndex}: no string type`);
+    }
+    const pathText = typeof message._path === 'string' ? message._path : undefined;
+    const scope: IndexScope = { kind: message.type, instance: message._instance, pathText };
+    try {
+      const node = this.#index.knownNode(scope);
+      if (node === undefined) return { scope, node, writes: messageWrites(message) };
+      return { scope, node, writes: [pathWrite(message, node.path)] };
+    } catch (error) {
+      if (!ContextResolverError.isInstance(error)) throw error;
+      throw new ContextResolverError('INVALID_MESSAGE', `message ${messageIndex}: ${error.message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  #commit(message: ContextMessage, prepared: Prepared): number {
+    const messageIndex = this.#messages.length;
+    this.#messages.push(message);
+    for (const write of prepared.writes) {
+      const located = { path: write.path, method: write.method, value: write.value, messageIndex };
+      this.#index.add(located, prepared.scope, prepared.node);
+    }
+    return messageIndex;
+  }
+
+  /**
+   * Resolves a reference at read time: searches newest → oldest for writes at the path, above
+   * it or below it; a `set` at or above the path ends the search, `merge`/`push`/`concat` are
+   * collected and applied oldest → newest. Returns `found: false` when nothing holds the path
+   * (distinct from a stored `null`). Throws `TypeMismatchError` when the writes cannot combine.
+   * The returned value is a fresh copy.
+   *
+   * @example
+   * ```ts
+   * context.resolve('†data.user'); // { found: true, value: { name: 'Alex', status: 'inactive' } }
+   * context.resolve('†state.users.0.name', { instance: 'worker-1' });
+   * ```
+   */
+  resolve(reference: string | Reference, options: ResolveOptions = {}): Resolution {
+    const parsed = typeof reference === 'string' ? parseReference(reference) : reference;
+    const window = this.#index.window(parsed, options.instance);
+    return foldWrites(window.reverse(), parsed);
+  }
+}

@@ -1,0 +1,206 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ContextLog } from './context-log.js';
+import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { formatReference, type Reference } from './path.js';
+import { scanResolve } from './scan-resolve.js';
+import type { ContextMessage, OutputMethod } from './schemas.js';
+import { messageWrites, valueAt } from './writes.js';
+
+const kinds = ['data', 'state'] as const;
+const instances = [undefined, 'a', 'b'] as const;
+
+function outcome(work: () => unknown): unknown {
+  try {
+    return work();
+  } catch (error) {
+    return { error: (error as Error).message };
+  }
+}
+
+function message(options: {
+  kind: string;
+  instance: string | undefined;
+  path: readonly string[] | undefined;
+  method: OutputMethod | undefined;
+  value: JsonValue;
+}): ContextMessage {
+  let data = options.value;
+  for (const segment of [...(options.path ?? [])].reverse()) data = { [segment]: data };
+  const result: ContextMessage = { type: options.kind, data };
+  if (options.path !== undefined) result._path = options.path.join('.');
+  if (options.method !== undefined) result._outputMethod = options.method;
+  if (options.instance !== undefined) result._instance = options.instance;
+  return result;
+}
+
+// Any shape: writes of every method at random paths, hand-written messages, instances. The
+// index must agree with the plain scan, type-mismatch errors included.
+const segment = fc.constantFrom('a', 'b', '0', '1');
+const anyPath = fc.array(segment, { maxLength: 3 });
+const scalar = fc.oneof(fc.integer({ min: -5, max: 5 }), fc.constantFrom('x', 'y', null, true));
+const anyValue: fc.Arbitrary<JsonValue> = fc.letrec<{ value: JsonValue }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    scalar,
+    fc.array(tie('value'), { maxLength: 3 }),
+    fc.dictionary(segment, tie('value'), { maxKeys: 3 }),
+  ),
+})).value;
+const anyMessage = fc
+  .record({
+    kind: fc.constantFrom(...kinds),
+    instance: fc.constantFrom(...instances),
+    method: fc.constantFrom<OutputMethod | undefined>(undefined, 'set', 'merge', 'push', 'concat'),
+    path: fc.option(anyPath, { nil: undefined }),
+    value: anyValue,
+  })
+  .map(({ method, value, ...rest }) => {
+    if (method === 'merge' && !isJsonObject(value)) return message({ ...rest, method, value: { a: value } });
+    if (method === 'concat' && !Array.isArray(value)) return message({ ...rest, method, value: [value] });
+    return message({ ...rest, method, value });
+  });
+const query = fc.record({
+  reference: fc.record({ kind: fc.constantFrom(...kinds), path: fc.array(segment, { maxLength: 4 }) }),
+  instance: fc.constantFrom(...instances),
+});
+
+// Schema-consistent writes (objects stay objects, arrays stay arrays), so no type mismatch can
+// arise and a full forward replay of the whole context is the ground truth.
+const leafScalar = fc.oneof(fc.integer({ min: 0, max: 9 }), fc.constantFrom('x', 'y', null));
+const prefs = fc.record({ theme: leafScalar, lang: leafScalar }, { requiredKeys: [] });
+const tags = fc.array(leafScalar, { maxLength: 3 });
+const user = fc.record({ name: leafScalar, tags, prefs }, { requiredKeys: [] });
+const root = fc.record({ user, count: leafScalar, log: tags }, { requiredKeys: [] });
+const objectNode = (path: string[], shape: fc.Arbitrary<JsonObject>) =>
+  fc
+    .tuple(fc.constantFrom<OutputMethod>('set', 'merge'), shape)
+    .map(([method, value]) => ({ path, method, value }));
+const arrayNode = (path: string[]) =>
+  fc.oneof(
+    tags.map((value) => ({ path, method: 'set' as OutputMethod, value: value as JsonValue })),
+    leafScalar.map((value) => ({ path, method: 'push' as OutputMethod, value: value as JsonValue })),
+    tags.map((value) => ({ path, method: 'concat' as OutputMethod, value: value as JsonValue })),
+  );
+const scalarNode = (path: string[]) =>
+  leafScalar.map((value) => ({ path, method: 'set' as OutputMethod, value: value as JsonValue }));
+const typedWrite = fc.oneof(
+  objectNode([], root as fc.Arbitrary<JsonObject>),
+  objectNode(['user'], user as fc.Arbitrary<JsonObject>),
+  objectNode(['user', 'prefs'], prefs as fc.Arbitrary<JsonObject>),
+  scalarNode(['user', 'name']),
+  scalarNode(['user', 'prefs', 'lang']),
+  scalarNode(['count']),
+  arrayNode(['user', 'tags']),
+  arrayNode(['log']),
+);
+const typedMessage = fc
+  .record({
+    kind: fc.constantFrom(...kinds),
+    instance: fc.constantFrom(...instances),
+    handWritten: fc.boolean(),
+    write: typedWrite,
+    raw: root,
+  })
+  .map(({ kind, instance, handWritten, write, raw }) =>
+    handWritten
+      ? message({ kind, instance, path: undefined, method: undefined, value: raw as JsonValue })
+      : message({ kind, instance, path: write.path, method: write.method, value: write.value }),
+  );
+const typedQuery = fc.record({
+  reference: fc.record({
+    kind: fc.constantFrom(...kinds),
+    path: fc.constantFrom(
+      [],
+      ['user'],
+      ['user', 'name'],
+      ['user', 'tags'],
+      ['user', 'tags', '0'],
+      ['user', 'tags', '2'],
+      ['user', 'prefs'],
+      ['user', 'prefs', 'lang'],
+      ['user', 'prefs', 'theme'],
+      ['count'],
+      ['log'],
+      ['log', '1'],
+      ['missing'],
+      ['user', 'name', 'deeper'],
+    ),
+  }),
+  instance: fc.constantFrom(...instances),
+});
+
+/** The straightforward reference: replay every visible message, oldest first, into one document. */
+function replay(messages: readonly ContextMessage[], reference: Reference, instance: string | undefined) {
+  const holder: JsonObject = {};
+  for (const entry of messages) {
+    if (entry.type !== reference.kind) continue;
+    if (entry._instance !== undefined && entry._instance !== instance) continue;
+    for (const write of messageWrites(entry)) {
+      let container = holder;
+      let key = 'doc';
+      for (const part of write.path) {
+        const next = container[key];
+        if (!isJsonObject(next)) container[key] = {};
+        container = container[key] as JsonObject;
+        key = part;
+      }
+      const current = container[key];
+      const copy = JSON.parse(JSON.stringify(write.value)) as JsonValue;
+      if (write.method === 'set') container[key] = copy;
+      else if (write.method === 'merge') container[key] = deepMerge(current, copy);
+      else if (write.method === 'push')
+        container[key] = [...((current as JsonValue[] | undefined) ?? []), copy];
+      else container[key] = [...((current as JsonValue[] | undefined) ?? []), ...(copy as JsonValue[])];
+    }
+  }
+  const value = holder.doc === undefined ? undefined : valueAt(holder.doc, reference.path);
+  return value === undefined ? { found: false } : { found: true, value };
+}
+
+function deepMerge(target: JsonValue | undefined, source: JsonValue): JsonValue {
+  if (!isJsonObject(target) || !isJsonObject(source)) return source;
+  const result: JsonObject = { ...target };
+  for (const [key, value] of Object.entries(source)) result[key] = deepMerge(result[key], value);
+  return result;
+}
+
+describe('path index', () => {
+  it('resolves exactly like the plain scan on random contexts (errors included)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(anyMessage, { maxLength: 40 }),
+        fc.array(query, { minLength: 1, maxLength: 15 }),
+        (messages, queries) => {
+          const log = new ContextLog(messages);
+          for (const { reference, instance } of queries) {
+            const options = instance === undefined ? {} : { instance };
+            const indexed = outcome(() => log.resolve(reference, options));
+            const scanned = outcome(() => scanResolve(messages, reference, options));
+            expect(indexed, formatReference(reference)).toEqual(scanned);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('resolves like a full forward replay of the whole context', () => {
+    fc.assert(
+      fc.property(
+        fc.array(typedMessage, { maxLength: 40 }),
+        fc.array(typedQuery, { minLength: 1, maxLength: 15 }),
+        (messages, queries) => {
+          const log = new ContextLog(messages);
+          for (const { reference, instance } of queries) {
+            expect(
+              log.resolve(reference, instance === undefined ? {} : { instance }),
+              formatReference(reference),
+            ).toEqual(replay(messages, reference, instance));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});

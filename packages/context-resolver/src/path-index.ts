@@ -1,0 +1,149 @@
+import type { Reference } from './path.js';
+import type { LocatedWrite } from './writes.js';
+
+/** A node of the path trie (opaque outside this module). */
+export interface IndexNode {
+  /** Ids of writes exactly at this node, oldest first. */
+  readonly own: number[];
+  /** Ids of writes at this node or below it, oldest first. */
+  readonly subtree: number[];
+  readonly children: Map<string, IndexNode>;
+  readonly parent: IndexNode | undefined;
+  readonly path: readonly string[];
+}
+
+function createNode(parent: IndexNode | undefined, segment: string | undefined): IndexNode {
+  const path = parent === undefined || segment === undefined ? [] : [...parent.path, segment];
+  return { own: [], subtree: [], children: new Map(), parent, path };
+}
+
+/** Where a write is indexed: its kind, its instance (if any) and, optionally, its dot path text. */
+export interface IndexScope {
+  readonly kind: string;
+  readonly instance: string | undefined;
+  readonly pathText: string | undefined;
+}
+
+/**
+ * A trie of write paths per (kind, instance) scope. Each node lists the writes at it and in its
+ * subtree, so the writes touching a path are found without looking at any other message:
+ * resolution costs time in the number of writes that touch the path, not in the context length.
+ *
+ * @example
+ * ```ts
+ * const index = new PathIndex();
+ * index.add({ path: ['user', 'name'], method: 'set', value: 'Alex', messageIndex: 0 }, { kind: 'data' });
+ * index.window({ kind: 'data', path: ['user'] }, undefined); // newest → oldest writes touching †data.user
+ * ```
+ */
+export class PathIndex {
+  readonly #writes: LocatedWrite[] = [];
+  readonly #roots = new Map<string, IndexNode>();
+  readonly #byPathText = new Map<string, Map<string, IndexNode>>();
+
+  /** Number of writes indexed. */
+  get size(): number {
+    return this.#writes.length;
+  }
+
+  /**
+   * The node of `scope.pathText` if a write with that dot path was already indexed in the scope,
+   * so that appending skips parsing the path and walking the trie again.
+   */
+  knownNode(scope: IndexScope): IndexNode | undefined {
+    if (scope.pathText === undefined) return undefined;
+    return this.#byPathText.get(scopeKeyOf(scope))?.get(scope.pathText);
+  }
+
+  /** Indexes one write; `scope.pathText` (its dot path) is remembered as a lookup shortcut. */
+  add(write: LocatedWrite, scope: IndexScope, known?: IndexNode): void {
+    const id = this.#writes.length;
+    this.#writes.push(write);
+    if (known !== undefined) {
+      known.own.push(id);
+      for (let at: IndexNode | undefined = known; at !== undefined; at = at.parent) at.subtree.push(id);
+      return;
+    }
+    const scopeKey = scopeKeyOf(scope);
+    let byText: Map<string, IndexNode> | undefined;
+    let node: IndexNode | undefined;
+    if (scope.pathText !== undefined) {
+      byText = this.#byPathText.get(scopeKey);
+      if (byText === undefined) {
+        byText = new Map();
+        this.#byPathText.set(scopeKey, byText);
+      }
+      node = byText.get(scope.pathText);
+    }
+    if (node === undefined) {
+      let root = this.#roots.get(scopeKey);
+      if (root === undefined) {
+        root = createNode(undefined, undefined);
+        this.#roots.set(scopeKey, root);
+      }
+      let current: IndexNode = root;
+      for (const segment of write.path) {
+        let child: IndexNode | undefined = current.children.get(segment);
+        if (child === undefined) {
+          child = createNode(current, segment);
+          current.children.set(segment, child);
+        }
+        current = child;
+      }
+      node = current;
+      if (byText !== undefined && scope.pathText !== undefined) byText.set(scope.pathText, node);
+    }
+    node.own.push(id);
+    for (let at: IndexNode | undefined = node; at !== undefined; at = at.parent) at.subtree.push(id);
+  }
+
+  /**
+   * The writes touching `reference`, newest first, up to and including the newest `set` at or
+   * above the path. Visible scopes: shared, plus `instance` when given.
+   */
+  window(reference: Reference, instance: string | undefined): LocatedWrite[] {
+    const lists: { ids: number[]; cursor: number; above: boolean }[] = [];
+    const scopes = instance === undefined ? [undefined] : [undefined, instance];
+    for (const scope of scopes) this.#collectLists(reference, scope, lists);
+    const result: LocatedWrite[] = [];
+    const depth = reference.path.length;
+    for (;;) {
+      let best = -1;
+      let bestList: (typeof lists)[number] | undefined;
+      for (const list of lists) {
+        const id = list.cursor >= 0 ? (list.ids[list.cursor] as number) : -1;
+        if (id > best) {
+          best = id;
+          bestList = list;
+        }
+      }
+      if (bestList === undefined) return result;
+      bestList.cursor--;
+      const write = this.#writes[best] as LocatedWrite;
+      result.push(write);
+      if (write.method === 'set' && (bestList.above || write.path.length === depth)) return result;
+    }
+  }
+
+  #collectLists(
+    reference: Reference,
+    scope: string | undefined,
+    lists: { ids: number[]; cursor: number; above: boolean }[],
+  ): void {
+    let node = this.#roots.get(scopeKeyOf({ kind: reference.kind, instance: scope, pathText: undefined }));
+    for (const segment of reference.path) {
+      if (node === undefined) return;
+      if (node.own.length > 0) lists.push({ ids: node.own, cursor: node.own.length - 1, above: true });
+      node = node.children.get(segment);
+    }
+    if (node !== undefined && node.subtree.length > 0) {
+      lists.push({ ids: node.subtree, cursor: node.subtree.length - 1, above: false });
+    }
+  }
+}
+
+function scopeKeyOf(scope: IndexScope): string {
+  // Unambiguous for any strings: shared scopes start with NUL, instance scopes with a length.
+  if (scope.instance === undefined) return `\u0000${scope.kind}`;
+  return `${scope.instance.length}\u0000${scope.instance}\u0000${scope.kind}`;
+}
