@@ -1,3 +1,4 @@
+import { channelsBenchmark } from './channels/index.js';
 import { contextResolverBenchmark } from './context-resolver/index.js';
 /** A benchmark: runs its workload against a baseline and returns a printable report. */
 export interface Benchmark {
@@ -6,4 +7,4 @@ export interface Benchmark {
 }
 
 /** Every benchmark `pnpm bench` runs, in order. Each package's benchmark adds itself here. */
-export const benchmarks: Benchmark[] = [contextResolverBenchmark];
+export const benchmarks: Benchmark[] = [channelsBenchmark, contextResolverBenchmark];

@@ -1,0 +1,33 @@
+import { formatTable } from '../harness.js';
+import type { Benchmark } from '../registry.js';
+import { channelLevelRows } from './channel-level.js';
+import { checkpointRows } from './checkpoint.js';
+import { readCostNotes } from './read-cost.js';
+import { channelBenchSizes } from './sizes.js';
+import { stateLevelRows } from './state-level.js';
+
+/**
+ * `@wharf/channels` against `@langchain/langgraph/channels` in the same process: channel
+ * folds, state-level superstep folding, and checkpoint round trips.
+ *
+ * @example
+ * ```ts
+ * console.log(await channelsBenchmark.run({ smoke: true }));
+ * ```
+ */
+export const channelsBenchmark: Benchmark = {
+  name: 'channels',
+  async run({ smoke }) {
+    const sizes = channelBenchSizes(smoke);
+    const rows = [
+      ...(await channelLevelRows(sizes)),
+      ...(await stateLevelRows(sizes)),
+      ...(await checkpointRows(sizes)),
+    ];
+    const table = formatTable(
+      'channels: @wharf/channels vs @langchain/langgraph/channels (ratio = ours / theirs)',
+      rows,
+    );
+    return `${table}\n\n${await readCostNotes(smoke)}`;
+  },
+};
