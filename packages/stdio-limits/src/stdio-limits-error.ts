@@ -1,7 +1,19 @@
 const marker = Symbol.for('@wharf/stdio-limits/error');
 
 /** Stable machine-readable codes of {@link StdioLimitsError}. */
-export type StdioLimitsErrorCode = 'INVALID_LIMITS' | 'SPAWN_FAILED';
+export type StdioLimitsErrorCode =
+  | 'INVALID_LIMITS'
+  | 'INVALID_WORKFLOW'
+  | 'INVALID_YAML'
+  | 'INVALID_ARGUMENT'
+  | 'SPAWN_FAILED'
+  | 'CAPTURE_FAILED';
+
+/** One problem found in a configuration: where (dotted path) and why. */
+export interface StdioLimitsIssue {
+  path: string;
+  message: string;
+}
 
 /**
  * Base error of `@wharf/stdio-limits`. Every error the package throws is one of these,
@@ -23,10 +35,17 @@ export type StdioLimitsErrorCode = 'INVALID_LIMITS' | 'SPAWN_FAILED';
  */
 export class StdioLimitsError extends Error {
   readonly code: StdioLimitsErrorCode;
-  constructor(code: StdioLimitsErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  /** Each problem with its field path, for configuration errors; empty otherwise. */
+  readonly issues: readonly StdioLimitsIssue[];
+  constructor(
+    code: StdioLimitsErrorCode,
+    message: string,
+    options?: { cause?: unknown; issues?: readonly StdioLimitsIssue[] },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'StdioLimitsError';
     this.code = code;
+    this.issues = options?.issues ?? [];
     Object.defineProperty(this, marker, { value: true });
   }
 

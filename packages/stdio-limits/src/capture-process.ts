@@ -1,0 +1,237 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import { type Pump, pumpInto } from './capture-stream.js';
+import { allocateCombined } from './combined-budget.js';
+import { type ResolvedLimits, resolveLimits } from './limits.js';
+import type { LimitsInput } from './schemas.js';
+import { StdioLimitsError } from './stdio-limits-error.js';
+import { StreamAccumulator, type StreamCapture, type StreamSpillOptions } from './stream-accumulator.js';
+
+/** Bytes captured so far, reported for heartbeats. */
+export interface CaptureProgress {
+  stdoutBytes: number;
+  stderrBytes: number;
+  elapsedMs: number;
+}
+
+/** Options of {@link captureProcess}. */
+export interface CaptureProcessOptions {
+  args?: readonly string[];
+  /** Run `command` through the shell (`/bin/sh -c`). */
+  shell?: boolean;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Written to the child's stdin, which is then closed. Without it stdin is ignored. */
+  input?: string | Uint8Array;
+  /** Limits as resolved by `resolveLimits`, or a partial block (defaults fill the rest). */
+  limits?: ResolvedLimits | LimitsInput;
+  /** Base name of spill files in `external_storage_dir` (default: a random id). */
+  spillName?: string;
+  /** Kill after this long (overrides `limits.timeout_ms`). */
+  timeoutMs?: number;
+  /** Signal sent on timeout, overflow or abort (default SIGTERM); SIGKILL follows after `killGraceMs`. */
+  killSignal?: NodeJS.Signals;
+  killGraceMs?: number;
+  /** Run the child in its own process group and signal the whole group (default true on POSIX). */
+  processGroup?: boolean;
+  signal?: AbortSignal;
+  /** Called every `progressIntervalMs` (default 1000) while the process runs, and once at the end. */
+  onProgress?: (progress: CaptureProgress) => void;
+  progressIntervalMs?: number;
+}
+
+/** Why Wharf killed the process, if it did. */
+export type KillReason = 'timeout' | 'overflow' | 'abort';
+
+/** Everything known about a captured process run. */
+export interface ProcessCapture {
+  pid: number | undefined;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  killedBy: KillReason | null;
+  /** True when the child exited but something (a grandchild) kept a pipe open past the drain timeout. */
+  drainTimedOut: boolean;
+  durationMs: number;
+  stdout: StreamCapture;
+  stderr: StreamCapture;
+  combined: { limit: number; totalBytes: number; retainedBytes: number; omittedBytes: number };
+}
+
+/**
+ * Runs a process and captures stdout and stderr under hard limits: fixed memory whatever it
+ * prints, pipes always drained so the child never blocks, optional spill of the full streams to
+ * disk (gzip, hard cap, sha256), timeouts, kill on overflow and a drain timeout for grandchildren
+ * that keep the pipes open.
+ *
+ * @example
+ * ```ts
+ * const result = await captureProcess('sh', {
+ *   args: ['-c', 'seq 1 1000000'],
+ *   limits: { max_stdout_bytes: 4096, external_storage_dir: '.wharf/outputs' },
+ * });
+ * result.stdout.text; // '--- [6884811 bytes truncated] ---\n…999999\n1000000\n\n--- Output (showing last … bytes of 6888896) ---'
+ * result.stdout.spill?.path; // '.wharf/outputs/<id>.stdout.log', the whole output
+ * ```
+ */
+export function captureProcess(
+  command: string,
+  options: CaptureProcessOptions = {},
+): Promise<ProcessCapture> {
+  const limits = resolveLimits(undefined, { limits: options.limits as LimitsInput });
+  const started = performance.now();
+  const spillName = options.spillName ?? `${Date.now()}-${randomUUID()}`;
+  const spillFor = (stream: 'stdout' | 'stderr'): StreamSpillOptions | undefined =>
+    limits.external_storage_dir === undefined
+      ? undefined
+      : {
+          path: join(
+            limits.external_storage_dir,
+            `${spillName}.${stream}.log${limits.compress_external ? '.gz' : ''}`,
+          ),
+          compress: limits.compress_external,
+          maxBytes: limits.max_external_bytes,
+          threshold: limits.external_storage_threshold,
+        };
+  const stdout = new StreamAccumulator({
+    maxBytes: limits.max_stdout_bytes,
+    strategy: limits.truncation_strategy,
+    spill: spillFor('stdout'),
+  });
+  const stderr = new StreamAccumulator({
+    maxBytes: limits.max_stderr_bytes,
+    strategy: limits.truncation_strategy,
+    spill: spillFor('stderr'),
+  });
+  const group = (options.processGroup ?? true) && process.platform !== 'win32';
+
+  return new Promise<ProcessCapture>((resolve, reject) => {
+    const child = spawn(command, options.args ?? [], {
+      cwd: options.cwd,
+      env: options.env,
+      shell: options.shell ?? false,
+      detached: group,
+      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    });
+    let killedBy: KillReason | null = null;
+    let exited = false;
+    let drainTimedOut = false;
+    const timers: NodeJS.Timeout[] = [];
+    const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms));
+
+    const sendSignal = (signal: NodeJS.Signals) => {
+      if (exited || child.pid === undefined) return;
+      try {
+        if (group) process.kill(-child.pid, signal);
+        else child.kill(signal);
+      } catch {
+        // already gone
+      }
+    };
+    const kill = (reason: KillReason) => {
+      if (killedBy !== null || exited) return;
+      killedBy = reason;
+      sendSignal(options.killSignal ?? 'SIGTERM');
+      later(options.killGraceMs ?? 2_000, () => sendSignal('SIGKILL'));
+    };
+    const checkOverflow = () => {
+      if (!limits.kill_on_overflow) return;
+      const over =
+        stdout.totalBytes > limits.max_stdout_bytes ||
+        stderr.totalBytes > limits.max_stderr_bytes ||
+        stdout.totalBytes + stderr.totalBytes > limits.max_combined_bytes;
+      if (over) kill('overflow');
+    };
+    const progress = (): CaptureProgress => ({
+      stdoutBytes: stdout.totalBytes,
+      stderrBytes: stderr.totalBytes,
+      elapsedMs: performance.now() - started,
+    });
+
+    const pumps: Pump[] = [];
+    if (child.stdout) pumps.push(pumpInto(child.stdout, stdout, checkOverflow));
+    if (child.stderr) pumps.push(pumpInto(child.stderr, stderr, checkOverflow));
+    if (child.stdin && options.input !== undefined) {
+      child.stdin.on('error', () => undefined);
+      child.stdin.end(options.input);
+    }
+
+    const timeoutMs = options.timeoutMs ?? limits.timeout_ms;
+    if (timeoutMs !== undefined) later(timeoutMs, () => kill('timeout'));
+    const onAbort = () => kill('abort');
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    const ticker = options.onProgress
+      ? setInterval(() => options.onProgress?.(progress()), options.progressIntervalMs ?? 1_000)
+      : undefined;
+
+    const cleanup = () => {
+      for (const timer of timers) clearTimeout(timer);
+      if (ticker) clearInterval(ticker);
+      options.signal?.removeEventListener('abort', onAbort);
+    };
+
+    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
+      child.once('exit', (code, signal) => {
+        exited = true;
+        resolveExit({ code, signal });
+        later(limits.drain_timeout_ms, () => {
+          for (const pump of pumps) {
+            if (!pump.ended) {
+              drainTimedOut = true;
+              pump.stop();
+            }
+          }
+        });
+      });
+    });
+
+    child.once('error', (error) => {
+      if (child.pid !== undefined) return;
+      cleanup();
+      for (const pump of pumps) pump.stop();
+      reject(
+        new StdioLimitsError('SPAWN_FAILED', `could not start "${command}": ${error.message}`, {
+          cause: error,
+        }),
+      );
+    });
+
+    child.once('spawn', () => {
+      void (async () => {
+        const status = await exit;
+        await Promise.all(pumps.map((pump) => pump.done));
+        cleanup();
+        const budget = allocateCombined({
+          stdoutCap: limits.max_stdout_bytes,
+          stderrCap: limits.max_stderr_bytes,
+          stdoutBytes: stdout.totalBytes,
+          stderrBytes: stderr.totalBytes,
+          combined: limits.max_combined_bytes,
+        });
+        const [out, err] = await Promise.all([stdout.finish(budget.stdout), stderr.finish(budget.stderr)]);
+        options.onProgress?.(progress());
+        resolve({
+          pid: child.pid,
+          exitCode: status.code,
+          signal: status.signal,
+          timedOut: killedBy === 'timeout',
+          killedBy,
+          drainTimedOut,
+          durationMs: performance.now() - started,
+          stdout: out,
+          stderr: err,
+          combined: {
+            limit: limits.max_combined_bytes,
+            totalBytes: out.totalBytes + err.totalBytes,
+            retainedBytes: out.retainedBytes + err.retainedBytes,
+            omittedBytes: out.omittedBytes + err.omittedBytes,
+          },
+        });
+      })().catch((error: unknown) =>
+        reject(new StdioLimitsError('CAPTURE_FAILED', `capture of "${command}" failed`, { cause: error })),
+      );
+    });
+  });
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { formatContextMetrics, getContextMetrics } from './metrics.js';
+import { outputFixture } from './test-fixtures.js';
+
+describe('getContextMetrics', () => {
+  it('totals bytes, truncation, external storage and relevance', () => {
+    const metrics = getContextMetrics({
+      taskOutputs: {
+        a: outputFixture('a', {
+          content: 'é'.repeat(10),
+          truncated: true,
+          filePath: '/x',
+          relevanceScore: 1,
+        }),
+        b: outputFixture('b', { content: 'abc', relevanceScore: 0.5 }),
+      },
+    });
+    expect(metrics).toEqual({
+      totalBytes: 23,
+      taskCount: 2,
+      truncatedCount: 1,
+      externalCount: 1,
+      avgRelevance: 0.75,
+      lastPrunedAt: null,
+    });
+    expect(getContextMetrics({ taskOutputs: {} }).avgRelevance).toBe(0);
+    expect(formatContextMetrics({ ...metrics, lastPrunedAt: 0 })).toBe(
+      'Context metrics:\n  Total bytes: 23\n  Task outputs: 2\n  Truncated: 1\n  External: 1\n  Avg relevance: 0.75\n  Last pruned: 1970-01-01T00:00:00.000Z',
+    );
+  });
+});

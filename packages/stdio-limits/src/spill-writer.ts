@@ -1,0 +1,181 @@
+import { createHash, type Hash } from 'node:crypto';
+import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { rename, stat, unlink } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import type { Writable } from 'node:stream';
+import { constants, createGzip } from 'node:zlib';
+
+/**
+ * Plain-file writes are corked into batches of this size (one writev, no copy). gzip takes each
+ * chunk as it comes, so compression overlaps reading instead of waiting for a batch.
+ */
+const BATCH_BYTES = 1024 * 1024;
+/** Bytes the sink may hold before the reader is asked to pause (lets gzip work in parallel). */
+const SINK_BUFFER_BYTES = 2 * 1024 * 1024;
+
+/** Where and how a stream is spilled to disk. */
+export interface SpillWriterOptions {
+  /** Final path of the spill file; it is written as `<path>.partial` and renamed when complete. */
+  path: string;
+  /** gzip the file. */
+  compress: boolean;
+  /** Hard cap on the stream bytes written; bytes beyond it are counted but not stored. */
+  maxBytes: number;
+  /** gzip level, 1 (fast, the default) to 9. */
+  compressionLevel?: number;
+}
+
+/** A finished spill file. `sha256` and `bytes` describe the stream content (before gzip). */
+export interface SpillFile {
+  path: string;
+  compressed: boolean;
+  /** Stream bytes stored in the file (uncompressed). */
+  bytes: number;
+  /** Size of the file on disk. */
+  fileBytes: number;
+  /** Hex sha256 of the stored stream bytes (uncompressed). */
+  sha256: string;
+  /** True when the hard cap stopped the spill before the stream ended. */
+  capped: boolean;
+  /** Stream bytes not stored because of the cap. */
+  droppedBytes: number;
+  /** Set when writing failed; the file then holds at most `bytes` and may be missing. */
+  error?: string;
+}
+
+/**
+ * Tees stream bytes to a file (optionally gzip) under a hard cap, hashing what it stores.
+ * `write` returns false when the caller should wait for {@link SpillWriter.waitForDrain}.
+ *
+ * @example
+ * ```ts
+ * const spill = new SpillWriter({ path: '/tmp/out.log', compress: false, maxBytes: 1 << 30 });
+ * spill.write(Buffer.from('hello\n'));
+ * const file = await spill.close(); // { path: '/tmp/out.log', bytes: 6, sha256: '…', … }
+ * ```
+ */
+export class SpillWriter {
+  readonly #options: SpillWriterOptions;
+  readonly #hash: Hash = createHash('sha256');
+  readonly #file: WriteStream;
+  readonly #sink: Writable;
+  #bytes = 0;
+  #dropped = 0;
+  #batchBytes = 0;
+  #error: Error | undefined;
+
+  constructor(options: SpillWriterOptions) {
+    this.#options = options;
+    try {
+      mkdirSync(dirname(options.path), { recursive: true });
+    } catch {
+      // The file stream's open error below reports it; the capture itself goes on.
+    }
+    this.#file = createWriteStream(`${options.path}.partial`, { highWaterMark: SINK_BUFFER_BYTES });
+    this.#file.on('error', (error) => this.#fail(error));
+    if (options.compress) {
+      const gzip = createGzip({
+        level: options.compressionLevel ?? constants.Z_BEST_SPEED,
+        memLevel: 9,
+        chunkSize: 256 * 1024,
+      });
+      gzip.on('error', (error) => this.#fail(error));
+      gzip.pipe(this.#file);
+      this.#sink = gzip;
+    } else {
+      this.#sink = this.#file;
+    }
+  }
+
+  /** Stream bytes stored so far. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Stores what fits under the cap; false asks the caller to wait for drain. */
+  write(chunk: Buffer): boolean {
+    if (this.#error) {
+      this.#dropped += chunk.length;
+      return true;
+    }
+    const room = this.#options.maxBytes - this.#bytes;
+    const stored = chunk.length <= room ? chunk : chunk.subarray(0, Math.max(0, room));
+    this.#dropped += chunk.length - stored.length;
+    if (stored.length === 0) return true;
+    this.#bytes += stored.length;
+    this.#hash.update(stored);
+    if (this.#options.compress) {
+      return this.#sink.write(stored) || this.#sink.writableLength < SINK_BUFFER_BYTES;
+    }
+    if (this.#batchBytes === 0) this.#sink.cork();
+    this.#batchBytes += stored.length;
+    this.#sink.write(stored);
+    if (this.#batchBytes < BATCH_BYTES) return true;
+    this.#flush();
+    return this.#sink.writableLength < SINK_BUFFER_BYTES;
+  }
+
+  #flush(): void {
+    if (this.#batchBytes === 0) return;
+    this.#batchBytes = 0;
+    this.#sink.uncork();
+  }
+
+  /** Resolves when the sink can take more bytes (or has failed). */
+  waitForDrain(): Promise<void> {
+    if (this.#error || !this.#sink.writableNeedDrain || this.#sink.writableLength < SINK_BUFFER_BYTES) {
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        this.#sink.off('drain', done);
+        this.#sink.off('close', done);
+        this.#file.off('error', done);
+        resolve();
+      };
+      this.#sink.on('drain', done);
+      this.#sink.on('close', done);
+      this.#file.on('error', done);
+    });
+  }
+
+  /** Flushes, renames the `.partial` file to its final path, and describes it. */
+  async close(): Promise<SpillFile> {
+    const path = this.#options.path;
+    if (!this.#error) {
+      await new Promise<void>((resolve) => {
+        this.#file.once('close', () => resolve());
+        this.#file.once('error', () => resolve());
+        this.#flush();
+        this.#sink.end();
+      });
+    }
+    let fileBytes = 0;
+    if (!this.#error) {
+      try {
+        await rename(`${path}.partial`, path);
+        fileBytes = (await stat(path)).size;
+      } catch (error) {
+        this.#fail(error as Error);
+      }
+    }
+    if (this.#error) await unlink(`${path}.partial`).catch(() => undefined);
+    return {
+      path,
+      compressed: this.#options.compress,
+      bytes: this.#bytes,
+      fileBytes,
+      sha256: this.#hash.digest('hex'),
+      capped: this.#dropped > 0 && !this.#error,
+      droppedBytes: this.#dropped,
+      ...(this.#error ? { error: this.#error.message } : {}),
+    };
+  }
+
+  #fail(error: Error): void {
+    if (this.#error) return;
+    this.#error = error;
+    this.#sink.destroy();
+    this.#file.destroy();
+  }
+}

@@ -1,0 +1,83 @@
+const NEWLINE = 0x0a;
+
+function isContinuation(byte: number | undefined): boolean {
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
+/**
+ * Largest cut point `<= index` that does not split a UTF-8 character: `bytes.subarray(0, cut)`
+ * ends on a whole character.
+ *
+ * @example
+ * ```ts
+ * utf8CutBefore(Buffer.from('aé'), 2); // 1 — 'é' is two bytes, so the cut moves before it
+ * ```
+ */
+export function utf8CutBefore(bytes: Uint8Array, index: number): number {
+  let cut = Math.max(0, Math.min(index, bytes.length));
+  while (cut > 0 && cut < bytes.length && isContinuation(bytes[cut])) cut--;
+  return cut;
+}
+
+/**
+ * Smallest cut point `>= index` that does not split a UTF-8 character: `bytes.subarray(cut)`
+ * starts on a whole character.
+ *
+ * @example
+ * ```ts
+ * utf8CutAfter(Buffer.from('éa'), 1); // 2
+ * ```
+ */
+export function utf8CutAfter(bytes: Uint8Array, index: number): number {
+  let cut = Math.max(0, Math.min(index, bytes.length));
+  while (cut < bytes.length && isContinuation(bytes[cut])) cut++;
+  return cut;
+}
+
+/**
+ * Moves a prefix cut back to just after a newline when one lies within `window` bytes before
+ * it; otherwise keeps the cut. The result is always a UTF-8 boundary when `cut` is one.
+ *
+ * @example
+ * ```ts
+ * preferLineEndBefore(Buffer.from('ab\ncd'), 4, 8); // 3
+ * ```
+ */
+export function preferLineEndBefore(bytes: Buffer, cut: number, window: number): number {
+  if (cut <= 0 || cut >= bytes.length || bytes[cut - 1] === NEWLINE) return cut;
+  const found = bytes.lastIndexOf(NEWLINE, cut - 1);
+  return found >= 0 && cut - (found + 1) <= window ? found + 1 : cut;
+}
+
+/**
+ * Moves a suffix start forward to just after a newline when one lies within `window` bytes
+ * after it; otherwise keeps the start.
+ *
+ * @example
+ * ```ts
+ * preferLineStartAfter(Buffer.from('ab\ncd'), 1, 8); // 3
+ * ```
+ */
+export function preferLineStartAfter(bytes: Buffer, start: number, window: number): number {
+  if (start <= 0 || start >= bytes.length || bytes[start - 1] === NEWLINE) return start;
+  const found = bytes.indexOf(NEWLINE, start);
+  return found >= 0 && found + 1 - start <= window && found + 1 < bytes.length ? found + 1 : start;
+}
+
+/**
+ * Number of newline bytes in `bytes`.
+ *
+ * @example
+ * ```ts
+ * countNewlines(Buffer.from('a\nb\n')); // 2
+ * ```
+ */
+export function countNewlines(bytes: Buffer): number {
+  let count = 0;
+  let at = bytes.indexOf(NEWLINE);
+  while (at !== -1) {
+    count++;
+    at = bytes.indexOf(NEWLINE, at + 1);
+  }
+  return count;
+}
