@@ -1,5 +1,6 @@
 import { channelsBenchmark } from './channels/index.js';
 import { contextResolverBenchmark } from './context-resolver/index.js';
+import { outputStoreBenchmark } from './output-store/index.js';
 import { stdioLimitsBenchmark } from './stdio-limits/index.js';
 /** A benchmark: runs its workload against a baseline and returns a printable report. */
 export interface Benchmark {
@@ -8,4 +9,9 @@ export interface Benchmark {
 }
 
 /** Every benchmark `pnpm bench` runs, in order. Each package's benchmark adds itself here. */
-export const benchmarks: Benchmark[] = [channelsBenchmark, stdioLimitsBenchmark, contextResolverBenchmark];
+export const benchmarks: Benchmark[] = [
+  channelsBenchmark,
+  stdioLimitsBenchmark,
+  contextResolverBenchmark,
+  outputStoreBenchmark,
+];

@@ -1,1 +1,59 @@
+export { type AllowedFile, openAllowedFile } from './allowed-file.js';
+export {
+  createEmitHandler,
+  type EmitHandlerOptions,
+  type EmitToolInput,
+  type EmitToolResult,
+  emitToolDefinition,
+  emitToolInputSchema,
+} from './emit-tool.js';
+export { spawnEnv } from './env-names.js';
+export {
+  IdempotencyConflictError,
+  InvalidOutputEventError,
+  type NotFoundReason,
+  OutputForbiddenError,
+  OutputNotFoundError,
+  OutputPathError,
+  OutputRangeError,
+  OutputTooLargeError,
+  OutputUnauthorizedError,
+  type PathRejection,
+  StorageFailureError,
+} from './errors.js';
+export { type HttpErrorBody, toHttpError } from './http-error.js';
+export { isOutId, newOutId } from './ids.js';
+export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
+export { createIntakeApp, type IntakeAppOptions, jsonEnvelopeType } from './intake-app.js';
+export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake-server.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
+export { type ProcessSpawnerOptions, processSpawner } from './process-spawner.js';
+export { parseRangeHeader, type RangeRequest } from './range-header.js';
+export { planRetention, type RetentionCandidate } from './retention.js';
+export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
+export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
+export {
+  composeLayers,
+  type Spawner,
+  type SpawnerLayer,
+  type SpawnResult,
+  type SpawnSpec,
+} from './spawner.js';
+export { type InputInjectOptions, inputInjectLayer, sinkLayer } from './spawner-layers.js';
+export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
+export type {
+  ByteRange,
+  ContentRef,
+  GcResult,
+  ListPage,
+  ListQuery,
+  OpenedBody,
+  OutputEvent,
+  OutputRecord,
+  OutputRef,
+  OutputStore,
+  Producer,
+  RetentionPolicy,
+  StorageKind,
+} from './types.js';
+export { validateOutputEvent } from './validate-event.js';

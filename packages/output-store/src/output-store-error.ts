@@ -1,7 +1,23 @@
 const marker = Symbol.for('@wharf/output-store/error');
 
-/** Stable machine-readable codes of {@link OutputStoreError}. */
-export type OutputStoreErrorCode = 'NOT_FOUND' | 'INVALID_EVENT';
+/**
+ * Stable machine-readable codes of {@link OutputStoreError}.
+ *
+ * @example
+ * ```ts
+ * const code: OutputStoreErrorCode = 'IDEMPOTENCY_CONFLICT';
+ * ```
+ */
+export type OutputStoreErrorCode =
+  | 'NOT_FOUND'
+  | 'INVALID_EVENT'
+  | 'FORBIDDEN'
+  | 'UNAUTHORIZED'
+  | 'TOO_LARGE'
+  | 'IDEMPOTENCY_CONFLICT'
+  | 'INVALID_RANGE'
+  | 'PATH_REJECTED'
+  | 'STORAGE_FAILURE';
 
 /**
  * Base error of `@wharf/output-store`. Every error the package throws is one of these,

@@ -1,0 +1,12 @@
+export { spawnEnv } from '../env-names.js';
+export { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
+export type { OutputRecord, OutputRef } from '../types.js';
+export {
+  type EmitBody,
+  type EmitMeta,
+  emit,
+  inputRefs,
+  OutputClient,
+  type OutputClientOptions,
+  readInput,
+} from './output-client.js';

@@ -1,0 +1,206 @@
+import { randomUUID } from 'node:crypto';
+import { spawnEnv } from '../env-names.js';
+import { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
+import { emitResponseSchema, errorResponseSchema, outputRecordSchema } from '../schemas.js';
+import type { OutputRecord, OutputRef } from '../types.js';
+
+/**
+ * Metadata of one {@link OutputClient.emit}. Pass a stable `idempotencyKey` to make a retried
+ * spawn return the same ref; without one a random key is used.
+ *
+ * @example
+ * ```ts
+ * const meta: EmitMeta = { name: 'summary.md', contentType: 'text/markdown', idempotencyKey: 'summary' };
+ * ```
+ */
+export interface EmitMeta {
+  readonly idempotencyKey?: string;
+  readonly name?: string;
+  readonly contentType?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly ttlMs?: number;
+}
+
+/**
+ * A body the client can send: text, bytes or a byte stream (sent without buffering).
+ *
+ * @example
+ * ```ts
+ * const body: EmitBody = process.stdin; // `cmd | node emit.mjs`
+ * ```
+ */
+export type EmitBody = string | Uint8Array | AsyncIterable<Uint8Array>;
+
+/**
+ * Options of {@link OutputClient}; anything left out is read from the injected environment.
+ *
+ * @example
+ * ```ts
+ * const client = new OutputClient({ url: 'http://127.0.0.1:8787', token });
+ * ```
+ */
+export interface OutputClientOptions {
+  readonly url?: string;
+  readonly token?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  readonly fetch?: typeof fetch;
+}
+
+const knownCodes = new Set<string>([
+  'NOT_FOUND',
+  'INVALID_EVENT',
+  'FORBIDDEN',
+  'UNAUTHORIZED',
+  'TOO_LARGE',
+  'IDEMPOTENCY_CONFLICT',
+  'INVALID_RANGE',
+  'PATH_REJECTED',
+  'STORAGE_FAILURE',
+]);
+
+/**
+ * The tiny client a spawned subagent uses: emit its output to the intake and read the
+ * outputs named in `IN_REFS`, using the environment `inputInjectLayer` injected.
+ *
+ * @example
+ * ```ts
+ * const client = new OutputClient();
+ * const [first] = client.inRefs;
+ * const input = first ? await client.readInputText(first) : '';
+ * await client.emit(input.toUpperCase(), { name: 'shout.txt', idempotencyKey: 'shout' });
+ * ```
+ */
+export class OutputClient {
+  readonly url: string;
+  readonly inRefs: readonly OutputRef[];
+  readonly #token: string;
+  readonly #fetch: typeof fetch;
+
+  constructor(options: OutputClientOptions = {}) {
+    const env = options.env ?? process.env;
+    const url = options.url ?? env[spawnEnv.outputUrl];
+    const token = options.token ?? env[spawnEnv.outputToken];
+    if (!url) throw new OutputStoreError('INVALID_EVENT', `${spawnEnv.outputUrl} is not set`);
+    if (!token) throw new OutputStoreError('UNAUTHORIZED', `${spawnEnv.outputToken} is not set`);
+    this.url = url.replace(/\/+$/, '');
+    this.#token = token;
+    this.#fetch = options.fetch ?? fetch;
+    this.inRefs = (env[spawnEnv.inRefs] ?? '')
+      .split(',')
+      .map((outId) => outId.trim())
+      .filter((outId) => outId.length > 0)
+      .map((outId) => ({ outId }));
+  }
+
+  /** Sends a body to the intake and returns its ref. */
+  async emit(body: EmitBody, meta: EmitMeta = {}): Promise<OutputRef> {
+    const headers: Record<string, string> = {
+      authorization: `Bearer ${this.#token}`,
+      'idempotency-key': encodeURIComponent(meta.idempotencyKey ?? randomUUID()),
+      'content-type':
+        meta.contentType ??
+        (typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
+    };
+    if (meta.name !== undefined) headers['x-wharf-name'] = encodeURIComponent(meta.name);
+    if (meta.labels !== undefined)
+      headers['x-wharf-labels'] = new URLSearchParams(Object.entries(meta.labels)).toString();
+    if (meta.ttlMs !== undefined) headers['x-wharf-ttl-ms'] = String(meta.ttlMs);
+    const streaming = typeof body !== 'string' && !(body instanceof Uint8Array);
+    const payload = streaming ? ReadableStream.from(body) : body;
+    const response = await this.#fetch(`${this.url}/v1/outputs`, {
+      method: 'POST',
+      headers,
+      body: payload as RequestInit['body'],
+      ...(streaming ? { duplex: 'half' } : {}),
+    } as RequestInit);
+    const parsed = emitResponseSchema.safeParse(await this.#json(response));
+    if (!parsed.success) throw new OutputStoreError('STORAGE_FAILURE', 'unexpected response from the intake');
+    return parsed.data.ref;
+  }
+
+  /** The record of an output this spawn may read. */
+  async stat(ref: OutputRef): Promise<OutputRecord> {
+    const response = await this.#fetch(`${this.url}/v1/outputs/${encodeURIComponent(ref.outId)}`, {
+      headers: { authorization: `Bearer ${this.#token}` },
+    });
+    const parsed = outputRecordSchema.safeParse(await this.#json(response));
+    if (!parsed.success) throw new OutputStoreError('STORAGE_FAILURE', 'unexpected response from the intake');
+    return parsed.data as OutputRecord;
+  }
+
+  /** The whole body of an input ref. */
+  async readInput(ref: OutputRef): Promise<Uint8Array> {
+    const response = await this.#fetch(`${this.url}/v1/outputs/${encodeURIComponent(ref.outId)}/body`, {
+      headers: { authorization: `Bearer ${this.#token}` },
+    });
+    if (!response.ok) await this.#json(response);
+    return new Uint8Array(await response.arrayBuffer());
+  }
+
+  /** The body of an input ref decoded as UTF-8. */
+  async readInputText(ref: OutputRef): Promise<string> {
+    return Buffer.from(await this.readInput(ref)).toString('utf8');
+  }
+
+  async #json(response: Response): Promise<unknown> {
+    let value: unknown;
+    try {
+      value = await response.json();
+    } catch {
+      throw new OutputStoreError('STORAGE_FAILURE', `intake answered ${response.status} without JSON`);
+    }
+    if (response.ok) return value;
+    const failure = errorResponseSchema.safeParse(value);
+    const code =
+      failure.success && knownCodes.has(failure.data.error.code)
+        ? failure.data.error.code
+        : 'STORAGE_FAILURE';
+    const message = failure.success ? failure.data.error.message : `intake answered ${response.status}`;
+    throw new OutputStoreError(code as OutputStoreErrorCode, message);
+  }
+}
+
+let defaultClient: OutputClient | undefined;
+
+function client(): OutputClient {
+  defaultClient ??= new OutputClient();
+  return defaultClient;
+}
+
+/**
+ * Emits a body with the client configured from the environment.
+ *
+ * @example
+ * ```ts
+ * import { emit } from '@wharf/output-store/client';
+ * const ref = await emit('# Summary\n…', { name: 'summary.md', idempotencyKey: 'summary' });
+ * ```
+ */
+export function emit(body: EmitBody, meta: EmitMeta = {}): Promise<OutputRef> {
+  return client().emit(body, meta);
+}
+
+/**
+ * Reads an input ref's body with the client configured from the environment.
+ *
+ * @example
+ * ```ts
+ * import { inputRefs, readInput } from '@wharf/output-store/client';
+ * const bodies = await Promise.all(inputRefs().map((ref) => readInput(ref)));
+ * ```
+ */
+export function readInput(ref: OutputRef): Promise<Uint8Array> {
+  return client().readInput(ref);
+}
+
+/**
+ * The refs injected as `IN_REFS`.
+ *
+ * @example
+ * ```ts
+ * const refs = inputRefs(); // [{ outId: 'out_…' }]
+ * ```
+ */
+export function inputRefs(): readonly OutputRef[] {
+  return client().inRefs;
+}

@@ -1,0 +1,201 @@
+import { OutputStoreError } from './output-store-error.js';
+
+/**
+ * Why an output could not be found.
+ *
+ * @example
+ * ```ts
+ * const reason: NotFoundReason = 'expired';
+ * ```
+ */
+export type NotFoundReason = 'unknown' | 'deleted' | 'expired' | 'evicted';
+
+/**
+ * No output with this id is readable: it never existed, was deleted, expired, or was evicted
+ * by the total-bytes cap.
+ *
+ * @example
+ * ```ts
+ * try { await store.stat(ref); } catch (error) {
+ *   if (OutputNotFoundError.isNotFound(error) && error.reason === 'expired') reschedule();
+ * }
+ * ```
+ */
+export class OutputNotFoundError extends OutputStoreError {
+  readonly outId: string;
+  readonly reason: NotFoundReason;
+  constructor(outId: string, reason: NotFoundReason) {
+    super('NOT_FOUND', `output ${outId} not found (${reason})`);
+    this.name = 'OutputNotFoundError';
+    this.outId = outId;
+    this.reason = reason;
+  }
+
+  /** True for a not-found error from any realm. */
+  static isNotFound(value: unknown): value is OutputNotFoundError {
+    return OutputStoreError.isInstance(value) && value.code === 'NOT_FOUND';
+  }
+}
+
+/**
+ * The caller may not read or write this output (another owner, a ref outside its scope, or
+ * an exhausted output quota).
+ *
+ * @example
+ * ```ts
+ * throw new OutputForbiddenError('output out_x belongs to another owner');
+ * ```
+ */
+export class OutputForbiddenError extends OutputStoreError {
+  constructor(message: string) {
+    super('FORBIDDEN', message);
+    this.name = 'OutputForbiddenError';
+  }
+}
+
+/**
+ * A credential is missing, malformed, wrongly signed or expired.
+ *
+ * @example
+ * ```ts
+ * throw new OutputUnauthorizedError('token expired at 2026-01-01T00:00:00.000Z');
+ * ```
+ */
+export class OutputUnauthorizedError extends OutputStoreError {
+  constructor(message: string) {
+    super('UNAUTHORIZED', message);
+    this.name = 'OutputUnauthorizedError';
+  }
+}
+
+/**
+ * A body is bigger than the configured limit. Nothing was stored.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof OutputTooLargeError) console.log(error.limitBytes);
+ * ```
+ */
+export class OutputTooLargeError extends OutputStoreError {
+  readonly limitBytes: number;
+  constructor(limitBytes: number, what = 'output body') {
+    super('TOO_LARGE', `${what} exceeds the limit of ${limitBytes} bytes`);
+    this.name = 'OutputTooLargeError';
+    this.limitBytes = limitBytes;
+  }
+}
+
+/**
+ * An event (or request metadata) is malformed; `field` names the offending field.
+ *
+ * @example
+ * ```ts
+ * throw new InvalidOutputEventError('idempotencyKey', 'must be a non-empty string');
+ * ```
+ */
+export class InvalidOutputEventError extends OutputStoreError {
+  readonly field: string;
+  readonly reason: string;
+  constructor(field: string, reason: string) {
+    super('INVALID_EVENT', `invalid output event: ${field} ${reason}`);
+    this.name = 'InvalidOutputEventError';
+    this.field = field;
+    this.reason = reason;
+  }
+}
+
+/**
+ * The idempotency key was already used for a different body.
+ *
+ * @example
+ * ```ts
+ * if (OutputStoreError.isInstance(error) && error.code === 'IDEMPOTENCY_CONFLICT') alert(error.message);
+ * ```
+ */
+export class IdempotencyConflictError extends OutputStoreError {
+  readonly idempotencyKey: string;
+  readonly existingOutId: string;
+  constructor(idempotencyKey: string, existingOutId: string) {
+    super(
+      'IDEMPOTENCY_CONFLICT',
+      `idempotency key "${idempotencyKey}" was already used for output ${existingOutId} with a different body`,
+    );
+    this.name = 'IdempotencyConflictError';
+    this.idempotencyKey = idempotencyKey;
+    this.existingOutId = existingOutId;
+  }
+}
+
+/**
+ * A byte range lies outside the body.
+ *
+ * @example
+ * ```ts
+ * throw new OutputRangeError({ start: 10, end: 5 }, 4);
+ * ```
+ */
+export class OutputRangeError extends OutputStoreError {
+  readonly sizeBytes: number;
+  constructor(range: { start?: number | undefined; end?: number | undefined }, sizeBytes: number) {
+    super(
+      'INVALID_RANGE',
+      `range ${range.start ?? 0}..${range.end ?? sizeBytes} is not within 0..${sizeBytes}`,
+    );
+    this.name = 'OutputRangeError';
+    this.sizeBytes = sizeBytes;
+  }
+}
+
+/**
+ * Why a `file` content path was refused.
+ *
+ * @example
+ * ```ts
+ * const reason: PathRejection = 'symlink-escape';
+ * ```
+ */
+export type PathRejection =
+  | 'not-absolute'
+  | 'traversal'
+  | 'outside-roots'
+  | 'symlink-escape'
+  | 'not-regular-file'
+  | 'missing';
+
+/**
+ * A `file` content path was refused: relative, containing `..`, outside the allowed roots,
+ * escaping them through a symlink, not a regular file, or missing.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof OutputPathError && error.reason === 'symlink-escape') audit(error.path);
+ * ```
+ */
+export class OutputPathError extends OutputStoreError {
+  readonly path: string;
+  readonly reason: PathRejection;
+  constructor(path: string, reason: PathRejection, detail?: string) {
+    super(
+      'PATH_REJECTED',
+      `file path ${JSON.stringify(path)} rejected (${reason})${detail ? `: ${detail}` : ''}`,
+    );
+    this.name = 'OutputPathError';
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+/**
+ * The backing storage failed (I/O error, corrupt database, missing body file).
+ *
+ * @example
+ * ```ts
+ * throw new StorageFailureError('body file missing for out_x', { cause: error });
+ * ```
+ */
+export class StorageFailureError extends OutputStoreError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('STORAGE_FAILURE', message, options);
+    this.name = 'StorageFailureError';
+  }
+}

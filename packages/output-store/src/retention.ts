@@ -1,0 +1,60 @@
+import type { NotFoundReason } from './errors.js';
+import type { RetentionPolicy } from './types.js';
+
+/**
+ * The facts retention needs about one stored output.
+ *
+ * @example
+ * ```ts
+ * const candidate: RetentionCandidate = { outId: 'out_x', runId: 'r', sizeBytes: 10, createdMs: 0, expiresMs: undefined };
+ * ```
+ */
+export interface RetentionCandidate {
+  readonly outId: string;
+  readonly runId: string;
+  readonly sizeBytes: number;
+  readonly createdMs: number;
+  readonly expiresMs: number | undefined;
+}
+
+/**
+ * Decides which outputs a {@link RetentionPolicy} removes and why, in this order: own expiry
+ * and age (`expired`), the run (`deleted`), then oldest first until the total-bytes cap holds
+ * (`evicted`). Pure: the same inputs give the same plan.
+ *
+ * @example
+ * ```ts
+ * planRetention(candidates, { maxTotalBytes: 1024 }, Date.now());
+ * ```
+ */
+export function planRetention(
+  candidates: readonly RetentionCandidate[],
+  policy: RetentionPolicy,
+  nowMs: number,
+): { outId: string; reason: NotFoundReason }[] {
+  const plan: { outId: string; reason: NotFoundReason }[] = [];
+  const kept: RetentionCandidate[] = [];
+  const cutoff = policy.olderThanMs === undefined ? undefined : nowMs - policy.olderThanMs;
+  for (const candidate of candidates) {
+    if (
+      (candidate.expiresMs !== undefined && candidate.expiresMs <= nowMs) ||
+      (cutoff !== undefined && candidate.createdMs < cutoff)
+    ) {
+      plan.push({ outId: candidate.outId, reason: 'expired' });
+    } else if (policy.runId !== undefined && candidate.runId === policy.runId) {
+      plan.push({ outId: candidate.outId, reason: 'deleted' });
+    } else {
+      kept.push(candidate);
+    }
+  }
+  if (policy.maxTotalBytes !== undefined) {
+    let total = kept.reduce((sum, candidate) => sum + candidate.sizeBytes, 0);
+    const oldestFirst = [...kept].sort((left, right) => left.createdMs - right.createdMs);
+    for (const candidate of oldestFirst) {
+      if (total <= policy.maxTotalBytes) break;
+      plan.push({ outId: candidate.outId, reason: 'evicted' });
+      total -= candidate.sizeBytes;
+    }
+  }
+  return plan;
+}

@@ -1,0 +1,79 @@
+import type Database from 'better-sqlite3';
+import { StorageFailureError } from '../errors.js';
+
+/**
+ * Schema steps, applied in order; index + 1 is the schema version. Never edit a shipped
+ * step: append a new one.
+ */
+const steps: readonly string[] = [
+  `CREATE TABLE outputs (
+     seq INTEGER PRIMARY KEY,
+     out_id TEXT NOT NULL UNIQUE,
+     owner_id TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     spawn_id TEXT NOT NULL,
+     agent TEXT,
+     idempotency_key TEXT NOT NULL,
+     name TEXT,
+     content_type TEXT NOT NULL,
+     size_bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER,
+     storage TEXT NOT NULL CHECK (storage IN ('inline', 'file')),
+     body BLOB,
+     labels TEXT NOT NULL DEFAULT '{}',
+     UNIQUE (owner_id, idempotency_key)
+   );
+   CREATE INDEX outputs_by_run ON outputs (run_id, spawn_id);
+   CREATE INDEX outputs_by_file_sha ON outputs (sha256) WHERE storage = 'file';
+   CREATE TABLE output_labels (
+     key TEXT NOT NULL,
+     value TEXT NOT NULL,
+     out_id TEXT NOT NULL,
+     PRIMARY KEY (key, value, out_id)
+   ) WITHOUT ROWID;
+   CREATE TABLE tombstones (
+     out_id TEXT PRIMARY KEY,
+     reason TEXT NOT NULL,
+     removed_at INTEGER NOT NULL
+   ) WITHOUT ROWID;`,
+];
+
+/** The schema version this code writes. */
+export const latestSchemaVersion = steps.length;
+
+/**
+ * Brings the database to {@link latestSchemaVersion} inside one write transaction, so two
+ * processes opening a fresh database at once cannot both migrate. Refuses a database written
+ * by a newer version.
+ *
+ * @example
+ * ```ts
+ * migrate(new Database('outputs.db'));
+ * ```
+ */
+export function migrate(db: Database.Database): number {
+  return db
+    .transaction(() => {
+      db.exec(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)',
+      );
+      const row = db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as {
+        version: number | null;
+      };
+      const current = row.version ?? 0;
+      if (current > latestSchemaVersion) {
+        throw new StorageFailureError(
+          `database schema version ${current} is newer than this @wharf/output-store supports (${latestSchemaVersion})`,
+        );
+      }
+      const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
+      for (let version = current + 1; version <= latestSchemaVersion; version++) {
+        db.exec(steps[version - 1] ?? '');
+        record.run(version, Date.now());
+      }
+      return latestSchemaVersion;
+    })
+    .immediate();
+}

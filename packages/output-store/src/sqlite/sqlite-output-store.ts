@@ -1,0 +1,493 @@
+import { mkdirSync } from 'node:fs';
+import { open, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { Readable } from 'node:stream';
+import Database from 'better-sqlite3';
+import { resolveRange } from '../byte-range.js';
+import { decodeCursor, encodeCursor, pageLimit } from '../cursor.js';
+import {
+  IdempotencyConflictError,
+  type NotFoundReason,
+  OutputNotFoundError,
+  StorageFailureError,
+} from '../errors.js';
+import { newOutId } from '../ids.js';
+import { OutputStoreError } from '../output-store-error.js';
+import type {
+  ByteRange,
+  GcResult,
+  ListPage,
+  ListQuery,
+  OpenedBody,
+  OutputEvent,
+  OutputRecord,
+  OutputRef,
+  OutputStore,
+  RetentionPolicy,
+} from '../types.js';
+import { validateOutputEvent } from '../validate-event.js';
+import { BlobDirectory } from './blob-directory.js';
+import { migrate } from './migrations.js';
+import { type OutputRow, recordColumns, rowToRecord } from './row.js';
+import { type SpooledBody, spoolBody } from './spool-body.js';
+import { parseRow, prepareStatements, rowValues, type Statements } from './statements.js';
+
+/**
+ * Options of {@link SqliteOutputStore}.
+ *
+ * @example
+ * ```ts
+ * const options: SqliteOutputStoreOptions = { path: '.wharf/outputs.db', allowedRoots: ['/srv/work'] };
+ * ```
+ */
+export interface SqliteOutputStoreOptions {
+  /** The database file; created with its directory. Body files go to `<path>.blobs/`. */
+  readonly path: string;
+  /** Where large bodies live, default `<path>.blobs`. */
+  readonly blobDir?: string;
+  /** Bodies up to this size are stored in the row, default 64 KiB. */
+  readonly inlineThresholdBytes?: number;
+  /** Largest accepted body, default 4 GiB. */
+  readonly maxBodyBytes?: number;
+  /** Directories `file` content may come from; none by default. */
+  readonly allowedRoots?: readonly string[];
+  /** `NORMAL` (default; WAL commits survive a process crash) or `FULL` (also power loss). */
+  readonly synchronous?: 'NORMAL' | 'FULL';
+  /** How long to wait for another process's write lock, default 10 s. */
+  readonly busyTimeoutMs?: number;
+  /** Clock in epoch milliseconds (tests). */
+  readonly now?: () => number;
+}
+
+type Removal = { outId: string; reason: NotFoundReason };
+
+interface PendingCommit {
+  readonly event: OutputEvent;
+  readonly spooled: SpooledBody;
+  readonly resolve: (ref: OutputRef) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+/**
+ * An {@link OutputStore} on SQLite (WAL, prepared statements, versioned migrations). Small
+ * bodies live in the row; larger ones are streamed to content-addressed files that are
+ * fsynced and renamed into place before their row commits, so a crash never leaves a
+ * visible partial output. Opening cleans temp files of dead writers and unreferenced body
+ * files. Several processes may share one database.
+ *
+ * @example
+ * ```ts
+ * const store = new SqliteOutputStore({ path: '.wharf/outputs.db' });
+ * const ref = await store.emit({
+ *   producer: { ownerId: 'o', runId: 'r', spawnId: 's' },
+ *   content: { kind: 'text', text: 'hello' }, idempotencyKey: 'k1',
+ * });
+ * console.log((await store.stat(ref)).sizeBytes);
+ * await store.close();
+ * ```
+ */
+export class SqliteOutputStore implements OutputStore {
+  readonly #db: Database.Database;
+  readonly #blobs: BlobDirectory;
+  readonly #inlineThresholdBytes: number;
+  readonly #maxBodyBytes: number;
+  readonly #allowedRoots: readonly string[];
+  readonly #now: () => number;
+  readonly #statements: Statements;
+  readonly #listStatements = new Map<string, Database.Statement>();
+  readonly #pending: PendingCommit[] = [];
+  #flushScheduled = false;
+  readonly #batchTransaction: Database.Transaction<
+    (items: readonly PendingCommit[], now: number) => { ref?: OutputRef; error?: unknown }[]
+  >;
+  readonly #commitTransaction: Database.Transaction<
+    (event: OutputEvent, spooled: SpooledBody, now: number) => OutputRef
+  >;
+  #closed = false;
+
+  constructor(options: SqliteOutputStoreOptions) {
+    mkdirSync(dirname(options.path), { recursive: true });
+    this.#inlineThresholdBytes = options.inlineThresholdBytes ?? 64 * 1024;
+    this.#maxBodyBytes = options.maxBodyBytes ?? 4 * 2 ** 30;
+    this.#allowedRoots = options.allowedRoots ?? [];
+    this.#now = options.now ?? Date.now;
+    try {
+      this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
+      this.#db.pragma('journal_mode = WAL');
+      this.#db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+      this.#db.pragma('foreign_keys = ON');
+      migrate(this.#db);
+      this.#statements = prepareStatements(this.#db);
+      this.#commitTransaction = this.#db.transaction(
+        (event: OutputEvent, spooled: SpooledBody, now: number) => this.#insert(event, spooled, now),
+      );
+      this.#batchTransaction = this.#db.transaction((items: readonly PendingCommit[], now: number) =>
+        items.map((item) => {
+          try {
+            if (items.length === 1) return { ref: this.#insert(item.event, item.spooled, now) };
+            return { ref: this.#commitTransaction(item.event, item.spooled, now) };
+          } catch (error) {
+            return { error };
+          }
+        }),
+      );
+    } catch (error) {
+      if (StorageFailureError.isInstance(error)) throw error;
+      throw new StorageFailureError(`cannot open output database ${options.path}: ${String(error)}`, {
+        cause: error,
+      });
+    }
+    this.#blobs = new BlobDirectory(options.blobDir ?? `${options.path}.blobs`);
+    this.#sweep();
+  }
+
+  /** The schema version of the open database. */
+  get schemaVersion(): number {
+    return (
+      this.#db.prepare('SELECT MAX(version) AS version FROM schema_migrations').get() as { version: number }
+    ).version;
+  }
+
+  async emit(event: OutputEvent): Promise<OutputRef> {
+    this.#assertOpen();
+    validateOutputEvent(event);
+    const spooled = await spoolBody(event.content, {
+      blobs: this.#blobs,
+      inlineThresholdBytes: this.#inlineThresholdBytes,
+      maxBodyBytes: this.#maxBodyBytes,
+      allowedRoots: this.#allowedRoots,
+    });
+    try {
+      this.#assertOpen();
+      return await this.#commit(event, spooled);
+    } finally {
+      if (spooled.kind === 'temp') this.#blobs.releaseTemp(spooled.tempPath);
+    }
+  }
+
+  async stat(ref: OutputRef): Promise<OutputRecord> {
+    return rowToRecord(this.#liveRow(ref));
+  }
+
+  async get(ref: OutputRef): Promise<{ record: OutputRecord; body: Uint8Array }> {
+    const row = this.#liveRow(ref);
+    const record = rowToRecord(row);
+    if (row.storage === 'inline') {
+      const body = (this.#statements.body.get(row.out_id) as { body: Buffer | null } | undefined)?.body;
+      return { record, body: new Uint8Array(body ?? Buffer.alloc(0)) };
+    }
+    try {
+      return { record, body: new Uint8Array(await readFile(this.#blobs.pathOf(row.sha256))) };
+    } catch (error) {
+      throw this.#missingBody(ref, error);
+    }
+  }
+
+  async openBody(ref: OutputRef, range?: ByteRange): Promise<OpenedBody> {
+    const row = this.#liveRow(ref);
+    const record = rowToRecord(row);
+    const { start, end } = resolveRange(range, row.size_bytes);
+    if (row.storage === 'inline') {
+      const body =
+        (this.#statements.body.get(row.out_id) as { body: Buffer | null } | undefined)?.body ??
+        Buffer.alloc(0);
+      const slice = body.subarray(start, end);
+      return { record, start, end, stream: Readable.from(slice.byteLength > 0 ? [slice] : []) };
+    }
+    if (start === end) return { record, start, end, stream: Readable.from([]) };
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(this.#blobs.pathOf(row.sha256), 'r');
+    } catch (error) {
+      throw this.#missingBody(ref, error);
+    }
+    const stream = handle.createReadStream({ start, end: end - 1, highWaterMark: 1 << 20 });
+    return { record, start, end, stream };
+  }
+
+  async list(query: ListQuery = {}): Promise<ListPage> {
+    this.#assertOpen();
+    const limit = pageLimit(query.limit);
+    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+    const { where, parameters } = this.#filter(query, after);
+    const statement = this.#cached(
+      `SELECT ${recordColumns} FROM outputs WHERE ${where} ORDER BY seq LIMIT ?`,
+    );
+    const rows = statement.all(...parameters, limit + 1).map((row) => parseRow(row));
+    const page = rows.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      records: page.map(rowToRecord),
+      ...(rows.length > limit && last ? { nextCursor: encodeCursor(last.seq) } : {}),
+    };
+  }
+
+  async count(query: ListQuery = {}): Promise<number> {
+    this.#assertOpen();
+    const { where, parameters } = this.#filter(query, 0);
+    return (
+      this.#cached(`SELECT COUNT(*) AS total FROM outputs WHERE ${where}`).get(...parameters) as {
+        total: number;
+      }
+    ).total;
+  }
+
+  #filter(query: ListQuery, after: number): { where: string; parameters: (string | number)[] } {
+    const clauses = ['seq > ?', '(expires_at IS NULL OR expires_at > ?)'];
+    const parameters: (string | number)[] = [after, this.#now()];
+    for (const [column, value] of [
+      ['owner_id', query.ownerId],
+      ['run_id', query.runId],
+      ['spawn_id', query.spawnId],
+    ] as const) {
+      if (value === undefined) continue;
+      clauses.push(`${column} = ?`);
+      parameters.push(value);
+    }
+    for (const [key, value] of Object.entries(query.labels ?? {})) {
+      clauses.push('out_id IN (SELECT out_id FROM output_labels WHERE key = ? AND value = ?)');
+      parameters.push(key, value);
+    }
+    return { where: clauses.join(' AND '), parameters };
+  }
+
+  #cached(sql: string): Database.Statement {
+    let statement = this.#listStatements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#listStatements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  async findByIdempotencyKey(ownerId: string, idempotencyKey: string): Promise<OutputRef | undefined> {
+    this.#assertOpen();
+    const row = this.#statements.byKey.get(ownerId, idempotencyKey) as
+      | { out_id: string; expires_at: number | null }
+      | undefined;
+    if (!row || (row.expires_at !== null && row.expires_at <= this.#now())) return undefined;
+    return { outId: row.out_id };
+  }
+
+  async delete(ref: OutputRef): Promise<boolean> {
+    this.#assertOpen();
+    return this.#db
+      .transaction(() => this.#remove([{ outId: ref.outId, reason: 'deleted' }]).removed > 0)
+      .immediate();
+  }
+
+  async gc(policy: RetentionPolicy = {}): Promise<GcResult> {
+    this.#assertOpen();
+    const now = this.#now();
+    return this.#db
+      .transaction(() => {
+        const removals: Removal[] = [];
+        const cutoff = policy.olderThanMs === undefined ? Number.MIN_SAFE_INTEGER : now - policy.olderThanMs;
+        for (const row of this.#statements.expired.all(now, cutoff) as { out_id: string }[]) {
+          removals.push({ outId: row.out_id, reason: 'expired' });
+        }
+        if (policy.runId !== undefined) {
+          for (const row of this.#statements.byRun.all(policy.runId) as { out_id: string }[]) {
+            removals.push({ outId: row.out_id, reason: 'deleted' });
+          }
+        }
+        const first = this.#remove(removals);
+        let removed = first.removed;
+        let freedBytes = first.freedBytes;
+        if (policy.maxTotalBytes !== undefined) {
+          let total = (this.#statements.totalBytes.get() as { total: number | null }).total ?? 0;
+          const evictions: Removal[] = [];
+          for (const row of this.#statements.oldestFirst.iterate() as Iterable<{
+            out_id: string;
+            size_bytes: number;
+          }>) {
+            if (total <= policy.maxTotalBytes) break;
+            evictions.push({ outId: row.out_id, reason: 'evicted' });
+            total -= row.size_bytes;
+          }
+          const second = this.#remove(evictions);
+          removed += second.removed;
+          freedBytes += second.freedBytes;
+        }
+        return { removed, freedBytes };
+      })
+      .immediate();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#flush();
+    this.#closed = true;
+    this.#db.close();
+  }
+
+  /**
+   * Queues a commit. Commits queued in the same event-loop turn share one write transaction
+   * (each in its own savepoint), so concurrent emits pay for one commit between them.
+   */
+  #commit(event: OutputEvent, spooled: SpooledBody): Promise<OutputRef> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ event, spooled, resolve, reject });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    const items = this.#pending.splice(0, this.#pending.length);
+    if (items.length === 0) return;
+    const [single] = items;
+    if (items.length === 1 && single && !this.#closed) {
+      try {
+        const ref = this.#insertAlone(single.event, single.spooled, this.#now());
+        if (ref) {
+          single.resolve(ref);
+          return;
+        }
+      } catch (error) {
+        single.reject(
+          OutputStoreError.isInstance(error)
+            ? error
+            : new StorageFailureError(`cannot store output: ${String(error)}`, { cause: error }),
+        );
+        return;
+      }
+    }
+    let outcomes: { ref?: OutputRef; error?: unknown }[];
+    try {
+      if (this.#closed) throw new StorageFailureError('the output store is closed');
+      outcomes = this.#batchTransaction.immediate(items, this.#now());
+    } catch (error) {
+      outcomes = items.map(() => ({ error }));
+    }
+    for (const [index, item] of items.entries()) {
+      const outcome = outcomes[index];
+      if (outcome?.ref) {
+        item.resolve(outcome.ref);
+        continue;
+      }
+      const error = outcome?.error;
+      if (item.spooled.kind === 'temp' && !this.#closed) this.#dropIfUnreferenced(item.spooled.sha256);
+      item.reject(
+        OutputStoreError.isInstance(error)
+          ? error
+          : new StorageFailureError(`cannot store output: ${String(error)}`, { cause: error }),
+      );
+    }
+  }
+
+  /**
+   * A lone small output without labels is one autocommit INSERT; the unique (owner, key)
+   * constraint keeps retries and other processes from duplicating it. Returns undefined when
+   * the full transaction is needed (labels, a body file, an expired holder of the key).
+   */
+  #insertAlone(event: OutputEvent, spooled: SpooledBody, now: number): OutputRef | undefined {
+    if (spooled.kind !== 'inline' || (event.labels && Object.keys(event.labels).length > 0)) return undefined;
+    const outId = newOutId();
+    if (this.#statements.insertUnlessKeyed.run(rowValues(event, spooled, now, outId)).changes === 1)
+      return { outId };
+    const existing = this.#statements.byKey.get(event.producer.ownerId, event.idempotencyKey) as
+      | { out_id: string; sha256: string; expires_at: number | null }
+      | undefined;
+    if (!existing || (existing.expires_at !== null && existing.expires_at <= now)) return undefined;
+    if (existing.sha256 !== spooled.sha256)
+      throw new IdempotencyConflictError(event.idempotencyKey, existing.out_id);
+    return { outId: existing.out_id };
+  }
+
+  /** Body of the emit transaction: idempotency check, publish the body file, insert the row. */
+  #insert(event: OutputEvent, spooled: SpooledBody, now: number): OutputRef {
+    const { producer } = event;
+    const existing = this.#statements.byKey.get(producer.ownerId, event.idempotencyKey) as
+      | { out_id: string; sha256: string; expires_at: number | null }
+      | undefined;
+    if (existing) {
+      if (existing.expires_at === null || existing.expires_at > now) {
+        if (existing.sha256 !== spooled.sha256)
+          throw new IdempotencyConflictError(event.idempotencyKey, existing.out_id);
+        return { outId: existing.out_id };
+      }
+      this.#remove([{ outId: existing.out_id, reason: 'expired' }]);
+    }
+    if (spooled.kind === 'temp') this.#blobs.publish(spooled.tempPath, spooled.sha256);
+    const outId = newOutId();
+    const labels = event.labels ?? {};
+    this.#statements.insert.run(rowValues(event, spooled, now, outId));
+    for (const [key, value] of Object.entries(labels)) this.#statements.insertLabel.run(key, value, outId);
+    return { outId };
+  }
+
+  /** Deletes rows (inside the caller's transaction), tombstones them and drops orphaned body files. */
+  #remove(removals: readonly Removal[]): GcResult {
+    let removed = 0;
+    let freedBytes = 0;
+    const now = this.#now();
+    for (const removal of removals) {
+      const row = this.#statements.removeRow.get(removal.outId) as
+        | { sha256: string; storage: string; size_bytes: number }
+        | undefined;
+      if (!row) continue;
+      removed += 1;
+      freedBytes += row.size_bytes;
+      this.#statements.removeLabels.run(removal.outId);
+      this.#statements.tombstone.run(removal.outId, removal.reason, now);
+      if (row.storage === 'file' && !this.#statements.fileShaUsed.get(row.sha256))
+        this.#blobs.remove(row.sha256);
+    }
+    return { removed, freedBytes };
+  }
+
+  #dropIfUnreferenced(sha256: string): void {
+    try {
+      this.#db
+        .transaction(() => {
+          if (!this.#statements.fileShaUsed.get(sha256)) this.#blobs.remove(sha256);
+        })
+        .immediate();
+    } catch {
+      // The next open's sweep removes it.
+    }
+  }
+
+  /** Removes dead writers' temp files and body files no row references, under the write lock. */
+  #sweep(): void {
+    this.#db
+      .transaction(() => {
+        this.#blobs.removeDeadTemps();
+        for (const sha256 of this.#blobs.storedShas()) {
+          if (!this.#statements.fileShaUsed.get(sha256)) this.#blobs.remove(sha256);
+        }
+      })
+      .immediate();
+  }
+
+  #liveRow(ref: OutputRef): OutputRow {
+    this.#assertOpen();
+    const raw = this.#statements.record.get(ref.outId);
+    if (raw === undefined) {
+      const tombstone = this.#statements.tombstoneOf.get(ref.outId) as { reason: NotFoundReason } | undefined;
+      throw new OutputNotFoundError(ref.outId, tombstone?.reason ?? 'unknown');
+    }
+    const row = parseRow(raw);
+    if (row.expires_at !== null && row.expires_at <= this.#now())
+      throw new OutputNotFoundError(ref.outId, 'expired');
+    return row;
+  }
+
+  #missingBody(ref: OutputRef, error: unknown): Error {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      const tombstone = this.#statements.tombstoneOf.get(ref.outId) as { reason: NotFoundReason } | undefined;
+      if (tombstone) return new OutputNotFoundError(ref.outId, tombstone.reason);
+    }
+    return new StorageFailureError(`body file of ${ref.outId} is unreadable: ${String(error)}`, {
+      cause: error,
+    });
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StorageFailureError('the output store is closed');
+  }
+}

@@ -1,0 +1,115 @@
+import type Database from 'better-sqlite3';
+import { StorageFailureError } from '../errors.js';
+import { defaultContentType } from '../inline-content.js';
+import type { OutputEvent } from '../types.js';
+import { type OutputRow, outputRowSchema, recordColumns } from './row.js';
+import type { SpooledBody } from './spool-body.js';
+
+/**
+ * Named parameters of an `outputs` insert for one event and its spooled body.
+ *
+ * @example
+ * ```ts
+ * statements.insert.run(rowValues(event, spooled, Date.now(), newOutId()));
+ * ```
+ */
+export function rowValues(
+  event: OutputEvent,
+  spooled: SpooledBody,
+  now: number,
+  outId: string,
+): Record<string, unknown> {
+  const { producer } = event;
+  return {
+    out_id: outId,
+    owner_id: producer.ownerId,
+    run_id: producer.runId,
+    spawn_id: producer.spawnId,
+    agent: producer.agent ?? null,
+    idempotency_key: event.idempotencyKey,
+    name: event.name ?? null,
+    content_type: event.contentType ?? defaultContentType(event.content),
+    size_bytes: spooled.kind === 'inline' ? spooled.bytes.byteLength : spooled.sizeBytes,
+    sha256: spooled.sha256,
+    created_at: now,
+    expires_at: event.ttlMs === undefined ? null : now + event.ttlMs,
+    storage: spooled.kind === 'inline' ? 'inline' : 'file',
+    body: spooled.kind === 'inline' ? spooled.bytes : null,
+    labels: JSON.stringify(event.labels ?? {}),
+  };
+}
+
+/**
+ * Validates a raw `outputs` row; a row that does not fit the schema is a storage failure.
+ *
+ * @example
+ * ```ts
+ * const row = parseRow(statements.record.get(outId));
+ * ```
+ */
+export function parseRow(raw: unknown): OutputRow {
+  const parsed = outputRowSchema.safeParse(raw);
+  if (!parsed.success) throw new StorageFailureError(`corrupt output row: ${parsed.error.message}`);
+  return parsed.data;
+}
+
+/** The store's fixed prepared statements, by name. */
+export type Statements = Record<
+  | 'insert'
+  | 'insertUnlessKeyed'
+  | 'insertLabel'
+  | 'byKey'
+  | 'record'
+  | 'body'
+  | 'tombstoneOf'
+  | 'removeRow'
+  | 'removeLabels'
+  | 'tombstone'
+  | 'fileShaUsed'
+  | 'expired'
+  | 'byRun'
+  | 'totalBytes'
+  | 'oldestFirst',
+  Database.Statement
+>;
+
+/**
+ * Prepares every fixed statement of the store once.
+ *
+ * @example
+ * ```ts
+ * const statements = prepareStatements(db);
+ * ```
+ */
+export function prepareStatements(db: Database.Database): Statements {
+  return {
+    insert: db.prepare(
+      `INSERT INTO outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type, size_bytes,
+         sha256, created_at, expires_at, storage, body, labels)
+       VALUES (@out_id, @owner_id, @run_id, @spawn_id, @agent, @idempotency_key, @name, @content_type, @size_bytes,
+         @sha256, @created_at, @expires_at, @storage, @body, @labels)`,
+    ),
+    insertUnlessKeyed: db.prepare(
+      `INSERT INTO outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type, size_bytes,
+         sha256, created_at, expires_at, storage, body, labels)
+       VALUES (@out_id, @owner_id, @run_id, @spawn_id, @agent, @idempotency_key, @name, @content_type, @size_bytes,
+         @sha256, @created_at, @expires_at, @storage, @body, @labels)
+       ON CONFLICT (owner_id, idempotency_key) DO NOTHING`,
+    ),
+    insertLabel: db.prepare('INSERT INTO output_labels (key, value, out_id) VALUES (?, ?, ?)'),
+    byKey: db.prepare(
+      'SELECT out_id, sha256, expires_at FROM outputs WHERE owner_id = ? AND idempotency_key = ?',
+    ),
+    record: db.prepare(`SELECT ${recordColumns} FROM outputs WHERE out_id = ?`),
+    body: db.prepare('SELECT body FROM outputs WHERE out_id = ?'),
+    tombstoneOf: db.prepare('SELECT reason FROM tombstones WHERE out_id = ?'),
+    removeRow: db.prepare('DELETE FROM outputs WHERE out_id = ? RETURNING sha256, storage, size_bytes'),
+    removeLabels: db.prepare('DELETE FROM output_labels WHERE out_id = ?'),
+    tombstone: db.prepare('INSERT OR REPLACE INTO tombstones (out_id, reason, removed_at) VALUES (?, ?, ?)'),
+    fileShaUsed: db.prepare("SELECT 1 AS used FROM outputs WHERE sha256 = ? AND storage = 'file' LIMIT 1"),
+    expired: db.prepare('SELECT out_id FROM outputs WHERE expires_at <= ? OR created_at < ?'),
+    byRun: db.prepare('SELECT out_id FROM outputs WHERE run_id = ?'),
+    totalBytes: db.prepare('SELECT SUM(size_bytes) AS total FROM outputs'),
+    oldestFirst: db.prepare('SELECT out_id, size_bytes FROM outputs ORDER BY seq'),
+  };
+}

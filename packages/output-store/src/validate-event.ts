@@ -1,0 +1,93 @@
+import { InvalidOutputEventError } from './errors.js';
+import type { OutputEvent } from './types.js';
+
+const maxIdLength = 256;
+const maxLabels = 64;
+const contentTypePattern = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+(\s*;.*)?$/;
+
+function requireId(value: unknown, field: string, maxLength = maxIdLength): void {
+  if (typeof value !== 'string' || value.length === 0) {
+    throw new InvalidOutputEventError(field, 'must be a non-empty string');
+  }
+  if (value.length > maxLength)
+    throw new InvalidOutputEventError(field, `must be at most ${maxLength} characters`);
+}
+
+/**
+ * Checks an {@link OutputEvent} from an untyped caller and throws
+ * {@link InvalidOutputEventError} naming the first bad field.
+ *
+ * @example
+ * ```ts
+ * validateOutputEvent(event); // throws InvalidOutputEventError('producer.runId', 'must be a non-empty string')
+ * ```
+ */
+export function validateOutputEvent(event: OutputEvent): void {
+  if (typeof event !== 'object' || event === null)
+    throw new InvalidOutputEventError('event', 'must be an object');
+  const producer = event.producer as OutputEvent['producer'] | undefined;
+  if (typeof producer !== 'object' || producer === null) {
+    throw new InvalidOutputEventError('producer', 'must be an object');
+  }
+  requireId(producer.ownerId, 'producer.ownerId');
+  requireId(producer.runId, 'producer.runId');
+  requireId(producer.spawnId, 'producer.spawnId');
+  if (producer.agent !== undefined) requireId(producer.agent, 'producer.agent');
+  requireId(event.idempotencyKey, 'idempotencyKey', 512);
+  if (event.name !== undefined) requireId(event.name, 'name', 1024);
+  if (event.contentType !== undefined && !contentTypePattern.test(event.contentType)) {
+    throw new InvalidOutputEventError('contentType', 'must be a media type such as text/plain');
+  }
+  if (event.ttlMs !== undefined && (!Number.isSafeInteger(event.ttlMs) || event.ttlMs <= 0)) {
+    throw new InvalidOutputEventError('ttlMs', 'must be a positive integer');
+  }
+  validateLabels(event.labels);
+  validateContent(event.content);
+}
+
+function validateLabels(labels: OutputEvent['labels']): void {
+  if (labels === undefined) return;
+  if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) {
+    throw new InvalidOutputEventError('labels', 'must be an object of strings');
+  }
+  const entries = Object.entries(labels);
+  if (entries.length > maxLabels)
+    throw new InvalidOutputEventError('labels', `must have at most ${maxLabels} entries`);
+  for (const [key, value] of entries) {
+    requireId(key, 'labels key', 128);
+    if (typeof value !== 'string' || value.length > 1024) {
+      throw new InvalidOutputEventError(`labels.${key}`, 'must be a string of at most 1024 characters');
+    }
+  }
+}
+
+function validateContent(content: OutputEvent['content']): void {
+  if (typeof content !== 'object' || content === null)
+    throw new InvalidOutputEventError('content', 'must be an object');
+  switch (content.kind) {
+    case 'text':
+      if (typeof content.text !== 'string')
+        throw new InvalidOutputEventError('content.text', 'must be a string');
+      return;
+    case 'json':
+      if (content.value === undefined)
+        throw new InvalidOutputEventError('content.value', 'must be a JSON value');
+      return;
+    case 'bytes':
+      if (!(content.bytes instanceof Uint8Array))
+        throw new InvalidOutputEventError('content.bytes', 'must be a Uint8Array');
+      return;
+    case 'file':
+      if (typeof content.path !== 'string' || content.path.length === 0) {
+        throw new InvalidOutputEventError('content.path', 'must be a non-empty string');
+      }
+      return;
+    case 'stream':
+      if (typeof content.stream?.[Symbol.asyncIterator] !== 'function') {
+        throw new InvalidOutputEventError('content.stream', 'must be an async iterable of bytes');
+      }
+      return;
+    default:
+      throw new InvalidOutputEventError('content.kind', 'must be one of text, json, bytes, file, stream');
+  }
+}
