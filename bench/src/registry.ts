@@ -1,5 +1,6 @@
 import { channelsBenchmark } from './channels/index.js';
 import { contextResolverBenchmark } from './context-resolver/index.js';
+import { evidenceBenchmark } from './evidence/index.js';
 import { outputStoreBenchmark } from './output-store/index.js';
 import { stdioLimitsBenchmark } from './stdio-limits/index.js';
 /** A benchmark: runs its workload against a baseline and returns a printable report. */
@@ -13,5 +14,6 @@ export const benchmarks: Benchmark[] = [
   channelsBenchmark,
   stdioLimitsBenchmark,
   contextResolverBenchmark,
+  evidenceBenchmark,
   outputStoreBenchmark,
 ];

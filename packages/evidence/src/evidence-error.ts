@@ -1,7 +1,21 @@
 const marker = Symbol.for('@wharf/evidence/error');
 
-/** Stable machine-readable codes of {@link EvidenceError}. */
-export type EvidenceErrorCode = 'ARTIFACT_NOT_FOUND' | 'INVALID_ARTIFACT';
+/**
+ * Stable machine-readable codes of {@link EvidenceError}.
+ *
+ * @example
+ * ```ts
+ * const code: EvidenceErrorCode = 'OWNERSHIP_CONFLICT';
+ * ```
+ */
+export type EvidenceErrorCode =
+  | 'ARTIFACT_NOT_FOUND'
+  | 'INVALID_ARTIFACT'
+  | 'INVALID_ID'
+  | 'INVALID_RANGE'
+  | 'OWNERSHIP_CONFLICT'
+  | 'CORRUPT_ARTIFACT'
+  | 'INVALID_OPTIONS';
 
 /**
  * Base error of `@wharf/evidence`. Every error the package throws is one of these,

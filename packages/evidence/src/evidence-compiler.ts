@@ -1,0 +1,267 @@
+import type { ArtifactStore, ToolCallRecord, WorkerMetadata } from './artifact-store.js';
+import { EvidenceError } from './evidence-error.js';
+import {
+  entryEnd,
+  entryHeader,
+  entryHeaderReserve,
+  fullEntryCost,
+  isFailedCall,
+  NO_TOOL_CALLS,
+  OUTPUT_GONE,
+  omittedLine,
+  truncationMarker,
+  truncationMarkerReserve,
+  WORKER_FOOTER,
+  workerHeader,
+  workerHeaderReserve,
+} from './evidence-layout.js';
+import { mapConcurrent } from './map-concurrent.js';
+import { clampUtf8, completePrefixLength, decodeUtf8, leadingContinuationBytes, utf8Length } from './utf8.js';
+import { waterFill } from './water-fill.js';
+
+/**
+ * Default total evidence budget per compile, in UTF-8 bytes.
+ *
+ * @example
+ * ```ts
+ * await compiler.compile({ runId, ownerId, budgetBytes: DEFAULT_EVIDENCE_BUDGET_BYTES / 2 });
+ * ```
+ */
+export const DEFAULT_EVIDENCE_BUDGET_BYTES = 32_000;
+
+/**
+ * Options of {@link EvidenceCompiler.compile}.
+ *
+ * @example
+ * ```ts
+ * const options: CompileOptions = { runId: '48', ownerId: 'o1', budgetBytes: 16_000, jobIds: ['123'] };
+ * ```
+ */
+export interface CompileOptions {
+  runId: string;
+  ownerId: string;
+  /** Total UTF-8 bytes for all workers together (default 32 000). Never exceeded. */
+  budgetBytes?: number;
+  /** Only these jobs of the run (default: every worker of the run). */
+  jobIds?: readonly string[];
+}
+
+/**
+ * What one compile produced and what it cost.
+ *
+ * @example
+ * ```ts
+ * const report: CompileReport = await compiler.compileWithReport({ runId: '48', ownerId: 'o1' });
+ * console.log(report.bytesRead, report.bytesEmitted);
+ * ```
+ */
+export interface CompileReport {
+  /** Evidence text per job id, in job order. */
+  evidence: Map<string, string>;
+  /** Output bytes read from the artifact store. */
+  bytesRead: number;
+  /** UTF-8 bytes of all evidence texts together (≤ the budget). */
+  bytesEmitted: number;
+  /** Tool outputs shown (whole or cut) and left out. */
+  outputsShown: number;
+  outputsOmitted: number;
+}
+
+interface WorkerPlan {
+  worker: WorkerMetadata;
+  calls: ToolCallRecord[];
+  fixed: number;
+  demand: number;
+  failed: boolean;
+}
+
+const MIN_CONTENT_BYTES = 128;
+/** Below this much content an output shows its tail only. */
+const TAIL_ONLY_BELOW = 512;
+
+function byPriority(left: ToolCallRecord, right: ToolCallRecord): number {
+  return (
+    Number(isFailedCall(right)) - Number(isFailedCall(left)) ||
+    right.seq - left.seq ||
+    right.bytes - left.bytes
+  );
+}
+
+/**
+ * Turns a run's artifacts into evidence text under a byte budget, deterministically.
+ *
+ * Each worker gets a share of the budget (workers with failures weigh double; what a small
+ * worker does not need goes to the others). Within a worker, outputs are taken failures
+ * first, then most recent, then largest; an output over its share shows its head (up to
+ * 1 KB) and the rest of its share as tail, with a marker stating the cut byte offsets. Only
+ * the byte ranges shown are read, so the cost follows the budget, not the artifact sizes.
+ *
+ * @example
+ * ```ts
+ * const compiler = new EvidenceCompiler({ store });
+ * const evidence = await compiler.compile({ runId: '48', ownerId: 'o1', budgetBytes: 32_000 });
+ * for (const [jobId, text] of evidence) console.log(jobId, text);
+ * ```
+ */
+export class EvidenceCompiler {
+  readonly store: ArtifactStore;
+  readonly headBytes: number;
+
+  constructor(options: { store: ArtifactStore; headBytes?: number }) {
+    this.store = options.store;
+    this.headBytes = options.headBytes ?? 1024;
+  }
+
+  /** Evidence per job id for the run's workers (see {@link EvidenceCompiler}). */
+  async compile(options: CompileOptions): Promise<Map<string, string>> {
+    return (await this.compileWithReport(options)).evidence;
+  }
+
+  /** Like {@link EvidenceCompiler.compile}, with the bytes read and emitted. */
+  async compileWithReport(options: CompileOptions): Promise<CompileReport> {
+    const budget = options.budgetBytes ?? DEFAULT_EVIDENCE_BUDGET_BYTES;
+    if (!Number.isSafeInteger(budget) || budget < 0) {
+      throw new EvidenceError('INVALID_OPTIONS', `budgetBytes must be a non-negative integer; got ${budget}`);
+    }
+    let workers = await this.store.listWorkers({ ownerId: options.ownerId, runId: options.runId });
+    if (options.jobIds) {
+      const wanted = new Set(options.jobIds);
+      workers = workers.filter((worker) => wanted.has(worker.jobId));
+    }
+    const plans = await mapConcurrent(workers, 8, async (worker): Promise<WorkerPlan> => {
+      const calls = (await this.store.listToolCalls(worker.workerId)).sort(byPriority);
+      const fixed =
+        workerHeaderReserve(worker, calls.length) +
+        utf8Length(WORKER_FOOTER) +
+        Math.max(utf8Length(omittedLine(calls.length)), utf8Length(NO_TOOL_CALLS));
+      const demand = fixed + calls.reduce((sum, call) => sum + fullEntryCost(call), 0);
+      const failed = worker.status === 'failed' || calls.some(isFailedCall);
+      return { worker, calls, fixed, demand, failed };
+    });
+    const shares = waterFill(
+      plans.map((plan) => ({ demand: plan.demand, weight: plan.failed ? 2 : 1 })),
+      budget,
+    );
+    const report: CompileReport = {
+      evidence: new Map(),
+      bytesRead: 0,
+      bytesEmitted: 0,
+      outputsShown: 0,
+      outputsOmitted: 0,
+    };
+    for (const [index, plan] of plans.entries()) {
+      const share = shares[index] ?? 0;
+      const text = await this.#renderWorker(plan, { share, total: budget }, report);
+      report.evidence.set(plan.worker.jobId, text);
+      report.bytesEmitted += utf8Length(text);
+    }
+    return report;
+  }
+
+  async #renderWorker(
+    plan: WorkerPlan,
+    budget: { share: number; total: number },
+    report: CompileReport,
+  ): Promise<string> {
+    const { worker, calls } = plan;
+    const share = budget.share;
+    const available = share - plan.fixed;
+    if (available < 0) {
+      report.outputsOmitted += calls.length;
+      return clampUtf8(`[evidence for job ${worker.jobId} omitted: budget too small]`, share);
+    }
+    const allocations = this.#allocateEntries(calls, available);
+    const parts = await Promise.all(
+      allocations.map((allocation, index) => {
+        const call = calls[index];
+        return call ? this.#renderEntry(call, allocation, report) : '';
+      }),
+    );
+    const omitted = calls.length - allocations.length;
+    report.outputsShown += allocations.length;
+    report.outputsOmitted += omitted;
+    const body =
+      (calls.length === 0 ? NO_TOOL_CALLS : '') + parts.join('') + (omitted > 0 ? omittedLine(omitted) : '');
+    const outputs = { shown: allocations.length, total: calls.length };
+    const text = workerHeader(worker, budget, outputs) + body + WORKER_FOOTER;
+    return utf8Length(text) <= share ? text : clampUtf8(text, share);
+  }
+
+  /** Bytes for the first k outputs in priority order, k as large as keeps each useful. */
+  #allocateEntries(calls: readonly ToolCallRecord[], available: number): number[] {
+    const minimum = (call: ToolCallRecord) =>
+      Math.min(
+        fullEntryCost(call),
+        entryHeaderReserve(call, true) + truncationMarkerReserve(call) + MIN_CONTENT_BYTES + 2,
+      );
+    const minimums = calls.map(minimum);
+    const smallest = minimums.reduce((low, value) => Math.min(low, value), Number.POSITIVE_INFINITY);
+    let count = Math.min(calls.length, Math.floor(available / Math.max(1, smallest)));
+    while (count > 0) {
+      const chosen = calls.slice(0, count);
+      const allocation = waterFill(
+        chosen.map((call) => ({ demand: fullEntryCost(call), weight: isFailedCall(call) ? 2 : 1 })),
+        available,
+      );
+      if (chosen.every((_, index) => (allocation[index] ?? 0) >= (minimums[index] ?? 0))) return allocation;
+      count--;
+    }
+    return [];
+  }
+
+  async #renderEntry(call: ToolCallRecord, allocation: number, report: CompileReport): Promise<string> {
+    const workerId = call.artifactId.slice(0, call.artifactId.indexOf('/'));
+    if (allocation >= fullEntryCost(call)) {
+      const content = await this.#read(workerId, call, { offset: 0, length: call.bytes }, report);
+      const text = content === undefined ? OUTPUT_GONE : decodeUtf8(content);
+      return `${entryHeader(call)}${text}${entryEnd(text)}`;
+    }
+    const contentBytes = allocation - entryHeaderReserve(call, true) - truncationMarkerReserve(call) - 2;
+    const headLength =
+      contentBytes >= 2 * this.headBytes
+        ? this.headBytes
+        : contentBytes >= TAIL_ONLY_BELOW
+          ? Math.floor(contentBytes / 4)
+          : 0;
+    const tailLength = contentBytes - headLength;
+    const head =
+      headLength > 0
+        ? await this.#read(workerId, call, { offset: 0, length: headLength }, report)
+        : new Uint8Array();
+    const tail = await this.#read(
+      workerId,
+      call,
+      { offset: call.bytes - tailLength, length: tailLength },
+      report,
+    );
+    if (head === undefined || tail === undefined) return `${entryHeader(call)}${OUTPUT_GONE}\n\n`;
+    const headShown = head.subarray(0, completePrefixLength(head));
+    const tailShown = tail.subarray(leadingContinuationBytes(tail));
+    const cutFrom = headShown.length;
+    const cutTo = call.bytes - tailShown.length;
+    const tailText = decodeUtf8(tailShown);
+    return (
+      entryHeader(call, { head: headShown.length, tail: tailShown.length }) +
+      decodeUtf8(headShown) +
+      truncationMarker(cutFrom, cutTo) +
+      tailText +
+      entryEnd(tailText)
+    );
+  }
+
+  async #read(
+    workerId: string,
+    call: ToolCallRecord,
+    range: { offset: number; length: number },
+    report: CompileReport,
+  ): Promise<Uint8Array | undefined> {
+    try {
+      const bytes = await this.store.readToolOutput(workerId, call.seq, range);
+      report.bytesRead += bytes.length;
+      return bytes;
+    } catch (error) {
+      if (EvidenceError.isInstance(error) && error.code === 'ARTIFACT_NOT_FOUND') return undefined;
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import { type Tool, tool } from 'ai';
+import { checkEvidenceAccess } from './evidence-access.js';
+import type { EvidenceCompiler } from './evidence-compiler.js';
+import { parseArtifactId } from './ids.js';
+import {
+  type GetToolOutputInput,
+  type GetWorkerEvidenceInput,
+  getToolOutputInputSchema,
+  getWorkerEvidenceInputSchema,
+} from './schemas.js';
+import { completePrefixLength, decodeUtf8, leadingContinuationBytes } from './utf8.js';
+
+/**
+ * Options of {@link createEvidenceTools}.
+ *
+ * @example
+ * ```ts
+ * const options: EvidenceToolsOptions = { compiler, runId: '48', ownerId: 'o1', maxBudgetBytes: 32_000 };
+ * ```
+ */
+export interface EvidenceToolsOptions {
+  compiler: EvidenceCompiler;
+  /** The caller's run and owner: every lookup is confined to them. */
+  runId: string;
+  ownerId: string;
+  /** Budget of `get_worker_evidence` when the model gives none (default 16 000). */
+  defaultBudgetBytes?: number;
+  /** Largest budget the model may ask for (default 64 000). */
+  maxBudgetBytes?: number;
+  /** Most bytes one `get_tool_output` call returns (default 16 000). */
+  maxOutputBytes?: number;
+}
+
+/**
+ * The two pull tools, keyed by the names the model sees.
+ *
+ * @example
+ * ```ts
+ * const tools: EvidenceTools = createEvidenceTools({ compiler, runId: '48', ownerId: 'o1' });
+ * ```
+ */
+export type EvidenceTools = {
+  get_worker_evidence: Tool<GetWorkerEvidenceInput, string>;
+  get_tool_output: Tool<GetToolOutputInput, string>;
+};
+
+/**
+ * The pull alternative to mounting: two AI SDK tools the supervisor model calls when it
+ * wants evidence, so nothing inflates the context unless asked for.
+ *
+ * - `get_worker_evidence({ job_id, budget_bytes? })`: one worker's compiled evidence.
+ * - `get_tool_output({ artifact_id, offset?, length? })`: a byte range of one raw output.
+ *
+ * Both are confined to the caller's owner and run, refuse other owners' and runs' workers,
+ * and answer "evidence no longer available" for collected artifacts instead of throwing.
+ *
+ * @example
+ * ```ts
+ * const { text } = await generateText({
+ *   model,
+ *   tools: { ...createEvidenceTools({ compiler, runId: '48', ownerId: 'o1' }) },
+ *   messages: history,
+ * });
+ * ```
+ */
+export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTools {
+  const maxBudget = options.maxBudgetBytes ?? 64_000;
+  const defaultBudget = Math.min(options.defaultBudgetBytes ?? 16_000, maxBudget);
+  const maxOutput = options.maxOutputBytes ?? 16_000;
+  const scope = { runId: options.runId, ownerId: options.ownerId, store: options.compiler.store };
+
+  const getWorkerEvidence = tool({
+    description:
+      'Fetch the recorded tool outputs of a worker of this run (failures first, cut to a byte budget). ' +
+      'Use the job_id (and worker_id) from the [EVIDENCE:...] marker of its result.',
+    inputSchema: getWorkerEvidenceInputSchema,
+    execute: async (input) => {
+      let workerId = input.worker_id;
+      if (workerId === undefined) {
+        const workers = await scope.store.listWorkers({ ownerId: scope.ownerId, runId: scope.runId });
+        workerId = workers.find((worker) => worker.jobId === input.job_id)?.workerId;
+        if (workerId === undefined) return `[evidence no longer available for job ${input.job_id}]`;
+      }
+      const access = await checkEvidenceAccess({ runId: input.run_id, jobId: input.job_id, workerId }, scope);
+      if (access.outcome === 'refused') return `[evidence refused for job ${input.job_id}: ${access.reason}]`;
+      if (access.outcome === 'unavailable') return `[evidence no longer available for job ${input.job_id}]`;
+      const budgetBytes = Math.min(input.budget_bytes ?? defaultBudget, maxBudget);
+      const evidence = await options.compiler.compile({ ...scope, budgetBytes, jobIds: [input.job_id] });
+      return evidence.get(input.job_id) ?? `[evidence no longer available for job ${input.job_id}]`;
+    },
+  });
+
+  const getToolOutput = tool({
+    description:
+      'Read a byte range of one raw tool output of a worker of this run, by the artifact id shown in its ' +
+      `evidence (e.g. w1/tool_calls/002_ssh_exec.txt). Returns at most ${maxOutput} bytes per call.`,
+    inputSchema: getToolOutputInputSchema,
+    execute: async (input) => {
+      const parsed = parseArtifactId(input.artifact_id);
+      if (!parsed)
+        return `[invalid artifact id ${JSON.stringify(input.artifact_id)}: expected <worker>/tool_calls/NNN_<tool>.txt]`;
+      const worker = await scope.store.getWorker(parsed.workerId).catch(() => undefined);
+      const gone = `[evidence no longer available for ${input.artifact_id}]`;
+      if (!worker) return gone;
+      const access = await checkEvidenceAccess({ jobId: worker.jobId, workerId: worker.workerId }, scope);
+      if (access.outcome === 'refused')
+        return `[evidence refused for ${input.artifact_id}: ${access.reason}]`;
+      if (access.outcome === 'unavailable') return gone;
+      const record = (await scope.store.listToolCalls(parsed.workerId)).find(
+        (call) => call.seq === parsed.seq,
+      );
+      if (!record || record.artifactId !== input.artifact_id.trim()) return gone;
+      const offset = Math.min(input.offset ?? 0, record.bytes);
+      const length = Math.min(input.length ?? maxOutput, maxOutput);
+      let bytes: Uint8Array;
+      try {
+        bytes = await scope.store.readToolOutput(parsed.workerId, parsed.seq, { offset, length });
+      } catch {
+        return gone;
+      }
+      const skip = offset > 0 ? leadingContinuationBytes(bytes) : 0;
+      const end = offset + bytes.length < record.bytes ? completePrefixLength(bytes) : bytes.length;
+      const shown = bytes.subarray(skip, Math.max(skip, end));
+      const from = offset + skip;
+      const to = from + shown.length;
+      const more = to < record.bytes ? `; call again with offset=${to} for more` : '';
+      const exit = record.exitCode === null ? '' : `, exit=${record.exitCode}`;
+      return `${record.artifactId} bytes ${from}-${to} of ${record.bytes}${exit}${more}:\n${decodeUtf8(shown)}`;
+    },
+  });
+
+  return { get_worker_evidence: getWorkerEvidence, get_tool_output: getToolOutput };
+}

@@ -1,0 +1,21 @@
+/**
+ * Human-readable size: `523 B`, `45KB`, `1.5MB`, `100MB` (powers of 1024, one decimal
+ * below ten).
+ *
+ * @example
+ * ```ts
+ * formatBytes(46080); // '45KB'
+ * ```
+ */
+export function formatBytes(bytes: number): string {
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  if (bytes < 1024) return `${bytes} B`;
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const text = value < 10 ? value.toFixed(1).replace(/\.0$/, '') : Math.round(value).toString();
+  return `${text}${units[unit]}`;
+}

@@ -1,0 +1,101 @@
+import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { FsArtifactStore } from './fs-artifact-store.js';
+import { describeArtifactStoreContract } from './testing/artifact-store-contract.js';
+
+describeArtifactStoreContract('FsArtifactStore', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'wharf-evidence-fs-'));
+  const store = new FsArtifactStore({ root });
+  return {
+    store,
+    bytesRead: () => store.bytesRead,
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+});
+
+describe('FsArtifactStore layout', () => {
+  let root = '';
+  afterEach(async () => {
+    await rm(root, { recursive: true, force: true });
+  });
+
+  it('writes the documented directory layout and leaves no temporary files', async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-layout-'));
+    const store = new FsArtifactStore({ root });
+    await store.putWorker({
+      workerId: 'abc-123',
+      jobId: '123',
+      runId: '48',
+      ownerId: 'o1',
+      status: 'succeeded',
+      startedAt: '2026-01-18T10:00:00.000Z',
+    });
+    await store.putResult('abc-123', '');
+    await store.putThread('abc-123', [{ role: 'user', content: 'go' }]);
+    await store.putToolCall(
+      'abc-123',
+      { seq: 1, toolName: 'ssh_exec', exitCode: 0, durationMs: 234, startedAt: 'a', endedAt: 'b' },
+      'Filesystem Size\n',
+    );
+    const directory = join(root, 'workers', 'abc-123');
+    expect((await readdir(directory)).sort()).toEqual([
+      'metadata.json',
+      'result.txt',
+      'thread.jsonl',
+      'tool_calls',
+    ]);
+    expect((await readdir(join(directory, 'tool_calls'))).sort()).toEqual([
+      '001_ssh_exec.json',
+      '001_ssh_exec.txt',
+    ]);
+    expect(await readFile(join(directory, 'tool_calls', '001_ssh_exec.txt'), 'utf8')).toBe(
+      'Filesystem Size\n',
+    );
+    expect(await readFile(join(directory, 'thread.jsonl'), 'utf8')).toBe('{"role":"user","content":"go"}\n');
+    expect(await readdir(join(root, 'runs', 'o1', '48'))).toEqual(['abc-123']);
+  });
+
+  it('reads the tail of a sparse 1 GB output by positioned reads only', async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-sparse-'));
+    const store = new FsArtifactStore({ root });
+    await store.putWorker({
+      workerId: 'w',
+      jobId: '1',
+      runId: 'r',
+      ownerId: 'o',
+      status: 'succeeded',
+      startedAt: 't',
+    });
+    const capture = join(root, 'capture.log');
+    await writeFile(capture, 'head line\n');
+    await truncate(capture, 1024 ** 3);
+    const record = await store.putToolCall(
+      'w',
+      { seq: 1, toolName: 'build', exitCode: 1, durationMs: 1, startedAt: 'a', endedAt: 'b' },
+      { filePath: capture },
+    );
+    expect(record.bytes).toBe(1024 ** 3);
+    await expect(stat(capture)).rejects.toThrow();
+    const tail = await store.readToolOutput('w', 1, { offset: 1024 ** 3 - 10, length: 10 });
+    expect(tail).toEqual(new Uint8Array(10));
+    expect(store.bytesRead).toBe(10);
+  });
+
+  it('reports a corrupt metadata file as CORRUPT_ARTIFACT naming the file', async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-corrupt-'));
+    const store = new FsArtifactStore({ root });
+    await store.putWorker({
+      workerId: 'w',
+      jobId: '1',
+      runId: 'r',
+      ownerId: 'o',
+      status: 'running',
+      startedAt: 't',
+    });
+    await writeFile(join(root, 'workers', 'w', 'metadata.json'), '{"workerId": ');
+    await expect(store.getWorker('w')).rejects.toMatchObject({ code: 'CORRUPT_ARTIFACT' });
+    await expect(store.getWorker('w')).rejects.toThrow('w/metadata.json');
+  });
+});

@@ -1,0 +1,304 @@
+import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type {
+  ArtifactStore,
+  ByteRange,
+  ToolCallInput,
+  ToolCallRecord,
+  ToolOutputSource,
+  WorkerMetadata,
+} from './artifact-store.js';
+import { moveFileAtomic, writeFileAtomic } from './atomic-write.js';
+import { EvidenceError } from './evidence-error.js';
+import { assertId, compareIds, formatArtifactId, toolOutputFileName } from './ids.js';
+import { mapConcurrent } from './map-concurrent.js';
+import { checkRange } from './range.js';
+import {
+  parseOrThrow,
+  parseStoredJson,
+  toolCallInputSchema,
+  toolCallRecordSchema,
+  workerMetadataSchema,
+} from './schemas.js';
+import { parseThread, serializeThread } from './thread-jsonl.js';
+
+const RECORD_FILE = /^(\d{3,})_.+\.json$/;
+/** Small metadata files read at once. */
+const READ_CONCURRENCY = 16;
+
+function isMissing(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOENT' || code === 'ENOTDIR';
+}
+
+async function readOptional(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, 'utf8');
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+async function listOptional(path: string): Promise<string[]> {
+  try {
+    return await readdir(path);
+  } catch (error) {
+    if (isMissing(error)) return [];
+    throw error;
+  }
+}
+
+/**
+ * {@link ArtifactStore} on the local file system, one directory per worker:
+ *
+ * ```
+ * <root>/workers/<workerId>/metadata.json
+ *                          /result.txt
+ *                          /thread.jsonl
+ *                          /tool_calls/001_ssh_exec.txt   raw output
+ *                          /tool_calls/001_ssh_exec.json  execution metadata
+ * <root>/runs/<ownerId>/<runId>/<workerId>                run index entry
+ * ```
+ *
+ * Every file is written to a temporary name and renamed into place. Byte-range reads use
+ * positioned reads on an open handle; {@link FsArtifactStore.bytesRead} counts the output
+ * bytes actually read from disk.
+ *
+ * @example
+ * ```ts
+ * const store = new FsArtifactStore({ root: '/data/wharf-evidence' });
+ * await store.putWorker({ workerId: 'abc-123', jobId: '123', runId: '48', ownerId: 'o1',
+ *   status: 'running', startedAt: new Date().toISOString() });
+ * ```
+ */
+export class FsArtifactStore implements ArtifactStore {
+  readonly root: string;
+  #bytesRead = 0;
+  /** Output file name per `<workerId>/<seq>`, learnt from listings; verified by opening. */
+  readonly #fileNames = new Map<string, string>();
+
+  constructor(options: { root: string }) {
+    this.root = options.root;
+  }
+
+  /** Output bytes read from disk by {@link FsArtifactStore.readToolOutput} so far. */
+  get bytesRead(): number {
+    return this.#bytesRead;
+  }
+
+  #workerDirectory(workerId: string): string {
+    assertId('workerId', workerId);
+    return join(this.root, 'workers', workerId);
+  }
+
+  #runDirectory(ownerId: string, runId: string): string {
+    assertId('ownerId', ownerId);
+    assertId('runId', runId);
+    return join(this.root, 'runs', ownerId, runId);
+  }
+
+  async #requireWorker(workerId: string): Promise<WorkerMetadata> {
+    const worker = await this.getWorker(workerId);
+    if (!worker) throw new EvidenceError('ARTIFACT_NOT_FOUND', `worker ${workerId} does not exist`);
+    return worker;
+  }
+
+  async putWorker(metadata: WorkerMetadata): Promise<void> {
+    const parsed = parseOrThrow(workerMetadataSchema, metadata, {
+      code: 'INVALID_ARTIFACT',
+      what: 'worker metadata',
+    }) as WorkerMetadata;
+    const existing = await this.getWorker(parsed.workerId);
+    if (existing) {
+      for (const field of ['ownerId', 'runId', 'jobId'] as const) {
+        if (existing[field] !== parsed[field]) {
+          throw new EvidenceError(
+            'OWNERSHIP_CONFLICT',
+            `worker ${parsed.workerId} already has ${field} ${existing[field]}; it cannot become ${parsed[field]}`,
+          );
+        }
+      }
+    } else {
+      const siblings = await this.listWorkers({ ownerId: parsed.ownerId, runId: parsed.runId });
+      const clash = siblings.find((worker) => worker.jobId === parsed.jobId);
+      if (clash) {
+        throw new EvidenceError(
+          'OWNERSHIP_CONFLICT',
+          `job ${parsed.jobId} of run ${parsed.runId} already belongs to worker ${clash.workerId}`,
+        );
+      }
+    }
+    const directory = this.#workerDirectory(parsed.workerId);
+    await writeFileAtomic(join(directory, 'metadata.json'), `${JSON.stringify(parsed, null, 2)}\n`);
+    await writeFileAtomic(join(this.#runDirectory(parsed.ownerId, parsed.runId), parsed.workerId), '');
+  }
+
+  async getWorker(workerId: string): Promise<WorkerMetadata | undefined> {
+    const text = await readOptional(join(this.#workerDirectory(workerId), 'metadata.json'));
+    if (text === undefined) return undefined;
+    return parseStoredJson(workerMetadataSchema, text, `${workerId}/metadata.json`) as WorkerMetadata;
+  }
+
+  async listWorkers(scope: { ownerId: string; runId: string }): Promise<WorkerMetadata[]> {
+    const entries = await listOptional(this.#runDirectory(scope.ownerId, scope.runId));
+    const found = await mapConcurrent(
+      entries.filter((entry) => !entry.endsWith('.tmp')),
+      READ_CONCURRENCY,
+      (entry) => this.getWorker(entry),
+    );
+    const workers = found.filter(
+      (worker): worker is WorkerMetadata =>
+        worker !== undefined && worker.ownerId === scope.ownerId && worker.runId === scope.runId,
+    );
+    return workers.sort(
+      (left, right) => compareIds(left.jobId, right.jobId) || compareIds(left.workerId, right.workerId),
+    );
+  }
+
+  async putResult(workerId: string, text: string): Promise<void> {
+    await this.#requireWorker(workerId);
+    if (typeof text !== 'string') throw new EvidenceError('INVALID_ARTIFACT', 'result must be a string');
+    await writeFileAtomic(join(this.#workerDirectory(workerId), 'result.txt'), text);
+  }
+
+  async getResult(workerId: string): Promise<string | undefined> {
+    return readOptional(join(this.#workerDirectory(workerId), 'result.txt'));
+  }
+
+  async putThread(workerId: string, entries: readonly unknown[]): Promise<void> {
+    await this.#requireWorker(workerId);
+    await writeFileAtomic(join(this.#workerDirectory(workerId), 'thread.jsonl'), serializeThread(entries));
+  }
+
+  async getThread(workerId: string): Promise<unknown[] | undefined> {
+    const text = await readOptional(join(this.#workerDirectory(workerId), 'thread.jsonl'));
+    if (text === undefined) return undefined;
+    return parseThread(text, `${workerId}/thread.jsonl`);
+  }
+
+  async putToolCall(
+    workerId: string,
+    call: ToolCallInput,
+    output: ToolOutputSource,
+  ): Promise<ToolCallRecord> {
+    const input = parseOrThrow(toolCallInputSchema, call, { code: 'INVALID_ARTIFACT', what: 'tool call' });
+    await this.#requireWorker(workerId);
+    const toolDirectory = join(this.#workerDirectory(workerId), 'tool_calls');
+    const fileName = toolOutputFileName(input.seq, input.toolName);
+    const outputPath = join(toolDirectory, fileName);
+    if (typeof output === 'string' || output instanceof Uint8Array) await writeFileAtomic(outputPath, output);
+    else if (output && typeof output.filePath === 'string') {
+      await moveFileAtomic(output.filePath, outputPath).catch((error: unknown) => {
+        if (!isMissing(error)) throw error;
+        throw new EvidenceError('INVALID_ARTIFACT', `output.filePath ${output.filePath} does not exist`, {
+          cause: error,
+        });
+      });
+    } else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
+    const bytes = (await stat(outputPath)).size;
+    const record: ToolCallRecord = {
+      seq: input.seq,
+      toolName: input.toolName,
+      exitCode: input.exitCode,
+      durationMs: input.durationMs,
+      stderrBytes: input.stderrBytes ?? 0,
+      startedAt: input.startedAt,
+      endedAt: input.endedAt,
+      bytes,
+      artifactId: formatArtifactId(workerId, input.seq, input.toolName),
+    };
+    const recordName = fileName.replace(/\.txt$/, '.json');
+    this.#fileNames.set(`${workerId}/${input.seq}`, fileName);
+    await writeFileAtomic(join(toolDirectory, recordName), `${JSON.stringify(record)}\n`);
+    const prefix = `${String(input.seq).padStart(3, '0')}_`;
+    for (const entry of await listOptional(toolDirectory)) {
+      if (entry.startsWith(prefix) && entry !== fileName && entry !== recordName && !entry.endsWith('.tmp')) {
+        await rm(join(toolDirectory, entry), { force: true });
+      }
+    }
+    return record;
+  }
+
+  async listToolCalls(workerId: string): Promise<ToolCallRecord[]> {
+    const toolDirectory = join(this.#workerDirectory(workerId), 'tool_calls');
+    const entries = (await listOptional(toolDirectory)).filter((entry) => RECORD_FILE.test(entry));
+    const found = await mapConcurrent(entries, READ_CONCURRENCY, async (entry) => {
+      const text = await readOptional(join(toolDirectory, entry));
+      if (text === undefined) return undefined;
+      const record = parseStoredJson(
+        toolCallRecordSchema,
+        text,
+        `${workerId}/tool_calls/${entry}`,
+      ) as ToolCallRecord;
+      this.#fileNames.set(`${workerId}/${record.seq}`, entry.replace(/\.json$/, '.txt'));
+      return record;
+    });
+    const records = found.filter((record): record is ToolCallRecord => record !== undefined);
+    return records.sort((left, right) => left.seq - right.seq);
+  }
+
+  async readToolOutput(workerId: string, seq: number, range?: ByteRange): Promise<Uint8Array> {
+    if (range) checkRange(range);
+    const handle = await this.#openOutput(workerId, seq);
+    try {
+      const size = (await handle.stat()).size;
+      const offset = Math.min(range?.offset ?? 0, size);
+      const length = Math.min(range ? range.length : size, size - offset);
+      const buffer = new Uint8Array(length);
+      let filled = 0;
+      while (filled < length) {
+        const { bytesRead } = await handle.read(buffer, filled, length - filled, offset + filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      this.#bytesRead += filled;
+      return filled === length ? buffer : buffer.subarray(0, filled);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async #openOutput(workerId: string, seq: number): Promise<Awaited<ReturnType<typeof open>>> {
+    const toolDirectory = join(this.#workerDirectory(workerId), 'tool_calls');
+    const key = `${workerId}/${seq}`;
+    const missing = (cause?: unknown) =>
+      new EvidenceError('ARTIFACT_NOT_FOUND', `tool call ${seq} of worker ${workerId} does not exist`, {
+        cause,
+      });
+    const cached = this.#fileNames.get(key);
+    if (cached) {
+      try {
+        return await open(join(toolDirectory, cached), 'r');
+      } catch (error) {
+        if (!isMissing(error)) throw error;
+        this.#fileNames.delete(key);
+      }
+    }
+    const prefix = `${String(seq).padStart(3, '0')}_`;
+    const name = (await listOptional(toolDirectory)).find(
+      (entry) => entry.startsWith(prefix) && entry.endsWith('.txt'),
+    );
+    if (!name) throw missing();
+    try {
+      const handle = await open(join(toolDirectory, name), 'r');
+      this.#fileNames.set(key, name);
+      return handle;
+    } catch (error) {
+      if (isMissing(error)) throw missing(error);
+      throw error;
+    }
+  }
+
+  async deleteWorker(workerId: string): Promise<boolean> {
+    const worker = await this.getWorker(workerId).catch(() => undefined);
+    const directory = this.#workerDirectory(workerId);
+    const existed = await stat(directory).then(
+      () => true,
+      () => false,
+    );
+    if (worker) await rm(join(this.#runDirectory(worker.ownerId, worker.runId), workerId), { force: true });
+    await rm(directory, { recursive: true, force: true });
+    return existed;
+  }
+}

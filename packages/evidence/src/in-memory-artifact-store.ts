@@ -1,0 +1,179 @@
+import { readFile, rm } from 'node:fs/promises';
+import type {
+  ArtifactStore,
+  ByteRange,
+  ToolCallInput,
+  ToolCallRecord,
+  ToolOutputSource,
+  WorkerMetadata,
+} from './artifact-store.js';
+import { EvidenceError } from './evidence-error.js';
+import { assertId, compareIds, formatArtifactId } from './ids.js';
+import { checkRange } from './range.js';
+import { parseOrThrow, toolCallInputSchema, workerMetadataSchema } from './schemas.js';
+import { parseThread, serializeThread } from './thread-jsonl.js';
+import { encodeUtf8 } from './utf8.js';
+
+interface WorkerEntry {
+  metadata: WorkerMetadata;
+  result?: string;
+  thread?: string;
+  calls: Map<number, { record: ToolCallRecord; output: Uint8Array }>;
+}
+
+/**
+ * {@link ArtifactStore} in process memory: for tests, and for a supervisor and its workers
+ * that share one process. Values are copied in and out, so callers cannot change what is
+ * stored. {@link InMemoryArtifactStore.bytesRead} counts output bytes handed out.
+ *
+ * @example
+ * ```ts
+ * const store = new InMemoryArtifactStore();
+ * const compiler = new EvidenceCompiler({ store });
+ * ```
+ */
+export class InMemoryArtifactStore implements ArtifactStore {
+  readonly #workers = new Map<string, WorkerEntry>();
+  #bytesRead = 0;
+
+  /** Output bytes returned by {@link InMemoryArtifactStore.readToolOutput} so far. */
+  get bytesRead(): number {
+    return this.#bytesRead;
+  }
+
+  #entry(workerId: string): WorkerEntry | undefined {
+    assertId('workerId', workerId);
+    return this.#workers.get(workerId);
+  }
+
+  #require(workerId: string): WorkerEntry {
+    const entry = this.#entry(workerId);
+    if (!entry) throw new EvidenceError('ARTIFACT_NOT_FOUND', `worker ${workerId} does not exist`);
+    return entry;
+  }
+
+  async putWorker(metadata: WorkerMetadata): Promise<void> {
+    const parsed = parseOrThrow(workerMetadataSchema, metadata, {
+      code: 'INVALID_ARTIFACT',
+      what: 'worker metadata',
+    }) as WorkerMetadata;
+    const existing = this.#workers.get(parsed.workerId);
+    if (existing) {
+      for (const field of ['ownerId', 'runId', 'jobId'] as const) {
+        if (existing.metadata[field] !== parsed[field]) {
+          throw new EvidenceError(
+            'OWNERSHIP_CONFLICT',
+            `worker ${parsed.workerId} already has ${field} ${existing.metadata[field]}; it cannot become ${parsed[field]}`,
+          );
+        }
+      }
+      existing.metadata = structuredClone(parsed);
+      return;
+    }
+    for (const entry of this.#workers.values()) {
+      const other = entry.metadata;
+      if (other.ownerId === parsed.ownerId && other.runId === parsed.runId && other.jobId === parsed.jobId) {
+        throw new EvidenceError(
+          'OWNERSHIP_CONFLICT',
+          `job ${parsed.jobId} of run ${parsed.runId} already belongs to worker ${other.workerId}`,
+        );
+      }
+    }
+    this.#workers.set(parsed.workerId, { metadata: structuredClone(parsed), calls: new Map() });
+  }
+
+  async getWorker(workerId: string): Promise<WorkerMetadata | undefined> {
+    const entry = this.#entry(workerId);
+    return entry ? structuredClone(entry.metadata) : undefined;
+  }
+
+  async listWorkers(scope: { ownerId: string; runId: string }): Promise<WorkerMetadata[]> {
+    assertId('ownerId', scope.ownerId);
+    assertId('runId', scope.runId);
+    return [...this.#workers.values()]
+      .map((entry) => entry.metadata)
+      .filter((metadata) => metadata.ownerId === scope.ownerId && metadata.runId === scope.runId)
+      .sort((left, right) => compareIds(left.jobId, right.jobId) || compareIds(left.workerId, right.workerId))
+      .map((metadata) => structuredClone(metadata));
+  }
+
+  async putResult(workerId: string, text: string): Promise<void> {
+    const entry = this.#require(workerId);
+    if (typeof text !== 'string') throw new EvidenceError('INVALID_ARTIFACT', 'result must be a string');
+    entry.result = text;
+  }
+
+  async getResult(workerId: string): Promise<string | undefined> {
+    return this.#entry(workerId)?.result;
+  }
+
+  async putThread(workerId: string, entries: readonly unknown[]): Promise<void> {
+    const entry = this.#require(workerId);
+    entry.thread = serializeThread(entries);
+  }
+
+  async getThread(workerId: string): Promise<unknown[] | undefined> {
+    const thread = this.#entry(workerId)?.thread;
+    return thread === undefined ? undefined : parseThread(thread, `${workerId}/thread.jsonl`);
+  }
+
+  async putToolCall(
+    workerId: string,
+    call: ToolCallInput,
+    output: ToolOutputSource,
+  ): Promise<ToolCallRecord> {
+    const input = parseOrThrow(toolCallInputSchema, call, { code: 'INVALID_ARTIFACT', what: 'tool call' });
+    const entry = this.#require(workerId);
+    let bytes: Uint8Array;
+    if (typeof output === 'string') bytes = encodeUtf8(output);
+    else if (output instanceof Uint8Array) bytes = output.slice();
+    else if (output && typeof output.filePath === 'string') {
+      const path = output.filePath;
+      bytes = new Uint8Array(
+        await readFile(path).catch((error: unknown) => {
+          throw new EvidenceError('INVALID_ARTIFACT', `output.filePath ${path} cannot be read`, {
+            cause: error,
+          });
+        }),
+      );
+      await rm(output.filePath, { force: true });
+    } else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
+    const record: ToolCallRecord = {
+      seq: input.seq,
+      toolName: input.toolName,
+      exitCode: input.exitCode,
+      durationMs: input.durationMs,
+      stderrBytes: input.stderrBytes ?? 0,
+      startedAt: input.startedAt,
+      endedAt: input.endedAt,
+      bytes: bytes.length,
+      artifactId: formatArtifactId(workerId, input.seq, input.toolName),
+    };
+    entry.calls.set(input.seq, { record, output: bytes });
+    return { ...record };
+  }
+
+  async listToolCalls(workerId: string): Promise<ToolCallRecord[]> {
+    const entry = this.#entry(workerId);
+    if (!entry) return [];
+    return [...entry.calls.values()]
+      .map((call) => ({ ...call.record }))
+      .sort((left, right) => left.seq - right.seq);
+  }
+
+  async readToolOutput(workerId: string, seq: number, range?: ByteRange): Promise<Uint8Array> {
+    if (range) checkRange(range);
+    const call = this.#entry(workerId)?.calls.get(seq);
+    if (!call)
+      throw new EvidenceError('ARTIFACT_NOT_FOUND', `tool call ${seq} of worker ${workerId} does not exist`);
+    const start = Math.min(range?.offset ?? 0, call.output.length);
+    const end = range ? Math.min(start + range.length, call.output.length) : call.output.length;
+    this.#bytesRead += end - start;
+    return call.output.slice(start, end);
+  }
+
+  async deleteWorker(workerId: string): Promise<boolean> {
+    this.#entry(workerId);
+    return this.#workers.delete(workerId);
+  }
+}

@@ -1,0 +1,157 @@
+import { checkEvidenceAccess } from './evidence-access.js';
+import type { EvidenceCompiler } from './evidence-compiler.js';
+import {
+  type FoundEvidenceMarker,
+  type MalformedEvidenceMarker,
+  parseEvidenceMarkers,
+} from './evidence-marker.js';
+import { type MountableMessage, rewriteMessageTexts } from './message-text.js';
+
+/**
+ * Options of {@link mountEvidence} and the evidence middleware.
+ *
+ * @example
+ * ```ts
+ * const options: MountEvidenceOptions = { compiler, runId: '48', ownerId: 'o1', budgetBytes: 32_000 };
+ * ```
+ */
+export interface MountEvidenceOptions {
+  compiler: EvidenceCompiler;
+  /** The supervisor's run: markers of other runs are refused. */
+  runId: string;
+  /** The supervisor's owner: workers of other owners are refused. */
+  ownerId: string;
+  /** Total bytes of evidence mounted per call, shared by all markers (default 32 000). */
+  budgetBytes?: number;
+}
+
+/**
+ * How one marker was handled.
+ *
+ * @example
+ * ```ts
+ * const refused = result.markers.filter((marker: MountedMarker) => marker.outcome === 'refused');
+ * ```
+ */
+export interface MountedMarker {
+  jobId: string;
+  workerId: string;
+  outcome: 'mounted' | 'refused' | 'unavailable';
+  /** Why a marker was refused or unavailable. */
+  reason?: string;
+}
+
+/**
+ * Result of {@link mountEvidence}.
+ *
+ * @example
+ * ```ts
+ * const result: MountResult<ModelMessage> = await mountEvidence(history, options);
+ * ```
+ */
+export interface MountResult<TMessage> {
+  /** The messages to send to the model: copies where evidence was mounted, originals elsewhere. */
+  messages: TMessage[];
+  markers: MountedMarker[];
+  malformed: MalformedEvidenceMarker[];
+}
+
+function keyOf(marker: FoundEvidenceMarker): string {
+  return `${marker.runId}\u0000${marker.jobId}\u0000${marker.workerId}`;
+}
+
+/**
+ * Expands `[EVIDENCE:…]` markers in tool, assistant and user messages into compiled worker
+ * evidence, for any chat stack. Ownership is checked first: a marker of another run, another
+ * owner's worker, or a job id that does not match its worker becomes a refusal line; a worker
+ * whose artifacts are gone becomes "evidence no longer available". Nothing throws for a bad
+ * marker or unreadable artifacts (the marker then reads as unavailable), and the given array
+ * and messages are never mutated.
+ *
+ * Each job is expanded once, where its marker first appears; all expansions together stay
+ * within `budgetBytes`.
+ *
+ * @example
+ * ```ts
+ * const { messages } = await mountEvidence(history, { compiler, runId: '48', ownerId: 'o1' });
+ * await callModel(messages); // send the mounted copy; keep persisting `history` itself
+ * ```
+ */
+export async function mountEvidence<TMessage extends MountableMessage>(
+  messages: readonly TMessage[],
+  options: MountEvidenceOptions,
+): Promise<MountResult<TMessage>> {
+  const found = new Map<string, FoundEvidenceMarker>();
+  const malformed: MalformedEvidenceMarker[] = [];
+  for (const message of messages) {
+    rewriteMessageTexts(message, (text) => {
+      const parsed = parseEvidenceMarkers(text);
+      for (const marker of parsed.markers) if (!found.has(keyOf(marker))) found.set(keyOf(marker), marker);
+      malformed.push(...parsed.malformed);
+      return text;
+    });
+  }
+  if (found.size === 0) return { messages: [...messages], markers: [], malformed };
+
+  const outcomes = new Map<string, MountedMarker>();
+  for (const [key, marker] of found) {
+    const access = await checkEvidenceAccess(marker, { ...options, store: options.compiler.store });
+    const base = { jobId: marker.jobId, workerId: marker.workerId };
+    outcomes.set(
+      key,
+      access.outcome === 'allowed' ? { ...base, outcome: 'mounted' } : { ...base, ...access },
+    );
+  }
+  const mountable = [...outcomes.values()].filter((outcome) => outcome.outcome === 'mounted');
+  let evidence = new Map<string, string>();
+  let failure: string | undefined;
+  if (mountable.length > 0) {
+    try {
+      evidence = await options.compiler.compile({
+        runId: options.runId,
+        ownerId: options.ownerId,
+        jobIds: mountable.map((outcome) => outcome.jobId),
+        ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }),
+      });
+    } catch (error) {
+      failure = `evidence could not be read: ${error instanceof Error ? error.message : String(error)}`;
+    }
+  }
+
+  for (const outcome of mountable) {
+    if (!evidence.has(outcome.jobId)) {
+      outcome.outcome = 'unavailable';
+      outcome.reason = failure ?? 'the worker was collected while evidence was compiled';
+    }
+  }
+  const expanded = new Set<string>();
+  const expand = (text: string): string => {
+    const { markers } = parseEvidenceMarkers(text);
+    if (markers.length === 0) return text;
+    let output = '';
+    let position = 0;
+    for (const marker of markers) {
+      const key = keyOf(marker);
+      const outcome = outcomes.get(key);
+      output += text.slice(position, marker.end);
+      position = marker.end;
+      if (!outcome) continue;
+      if (outcome.outcome === 'refused') {
+        output += `\n[evidence refused for job ${marker.jobId}: ${outcome.reason}]`;
+      } else if (outcome.outcome === 'unavailable' || !evidence.has(marker.jobId)) {
+        output += `\n[evidence no longer available for job ${marker.jobId}]`;
+      } else if (expanded.has(key)) {
+        output += ` (evidence for job ${marker.jobId} is mounted above)`;
+      } else {
+        expanded.add(key);
+        output += `\n\n${evidence.get(marker.jobId) ?? ''}\n`;
+      }
+    }
+    return output + text.slice(position);
+  };
+  return {
+    messages: messages.map((message) => rewriteMessageTexts(message, expand)),
+    markers: [...outcomes.values()],
+    malformed,
+  };
+}

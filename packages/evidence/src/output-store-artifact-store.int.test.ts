@@ -1,0 +1,76 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { InMemoryOutputStore, SqliteOutputStore } from '@wharf/output-store';
+import { describe, expect, it } from 'vitest';
+import { EvidenceCompiler } from './evidence-compiler.js';
+import { OutputStoreArtifactStore } from './output-store-artifact-store.js';
+import { describeArtifactStoreContract } from './testing/artifact-store-contract.js';
+
+describeArtifactStoreContract('OutputStoreArtifactStore (InMemoryOutputStore)', async () => {
+  const store = new OutputStoreArtifactStore({ outputs: new InMemoryOutputStore() });
+  return { store, bytesRead: () => store.bytesRead };
+});
+
+describeArtifactStoreContract('OutputStoreArtifactStore (SqliteOutputStore)', async () => {
+  const root = await mkdtemp(join(tmpdir(), 'wharf-evidence-sqlite-'));
+  const outputs = new SqliteOutputStore({ path: join(root, 'outputs.db'), blobDir: join(root, 'blobs') });
+  const store = new OutputStoreArtifactStore({ outputs });
+  return {
+    store,
+    bytesRead: () => store.bytesRead,
+    cleanup: async () => {
+      await outputs.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('OutputStoreArtifactStore', () => {
+  it('lets a supervisor compile evidence that workers wrote through a shared output store', async () => {
+    const outputs = new InMemoryOutputStore();
+    const workerSide = new OutputStoreArtifactStore({ outputs });
+    await workerSide.putWorker({
+      workerId: 'w1',
+      jobId: '1',
+      runId: '48',
+      ownerId: 'o1',
+      status: 'failed',
+      startedAt: 't',
+    });
+    await workerSide.putToolCall(
+      'w1',
+      { seq: 1, toolName: 'ssh_exec', exitCode: 255, durationMs: 3, startedAt: 'a', endedAt: 'b' },
+      'ssh: connect to host clifford port 22: Connection refused\n',
+    );
+    const supervisorSide = new OutputStoreArtifactStore({ outputs });
+    const evidence = await new EvidenceCompiler({ store: supervisorSide }).compile({
+      runId: '48',
+      ownerId: 'o1',
+    });
+    expect(evidence.get('1')).toContain(
+      '[FAILED] w1/tool_calls/001_ssh_exec.txt (58 B, exit=255, 3ms):\nssh: connect',
+    );
+  });
+
+  it('reports outputs removed by the output store as missing artifacts', async () => {
+    const outputs = new InMemoryOutputStore();
+    const store = new OutputStoreArtifactStore({ outputs });
+    await store.putWorker({
+      workerId: 'w1',
+      jobId: '1',
+      runId: '48',
+      ownerId: 'o1',
+      status: 'succeeded',
+      startedAt: 't',
+    });
+    await store.putToolCall(
+      'w1',
+      { seq: 1, toolName: 't', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' },
+      'x',
+    );
+    await outputs.gc({ runId: '48' });
+    expect(await store.getWorker('w1')).toBeUndefined();
+    await expect(store.readToolOutput('w1', 1)).rejects.toMatchObject({ code: 'ARTIFACT_NOT_FOUND' });
+  });
+});

@@ -1,0 +1,292 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import type { ContentRef, ListQuery, OutputRecord, OutputStore } from '@wharf/output-store';
+import { OutputNotFoundError } from '@wharf/output-store';
+import { z } from 'zod';
+import type {
+  ArtifactStore,
+  ByteRange,
+  ToolCallInput,
+  ToolCallRecord,
+  ToolOutputSource,
+  WorkerMetadata,
+} from './artifact-store.js';
+import { EvidenceError } from './evidence-error.js';
+import { assertId, compareIds, formatArtifactId } from './ids.js';
+import { checkRange } from './range.js';
+import { parseOrThrow, parseStoredJson, toolCallInputSchema, workerMetadataSchema } from './schemas.js';
+import { parseThread, serializeThread } from './thread-jsonl.js';
+
+const KIND = 'wharf.evidence.kind';
+const WORKER = 'wharf.evidence.worker';
+const SEQ = 'wharf.evidence.seq';
+type Kind = 'metadata' | 'result' | 'thread' | 'tool-output';
+
+const numberLabel = z
+  .string()
+  .regex(/^-?\d+(\.\d+)?$/)
+  .transform(Number);
+const toolLabelsSchema = z.object({
+  [SEQ]: numberLabel,
+  'wharf.evidence.tool': z.string().min(1),
+  'wharf.evidence.exit': z.union([z.literal('null').transform(() => null), numberLabel]),
+  'wharf.evidence.duration-ms': numberLabel,
+  'wharf.evidence.stderr-bytes': numberLabel,
+  'wharf.evidence.started-at': z.string(),
+  'wharf.evidence.ended-at': z.string(),
+});
+
+/**
+ * {@link ArtifactStore} on top of any `@wharf/output-store` {@link OutputStore}, so workers
+ * and the supervisor can run on different machines and share evidence through the output
+ * store. Each artifact is one output labelled with its kind, worker and (for tool outputs)
+ * the call's execution metadata; a newer version replaces the older, which is then deleted.
+ * Byte ranges are read with `openBody(ref, range)`, never the whole body.
+ *
+ * @example
+ * ```ts
+ * import { InMemoryOutputStore } from '@wharf/output-store';
+ * const store = new OutputStoreArtifactStore({ outputs: new InMemoryOutputStore() });
+ * const compiler = new EvidenceCompiler({ store });
+ * ```
+ */
+export class OutputStoreArtifactStore implements ArtifactStore {
+  readonly outputs: OutputStore;
+  #bytesRead = 0;
+
+  constructor(options: { outputs: OutputStore }) {
+    this.outputs = options.outputs;
+  }
+
+  /** Body bytes streamed out of the output store by {@link OutputStoreArtifactStore.readToolOutput}. */
+  get bytesRead(): number {
+    return this.#bytesRead;
+  }
+
+  async #listAll(query: ListQuery): Promise<OutputRecord[]> {
+    const records: OutputRecord[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.outputs.list({ ...query, limit: 1000, ...(cursor ? { cursor } : {}) });
+      records.push(...page.records);
+      cursor = page.nextCursor;
+    } while (cursor);
+    return records;
+  }
+
+  async #latest(workerId: string, kind: Kind, seq?: number): Promise<OutputRecord | undefined> {
+    assertId('workerId', workerId);
+    const labels: Record<string, string> = { [KIND]: kind, [WORKER]: workerId };
+    if (seq !== undefined) labels[SEQ] = String(seq);
+    return (await this.#listAll({ labels })).at(-1);
+  }
+
+  async #readText(record: OutputRecord): Promise<string | undefined> {
+    try {
+      const { body } = await this.outputs.get({ outId: record.outId });
+      return new TextDecoder().decode(body);
+    } catch (error) {
+      if (OutputNotFoundError.isInstance(error)) return undefined;
+      throw error;
+    }
+  }
+
+  async #emit(worker: WorkerMetadata, kind: Kind, content: ContentRef, labels: Record<string, string> = {}) {
+    const allLabels = { [KIND]: kind, [WORKER]: worker.workerId, ...labels };
+    const ref = await this.outputs.emit({
+      producer: { ownerId: worker.ownerId, runId: worker.runId, spawnId: worker.workerId },
+      content,
+      idempotencyKey: `wharf-evidence/${worker.workerId}/${kind}/${labels[SEQ] ?? '-'}/${randomUUID()}`,
+      contentType: kind === 'metadata' ? 'application/json' : 'text/plain; charset=utf-8',
+      labels: allLabels,
+    });
+    const superseded = await this.#listAll({
+      labels:
+        kind === 'tool-output'
+          ? { [KIND]: kind, [WORKER]: worker.workerId, [SEQ]: labels[SEQ] ?? '' }
+          : { [KIND]: kind, [WORKER]: worker.workerId },
+    });
+    for (const record of superseded)
+      if (record.outId !== ref.outId) await this.outputs.delete({ outId: record.outId });
+    return ref;
+  }
+
+  async #requireWorker(workerId: string): Promise<WorkerMetadata> {
+    const worker = await this.getWorker(workerId);
+    if (!worker) throw new EvidenceError('ARTIFACT_NOT_FOUND', `worker ${workerId} does not exist`);
+    return worker;
+  }
+
+  async putWorker(metadata: WorkerMetadata): Promise<void> {
+    const parsed = parseOrThrow(workerMetadataSchema, metadata, {
+      code: 'INVALID_ARTIFACT',
+      what: 'worker metadata',
+    }) as WorkerMetadata;
+    const existing = await this.getWorker(parsed.workerId);
+    if (existing) {
+      for (const field of ['ownerId', 'runId', 'jobId'] as const) {
+        if (existing[field] !== parsed[field]) {
+          throw new EvidenceError(
+            'OWNERSHIP_CONFLICT',
+            `worker ${parsed.workerId} already has ${field} ${existing[field]}; it cannot become ${parsed[field]}`,
+          );
+        }
+      }
+    } else {
+      const clash = (await this.listWorkers(parsed)).find((worker) => worker.jobId === parsed.jobId);
+      if (clash) {
+        throw new EvidenceError(
+          'OWNERSHIP_CONFLICT',
+          `job ${parsed.jobId} of run ${parsed.runId} already belongs to worker ${clash.workerId}`,
+        );
+      }
+    }
+    await this.#emit(parsed, 'metadata', { kind: 'json', value: parsed });
+  }
+
+  async getWorker(workerId: string): Promise<WorkerMetadata | undefined> {
+    const record = await this.#latest(workerId, 'metadata');
+    const text = record && (await this.#readText(record));
+    if (text === undefined) return undefined;
+    return parseStoredJson(workerMetadataSchema, text, `${workerId}/metadata.json`) as WorkerMetadata;
+  }
+
+  async listWorkers(scope: { ownerId: string; runId: string }): Promise<WorkerMetadata[]> {
+    assertId('ownerId', scope.ownerId);
+    assertId('runId', scope.runId);
+    const records = await this.#listAll({
+      ownerId: scope.ownerId,
+      runId: scope.runId,
+      labels: { [KIND]: 'metadata' },
+    });
+    const latest = new Map<string, OutputRecord>();
+    for (const record of records) latest.set(record.labels[WORKER] ?? '', record);
+    const workers: WorkerMetadata[] = [];
+    for (const [workerId, record] of latest) {
+      const text = await this.#readText(record);
+      if (text === undefined) continue;
+      const worker = parseStoredJson(
+        workerMetadataSchema,
+        text,
+        `${workerId}/metadata.json`,
+      ) as WorkerMetadata;
+      if (worker.ownerId === scope.ownerId && worker.runId === scope.runId) workers.push(worker);
+    }
+    return workers.sort(
+      (left, right) => compareIds(left.jobId, right.jobId) || compareIds(left.workerId, right.workerId),
+    );
+  }
+
+  async putResult(workerId: string, text: string): Promise<void> {
+    const worker = await this.#requireWorker(workerId);
+    if (typeof text !== 'string') throw new EvidenceError('INVALID_ARTIFACT', 'result must be a string');
+    await this.#emit(worker, 'result', { kind: 'text', text });
+  }
+
+  async getResult(workerId: string): Promise<string | undefined> {
+    const record = await this.#latest(workerId, 'result');
+    return record && this.#readText(record);
+  }
+
+  async putThread(workerId: string, entries: readonly unknown[]): Promise<void> {
+    const worker = await this.#requireWorker(workerId);
+    await this.#emit(worker, 'thread', { kind: 'text', text: serializeThread(entries) });
+  }
+
+  async getThread(workerId: string): Promise<unknown[] | undefined> {
+    const record = await this.#latest(workerId, 'thread');
+    const text = record && (await this.#readText(record));
+    return text === undefined ? undefined : parseThread(text, `${workerId}/thread.jsonl`);
+  }
+
+  async putToolCall(
+    workerId: string,
+    call: ToolCallInput,
+    output: ToolOutputSource,
+  ): Promise<ToolCallRecord> {
+    const input = parseOrThrow(toolCallInputSchema, call, { code: 'INVALID_ARTIFACT', what: 'tool call' });
+    const worker = await this.#requireWorker(workerId);
+    let content: ContentRef;
+    if (typeof output === 'string') content = { kind: 'text', text: output };
+    else if (output instanceof Uint8Array) content = { kind: 'bytes', bytes: output };
+    else if (output && typeof output.filePath === 'string')
+      content = { kind: 'stream', stream: createReadStream(output.filePath) };
+    else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
+    const ref = await this.#emit(worker, 'tool-output', content, {
+      [SEQ]: String(input.seq),
+      'wharf.evidence.tool': input.toolName,
+      'wharf.evidence.exit': String(input.exitCode),
+      'wharf.evidence.duration-ms': String(input.durationMs),
+      'wharf.evidence.stderr-bytes': String(input.stderrBytes ?? 0),
+      'wharf.evidence.started-at': input.startedAt,
+      'wharf.evidence.ended-at': input.endedAt,
+    });
+    if (typeof output === 'object' && 'filePath' in output) await rm(output.filePath, { force: true });
+    return this.#toRecord(workerId, await this.outputs.stat(ref));
+  }
+
+  #toRecord(workerId: string, record: OutputRecord): ToolCallRecord {
+    const labels = parseOrThrow(toolLabelsSchema, record.labels, {
+      code: 'CORRUPT_ARTIFACT',
+      what: `labels of output ${record.outId}`,
+    });
+    const toolName = labels['wharf.evidence.tool'];
+    return {
+      seq: labels[SEQ],
+      toolName,
+      exitCode: labels['wharf.evidence.exit'],
+      durationMs: labels['wharf.evidence.duration-ms'],
+      stderrBytes: labels['wharf.evidence.stderr-bytes'],
+      startedAt: labels['wharf.evidence.started-at'],
+      endedAt: labels['wharf.evidence.ended-at'],
+      bytes: record.sizeBytes,
+      artifactId: formatArtifactId(workerId, labels[SEQ], toolName),
+    };
+  }
+
+  async listToolCalls(workerId: string): Promise<ToolCallRecord[]> {
+    assertId('workerId', workerId);
+    const records = await this.#listAll({ labels: { [KIND]: 'tool-output', [WORKER]: workerId } });
+    const bySeq = new Map<number, ToolCallRecord>();
+    for (const record of records) {
+      const call = this.#toRecord(workerId, record);
+      bySeq.set(call.seq, call);
+    }
+    return [...bySeq.values()].sort((left, right) => left.seq - right.seq);
+  }
+
+  async readToolOutput(workerId: string, seq: number, range?: ByteRange): Promise<Uint8Array> {
+    if (range) checkRange(range);
+    const record = await this.#latest(workerId, 'tool-output', seq);
+    const missing = () =>
+      new EvidenceError('ARTIFACT_NOT_FOUND', `tool call ${seq} of worker ${workerId} does not exist`);
+    if (!record) throw missing();
+    const start = Math.min(range?.offset ?? 0, record.sizeBytes);
+    const end = range ? Math.min(start + range.length, record.sizeBytes) : record.sizeBytes;
+    if (end <= start) return new Uint8Array();
+    try {
+      const opened = await this.outputs.openBody({ outId: record.outId }, { start, end });
+      const buffer = new Uint8Array(end - start);
+      let filled = 0;
+      for await (const chunk of opened.stream as AsyncIterable<Uint8Array>) {
+        const take = Math.min(chunk.length, buffer.length - filled);
+        buffer.set(chunk.subarray(0, take), filled);
+        filled += take;
+        this.#bytesRead += chunk.length;
+      }
+      return filled === buffer.length ? buffer : buffer.subarray(0, filled);
+    } catch (error) {
+      if (OutputNotFoundError.isInstance(error)) throw missing();
+      throw error;
+    }
+  }
+
+  async deleteWorker(workerId: string): Promise<boolean> {
+    assertId('workerId', workerId);
+    const records = await this.#listAll({ labels: { [WORKER]: workerId } });
+    let removed = false;
+    for (const record of records) removed = (await this.outputs.delete({ outId: record.outId })) || removed;
+    return removed;
+  }
+}

@@ -1,0 +1,1 @@
+export { type ArtifactStoreHarness, describeArtifactStoreContract } from './artifact-store-contract.js';
