@@ -1,6 +1,7 @@
 import { channelsBenchmark } from './channels/index.js';
 import { contextResolverBenchmark } from './context-resolver/index.js';
 import { evidenceBenchmark } from './evidence/index.js';
+import { orchestratorBenchmark } from './orchestrator/index.js';
 import { outputStoreBenchmark } from './output-store/index.js';
 import { stdioLimitsBenchmark } from './stdio-limits/index.js';
 /** A benchmark: runs its workload against a baseline and returns a printable report. */
@@ -16,4 +17,5 @@ export const benchmarks: Benchmark[] = [
   contextResolverBenchmark,
   evidenceBenchmark,
   outputStoreBenchmark,
+  orchestratorBenchmark,
 ];

@@ -1,3 +1,4 @@
+import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
 import type { TestProject } from 'vitest/node';
 
@@ -31,7 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   let shared = registry[key];
   if (shared === undefined) {
-    shared = { server: startDevServer({ ui: false }), users: 0 };
+    shared = { server: startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds }), users: 0 };
     registry[key] = shared;
   }
   shared.users += 1;

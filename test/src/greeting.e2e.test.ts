@@ -20,7 +20,7 @@ describe('Temporal harness', () => {
     const worker = await Worker.create({
       connection: env.nativeConnection,
       taskQueue,
-      workflowsPath: fileURLToPath(new URL('./workflows/greeting.ts', import.meta.url)),
+      workflowsPath: fileURLToPath(new URL('./workflows/index.ts', import.meta.url)),
       activities,
     });
     const workflowId = `greeting-${taskQueue}`;

@@ -1,3 +1,9 @@
+export {
+  createOutputStoreStorageDriver,
+  createWharfDataConverter,
+  type OutputStoreStorageDriverOptions,
+  type WharfDataConverterOptions,
+} from './converter/output-store-storage-driver.js';
 export { type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
 export { formatSwarmIssue, SwarmDefinitionError, type SwarmIssue } from './dsl/swarm-definition-error.js';
 export {
@@ -14,3 +20,25 @@ export {
   type WharfLanguageModel,
 } from './models/model-registry.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
+export { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from './shared/definitions.js';
+export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
+export type {
+  CarriedState,
+  OutputRefJson,
+  SubagentInput,
+  SubagentResult,
+  SuperviseInput,
+  SuperviseResult,
+  SwarmProgress,
+  SwarmResult,
+  SwarmWorkflowInput,
+  TaskProgress,
+  TaskStatus,
+  WharfActivities,
+} from './shared/types.js';
+export {
+  formatBytes,
+  renderProgressTable,
+  renderTaskTable,
+  statusMarks,
+} from './workflows/progress-table.js';

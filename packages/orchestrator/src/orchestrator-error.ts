@@ -5,7 +5,9 @@ export type WharfOrchestratorErrorCode =
   | 'INVALID_DEFINITION'
   | 'TEMPORAL_CLI_NOT_FOUND'
   | 'DEV_SERVER_FAILED'
-  | 'UNKNOWN_MODEL';
+  | 'UNKNOWN_MODEL'
+  | 'PAYLOAD_UNAVAILABLE'
+  | 'INVALID_REQUEST';
 
 /**
  * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,

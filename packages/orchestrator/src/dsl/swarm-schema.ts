@@ -87,10 +87,11 @@ export const agentSchema = z.strictObject({
 });
 
 /** Extra workflow channels, by type. */
-export const channelSpecSchema = z.strictObject({
-  type: z.enum(['last_value', 'topic', 'delta', 'messages', 'barrier', 'named_barrier', 'ephemeral']),
-  expected: z.union([z.number().int().positive(), z.array(z.string()).min(1)]).optional(),
-});
+export const channelSpecSchema = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.enum(['last_value', 'topic', 'delta', 'messages', 'ephemeral']) }),
+  z.strictObject({ type: z.literal('barrier'), expected: z.number().int().positive() }),
+  z.strictObject({ type: z.literal('named_barrier'), expected: z.array(z.string().min(1)).min(1) }),
+]);
 
 /** `hooks.post_task` entries. */
 export const postTaskHookSchema = z.strictObject({

@@ -1,0 +1,10 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+const execFileAsync = promisify(execFile);
+
+/** Runs a shell script and returns its stdout (the naive baseline). */
+export async function runScript(command: string): Promise<string> {
+  const { stdout } = await execFileAsync('bash', ['-c', command]);
+  return stdout;
+}

@@ -1,0 +1,60 @@
+import { createHash } from 'node:crypto';
+import type { SubagentInput } from '../shared/types.js';
+
+const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
+
+/**
+ * An id safe for artifact stores and evidence markers (letters, digits, `._:-`, ≤ 128
+ * characters): `value` itself when it already is one, else a readable prefix plus a hash.
+ *
+ * @example
+ * ```ts
+ * safeId('repo-health/2026'); // 'repo-health_2026-1f3a9c2b'
+ * ```
+ */
+export function safeId(value: string): string {
+  if (SAFE_ID.test(value)) return value;
+  const readable = value
+    .replace(/[^A-Za-z0-9._:-]/g, '_')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 100);
+  const hash = createHash('sha256').update(value).digest('hex').slice(0, 8);
+  return `${readable || 'id'}-${hash}`;
+}
+
+/** The ids one subagent run is known by in the stores. */
+export interface SubagentIds {
+  /** `task` or `task.<instance>` for loop instances: the evidence job id. */
+  jobId: string;
+  /** Unique across runs: `<run>:<job>`. */
+  workerId: string;
+  runId: string;
+  ownerId: string;
+  /** Prefix of the EMIT idempotency keys: the same for every retry of this activity. */
+  emitKeyPrefix: string;
+}
+
+/**
+ * Derives the ids of a subagent run from its input and the activity's identity
+ * (workflow id, run id, activity id), which Temporal keeps across retries.
+ *
+ * @example
+ * ```ts
+ * const ids = subagentIds(input, { workflowId, runId, activityId });
+ * ```
+ */
+export function subagentIds(
+  input: Pick<SubagentInput, 'task' | 'instance' | 'runId' | 'ownerId' | 'definition'>,
+  activity: { workflowId: string; runId: string; activityId: string },
+): SubagentIds {
+  const looped = (input.definition.loop?.count ?? 1) > 1;
+  const jobId = safeId(looped ? `${input.task}.${input.instance}` : input.task);
+  const runId = safeId(input.runId);
+  return {
+    jobId,
+    workerId: safeId(`${runId}:${jobId}`),
+    runId,
+    ownerId: safeId(input.ownerId),
+    emitKeyPrefix: `${activity.workflowId}/${activity.runId}/${activity.activityId}`,
+  };
+}

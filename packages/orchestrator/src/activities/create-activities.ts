@@ -1,0 +1,101 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { ArtifactStore } from '@wharf/evidence';
+import type { OutputStore } from '@wharf/output-store';
+import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
+import { WharfOrchestratorError } from '../orchestrator-error.js';
+import type {
+  SubagentInput,
+  SubagentResult,
+  SuperviseInput,
+  SuperviseResult,
+  WharfActivities,
+} from '../shared/types.js';
+import { type SubagentIds, subagentIds } from './activity-identity.js';
+import { runAgent } from './run-agent.js';
+import { runScript } from './run-script.js';
+import { supervise } from './supervise.js';
+
+/** What the activities need: stores, models, and where to spill process output. */
+export interface ActivityDependencies {
+  /** Bodies of every output (EMIT). */
+  store: OutputStore;
+  /** Workers' tool calls and results (evidence). */
+  artifacts: ArtifactStore;
+  /** Model ids → AI SDK models. Default: `createModelRegistry()` (environment keys). */
+  models?: ModelRegistry;
+  /** Spill files of running scripts. Default `<tmp>/wharf-work`. */
+  workDir?: string;
+  /** Base environment of scripts. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra environment per spawn, e.g. an intake URL and a per-spawn token. */
+  spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
+}
+
+/**
+ * The activity implementations with their dependencies injected: `runSubagent` (script and
+ * agent tasks) and `supervise`. Wharf errors that retrying cannot fix (bad definitions,
+ * unknown models, forbidden reads) fail without retry; storage and process-start failures
+ * are retried by the workflow's bounded policy.
+ *
+ * @example
+ * ```ts
+ * const activities = createActivities({ store, artifacts });
+ * await Worker.create({ connection, taskQueue, workflowsPath, activities });
+ * ```
+ */
+export function createActivities(dependencies: ActivityDependencies): WharfActivities {
+  const models = dependencies.models ?? createModelRegistry();
+  const workDir = dependencies.workDir ?? join(tmpdir(), 'wharf-work');
+  const env = dependencies.env ?? process.env;
+  return {
+    async runSubagent(input: SubagentInput): Promise<SubagentResult> {
+      const info = Context.current().info;
+      const ids = subagentIds(input, {
+        workflowId: info.workflowExecution?.workflowId ?? 'standalone',
+        runId: info.workflowExecution?.runId ?? info.activityId,
+        activityId: info.activityId,
+      });
+      return classify(() =>
+        input.definition.script !== undefined
+          ? runScript(input, ids, {
+              store: dependencies.store,
+              artifacts: dependencies.artifacts,
+              workDir,
+              env,
+              ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
+            })
+          : runAgent(input, ids, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
+      );
+    },
+    async supervise(input: SuperviseInput): Promise<SuperviseResult> {
+      return classify(() =>
+        supervise(input, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
+      );
+    },
+  };
+}
+
+const NON_RETRYABLE: Record<string, string> = {
+  INVALID_DEFINITION: 'WharfInvalidDefinition',
+  UNKNOWN_MODEL: 'WharfUnknownModel',
+  FORBIDDEN: 'WharfForbidden',
+};
+
+/** Turns Wharf errors that a retry cannot fix into non-retryable Temporal failures. */
+async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> {
+  try {
+    return await run();
+  } catch (error) {
+    if (WharfOrchestratorError.isInstance(error) && NON_RETRYABLE[error.code] !== undefined) {
+      throw ApplicationFailure.nonRetryable(error.message, NON_RETRYABLE[error.code]);
+    }
+    const code = (error as { code?: unknown }).code;
+    if (code === 'FORBIDDEN' || code === 'UNAUTHORIZED') {
+      throw ApplicationFailure.nonRetryable((error as Error).message, 'WharfForbidden');
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,264 @@
+import { createReadStream } from 'node:fs';
+import { link, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
+import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
+import type { OutputRef, OutputStore } from '@wharf/output-store';
+import { captureProcess, type ProcessCapture, resolveLimits, type StreamCapture } from '@wharf/stdio-limits';
+import type { SubagentInput, SubagentResult } from '../shared/types.js';
+import type { SubagentIds } from './activity-identity.js';
+import { recordWorker } from './record-worker.js';
+
+/** What {@link runScript} needs besides its input. */
+export interface ScriptDependencies {
+  store: OutputStore;
+  artifacts: ArtifactStore;
+  /** Spill files live here until they are EMITted. */
+  workDir: string;
+  /** Base environment of scripts. */
+  env: NodeJS.ProcessEnv;
+  /** Extra environment for one spawn (intake URL and token, when an intake server runs). */
+  spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
+}
+
+const PREVIEW_BYTES = 400;
+
+/**
+ * Runs a script task under its resolved stdio limits with the full output spilled to disk,
+ * records the process as a tool call in the artifact store, EMITs the full stdout (and
+ * stderr, when there is any) to the output store, and returns refs plus the compact payload.
+ * A retry after the EMIT (a worker died just after it) reuses what was stored instead of
+ * running the script again, so every output is stored exactly once.
+ */
+export async function runScript(
+  input: SubagentInput,
+  ids: SubagentIds,
+  dependencies: ScriptDependencies,
+): Promise<SubagentResult> {
+  const script = input.definition.script;
+  if (script === undefined) throw new Error(`task ${input.task} has no script`);
+  const { store, artifacts } = dependencies;
+  const stdoutKey = `${ids.emitKeyPrefix}/0`;
+  const stderrKey = `${ids.emitKeyPrefix}/1`;
+
+  const earlier = await store.findByIdempotencyKey(ids.ownerId, stdoutKey);
+  if (earlier !== undefined) return resume(ids, dependencies, earlier, stderrKey);
+
+  const limits = resolveLimits(
+    { limits: input.limits ?? {}, tasks: {} },
+    { limits: { ...(input.definition.limits ?? {}) } },
+  );
+  const context = Context.current();
+  // Per attempt: an orphaned script of a killed attempt never shares files with its retry.
+  const spillDir = join(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
+  await mkdir(spillDir, { recursive: true });
+  const startedAt = new Date();
+  await recordWorker(artifacts, ids, { task: input.task, status: 'running', startedAt });
+
+  const capture = await captureProcess(script.shell, {
+    args: ['-c', script.content],
+    ...(script.cwd === undefined ? {} : { cwd: script.cwd }),
+    env: {
+      ...dependencies.env,
+      ...script.env,
+      ...dependencies.spawnEnv?.(ids, input),
+      IN_REFS: input.inRefs.join(','),
+      WHARF_TASK: input.task,
+      WHARF_INSTANCE: String(input.instance),
+      WHARF_RUN_ID: input.runId,
+      WHARF_INPUTS: JSON.stringify(input.inputs),
+    },
+    // The full output is always kept on disk so the store gets it whole, whatever the caps.
+    limits: {
+      ...limits,
+      external_storage_dir: spillDir,
+      external_storage_threshold: 0,
+      compress_external: false,
+    },
+    spillName: 'output',
+    ...(script.timeout_ms === undefined ? {} : { timeoutMs: script.timeout_ms }),
+    signal: context.cancellationSignal,
+    onProgress: (progress) =>
+      context.heartbeat({ task: input.task, bytes: progress.stdoutBytes + progress.stderrBytes }),
+  });
+  const endedAt = new Date();
+  if (context.cancellationSignal.aborted) {
+    // Temporal asked to cancel: the process is gone; report the cancellation, store nothing.
+    await recordWorker(artifacts, ids, { task: input.task, status: 'cancelled', startedAt, endedAt });
+    await rm(spillDir, { recursive: true, force: true });
+    throw new CancelledFailure(`task ${input.task} cancelled after ${capture.durationMs} ms`);
+  }
+  const failed = capture.exitCode !== 0 || capture.timedOut || capture.signal !== null;
+
+  await artifacts.putToolCall(
+    ids.workerId,
+    {
+      seq: 1,
+      toolName: 'script',
+      exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
+      durationMs: capture.durationMs,
+      stderrBytes: capture.stderr.totalBytes,
+      startedAt: startedAt.toISOString(),
+      endedAt: endedAt.toISOString(),
+    },
+    await artifactSource(capture.stdout),
+  );
+  if (capture.stderr.totalBytes > 0) {
+    await artifacts.putToolCall(
+      ids.workerId,
+      {
+        seq: 2,
+        toolName: 'stderr',
+        exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
+        durationMs: capture.durationMs,
+        stderrBytes: capture.stderr.totalBytes,
+        startedAt: startedAt.toISOString(),
+        endedAt: endedAt.toISOString(),
+      },
+      await artifactSource(capture.stderr),
+    );
+  }
+  const summary = summarize(capture);
+  await artifacts.putResult(ids.workerId, summary);
+  await recordWorker(artifacts, ids, {
+    task: input.task,
+    status: failed ? 'failed' : 'succeeded',
+    startedAt,
+    endedAt,
+    durationMs: capture.durationMs,
+  });
+
+  // EMIT last: once the stdout ref exists, everything above is complete.
+  const producer = { ownerId: ids.ownerId, runId: ids.runId, spawnId: ids.jobId, agent: input.task };
+  const labels = { task: input.task, instance: String(input.instance), stream: 'stderr' };
+  const outputs: OutputRef[] = [];
+  if (capture.stderr.totalBytes > 0) {
+    await store.emit({
+      producer,
+      content: streamContent(capture.stderr),
+      idempotencyKey: stderrKey,
+      name: `${ids.jobId}.stderr.log`,
+      contentType: 'text/plain',
+      labels,
+    });
+  }
+  outputs.push(
+    await store.emit({
+      producer,
+      content: streamContent(capture.stdout),
+      idempotencyKey: stdoutKey,
+      name: `${ids.jobId}.stdout.log`,
+      contentType: 'text/plain',
+      labels: { ...labels, stream: 'stdout', exit: String(capture.exitCode ?? capture.signal ?? '') },
+    }),
+  );
+  const stderrRef = await store.findByIdempotencyKey(ids.ownerId, stderrKey);
+  if (stderrRef !== undefined) outputs.push(stderrRef);
+  await rm(spillDir, { recursive: true, force: true });
+
+  return {
+    status: failed ? 'failed' : 'ok',
+    outputs,
+    compact: formatSpawnResult({
+      runId: ids.runId,
+      jobId: ids.jobId,
+      workerId: ids.workerId,
+      status: failed ? 'failed' : 'succeeded',
+      durationMs: capture.durationMs,
+      toolIndex: await artifacts.listToolCalls(ids.workerId),
+      summary,
+    }),
+    bytes: capture.stdout.totalBytes + capture.stderr.totalBytes,
+    exitCode: capture.exitCode,
+    signal: capture.signal,
+    timedOut: capture.timedOut,
+    durationMs: capture.durationMs,
+    preview: clip(capture.stdout.tail || capture.stdout.head, PREVIEW_BYTES),
+    ...(failed ? { stderrTail: clip(capture.stderr.tail || capture.stderr.head, PREVIEW_BYTES) } : {}),
+  };
+}
+
+/** A retry after the EMIT: rebuild the result from what the first attempt stored. */
+async function resume(
+  ids: SubagentIds,
+  dependencies: ScriptDependencies,
+  stdoutRef: OutputRef,
+  stderrKey: string,
+): Promise<SubagentResult> {
+  const { store, artifacts } = dependencies;
+  const stdout = await store.stat(stdoutRef);
+  const stderrRef = await store.findByIdempotencyKey(ids.ownerId, stderrKey);
+  const stderr = stderrRef === undefined ? undefined : await store.stat(stderrRef);
+  const worker = await artifacts.getWorker(ids.workerId);
+  const calls = await artifacts.listToolCalls(ids.workerId);
+  const exitCode = calls[0]?.exitCode ?? null;
+  const failed = worker?.status === 'failed';
+  const summary = (await artifacts.getResult(ids.workerId)) ?? '';
+  const durationMs = worker?.durationMs ?? 0;
+  const preview = await tailOf(store, stdoutRef, stdout.sizeBytes);
+  const stderrTail =
+    stderrRef === undefined || stderr === undefined ? '' : await tailOf(store, stderrRef, stderr.sizeBytes);
+  return {
+    status: failed ? 'failed' : 'ok',
+    outputs: stderrRef === undefined ? [stdoutRef] : [stdoutRef, stderrRef],
+    compact: formatSpawnResult({
+      runId: ids.runId,
+      jobId: ids.jobId,
+      workerId: ids.workerId,
+      status: failed ? 'failed' : 'succeeded',
+      durationMs,
+      toolIndex: calls,
+      summary,
+    }),
+    bytes: stdout.sizeBytes + (stderr?.sizeBytes ?? 0),
+    exitCode,
+    durationMs,
+    preview,
+    ...(failed ? { stderrTail } : {}),
+  };
+}
+
+/** The last {@link PREVIEW_BYTES} of a stored body, read as a range. */
+async function tailOf(store: OutputStore, ref: OutputRef, sizeBytes: number): Promise<string> {
+  const body = await store.openBody(ref, { start: Math.max(0, sizeBytes - PREVIEW_BYTES) });
+  const chunks: Buffer[] = [];
+  for await (const chunk of body.stream) chunks.push(Buffer.from(chunk as Uint8Array));
+  return clip(Buffer.concat(chunks).toString('utf8'), PREVIEW_BYTES);
+}
+
+/**
+ * What the artifact store gets: the retained text, or a hard link to the spill file (an
+ * artifact store may move the file it is given; the spill itself is still needed for the EMIT).
+ */
+async function artifactSource(stream: StreamCapture): Promise<string | { filePath: string }> {
+  if (stream.spill === null) return stream.text;
+  const path = `${stream.spill.path}.artifact`;
+  await link(stream.spill.path, path);
+  return { filePath: path };
+}
+
+function streamContent(stream: StreamCapture) {
+  return stream.spill === null
+    ? ({ kind: 'text', text: stream.text } as const)
+    : ({ kind: 'stream', stream: createReadStream(stream.spill.path) } as const);
+}
+
+function summarize(capture: ProcessCapture): string {
+  const status = capture.timedOut
+    ? `timed out after ${capture.durationMs} ms`
+    : capture.signal !== null
+      ? `killed by ${capture.signal}`
+      : `exit ${capture.exitCode}`;
+  return `${status}; ${capture.stdout.totalBytes} B stdout (${capture.stdout.totalLines} lines), ${capture.stderr.totalBytes} B stderr`;
+}
+
+function clip(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  // Keep the end; drop a partial character at the start.
+  return bytes
+    .subarray(bytes.length - maxBytes)
+    .toString('utf8')
+    .replace(/^\uFFFD+/, '');
+}

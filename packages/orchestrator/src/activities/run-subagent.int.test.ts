@@ -1,0 +1,104 @@
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { InMemoryArtifactStore } from '@wharf/evidence';
+import { InMemoryOutputStore } from '@wharf/output-store';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { validateSwarm } from '../dsl/parse-swarm.js';
+import type { SubagentInput, SubagentResult } from '../shared/types.js';
+import { createActivities } from './create-activities.js';
+
+function scriptInput(content: string): SubagentInput {
+  const definition = validateSwarm({ name: 's', tasks: { build: { script: { content } } } });
+  return {
+    swarm: 's',
+    ownerId: 'team',
+    runId: 'wf-1',
+    task: 'build',
+    instance: 0,
+    definition: definition.tasks.build as SubagentInput['definition'],
+    inputs: { target: 'main' },
+    inRefs: ['out_previous000000'],
+  };
+}
+
+const identity = {
+  activityId: '7',
+  activityType: 'runSubagent',
+  workflowExecution: { workflowId: 'wf-1', runId: 'run-a' },
+};
+
+describe('runSubagent (script) in an activity context', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wharf-activity-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('EMITs full stdout and stderr, records the process, heartbeats bytes, and a retry reuses the refs', async () => {
+    const store = new InMemoryOutputStore();
+    const artifacts = new InMemoryArtifactStore();
+    const activities = createActivities({
+      store,
+      artifacts,
+      workDir: join(dir, 'work'),
+      env: { PATH: process.env.PATH },
+    });
+    const counter = join(dir, 'runs');
+    const input = scriptInput(
+      `echo run >> ${counter}; echo "inputs=$WHARF_INPUTS refs=$IN_REFS"; seq 1 200000; sleep 1.2; echo "disk on fire" >&2; exit 3`,
+    );
+
+    const heartbeats: unknown[] = [];
+    const first = new MockActivityEnvironment({ ...identity, attempt: 1 });
+    first.on('heartbeat', (details: unknown) => heartbeats.push(details));
+    const result: SubagentResult = await first.run(activities.runSubagent, input);
+
+    expect(result).toMatchObject({ status: 'failed', exitCode: 3 });
+    expect(result.outputs).toHaveLength(2);
+    const stdout = Buffer.from((await store.get(result.outputs[0] as { outId: string })).body).toString();
+    expect(stdout.startsWith('inputs={"target":"main"} refs=out_previous000000\n1\n2\n')).toBe(true);
+    expect(stdout.endsWith('199999\n200000\n')).toBe(true);
+    const stderr = Buffer.from((await store.get(result.outputs[1] as { outId: string })).body).toString();
+    expect(stderr).toBe('disk on fire\n');
+    expect(result.bytes).toBe(Buffer.byteLength(stdout) + Buffer.byteLength(stderr));
+    expect(result.stderrTail).toContain('disk on fire');
+    expect(Buffer.byteLength(result.compact)).toBeLessThan(1_500);
+    expect(result.compact).toContain('[EVIDENCE:run_id=wf-1,job_id=build,worker_id=wf-1:build]');
+    expect(result.compact).not.toContain('199999');
+    expect(heartbeats.some((details) => (details as { bytes: number }).bytes > 0)).toBe(true);
+
+    const calls = await artifacts.listToolCalls('wf-1:build');
+    expect(calls.map((call) => [call.toolName, call.exitCode])).toEqual([
+      ['script', 3],
+      ['stderr', 3],
+    ]);
+
+    // Temporal retries the activity (say the worker died after the EMIT): same refs, no second run.
+    const retry = new MockActivityEnvironment({ ...identity, attempt: 2 });
+    const again: SubagentResult = await retry.run(activities.runSubagent, input);
+    expect(again.outputs).toEqual(result.outputs);
+    expect(again.status).toBe('failed');
+    expect(await readFile(counter, 'utf8')).toBe('run\n');
+    expect((await store.list({ ownerId: 'team' })).records).toHaveLength(2);
+  });
+
+  it('is cancelled with its process when Temporal cancels the activity', async () => {
+    const activities = createActivities({
+      store: new InMemoryOutputStore(),
+      artifacts: new InMemoryArtifactStore(),
+      workDir: join(dir, 'work'),
+    });
+    const environment = new MockActivityEnvironment({ ...identity, attempt: 1 });
+    const started = Date.now();
+    const running = environment.run(activities.runSubagent, scriptInput('sleep 30'));
+    setTimeout(() => environment.cancel(), 300);
+    const result = await running.catch((error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result).toBeInstanceOf(CancelledFailure);
+  });
+});

@@ -1,0 +1,98 @@
+import { Context } from '@temporalio/activity';
+import {
+  type ArtifactStore,
+  createEvidenceTools,
+  EvidenceCompiler,
+  evidenceMiddleware,
+} from '@wharf/evidence';
+import type { OutputStore } from '@wharf/output-store';
+import { generateText, isStepCount, wrapLanguageModel } from 'ai';
+import type { ModelRegistry } from '../models/model-registry.js';
+import type { SuperviseInput, SuperviseResult } from '../shared/types.js';
+import { safeId } from './activity-identity.js';
+
+/** What {@link supervise} needs besides its input. */
+export interface SuperviseDependencies {
+  store: OutputStore;
+  artifacts: ArtifactStore;
+  models: ModelRegistry;
+  /** Answers longer than this many bytes are EMITted; the result carries a ref and a head. Default 8 KiB. */
+  inlineAnswerBytes?: number;
+}
+
+const DEFAULT_SYSTEM = [
+  'You supervise a swarm of workers. Each worker result below is a compact payload: status,',
+  "a tool index and an [EVIDENCE:...] marker. The evidence of each marker (the tools' real",
+  'output, failures first) is mounted in place of the marker. Answer from that evidence, not',
+  "from the workers' own summaries, and name the worker and tool behind each claim.",
+].join(' ');
+
+/**
+ * The supervisor's model call. The model sees the compact payloads with their evidence
+ * markers expanded under the byte budget by `evidenceMiddleware`, just before each call;
+ * neither this activity's input nor its result holds any expanded evidence. The pull tools
+ * (`get_worker_evidence`, `get_tool_output`) let the model dig deeper within the same
+ * owner and run.
+ */
+export async function supervise(
+  input: SuperviseInput,
+  dependencies: SuperviseDependencies,
+): Promise<SuperviseResult> {
+  const model = dependencies.models.resolve(input.agent.model);
+  const runId = safeId(input.runId);
+  const ownerId = safeId(input.ownerId);
+  const compiler = new EvidenceCompiler({ store: dependencies.artifacts });
+  let evidenceBytes = 0;
+  const mounted = wrapLanguageModel({
+    model,
+    middleware: evidenceMiddleware({
+      compiler,
+      runId,
+      ownerId,
+      budgetBytes: input.budgetBytes,
+      onMount: (result) => {
+        evidenceBytes = Math.max(evidenceBytes, byteLength(JSON.stringify(result.messages)) - promptBytes);
+      },
+    }),
+  });
+  const prompt = [
+    `Question: ${input.question}`,
+    '',
+    `Worker results (${input.compacts.length}):`,
+    '',
+    input.compacts.join('\n\n'),
+  ].join('\n');
+  const promptBytes = byteLength(
+    JSON.stringify([{ role: 'user', content: [{ type: 'text', text: prompt }] }]),
+  );
+  const context = Context.current();
+  const result = await generateText({
+    model: mounted,
+    system: input.agent.system ?? DEFAULT_SYSTEM,
+    prompt,
+    tools: createEvidenceTools({ compiler, runId, ownerId }),
+    stopWhen: isStepCount(input.agent.max_steps),
+    abortSignal: context.cancellationSignal,
+  });
+  const answer = result.text;
+  const limit = dependencies.inlineAnswerBytes ?? 8 * 1024;
+  if (byteLength(answer) <= limit) return { answer, evidenceBytes: Math.max(0, evidenceBytes) };
+  const info = context.info;
+  const answerRef = await dependencies.store.emit({
+    producer: { ownerId, runId, spawnId: 'supervisor', agent: input.agent.model },
+    content: { kind: 'text', text: answer },
+    idempotencyKey: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.workflowExecution?.runId ?? ''}/${info.activityId}/answer`,
+    name: 'supervisor-answer.md',
+    contentType: 'text/markdown',
+    labels: { kind: 'supervisor-answer' },
+  });
+  return {
+    answer: `${Buffer.from(answer).subarray(0, 2048).toString('utf8')}… (full answer: ${answerRef.outId})`,
+    answerRef,
+    evidenceBytes: Math.max(0, evidenceBytes),
+  };
+}
+
+function byteLength(text: string): number {
+  return Buffer.byteLength(text, 'utf8');
+}

@@ -1,0 +1,6 @@
+export {
+  type StartSwarmOptions,
+  type SwarmHandle,
+  WharfClient,
+  type WharfClientOptions,
+} from './wharf-client.js';

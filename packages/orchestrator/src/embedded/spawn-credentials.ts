@@ -1,0 +1,51 @@
+import { issueSpawnToken, spawnEnv, type TokenSecret } from '@wharf/output-store';
+import type { SubagentIds } from '../activities/activity-identity.js';
+import type { SubagentInput } from '../shared/types.js';
+
+/** Options of {@link spawnCredentials}. */
+export interface SpawnCredentialsOptions {
+  /** Base URL of the intake server (`createIntakeServer`). */
+  intakeUrl: string;
+  /** The intake server's HMAC secret. */
+  secret: TokenSecret;
+  /** Token lifetime. Default 6 hours. */
+  ttlMs?: number;
+  /** Most outputs one spawn may EMIT. Default 100. */
+  maxOutputs?: number;
+  /** Largest body one spawn may EMIT. Default 1 GiB. */
+  maxOutputBytes?: number;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+/**
+ * Per-spawn environment for subagents that EMIT over HTTP (`cmd | wharf emit`): the intake
+ * URL and a fresh token scoped to the spawn's owner, run and job, allowed to read exactly
+ * its IN_REFS. Pass it as `spawnEnv` to `createActivities` / `createWharfWorker`.
+ *
+ * @example
+ * ```ts
+ * const worker = await createWharfWorker({ ...deps, spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret }) });
+ * ```
+ */
+export function spawnCredentials(
+  options: SpawnCredentialsOptions,
+): (ids: SubagentIds, input: SubagentInput) => Record<string, string> {
+  const now = options.now ?? Date.now;
+  return (ids, input) => ({
+    [spawnEnv.outputUrl]: options.intakeUrl,
+    [spawnEnv.outputToken]: issueSpawnToken(
+      {
+        v: 1,
+        ownerId: ids.ownerId,
+        runId: ids.runId,
+        spawnId: ids.jobId,
+        readRefs: input.inRefs,
+        expiresAt: now() + (options.ttlMs ?? 6 * 3_600_000),
+        maxOutputs: options.maxOutputs ?? 100,
+        maxOutputBytes: options.maxOutputBytes ?? 2 ** 30,
+      },
+      options.secret,
+    ),
+  });
+}

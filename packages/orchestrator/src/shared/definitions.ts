@@ -1,0 +1,17 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { SwarmProgress } from './types.js';
+
+/** Query: the swarm's durable channel snapshot (refs and compact payloads only). */
+export const stateQuery = defineQuery<unknown>('state');
+
+/** Query: per-task status, bytes captured and out ids. */
+export const progressQuery = defineQuery<SwarmProgress>('progress');
+
+/** Update: cancel one task (its running activities are cancelled; dependents are skipped). */
+export const cancelTaskUpdate = defineUpdate<
+  { cancelled: boolean; status: string },
+  [{ task: string; reason?: string }]
+>('cancelTask');
+
+/** Signal: add a value for `†input.<key>` references; tasks waiting on it become ready. */
+export const addInputSignal = defineSignal<[{ key: string; value: unknown }]>('addInput');

@@ -1,0 +1,148 @@
+// Plain JSON types shared by the workflow, its activities and the client.
+// Workflow-safe: no imports with side effects, no Node APIs.
+import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+
+/** A stored output's handle, as it travels through workflow history. */
+export interface OutputRefJson {
+  outId: string;
+}
+
+/** Lifecycle of one task (or one loop instance of it). */
+export type TaskStatus = 'pending' | 'waiting' | 'running' | 'done' | 'failed' | 'skipped' | 'cancelled';
+
+/** What the `progress` query reports for one task. */
+export interface TaskProgress {
+  task: string;
+  status: TaskStatus;
+  /** Loop instances: how many finished of how many. */
+  instances: { done: number; total: number };
+  /** Bytes of stdout + stderr captured so far (from heartbeats) or in total when finished. */
+  bytesCaptured: number;
+  /** Out ids of everything the task EMITted. */
+  outIds: string[];
+  /** Paths the task's inputs are still waiting for. */
+  waitingFor: string[];
+  /** Why the task failed, was skipped or cancelled. */
+  reason?: string;
+  /** Workflow-clock milliseconds: when it started, when it ended. */
+  startedAt?: number;
+  endedAt?: number;
+}
+
+/** What the `progress` query returns. */
+export interface SwarmProgress {
+  swarm: string;
+  status: 'running' | 'supervising' | 'completed' | 'failed';
+  step: number;
+  tasks: TaskProgress[];
+}
+
+/** Input of the `runSubagent` activity: small, whatever the task's data. */
+export interface SubagentInput {
+  swarm: string;
+  ownerId: string;
+  /** Workflow id: scopes artifacts and outputs. */
+  runId: string;
+  task: string;
+  /** Loop instance index (0 when the task has no loop). */
+  instance: number;
+  /** The task as defined (script or agent). */
+  definition: SwarmDefinition['tasks'][string];
+  /** The agent, for agent tasks. */
+  agent?: SwarmDefinition['agents'][string];
+  /** Workflow-level limits; the task's own limits are merged over them. */
+  limits?: Record<string, unknown>;
+  /** Resolved `inputs` (small JSON: refs and compact values). */
+  inputs: Record<string, unknown>;
+  /** Out ids of the outputs of the tasks this one depends on (its IN_REFS). */
+  inRefs: string[];
+}
+
+/** What a finished subagent hands back to the workflow. Bounded in size whatever the output. */
+export interface SubagentResult {
+  status: 'ok' | 'failed';
+  /** Everything the subagent EMITted; the first is its main output. */
+  outputs: OutputRefJson[];
+  /** `formatSpawnResult` text: status, tool index, summary, evidence marker (≈1 KB). */
+  compact: string;
+  /** Bytes the subagent produced in total (before any truncation). */
+  bytes: number;
+  exitCode?: number | null;
+  signal?: string | null;
+  timedOut?: boolean;
+  durationMs: number;
+  /** A short preview of the output (a few hundred bytes), for `†` wiring and the UI. */
+  preview: string;
+  /** The last lines of stderr when the task failed. */
+  stderrTail?: string;
+}
+
+/** Input of the `supervise` activity. */
+export interface SuperviseInput {
+  swarm: string;
+  ownerId: string;
+  runId: string;
+  agent: SwarmDefinition['agents'][string];
+  question: string;
+  budgetBytes: number;
+  /** One compact payload per task instance, in task order. */
+  compacts: string[];
+}
+
+/** The supervisor's answer: inline when small, else a ref to the stored answer. */
+export interface SuperviseResult {
+  answer: string;
+  answerRef?: OutputRefJson;
+  /** Bytes of evidence mounted into the model's context (never stored in history). */
+  evidenceBytes: number;
+}
+
+/** Arguments of `swarmWorkflow`. */
+export interface SwarmWorkflowInput {
+  definition: SwarmDefinition;
+  /** Values for `†input.*` references. */
+  input?: Record<string, unknown>;
+  ownerId?: string;
+  /** Continue as new once history has this many events (server suggests at 4,096 events or 4 MiB). */
+  historyEventLimit?: number;
+  /** Most activities in flight at once (server cap: 2,000 pending per run). Default 200. */
+  maxConcurrentTasks?: number;
+  /** A subagent that sends no heartbeat for this long is retried elsewhere. Default 20 s. */
+  heartbeatTimeoutMs?: number;
+  /** When nothing can run and tasks wait on `†input.*` paths, wait this long for an `addInput` signal. Default 0. */
+  waitForInputsMs?: number;
+  /** State carried across continue-as-new. */
+  carried?: CarriedState;
+}
+
+/** State carried across continue-as-new. */
+export interface CarriedState {
+  step: number;
+  channels: unknown;
+  context: unknown[];
+  progress: TaskProgress[];
+  compacts: Record<string, string>;
+  generation: number;
+}
+
+/** What `swarmWorkflow` returns. */
+export interface SwarmResult {
+  swarm: string;
+  status: 'completed' | 'failed';
+  /** Out ids per task (loop instances in order). */
+  outputs: Record<string, string[]>;
+  tasks: TaskProgress[];
+  supervisor?: SuperviseResult;
+  metrics: {
+    totalBytes: number;
+    taskCount: number;
+    failedCount: number;
+    continuedAsNew: number;
+  };
+}
+
+/** The activities the swarm workflow calls (implemented by `createActivities`). */
+export interface WharfActivities {
+  runSubagent(input: SubagentInput): Promise<SubagentResult>;
+  supervise(input: SuperviseInput): Promise<SuperviseResult>;
+}

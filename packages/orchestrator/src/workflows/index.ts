@@ -1,0 +1,3 @@
+// Entry point bundled into the Temporal workflow sandbox. Everything reachable from here
+// must be deterministic: no Node builtins, no clocks, no randomness.
+export { swarmWorkflow } from './swarm-workflow.js';

@@ -1,0 +1,74 @@
+// Pure: builds the channel record of a swarm. Runs inside the workflow sandbox.
+import {
+  type AnyChannel,
+  Barrier,
+  Delta,
+  Ephemeral,
+  LastValue,
+  Messages,
+  NamedBarrier,
+  Topic,
+} from '@wharf/channels';
+import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+
+/** One finished task instance, as held in the `results:<task>` channel. */
+export interface InstanceResult {
+  instance: number;
+  status: 'ok' | 'failed' | 'cancelled';
+  outIds: string[];
+  bytes: number;
+  exitCode?: number | null;
+}
+
+/** Channel names used by the swarm workflow. */
+export const channelNames = {
+  /** `results:<task>`: a Topic of {@link InstanceResult}, one per finished instance. */
+  results: (task: string) => `results:${task}`,
+  /** `join:<task>`: a NamedBarrier over the task's dependencies. */
+  join: (task: string) => `join:${task}`,
+  /** Total bytes produced by all subagents (a Delta). */
+  bytes: 'bytes',
+  /** User channels from the definition's `channels:` section. */
+  user: (name: string) => `channel:${name}`,
+} as const;
+
+/**
+ * The channels of one swarm: a results Topic per task, a NamedBarrier per task with
+ * dependencies (a dependency arriving writes its name), a byte counter, and the user's
+ * channels from `channels:`.
+ *
+ * @example
+ * ```ts
+ * const state = new ChannelState(swarmChannels(definition));
+ * ```
+ */
+export function swarmChannels(definition: SwarmDefinition): Record<string, AnyChannel> {
+  const channels: Record<string, AnyChannel> = { [channelNames.bytes]: new Delta() };
+  for (const [task, spec] of Object.entries(definition.tasks)) {
+    channels[channelNames.results(task)] = new Topic<InstanceResult>();
+    if (spec.depends_on.length > 0) channels[channelNames.join(task)] = new NamedBarrier(spec.depends_on);
+  }
+  for (const [name, spec] of Object.entries(definition.channels)) {
+    channels[channelNames.user(name)] = userChannel(spec);
+  }
+  return channels;
+}
+
+function userChannel(spec: SwarmDefinition['channels'][string]): AnyChannel {
+  switch (spec.type) {
+    case 'last_value':
+      return new LastValue();
+    case 'topic':
+      return new Topic();
+    case 'delta':
+      return new Delta();
+    case 'messages':
+      return new Messages();
+    case 'ephemeral':
+      return new Ephemeral();
+    case 'barrier':
+      return new Barrier(spec.expected);
+    case 'named_barrier':
+      return new NamedBarrier(spec.expected);
+  }
+}

@@ -1,0 +1,436 @@
+// The swarm workflow. Deterministic: imports only @temporalio/workflow, @wharf/channels,
+// @wharf/context-resolver and pure modules of this package.
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  allHandlersFinished,
+  CancellationScope,
+  condition,
+  continueAsNew,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+  setHandler,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { ChannelState, ChannelUpdate } from '@wharf/channels';
+import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
+import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
+import { swarmSearchAttributes } from '../shared/search-attributes.js';
+import type {
+  CarriedState,
+  SubagentResult,
+  SwarmProgress,
+  SwarmResult,
+  SwarmWorkflowInput,
+  TaskProgress,
+  WharfActivities,
+} from '../shared/types.js';
+import { formatBytes, renderProgressTable } from './progress-table.js';
+import { runPool } from './run-pool.js';
+import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
+import { SwarmContext } from './swarm-context.js';
+
+/** Most activities one run may have pending (Temporal's per-run cap is 2,000). */
+const MAX_PENDING = 1_900;
+const TERMINAL = new Set<TaskProgress['status']>(['done', 'failed', 'skipped', 'cancelled']);
+
+const { runSubagent, supervise } = proxyActivities<WharfActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    // Bounded: since SDK 1.21 an oversized result fails with a retryable error; never loop on it.
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
+  },
+});
+
+interface ScheduledInstance {
+  task: string;
+  instance: number;
+  inputs: Record<string, unknown>;
+}
+
+/**
+ * Runs a swarm: in each superstep every task whose dependencies are done and whose `†`
+ * inputs resolve runs as `runSubagent` activities in parallel (loop instances too); the
+ * results fold into the channel state in task order, outputs are written to the context,
+ * and history carries only refs and compact payloads. Continues as new when history grows.
+ * Ends with the supervisor's answer, when the swarm has one.
+ *
+ * @example
+ * ```ts
+ * await client.workflow.start(swarmWorkflow, { taskQueue, workflowId, args: [{ definition }] });
+ * ```
+ */
+export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmResult> {
+  const { definition } = input;
+  const info = workflowInfo();
+  const ownerId = input.ownerId ?? 'default';
+  const runId = info.workflowId;
+  const taskNames = Object.keys(definition.tasks);
+  const carried = input.carried;
+  const maxConcurrent = Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING));
+
+  const state = new ChannelState(swarmChannels(definition));
+  if (carried !== undefined) state.restore(carried.channels);
+  const context = new SwarmContext(carried?.context, input.input ?? {});
+  const compacts: Record<string, string> = { ...(carried?.compacts ?? {}) };
+  const progress = new Map<string, TaskProgress>(
+    (
+      carried?.progress ??
+      taskNames.map((task) => freshProgress(task, definition.tasks[task] as TaskDefinition))
+    ).map((entry) => [entry.task, entry]),
+  );
+  const scopes = new Map<string, CancellationScope>();
+  let step = carried?.step ?? 0;
+  let status: SwarmProgress['status'] = 'running';
+  let inputsVersion = 0;
+
+  const snapshotProgress = (): SwarmProgress => ({
+    swarm: definition.name,
+    status,
+    step,
+    tasks: taskNames.map((task) => ({ ...(progress.get(task) as TaskProgress) })),
+  });
+  const publish = (): void => setCurrentDetails(renderProgressTable(snapshotProgress()));
+  const setStatus = (next: SwarmProgress['status']): void => {
+    status = next;
+    upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: next }]);
+  };
+
+  setHandler(progressQuery, snapshotProgress, {
+    description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
+  });
+  setHandler(stateQuery, () => state.snapshot(), {
+    description: 'The durable channel snapshot: results per task (refs, sizes, exit codes) and barriers.',
+  });
+  setHandler(
+    addInputSignal,
+    ({ key, value }) => {
+      context.addInput(key, value, new Date().toISOString());
+      inputsVersion++;
+    },
+    { description: 'Adds a value for †input.<key>; tasks waiting on it become ready.' },
+  );
+  setHandler(
+    cancelTaskUpdate,
+    ({ task, reason }) => {
+      const entry = progress.get(task) as TaskProgress;
+      if (TERMINAL.has(entry.status)) return { cancelled: false, status: entry.status };
+      scopes.get(task)?.cancel();
+      entry.status = 'cancelled';
+      entry.reason = reason ?? 'cancelled by request';
+      entry.endedAt = Date.now();
+      publish();
+      return { cancelled: true, status: entry.status };
+    },
+    {
+      description: 'Cancels one task: running instances are cancelled, dependents are skipped.',
+      validator: ({ task }) => {
+        if (!progress.has(task)) throw new Error(`unknown task "${task}"; tasks: ${taskNames.join(', ')}`);
+      },
+    },
+  );
+
+  if (carried === undefined) {
+    upsertSearchAttributes([
+      { key: swarmSearchAttributes.swarm, value: definition.name },
+      { key: swarmSearchAttributes.owner, value: ownerId },
+      { key: swarmSearchAttributes.status, value: 'running' },
+    ]);
+    upsertMemo({ swarm: definition.name, version: definition.version, tasks: taskNames.length });
+  }
+  publish();
+
+  for (;;) {
+    const scheduled = planStep();
+    if (scheduled.length === 0) {
+      if (taskNames.every((task) => TERMINAL.has((progress.get(task) as TaskProgress).status))) break;
+      // Nothing can run: tasks wait on inputs that nobody will write unless a signal adds them.
+      const seen = inputsVersion;
+      const arrived = await condition(() => inputsVersion !== seen, input.waitForInputsMs ?? 0);
+      if (!arrived) {
+        for (const entry of progress.values()) {
+          if (entry.status !== 'waiting' && entry.status !== 'pending') continue;
+          entry.status = 'failed';
+          entry.reason = `inputs never resolved: ${entry.waitingFor.join(', ')}`;
+          entry.endedAt = Date.now();
+        }
+        publish();
+        break;
+      }
+      continue;
+    }
+    step += 1;
+    const results = await runPool(scheduled, maxConcurrent, (item) => runInstance(item));
+    foldStep(scheduled, results);
+    publish();
+    if (shouldContinueAsNew()) {
+      await condition(allHandlersFinished);
+      const next: CarriedState = {
+        step,
+        channels: state.snapshot(),
+        context: context.messages(),
+        progress: [...progress.values()],
+        compacts,
+        generation: (carried?.generation ?? 0) + 1,
+      };
+      return continueAsNew<typeof swarmWorkflow>({ ...input, carried: next });
+    }
+  }
+
+  const outputs: Record<string, string[]> = {};
+  for (const task of taskNames) outputs[task] = [...(progress.get(task) as TaskProgress).outIds];
+  const failedCount = taskNames.filter(
+    (task) => (progress.get(task) as TaskProgress).status !== 'done',
+  ).length;
+
+  let supervisorResult: SwarmResult['supervisor'];
+  if (definition.supervisor !== undefined) {
+    setStatus('supervising');
+    publish();
+    const agent = definition.agents[definition.supervisor.agent];
+    if (agent === undefined)
+      throw ApplicationFailure.nonRetryable('supervisor agent missing', 'WharfInvalidDefinition');
+    supervisorResult = await supervise.executeWithOptions(
+      {
+        summary: `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(definition.supervisor.evidence_budget_bytes)}`,
+      },
+      [
+        {
+          swarm: definition.name,
+          ownerId,
+          runId,
+          agent,
+          question: definition.supervisor.question,
+          budgetBytes: definition.supervisor.evidence_budget_bytes,
+          compacts: orderedCompacts(),
+        },
+      ],
+    );
+  }
+
+  setStatus(failedCount > 0 ? 'failed' : 'completed');
+  publish();
+  return {
+    swarm: definition.name,
+    status: failedCount > 0 ? 'failed' : 'completed',
+    outputs,
+    tasks: snapshotProgress().tasks,
+    ...(supervisorResult === undefined ? {} : { supervisor: supervisorResult }),
+    metrics: {
+      totalBytes: (state.get(channelNames.bytes) as number | undefined) ?? 0,
+      taskCount: taskNames.length,
+      failedCount,
+      continuedAsNew: carried?.generation ?? 0,
+    },
+  };
+
+  /** Decides what runs in the next superstep; marks skipped and waiting tasks on the way. */
+  function planStep(): ScheduledInstance[] {
+    const scheduled: ScheduledInstance[] = [];
+    for (const task of taskNames) {
+      const entry = progress.get(task) as TaskProgress;
+      if (entry.status !== 'pending' && entry.status !== 'waiting') continue;
+      const spec = definition.tasks[task] as TaskDefinition;
+      const blocked = spec.depends_on.find((dependency) => {
+        const other = (progress.get(dependency) as TaskProgress).status;
+        return other === 'failed' || other === 'skipped' || other === 'cancelled';
+      });
+      if (blocked !== undefined) {
+        entry.status = 'skipped';
+        entry.reason = `dependency ${blocked} ${(progress.get(blocked) as TaskProgress).status}`;
+        entry.endedAt = Date.now();
+        continue;
+      }
+      if (spec.depends_on.length > 0 && !state.isReady(channelNames.join(task))) continue;
+      const total = spec.loop?.count ?? 1;
+      const instances: ScheduledInstance[] = [];
+      const missing = new Set<string>();
+      for (let instance = 0; instance < total; instance++) {
+        const resolved = context.resolveInputs(task, spec.inputs, total > 1 ? instance : undefined);
+        if (resolved.ready) instances.push({ task, instance, inputs: resolved.values });
+        else for (const path of resolved.missing) missing.add(path);
+      }
+      if (missing.size > 0) {
+        entry.status = 'waiting';
+        entry.waitingFor = [...missing];
+        continue;
+      }
+      if (spec.depends_on.length > 0) state.consume(channelNames.join(task));
+      entry.status = 'running';
+      entry.waitingFor = [];
+      entry.startedAt = Date.now();
+      scheduled.push(...instances);
+    }
+    return scheduled;
+  }
+
+  async function runInstance(
+    item: ScheduledInstance,
+  ): Promise<SubagentResult | { cancelled: true; reason: string }> {
+    const spec = definition.tasks[item.task] as TaskDefinition;
+    const total = spec.loop?.count ?? 1;
+    const label = total > 1 ? `${item.task}#${item.instance}` : item.task;
+    const entry = progress.get(item.task) as TaskProgress;
+    if (entry.status === 'cancelled') return { cancelled: true, reason: entry.reason ?? 'cancelled' };
+    let scope = scopes.get(item.task);
+    if (scope === undefined) {
+      scope = new CancellationScope();
+      scopes.set(item.task, scope);
+    }
+    const kind = spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`;
+    try {
+      return await scope.run(() =>
+        runSubagent.executeWithOptions(
+          {
+            summary: `${label} · ${kind}${spec.description ? ` · ${spec.description}` : ''}`,
+            ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: input.heartbeatTimeoutMs }),
+            ...(spec.script?.timeout_ms === undefined
+              ? {}
+              : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
+          },
+          [
+            {
+              swarm: definition.name,
+              ownerId,
+              runId,
+              task: item.task,
+              instance: item.instance,
+              definition: spec,
+              ...(spec.agent === undefined
+                ? {}
+                : { agent: definition.agents[spec.agent] as SwarmDefinition['agents'][string] }),
+              ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+              inputs: item.inputs,
+              inRefs: spec.depends_on.flatMap(
+                (dependency) => (progress.get(dependency) as TaskProgress).outIds,
+              ),
+            },
+          ],
+        ),
+      );
+    } catch (error) {
+      if (isCancellation(error)) return { cancelled: true, reason: entry.reason ?? 'cancelled' };
+      const message =
+        error instanceof ActivityFailure && error.cause !== undefined
+          ? error.cause.message
+          : (error as Error).message;
+      return {
+        status: 'failed',
+        outputs: [],
+        compact: `[${label}] failed before producing output: ${message}`,
+        bytes: 0,
+        durationMs: 0,
+        preview: '',
+        stderrTail: message,
+      };
+    }
+  }
+
+  /** Folds one superstep's results in task order (the order of `scheduled`), never completion order. */
+  function foldStep(
+    scheduled: readonly ScheduledInstance[],
+    results: readonly (SubagentResult | { cancelled: true; reason: string })[],
+  ): void {
+    const updates: ChannelUpdate[] = [];
+    const finishedTasks = new Set<string>();
+    scheduled.forEach((item, index) => {
+      const result = results[index] as SubagentResult | { cancelled: true; reason: string };
+      const spec = definition.tasks[item.task] as TaskDefinition;
+      const total = spec.loop?.count ?? 1;
+      const entry = progress.get(item.task) as TaskProgress;
+      const label = total > 1 ? `${item.task}#${item.instance}` : item.task;
+      const writes: [string, unknown][] = [];
+      let record: InstanceResult;
+      if ('cancelled' in result) {
+        record = { instance: item.instance, status: 'cancelled', outIds: [], bytes: 0 };
+      } else {
+        record = {
+          instance: item.instance,
+          status: result.status,
+          outIds: result.outputs.map((ref) => ref.outId),
+          bytes: result.bytes,
+          ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
+        };
+        compacts[label] = result.compact;
+        entry.outIds.push(...record.outIds);
+        entry.bytesCaptured += result.bytes;
+        if (result.status === 'failed' && entry.status !== 'cancelled') {
+          entry.status = 'failed';
+          entry.reason = failureReason(result);
+        }
+        context.recordOutput({
+          task: item.task,
+          instance: total > 1 ? item.instance : undefined,
+          output: spec.output,
+          result,
+          date: new Date().toISOString(),
+        });
+        writes.push([channelNames.bytes, result.bytes]);
+      }
+      writes.push([channelNames.results(item.task), record]);
+      entry.instances.done += 1;
+      if (entry.instances.done === entry.instances.total) finishedTasks.add(item.task);
+      updates.push(ChannelUpdate.fromList(writes, { label }));
+    });
+    // A task that finished well releases its dependents' barriers.
+    for (const task of finishedTasks) {
+      const entry = progress.get(task) as TaskProgress;
+      if (entry.status === 'running') entry.status = 'done';
+      entry.endedAt = Date.now();
+      if (entry.status !== 'done') continue;
+      const arrivals: [string, unknown][] = [];
+      for (const [other, spec] of Object.entries(definition.tasks)) {
+        if (spec.depends_on.includes(task))
+          arrivals.push([channelNames.join(other), { [task]: entry.outIds[0] ?? null }]);
+      }
+      if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
+    }
+    state.foldSuperstep(step, updates);
+  }
+
+  function shouldContinueAsNew(): boolean {
+    const current = workflowInfo();
+    return current.continueAsNewSuggested || current.historyLength >= (input.historyEventLimit ?? 10_000);
+  }
+
+  function orderedCompacts(): string[] {
+    const out: string[] = [];
+    for (const task of taskNames) {
+      const total = definition.tasks[task]?.loop?.count ?? 1;
+      for (let instance = 0; instance < total; instance++) {
+        const compact = compacts[total > 1 ? `${task}#${instance}` : task];
+        if (compact !== undefined) out.push(compact);
+      }
+    }
+    return out;
+  }
+}
+
+function freshProgress(task: string, spec: TaskDefinition): TaskProgress {
+  return {
+    task,
+    status: 'pending',
+    instances: { done: 0, total: spec.loop?.count ?? 1 },
+    bytesCaptured: 0,
+    outIds: [],
+    waitingFor: [],
+  };
+}
+
+function failureReason(result: SubagentResult): string {
+  const parts: string[] = [];
+  if (result.exitCode !== undefined && result.exitCode !== null) parts.push(`exit ${result.exitCode}`);
+  if (result.signal) parts.push(`signal ${result.signal}`);
+  if (result.timedOut) parts.push('timed out');
+  const tail = result.stderrTail?.trim().split('\n').slice(-3).join(' ⏎ ');
+  if (tail) parts.push(tail.length > 300 ? `…${tail.slice(-300)}` : tail);
+  return parts.join(' · ') || 'failed';
+}

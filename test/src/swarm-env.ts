@@ -1,0 +1,81 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { FsArtifactStore } from '@wharf/evidence';
+import type { ModelRegistry } from '@wharf/orchestrator';
+import { WharfClient } from '@wharf/orchestrator/client';
+import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
+import { SqliteOutputStore } from '@wharf/output-store';
+import { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';
+
+let bundle: Promise<WorkflowBundle> | undefined;
+
+/**
+ * The real workflow bundle, built once per test file. No `ignoreModules`: a transitive
+ * import that breaks the sandbox fails here.
+ */
+export function wharfBundle(): Promise<WorkflowBundle> {
+  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  return bundle;
+}
+
+const quietLogger = {
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn(message: string) {
+    console.warn(message);
+  },
+  error(message: string) {
+    console.error(message);
+  },
+};
+
+/** Everything one swarm test needs: temp dir, SQLite store, artifact store, worker, client. */
+export interface SwarmTestEnv {
+  temporal: TemporalTestEnv;
+  dir: string;
+  store: SqliteOutputStore;
+  artifacts: FsArtifactStore;
+  wharf: WharfClient;
+  taskQueue: string;
+  /** Runs `fn` while a worker polls the test's task queue. */
+  withWorker<TResult>(fn: () => Promise<TResult>, options?: { models?: ModelRegistry }): Promise<TResult>;
+  close(): Promise<void>;
+}
+
+export async function createSwarmTestEnv(name: string): Promise<SwarmTestEnv> {
+  const temporal = await connectTestEnv();
+  const dir = await mkdtemp(join(tmpdir(), `wharf-${name}-`));
+  const store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
+  const artifacts = new FsArtifactStore({ root: join(dir, 'artifacts') });
+  const taskQueue = taskQueueFor(name);
+  const wharf = new WharfClient({ connection: temporal.client.connection, taskQueue });
+  return {
+    temporal,
+    dir,
+    store,
+    artifacts,
+    wharf,
+    taskQueue,
+    async withWorker(fn, options = {}) {
+      const worker = await createWharfWorker({
+        connection: temporal.nativeConnection,
+        taskQueue,
+        store,
+        artifacts,
+        workDir: join(dir, 'work'),
+        workflowBundle: await wharfBundle(),
+        ...(options.models === undefined ? {} : { models: options.models }),
+      });
+      return worker.runUntil(fn);
+    },
+    async close() {
+      await store.close();
+      await temporal.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,269 @@
+import { createModelRegistry, parseSwarm, SwarmDefinitionError } from '@wharf/orchestrator';
+import { MockLanguageModelV4 } from 'ai/test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+
+const diamond = `
+name: diamond
+tasks:
+  fetch:
+    description: list three names
+    script: { content: "printf 'alpha\\nbeta\\ngamma\\n'" }
+    output: †data.fetch
+  count:
+    depends_on: [fetch]
+    loop: { type: repeat, count: 3 }
+    inputs: { source: †data.fetch.outId }
+    script: { content: 'echo "instance $WHARF_INSTANCE of $WHARF_INPUTS"' }
+    output: †data.counts
+  size:
+    depends_on: [fetch]
+    script: { content: 'head -c 300000 /dev/zero | tr "\\000" "x"; echo' }
+    output: †data.size
+  report:
+    depends_on: [count, size]
+    inputs: { counts: †data.counts, size: †data.size.bytes }
+    script: { content: 'echo "report $WHARF_INPUTS"; echo "refs $IN_REFS"' }
+    output: †data.report
+  broken:
+    script: { content: 'echo "about to fail"; echo "disk on fire" >&2; exit 3' }
+    output: †data.broken || †data.broken_error
+  after_broken:
+    depends_on: [broken]
+    script: { content: echo never }
+`;
+
+async function bodyOf(env: SwarmTestEnv, outId: string): Promise<string> {
+  return Buffer.from((await env.store.get({ outId })).body).toString('utf8');
+}
+
+describe('swarmWorkflow on a real Temporal server', () => {
+  let env: SwarmTestEnv;
+  beforeAll(async () => {
+    env = await createSwarmTestEnv('swarm');
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('runs a diamond DAG with a looped task and † inputs; bodies live in the store, not in history', async () => {
+    const { workflowId } = await env.wharf.startSwarm(diamond);
+    const { result, progress, state } = await env.withWorker(async () => {
+      const done = await env.wharf.result(workflowId);
+      // Queries are answered by a worker, also after completion.
+      return {
+        result: done,
+        progress: await env.wharf.progress(workflowId),
+        state: await env.wharf.state(workflowId),
+      };
+    });
+    const byTask = Object.fromEntries(result.tasks.map((task) => [task.task, task]));
+
+    expect(result.status).toBe('failed');
+    expect(byTask.fetch?.status).toBe('done');
+    expect(byTask.count).toMatchObject({ status: 'done', instances: { done: 3, total: 3 } });
+    expect(byTask.report?.status).toBe('done');
+    expect(byTask.broken?.status).toBe('failed');
+    expect(byTask.broken?.reason).toContain('exit 3');
+    expect(byTask.broken?.reason).toContain('disk on fire');
+    expect(byTask.after_broken).toMatchObject({ status: 'skipped', reason: 'dependency broken failed' });
+
+    // Byte-exact bodies in the store.
+    const fetchId = result.outputs.fetch?.[0] as string;
+    expect(await bodyOf(env, fetchId)).toBe('alpha\nbeta\ngamma\n');
+    const sizeBody = await bodyOf(env, result.outputs.size?.[0] as string);
+    expect(sizeBody).toBe(`${'x'.repeat(300_000)}\n`);
+
+    // Loop instances each ran once, saw their index and the † input.
+    const countBodies = await Promise.all((result.outputs.count ?? []).map((outId) => bodyOf(env, outId)));
+    expect(countBodies).toHaveLength(3);
+    for (const instance of [0, 1, 2]) {
+      expect(
+        countBodies.some((body) => body.startsWith(`instance ${instance} of {"source":"${fetchId}"}`)),
+      ).toBe(true);
+    }
+
+    // The report saw the pushed instance results and the size, and got its IN_REFS.
+    const report = await bodyOf(env, result.outputs.report?.[0] as string);
+    expect(report).toContain('"size":300001');
+    const counts = JSON.parse(report.split('\n')[0]?.replace(/^report /, '') ?? '{}') as {
+      counts: unknown[];
+    };
+    expect(counts.counts).toHaveLength(3);
+    for (const outId of [...(result.outputs.count ?? []), result.outputs.size?.[0]]) {
+      expect(report).toContain(outId as string);
+    }
+
+    // History carries refs and compact payloads only.
+    const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+    const historyText = JSON.stringify(history);
+    // At most a 400-byte preview of an output travels; a 300 KB body never does (plain or base64).
+    expect(historyText).not.toMatch(/x{450}/);
+    expect(historyText).not.toContain('eHh4'.repeat(150));
+    expect(historyText.length).toBeLessThan(120_000);
+
+    expect(progress.status).toBe('failed');
+    expect(progress.tasks.map((task) => task.task)).toEqual([
+      'fetch',
+      'count',
+      'size',
+      'report',
+      'broken',
+      'after_broken',
+    ]);
+    expect(JSON.stringify(state)).toContain('results:count');
+  });
+
+  it('supervises with mounted evidence: the model sees failures first, history does not', async () => {
+    const seen: string[] = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        const text = JSON.stringify(options.prompt);
+        seen.push(text);
+        return {
+          content: [
+            {
+              type: 'text',
+              text: text.includes('disk on fire') ? 'The broken task failed: disk on fire.' : 'No evidence.',
+            },
+          ],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage: {
+            inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+            outputTokens: { total: 5, text: 5, reasoning: 0 },
+          },
+          warnings: [],
+        };
+      },
+    });
+    const definition = parseSwarm(`
+name: supervised
+agents:
+  boss: { model: mock:boss }
+tasks:
+  ok:
+    script: { content: 'for i in $(seq 1 2000); do echo "healthy line $i"; done' }
+  broken:
+    script: { content: 'echo "disk on fire" >&2; exit 2' }
+supervisor:
+  agent: boss
+  question: Which task failed and why?
+  evidence_budget_bytes: 4000
+`);
+    const { workflowId } = await env.wharf.startSwarm(definition);
+    const result = await env.withWorker(() => env.wharf.result(workflowId), {
+      models: createModelRegistry({ models: { 'mock:boss': model }, env: {} }),
+    });
+    expect(result.supervisor?.answer).toBe('The broken task failed: disk on fire.');
+    expect(result.supervisor?.evidenceBytes).toBeGreaterThan(0);
+    const prompt = seen[0] ?? '';
+    expect(prompt).toContain('--- Evidence');
+    expect(prompt).toContain('disk on fire');
+    // 2,000 healthy lines (~38 KB) do not fit a 4,000-byte budget: the middle is cut, with a marker.
+    expect(prompt).not.toContain('healthy line 1000');
+    expect(prompt).toMatch(/truncated/i);
+
+    const history = JSON.stringify(await env.temporal.client.workflow.getHandle(workflowId).fetchHistory());
+    expect(history).not.toContain('healthy line 1000');
+    expect(history).not.toContain('--- Evidence');
+  });
+
+  it('continues as new when history grows, carrying channels and context', async () => {
+    const chain = ['a', 'b', 'c', 'd', 'e', 'f'];
+    const tasks = chain
+      .map((name, index) => {
+        const previous = chain[index - 1];
+        return [
+          `  ${name}:`,
+          `    script: { content: 'echo "${name} after $WHARF_INPUTS"' }`,
+          `    output: †data.${name}`,
+          ...(previous === undefined
+            ? []
+            : [`    depends_on: [${previous}]`, `    inputs: { previous: †data.${previous}.outId }`]),
+        ].join('\n');
+      })
+      .join('\n');
+    const { workflowId } = await env.wharf.startSwarm(
+      `name: chain\ntasks:\n${tasks}\n`,
+      {},
+      { historyEventLimit: 20 },
+    );
+    const result = await env.withWorker(() => env.wharf.result(workflowId));
+    expect(result.status).toBe('completed');
+    expect(result.metrics.continuedAsNew).toBeGreaterThanOrEqual(1);
+    const last = Buffer.from((await env.store.get({ outId: result.outputs.f?.[0] as string })).body).toString(
+      'utf8',
+    );
+    expect(last).toBe(`f after {"previous":"${result.outputs.e?.[0]}"}\n`);
+  });
+
+  it('waits for an input added by signal', async () => {
+    const { workflowId } = await env.wharf.startSwarm(
+      'name: gated\ntasks:\n  greet:\n    inputs: { who: †input.who }\n    script: { content: \'echo "hello $WHARF_INPUTS"\' }\n',
+      {},
+      { waitForInputsMs: 60_000 },
+    );
+    const result = await env.withWorker(async () => {
+      for (let attempt = 0; attempt < 50; attempt++) {
+        const progress = await env.wharf.progress(workflowId);
+        if (progress.tasks[0]?.status === 'waiting') {
+          expect(progress.tasks[0].waitingFor).toEqual(['†input.who']);
+          break;
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await env.wharf.addInput(workflowId, 'who', 'wharf');
+      return env.wharf.result(workflowId);
+    });
+    expect(result.status).toBe('completed');
+    const body = Buffer.from(
+      (await env.store.get({ outId: result.outputs.greet?.[0] as string })).body,
+    ).toString('utf8');
+    expect(body).toBe('hello {"who":"wharf"}\n');
+  });
+
+  it('cancels a running task; its dependents are skipped, the rest completes', async () => {
+    const { workflowId } = await env.wharf.startSwarm(
+      [
+        'name: cancellable',
+        'tasks:',
+        '  slow: { script: { content: "sleep 60" } }',
+        '  after: { depends_on: [slow], script: { content: "echo never" } }',
+        '  quick: { script: { content: "echo quick" } }',
+      ].join('\n'),
+    );
+    const started = Date.now();
+    const result = await env.withWorker(async () => {
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const progress = await env.wharf.progress(workflowId);
+        if (progress.tasks.find((task) => task.task === 'slow')?.status === 'running') break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await expect(env.wharf.cancelTask(workflowId, 'ghost')).rejects.toThrow(/unknown task "ghost"/);
+      expect(await env.wharf.cancelTask(workflowId, 'slow', 'not needed')).toEqual({
+        cancelled: true,
+        status: 'cancelled',
+      });
+      return env.wharf.result(workflowId);
+    });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const byTask = Object.fromEntries(result.tasks.map((task) => [task.task, task]));
+    expect(byTask.slow).toMatchObject({ status: 'cancelled', reason: 'not needed' });
+    expect(byTask.after).toMatchObject({ status: 'skipped', reason: 'dependency slow cancelled' });
+    expect(byTask.quick?.status).toBe('done');
+  });
+
+  it('rejects a bad definition before anything starts', () => {
+    let caught: unknown;
+    try {
+      parseSwarm('name: bad\ntasks:\n  a: { script: { content: echo }, depends_on: [ghost] }\n');
+    } catch (error) {
+      caught = error;
+    }
+    expect(SwarmDefinitionError.isInstance(caught)).toBe(true);
+    expect((caught as SwarmDefinitionError).issues[0]).toMatchObject({
+      path: 'tasks.a.depends_on[0]',
+      line: 3,
+    });
+  });
+});

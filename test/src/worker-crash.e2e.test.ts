@@ -1,0 +1,71 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { parseSwarm } from '@wharf/orchestrator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+
+const workerScript = fileURLToPath(new URL('../fixtures/worker-process.mjs', import.meta.url));
+const INSTANCES = 6;
+
+async function startWorkerProcess(env: SwarmTestEnv): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [workerScript, env.temporal.address, env.taskQueue, env.dir], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  for await (const chunk of child.stdout ?? []) {
+    output += String(chunk);
+    if (output.includes('worker-ready')) break;
+  }
+  return child;
+}
+
+describe('a worker killed mid-swarm', () => {
+  let env: SwarmTestEnv;
+  beforeAll(async () => {
+    env = await createSwarmTestEnv('worker-crash');
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('is replaced by a new worker that finishes the swarm; every output is stored exactly once', async () => {
+    const definition = parseSwarm(`
+name: crash
+tasks:
+  slow:
+    loop: { type: repeat, count: ${INSTANCES} }
+    script: { content: 'sleep 2; echo "instance $WHARF_INSTANCE done"; head -c 200000 /dev/zero | tr "\\000" "z"' }
+`);
+    const { workflowId, handle } = await env.wharf.startSwarm(definition, {}, { heartbeatTimeoutMs: 3_000 });
+    const first = await startWorkerProcess(env);
+    // Wait until the subagents are running on the first worker, then kill it outright.
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const running = (await handle.describe()).raw.pendingActivities?.filter(
+        (activity) => activity.lastStartedTime,
+      );
+      if ((running?.length ?? 0) >= INSTANCES) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    first.kill('SIGKILL');
+    await once(first, 'exit');
+
+    const second = await startWorkerProcess(env);
+    try {
+      const result = await env.wharf.result(workflowId);
+      expect(result.status).toBe('completed');
+      expect(result.outputs.slow).toHaveLength(INSTANCES);
+      const stored = await env.store.list({ ownerId: 'default', limit: 1000 });
+      const ofRun = stored.records.filter((record) => record.labels.task === 'slow');
+      expect(ofRun).toHaveLength(INSTANCES);
+      for (const [index, outId] of (result.outputs.slow ?? []).entries()) {
+        const body = Buffer.from((await env.store.get({ outId })).body).toString('utf8');
+        expect(body.startsWith(`instance ${index} done\n`)).toBe(true);
+        expect(body.length).toBe(`instance ${index} done\n`.length + 200_000);
+      }
+    } finally {
+      second.kill('SIGTERM');
+      await once(second, 'exit');
+    }
+  });
+});

@@ -1,0 +1,3 @@
+export { greetingWorkflow } from './greeting.js';
+export { naiveSwarmWorkflow } from './naive.js';
+export { payloadSizeWorkflow } from './payload-size.js';
