@@ -1,33 +1,39 @@
 const marker = Symbol.for('@wharf/cli/error');
 
 /** Stable machine-readable codes of {@link CliError}. */
-export type CliErrorCode = 'USAGE';
+export type CliErrorCode = 'USAGE' | 'INVALID_DEFINITION' | 'NOT_FOUND' | 'UNREACHABLE' | 'SWARM_FAILED';
+
+/** Process exit code for each {@link CliErrorCode}. */
+export const exitCodes: Record<CliErrorCode, number> = {
+  SWARM_FAILED: 1,
+  USAGE: 2,
+  INVALID_DEFINITION: 2,
+  NOT_FOUND: 3,
+  UNREACHABLE: 4,
+};
 
 /**
- * Base error of `@wharf/cli`. Every error the package throws is one of these,
- * with a stable {@link CliError.code}.
- *
- * Use {@link CliError.isInstance} rather than `instanceof`: it also recognises errors
- * created in another realm (the Temporal workflow sandbox, a worker thread).
+ * An error the `wharf` command reports to the user: a message they can act on and an
+ * exit code (1 swarm failed, 2 bad usage or definition, 3 not found, 4 server unreachable).
  *
  * @example
  * ```ts
- * try {
- *   run();
- * } catch (error) {
- *   if (CliError.isInstance(error) && error.code === 'USAGE') {
- *     console.error(error.message);
- *   }
- * }
+ * throw new CliError('USAGE', '--input expects key=value, got "x"');
  * ```
  */
 export class CliError extends Error {
   readonly code: CliErrorCode;
+
   constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'CliError';
     this.code = code;
     Object.defineProperty(this, marker, { value: true });
+  }
+
+  /** The process exit code for this error. */
+  get exitCode(): number {
+    return exitCodes[this.code];
   }
 
   /** True for any CliError, whichever realm created it. */

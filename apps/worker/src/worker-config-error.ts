@@ -4,25 +4,20 @@ const marker = Symbol.for('@wharf/worker/error');
 export type WorkerConfigErrorCode = 'INVALID_ENV';
 
 /**
- * Base error of `@wharf/worker`. Every error the package throws is one of these,
- * with a stable {@link WorkerConfigError.code}.
- *
- * Use {@link WorkerConfigError.isInstance} rather than `instanceof`: it also recognises errors
- * created in another realm (the Temporal workflow sandbox, a worker thread).
+ * A worker environment that cannot work: names every variable that is wrong and why.
  *
  * @example
  * ```ts
  * try {
- *   run();
+ *   loadWorkerConfig(process.env);
  * } catch (error) {
- *   if (WorkerConfigError.isInstance(error) && error.code === 'INVALID_ENV') {
- *     console.error(error.message);
- *   }
+ *   if (WorkerConfigError.isInstance(error)) console.error(error.message);
  * }
  * ```
  */
 export class WorkerConfigError extends Error {
   readonly code: WorkerConfigErrorCode;
+
   constructor(code: WorkerConfigErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'WorkerConfigError';

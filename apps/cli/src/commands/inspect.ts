@@ -1,0 +1,86 @@
+import { EvidenceCompiler } from '@wharf/evidence';
+import { openDataDir } from '@wharf/orchestrator/embedded';
+import { safeId } from '@wharf/orchestrator/worker';
+import { OutputStoreError } from '@wharf/output-store';
+import { CliError } from '../cli-error.js';
+import { type CliIo, printJson } from '../output.js';
+import { parseRange } from '../parse-inputs.js';
+
+/** `wharf outputs list`: outputs in the data directory, oldest first. */
+export async function outputsList(
+  options: { dataDir: string; run?: string; json: boolean; limit: number },
+  io: CliIo,
+): Promise<void> {
+  const data = await openDataDir(options.dataDir);
+  try {
+    const page = await data.store.list({
+      ...(options.run === undefined ? {} : { runId: safeId(options.run) }),
+      limit: options.limit,
+    });
+    if (options.json) return printJson(io, page.records);
+    if (page.records.length === 0) return io.out('No outputs.');
+    for (const record of page.records) {
+      io.out(
+        `${record.outId}  ${String(record.sizeBytes).padStart(10)} B  ${record.producer.runId}/${record.producer.spawnId}  ${record.name ?? ''}`,
+      );
+    }
+    if (page.nextCursor !== undefined) io.out(`… more (use --limit)`);
+  } finally {
+    await data.close();
+  }
+}
+
+/** `wharf outputs show <outId> [--range a-b]`: writes the body (or a byte range) to stdout. */
+export async function outputsShow(
+  outId: string,
+  options: { dataDir: string; range?: string; json: boolean },
+  io: CliIo,
+  write: (chunk: Uint8Array) => void = (chunk) => process.stdout.write(chunk),
+): Promise<void> {
+  const range = options.range === undefined ? undefined : parseRange(options.range);
+  const data = await openDataDir(options.dataDir);
+  try {
+    if (options.json) return printJson(io, await data.store.stat({ outId }));
+    const body = await data.store.openBody({ outId }, range);
+    for await (const chunk of body.stream) write(chunk as Uint8Array);
+  } catch (error) {
+    if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND') {
+      throw new CliError('NOT_FOUND', error.message, { cause: error });
+    }
+    if (OutputStoreError.isInstance(error)) throw new CliError('USAGE', error.message, { cause: error });
+    throw error;
+  } finally {
+    await data.close();
+  }
+}
+
+/** `wharf evidence <runId>`: exactly the evidence a supervisor of that run would see. */
+export async function evidenceCommand(
+  runId: string,
+  options: { dataDir: string; owner: string; budget: number; json: boolean },
+  io: CliIo,
+): Promise<void> {
+  const data = await openDataDir(options.dataDir);
+  try {
+    const compiler = new EvidenceCompiler({ store: data.artifacts });
+    const report = await compiler.compileWithReport({
+      runId: safeId(runId),
+      ownerId: safeId(options.owner),
+      budgetBytes: options.budget,
+    });
+    if (options.json) {
+      return printJson(io, {
+        evidence: Object.fromEntries(report.evidence),
+        bytesRead: report.bytesRead,
+        bytesEmitted: report.bytesEmitted,
+      });
+    }
+    if (report.evidence.size === 0) throw new CliError('NOT_FOUND', `no workers recorded for run ${runId}`);
+    for (const text of report.evidence.values()) io.out(text);
+    io.err(
+      `wharf: ${report.bytesEmitted} B of evidence (budget ${options.budget}), ${report.bytesRead} B read`,
+    );
+  } finally {
+    await data.close();
+  }
+}

@@ -1,0 +1,97 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { SwarmResult } from '@wharf/orchestrator';
+import { startEmbedded } from '@wharf/orchestrator/embedded';
+import { CliError } from '../cli-error.js';
+import { type CliIo, printJson } from '../output.js';
+import { parseInputs } from '../parse-inputs.js';
+import { changedLines, progressLines } from '../progress-view.js';
+import { loadSwarm } from './validate.js';
+
+/** Options of {@link runCommand}. */
+export interface RunOptions {
+  input: string[];
+  follow: boolean;
+  json: boolean;
+  dataDir: string;
+  address?: string;
+  owner: string;
+}
+
+/**
+ * `wharf run`: validates the swarm, starts it (with an in-process worker and, when no
+ * Temporal server answers, a local dev server), follows it if asked, and prints the result,
+ * the out ids and the Web UI link.
+ */
+export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
+  const definition = await loadSwarm(file);
+  const inputs = parseInputs(options.input);
+  const embedded = await startEmbedded({
+    dataDir: options.dataDir,
+    ...(options.address === undefined ? {} : { temporalAddress: options.address }),
+    onProgress: (message) => io.err(`wharf: ${message}`),
+  }).catch((error: Error) => {
+    throw new CliError('UNREACHABLE', error.message, { cause: error });
+  });
+  try {
+    const { workflowId } = await embedded.wharf.startSwarm(definition, inputs, { ownerId: options.owner });
+    const link = embedded.workflowUrl(workflowId);
+    io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
+    const resultPromise = embedded.wharf.result(workflowId);
+    if (options.follow && !options.json) await follow(embedded.wharf, workflowId, resultPromise, io);
+    const result = await resultPromise;
+    if (options.json) printJson(io, { workflowId, url: link, ...result });
+    else printResult(io, workflowId, result, link);
+    if (embedded.startedServer) {
+      io.err(
+        'wharf: the dev server stops with this command; run `wharf dev` in another terminal to keep the Web UI.',
+      );
+    }
+    return result;
+  } finally {
+    await embedded.stop();
+  }
+}
+
+async function follow(
+  wharf: Awaited<ReturnType<typeof startEmbedded>>['wharf'],
+  workflowId: string,
+  done: Promise<unknown>,
+  io: CliIo,
+): Promise<void> {
+  let finished = false;
+  void done.then(
+    () => {
+      finished = true;
+    },
+    () => {
+      finished = true;
+    },
+  );
+  const seen = new Map<string, string>();
+  let drawn = 0;
+  while (!finished) {
+    const progress = await wharf.progress(workflowId).catch(() => undefined);
+    if (progress !== undefined) {
+      if (io.isTTY) {
+        const lines = progressLines(progress, Date.now());
+        if (drawn > 0) io.out(`\u001b[${drawn}A\u001b[0J`.trimEnd());
+        io.out(lines.join('\n'));
+        drawn = lines.length + 1;
+      } else {
+        for (const line of changedLines(progress, seen)) io.out(line);
+      }
+    }
+    await Promise.race([sleep(500), done.catch(() => {})]);
+  }
+}
+
+function printResult(io: CliIo, workflowId: string, result: SwarmResult, link: string | undefined): void {
+  io.out(`\nSwarm ${result.swarm}: ${result.status} (${workflowId})`);
+  for (const task of result.tasks) {
+    const outs = task.outIds.length > 0 ? ` → ${task.outIds.join(', ')}` : '';
+    io.out(`  ${task.task}: ${task.status}${task.reason ? ` (${task.reason})` : ''}${outs}`);
+  }
+  if (result.supervisor !== undefined) io.out(`\nSupervisor:\n${result.supervisor.answer}`);
+  io.out(`\nRead an output: wharf outputs show <outId>`);
+  if (link !== undefined) io.out(`Web UI: ${link}`);
+}

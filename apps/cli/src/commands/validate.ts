@@ -1,0 +1,29 @@
+import { readFile } from 'node:fs/promises';
+import { parseSwarm, type SwarmDefinition, SwarmDefinitionError } from '@wharf/orchestrator';
+import { CliError } from '../cli-error.js';
+
+/**
+ * Reads and validates a swarm file; a bad definition becomes a `CliError` whose message lists
+ * every problem with its line, column and field path.
+ *
+ * @example
+ * ```ts
+ * const definition = await loadSwarm('examples/repo-health.yaml');
+ * ```
+ */
+export async function loadSwarm(path: string): Promise<SwarmDefinition> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new CliError('NOT_FOUND', `cannot read ${path}: ${(error as Error).message}`, { cause: error });
+  }
+  try {
+    return parseSwarm(text, { source: path });
+  } catch (error) {
+    if (SwarmDefinitionError.isInstance(error)) {
+      throw new CliError('INVALID_DEFINITION', error.message, { cause: error });
+    }
+    throw error;
+  }
+}

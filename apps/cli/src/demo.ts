@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+// `pnpm demo`: the repository health check of examples/repo-health.yaml on the embedded
+// default (local Temporal dev server, SQLite store, in-process worker).
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { EvidenceCompiler, formatSpawnResult } from '@wharf/evidence';
+import { parseSwarm } from '@wharf/orchestrator';
+import { startEmbedded } from '@wharf/orchestrator/embedded';
+import { safeId } from '@wharf/orchestrator/worker';
+import { processIo } from './output.js';
+import { changedLines, progressLines } from './progress-view.js';
+
+const io = processIo;
+const root = fileURLToPath(new URL('../../../', import.meta.url));
+const example = `${root}examples/repo-health.yaml`;
+const model = process.env.WHARF_MODEL;
+const keep = process.argv.includes('--keep');
+
+const definition = parseSwarm(await readFile(example, 'utf8'), { source: 'examples/repo-health.yaml' });
+if (model !== undefined && model !== '') {
+  (definition.agents.reviewer as { model: string }).model = model;
+} else {
+  delete (definition as { supervisor?: unknown }).supervisor;
+}
+
+const started = Date.now();
+io.out(
+  `Wharf demo — swarm "${definition.name}" (${Object.keys(definition.tasks).length} tasks) from examples/repo-health.yaml`,
+);
+const embedded = await startEmbedded({
+  dataDir: `${root}.wharf`,
+  onProgress: (message) => io.err(`wharf: ${message}`),
+});
+process.chdir(root);
+try {
+  const { workflowId } = await embedded.wharf.startSwarm(
+    definition,
+    {},
+    { workflowId: `repo-health-${new Date().toISOString().replace(/[:.]/g, '-')}` },
+  );
+  io.out(`Started ${workflowId}${embedded.uiUrl ? ` — ${embedded.workflowUrl(workflowId)}` : ''}\n`);
+  const done = embedded.wharf.result(workflowId);
+  let finished = false;
+  void done.finally(() => {
+    finished = true;
+  });
+  const seen = new Map<string, string>();
+  while (!finished) {
+    const progress = await embedded.wharf.progress(workflowId).catch(() => undefined);
+    if (progress !== undefined) for (const line of changedLines(progress, seen)) io.out(`  ${line}`);
+    await Promise.race([new Promise((resolve) => setTimeout(resolve, 400)), done.catch(() => {})]);
+  }
+  const result = await done;
+  io.out(`\nSwarm ${result.status} in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
+  for (const line of progressLines(
+    { swarm: result.swarm, status: result.status, step: 0, tasks: result.tasks },
+    Date.now(),
+  )) {
+    io.out(`  ${line}`);
+  }
+  io.out(
+    `\nEvery output is in the store; read one with: pnpm wharf outputs show ${result.outputs.dependencies?.[0] ?? '<outId>'} --range 0-400`,
+  );
+
+  const runId = safeId(workflowId);
+  if (result.supervisor !== undefined) {
+    io.out(
+      `\nSupervisor (${model}), with ${result.supervisor.evidenceBytes} B of evidence mounted:\n${result.supervisor.answer}`,
+    );
+  } else {
+    io.out('\nNo model configured, so no supervisor ran. It would have received these compact payloads:\n');
+    const workers = await embedded.data.artifacts.listWorkers({ ownerId: 'default', runId });
+    for (const worker of workers) {
+      io.out(
+        formatSpawnResult({
+          runId,
+          jobId: worker.jobId,
+          workerId: worker.workerId,
+          status: worker.status,
+          durationMs: worker.durationMs ?? 0,
+          toolIndex: await embedded.data.artifacts.listToolCalls(worker.workerId),
+          summary: (await embedded.data.artifacts.getResult(worker.workerId)) ?? '',
+        }),
+      );
+      io.out('');
+    }
+    const budget = 16_000;
+    const report = await new EvidenceCompiler({ store: embedded.data.artifacts }).compileWithReport({
+      runId,
+      ownerId: 'default',
+      budgetBytes: budget,
+    });
+    io.out(
+      `…and, mounted in place of their markers just before the model call, this evidence (${report.bytesEmitted} B of a ${budget} B budget, ${report.bytesRead} B read from ${workers.length} workers' artifacts):\n`,
+    );
+    for (const text of report.evidence.values()) io.out(text);
+    io.out('\nTo let a model answer from this evidence, set WHARF_MODEL (plus its key) and run again, e.g.');
+    io.out('  WHARF_MODEL=openai:gpt-4o-mini OPENAI_API_KEY=… pnpm demo');
+    io.out('  WHARF_MODEL=openai-compatible:http://127.0.0.1:11434/v1:llama3.1:8b pnpm demo   # Ollama');
+  }
+  if (embedded.uiUrl !== undefined) {
+    io.out(
+      `\nIn the Temporal Web UI (${embedded.uiUrl}): open ${workflowId} — the summary and task table at the top,`,
+    );
+    io.out(
+      '"Current Details" for the live progress table, one activity per subagent with a one-line summary,',
+    );
+    io.out(
+      `and search attributes to find runs: WharfSwarm="${definition.name}" AND WharfStatus="${result.status}".`,
+    );
+  }
+  if (keep && embedded.startedServer) {
+    io.out('\n--keep: the dev server and its Web UI stay up until you press Ctrl-C.');
+    await new Promise<void>((resolve) => process.once('SIGINT', () => resolve()));
+  } else if (embedded.startedServer) {
+    io.out('\nThe demo stops its dev server now; `pnpm demo -- --keep` keeps it (and the Web UI) running.');
+  }
+} finally {
+  await embedded.stop();
+}

@@ -1,0 +1,165 @@
+import { Command, CommanderError, Option } from 'commander';
+import { CliError } from './cli-error.js';
+import { devCommand } from './commands/dev.js';
+import { emitCommand } from './commands/emit.js';
+import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
+import { runCommand } from './commands/run.js';
+import { statusCommand } from './commands/status.js';
+import { loadSwarm } from './commands/validate.js';
+import { type CliIo, printJson, processIo } from './output.js';
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+const dataDirOption = () => new Option('--data-dir <dir>', 'Wharf data directory').default('.wharf');
+const addressDefault = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+
+/**
+ * The `wharf` command line: `dev`, `run`, `status`, `outputs`, `evidence`, `validate`, `emit`.
+ *
+ * @example
+ * ```ts
+ * const code = await runCli(['validate', 'swarm.yaml']);
+ * ```
+ */
+export function createProgram(io: CliIo = processIo): Command {
+  const program = new Command('wharf')
+    .description('Durable agent swarms on Temporal, with a data plane for their big outputs.')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  program
+    .command('dev')
+    .description('Start a local Temporal dev server (unless one answers), the intake server and a worker')
+    .addOption(dataDirOption())
+    .option('--no-ui', 'do not serve the Temporal Web UI')
+    .option('--address <host:port>', 'use this Temporal server instead of starting one')
+    .action(async (options: { dataDir: string; ui: boolean; address?: string }) => devCommand(options, io));
+
+  program
+    .command('run <swarm.yaml>')
+    .description('Validate and run a swarm; prints the result, the out ids and the Web UI link')
+    .option('-i, --input <key=value>', 'a value for †input.<key> (repeatable)', collect, [])
+    .option('-f, --follow', 'show live progress per task', false)
+    .option('--json', 'print the result as JSON', false)
+    .option('--owner <id>', 'owner id recorded on outputs and evidence', 'default')
+    .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
+    .addOption(dataDirOption())
+    .action(
+      async (
+        file: string,
+        options: {
+          input: string[];
+          follow: boolean;
+          json: boolean;
+          owner: string;
+          address?: string;
+          dataDir: string;
+        },
+      ) => {
+        const result = await runCommand(file, options, io);
+        if (result.status !== 'completed') {
+          throw new CliError(
+            'SWARM_FAILED',
+            `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
+          );
+        }
+      },
+    );
+
+  program
+    .command('status <workflowId>')
+    .description("Show a swarm's progress")
+    .option('--address <host:port>', 'Temporal server', addressDefault)
+    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--json', 'print JSON', false)
+    .action(async (workflowId: string, options: { address: string; namespace: string; json: boolean }) =>
+      statusCommand(workflowId, options, io),
+    );
+
+  const outputs = program.command('outputs').description('Read stored outputs');
+  outputs
+    .command('list')
+    .description('List outputs, oldest first')
+    .option('--run <workflowId>', 'only this run')
+    .option('--limit <n>', 'page size', (value) => Number.parseInt(value, 10), 100)
+    .option('--json', 'print JSON', false)
+    .addOption(dataDirOption())
+    .action(async (options: { run?: string; limit: number; json: boolean; dataDir: string }) =>
+      outputsList(options, io),
+    );
+  outputs
+    .command('show <outId>')
+    .description('Write an output body (or a byte range of it) to stdout')
+    .option('--range <a-b>', 'byte range, end exclusive (e.g. 0-1024)')
+    .option('--json', 'print the record instead of the body', false)
+    .addOption(dataDirOption())
+    .action(async (outId: string, options: { range?: string; json: boolean; dataDir: string }) =>
+      outputsShow(outId, options, io),
+    );
+
+  program
+    .command('evidence <workflowId>')
+    .description('Print exactly the evidence a supervisor of that run would see')
+    .option('--budget <bytes>', 'evidence budget in bytes', (value) => Number.parseInt(value, 10), 32_000)
+    .option('--owner <id>', 'owner id', 'default')
+    .option('--json', 'print JSON', false)
+    .addOption(dataDirOption())
+    .action(
+      async (
+        workflowId: string,
+        options: { budget: number; owner: string; json: boolean; dataDir: string },
+      ) => evidenceCommand(workflowId, options, io),
+    );
+
+  program
+    .command('validate <swarm.yaml>')
+    .description('Check a swarm definition (errors with line and column)')
+    .option('--json', 'print the normalised definition as JSON', false)
+    .action(async (file: string, options: { json: boolean }) => {
+      const definition = await loadSwarm(file);
+      if (options.json) printJson(io, definition);
+      else io.out(`${file}: ok — swarm ${definition.name}, ${Object.keys(definition.tasks).length} task(s)`);
+    });
+
+  program
+    .command('emit')
+    .description('Store stdin as an output (inside a subagent: uses WHARF_OUTPUT_URL and WHARF_OUTPUT_TOKEN)')
+    .option('--name <name>', 'output name')
+    .option('--content-type <type>', 'MIME type')
+    .option('--label <key=value>', 'label (repeatable)', collect, [])
+    .option('--json', 'print the ref as JSON', false)
+    .action(async (options: { name?: string; contentType?: string; label: string[]; json: boolean }) => {
+      await emitCommand(options, io);
+    });
+
+  return program;
+}
+
+/**
+ * Runs the CLI and returns the exit code (0 ok, 1 swarm failed, 2 usage or definition,
+ * 3 not found, 4 server unreachable).
+ */
+export async function runCli(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+  const program = createProgram(io);
+  program.configureOutput({
+    writeOut: (text) => io.out(text.trimEnd()),
+    writeErr: (text) => io.err(text.trimEnd()),
+  });
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.exitCode === 0
+        ? 0
+        : 2;
+    }
+    if (CliError.isInstance(error)) {
+      io.err(`wharf: ${error.message}`);
+      return error.exitCode;
+    }
+    io.err(`wharf: unexpected error: ${(error as Error).stack ?? String(error)}`);
+    return 70;
+  }
+}

@@ -1,0 +1,131 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
+import { openDataDir, spawnCredentials } from '@wharf/orchestrator/embedded';
+import { createWharfWorker } from '@wharf/orchestrator/worker';
+import { createIntakeServer } from '@wharf/output-store';
+import { type Logger, pino } from 'pino';
+import type { WorkerConfig } from './config.js';
+
+/** A running worker process's parts. */
+export interface RunningWorker {
+  /** Health endpoint URL (`GET /healthz`). */
+  healthUrl: string;
+  intakeUrl: string;
+  /** Resolves when the worker has stopped. */
+  done: Promise<void>;
+  /** Graceful stop: running subagents get the grace period, then are handed back to Temporal. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a Wharf worker from its configuration: the data directory's stores, an intake
+ * server for subagents that `wharf emit`, the Temporal worker, a health endpoint, and
+ * structured logs (pino, JSON lines).
+ *
+ * @example
+ * ```ts
+ * const worker = await startWorker(loadWorkerConfig(process.env));
+ * process.once('SIGTERM', () => worker.stop());
+ * ```
+ */
+export async function startWorker(
+  config: WorkerConfig,
+  logger: Logger = pino({ level: config.LOG_LEVEL }),
+): Promise<RunningWorker> {
+  installRuntime(logger);
+  const data = await openDataDir(config.WHARF_DATA_DIR);
+  const intake = await createIntakeServer({
+    store: data.store,
+    secret: data.secret,
+    hostname: config.WHARF_INTAKE_HOST,
+    port: config.WHARF_INTAKE_PORT,
+  });
+  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const worker = await createWharfWorker({
+    connection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.WHARF_TASK_QUEUE,
+    store: data.store,
+    artifacts: data.artifacts,
+    workDir: data.workDir,
+    maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
+    spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
+    workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
+  });
+  const health = await listen(
+    createServer((request, response) => {
+      if (request.url !== '/healthz') {
+        response.writeHead(404).end();
+        return;
+      }
+      const state = worker.getState();
+      const ok = state === 'RUNNING';
+      response.writeHead(ok ? 200 : 503, { 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          status: ok ? 'ok' : 'unavailable',
+          worker: state,
+          taskQueue: config.WHARF_TASK_QUEUE,
+        }),
+      );
+    }),
+    config.WHARF_HEALTH_PORT,
+  );
+  const healthUrl = `http://127.0.0.1:${(health.address() as AddressInfo).port}/healthz`;
+  logger.info(
+    {
+      address: config.TEMPORAL_ADDRESS,
+      namespace: config.TEMPORAL_NAMESPACE,
+      taskQueue: config.WHARF_TASK_QUEUE,
+      intake: intake.url,
+      health: healthUrl,
+    },
+    'worker-start',
+  );
+  const done = worker.run().finally(async () => {
+    await new Promise<void>((resolve) => health.close(() => resolve()));
+    await intake.close();
+    await connection.close();
+    await data.close();
+    logger.info('worker-end');
+  });
+  return {
+    healthUrl,
+    intakeUrl: intake.url,
+    done,
+    async stop() {
+      logger.info({ graceMs: config.WHARF_SHUTDOWN_GRACE_MS }, 'worker-stop');
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done;
+    },
+  };
+}
+
+function listen(server: Server, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '0.0.0.0', () => resolve(server));
+  });
+}
+
+/** Temporal's own logs go through pino too. */
+function installRuntime(logger: Logger): void {
+  try {
+    Runtime.install({
+      logger: {
+        log: (level: LogLevel, message: string, meta?: Record<string, unknown>) =>
+          logger[level === 'TRACE' ? 'trace' : (level.toLowerCase() as 'debug' | 'info' | 'warn' | 'error')](
+            meta ?? {},
+            message,
+          ),
+        trace: (message: string, meta?: Record<string, unknown>) => logger.trace(meta ?? {}, message),
+        debug: (message: string, meta?: Record<string, unknown>) => logger.debug(meta ?? {}, message),
+        info: (message: string, meta?: Record<string, unknown>) => logger.info(meta ?? {}, message),
+        warn: (message: string, meta?: Record<string, unknown>) => logger.warn(meta ?? {}, message),
+        error: (message: string, meta?: Record<string, unknown>) => logger.error(meta ?? {}, message),
+      },
+    });
+  } catch {
+    // already installed by the embedding application
+  }
+}

@@ -1,0 +1,118 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+
+const execFileAsync = promisify(execFile);
+const cli = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
+
+interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function wharf(args: string[], cwd: string): Promise<CliRun> {
+  try {
+    const { stdout, stderr } = await execFileAsync(process.execPath, [cli, ...args], {
+      cwd,
+      timeout: 120_000,
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('the wharf command', () => {
+  let dir: string;
+  let address: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wharf-cli-'));
+    address = inject('temporalAddress');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('validate reports problems with line, column and field path (exit 2)', async () => {
+    await writeFile(
+      join(dir, 'bad.yaml'),
+      'name: bad\ntasks:\n  a:\n    script: { content: echo }\n    depends_on: [ghost]\n',
+    );
+    const run = await wharf(['validate', 'bad.yaml'], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('5:18 tasks.a.depends_on[0]: unknown task "ghost" (known: a)');
+    await writeFile(join(dir, 'good.yaml'), 'name: good\ntasks:\n  a: { script: { content: echo ok } }\n');
+    expect((await wharf(['validate', 'good.yaml'], dir)).stdout).toContain('good.yaml: ok');
+  });
+
+  it('runs a swarm whose script EMITs through `wharf emit`, then reads outputs and evidence', async () => {
+    const swarm = [
+      'name: cli-swarm',
+      'tasks:',
+      '  produce:',
+      `    script: { content: 'echo "note from a subagent" | ${process.execPath} ${cli} emit --name note.txt --label kind=note; echo main output' }`,
+      '  broken:',
+      '    script: { content: \'echo "cannot connect" >&2; exit 4\' }',
+    ].join('\n');
+    await writeFile(join(dir, 'swarm.yaml'), swarm);
+    const run = await wharf(
+      ['run', 'swarm.yaml', '--json', '--address', address, '--data-dir', '.wharf'],
+      dir,
+    );
+    expect(run.code).toBe(1); // the swarm ran; one task failed
+    const result = JSON.parse(run.stdout) as {
+      status: string;
+      workflowId: string;
+      outputs: Record<string, string[]>;
+    };
+    expect(result.status).toBe('failed');
+
+    const mainOut = result.outputs.produce?.[0] as string;
+    const body = await wharf(['outputs', 'show', mainOut, '--data-dir', '.wharf'], dir);
+    const emittedId = body.stdout.split('\n')[0] as string;
+    expect(emittedId).toMatch(/^out_/);
+    expect(body.stdout).toContain('main output');
+
+    const emitted = await wharf(
+      ['outputs', 'show', emittedId, '--range', '0-4', '--data-dir', '.wharf'],
+      dir,
+    );
+    expect(emitted.stdout).toBe('note');
+    const record = JSON.parse(
+      (await wharf(['outputs', 'show', emittedId, '--json', '--data-dir', '.wharf'], dir)).stdout,
+    ) as {
+      name: string;
+      labels: Record<string, string>;
+      producer: { spawnId: string };
+    };
+    expect(record).toMatchObject({
+      name: 'note.txt',
+      labels: { kind: 'note' },
+      producer: { spawnId: 'produce' },
+    });
+
+    const evidence = await wharf(
+      ['evidence', result.workflowId, '--budget', '2000', '--data-dir', '.wharf'],
+      dir,
+    );
+    expect(evidence.code).toBe(0);
+    expect(evidence.stdout).toContain('cannot connect');
+    expect(evidence.stdout.indexOf('Worker broken')).toBeLessThan(evidence.stdout.indexOf('Worker produce'));
+
+    const missing = await wharf(['outputs', 'show', 'out_doesnotexist00', '--data-dir', '.wharf'], dir);
+    expect(missing.code).toBe(3);
+    expect(missing.stderr).toContain('out_doesnotexist00');
+  });
+
+  it('emit outside a subagent explains what is missing', async () => {
+    const run = await wharf(['emit'], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/WHARF_OUTPUT_URL|WHARF_OUTPUT_TOKEN/);
+  });
+});
