@@ -1,0 +1,18 @@
+# Wharf worker image: builds the monorepo and runs apps/worker.
+FROM node:24-bookworm-slim AS build
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ git && rm -rf /var/lib/apt/lists/*
+RUN npm install --global pnpm@10.34.8
+WORKDIR /src
+COPY . .
+RUN pnpm install --frozen-lockfile && pnpm build && pnpm --filter @wharf/worker deploy --prod --legacy /out
+
+FROM node:24-bookworm-slim
+RUN apt-get update && apt-get install -y --no-install-recommends git bash ca-certificates && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=build /out /app
+RUN mkdir -p /data && chown node:node /data
+ENV NODE_ENV=production WHARF_DATA_DIR=/data
+VOLUME /data
+USER node
+EXPOSE 8080
+CMD ["node", "dist/main.js"]

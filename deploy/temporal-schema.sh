@@ -1,0 +1,13 @@
+#!/bin/sh
+# Creates and migrates Temporal's two PostgreSQL databases (idempotent: safe to run again).
+set -eu
+tool() { temporal-sql-tool --plugin "$SQL_PLUGIN" --ep "$SQL_HOST" -p "$SQL_PORT" -u "$SQL_USER" --pw "$SQL_PASSWORD" "$@"; }
+schema=/etc/temporal/schema/postgresql/v12
+for db in temporal temporal_visibility; do
+  tool --db "$db" create-database || true
+done
+tool --db temporal setup-schema -v 0.0 || true
+tool --db temporal update-schema -d "$schema/temporal/versioned"
+tool --db temporal_visibility setup-schema -v 0.0 || true
+tool --db temporal_visibility update-schema -d "$schema/visibility/versioned"
+echo "temporal schemas are up to date"
