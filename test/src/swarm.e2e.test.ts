@@ -168,6 +168,86 @@ supervisor:
     expect(history).not.toContain('--- Evidence');
   });
 
+  it('runs an agent task: the model reads its IN_REFS and hands in its output with the emit tool', async () => {
+    const usage = {
+      inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+      outputTokens: { total: 5, text: 5, reasoning: 0 },
+    };
+    const prompts: string[] = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        const seen = JSON.stringify(options.prompt);
+        prompts.push(seen);
+        const step = prompts.length;
+        if (step === 1) {
+          const inRef = /IN_REFS \(read with read_input\): (out_[A-Za-z0-9_-]+)/.exec(seen)?.[1] ?? 'missing';
+          return {
+            content: [
+              {
+                type: 'tool-call',
+                toolCallId: 'c1',
+                toolName: 'read_input',
+                input: JSON.stringify({ out_id: inRef }),
+              },
+            ],
+            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+            usage,
+            warnings: [],
+          };
+        }
+        if (step === 2) {
+          const names = /alpha.*beta/.test(seen) ? 'alpha, beta' : 'nothing';
+          return {
+            content: [
+              {
+                type: 'tool-call',
+                toolCallId: 'c2',
+                toolName: 'emit',
+                input: JSON.stringify({ body: `# Names\n${names}\n`, name: 'names.md' }),
+              },
+            ],
+            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+            usage,
+            warnings: [],
+          };
+        }
+        return {
+          content: [{ type: 'text', text: 'Listed the names.' }],
+          finishReason: { unified: 'stop', raw: 'stop' },
+          usage,
+          warnings: [],
+        };
+      },
+    });
+    const { workflowId } = await env.wharf.startSwarm(`
+name: agentic
+agents:
+  writer: { model: mock:writer, system: You write short reports. }
+tasks:
+  names:
+    script: { content: "printf 'alpha\\nbeta\\n'" }
+  report:
+    depends_on: [names]
+    agent: writer
+    prompt: List the names you are given.
+    output: †data.report
+`);
+    const result = await env.withWorker(() => env.wharf.result(workflowId), {
+      models: createModelRegistry({ models: { 'mock:writer': model }, env: {} }),
+    });
+    expect(result.status).toBe('completed');
+    expect(prompts).toHaveLength(3);
+    expect(prompts[1]).toContain('alpha');
+    const reportId = result.outputs.report?.[0] as string;
+    expect(Buffer.from((await env.store.get({ outId: reportId })).body).toString()).toBe(
+      '# Names\nalpha, beta\n',
+    );
+    const workers = await env.artifacts.listWorkers({ ownerId: 'default', runId: workflowId });
+    const writer = workers.find((worker) => worker.jobId === 'report');
+    const calls = await env.artifacts.listToolCalls(writer?.workerId as string);
+    expect(calls.map((call) => call.toolName)).toEqual(['read_input', 'emit']);
+  });
+
   it('continues as new when history grows, carrying channels and context', async () => {
     const chain = ['a', 'b', 'c', 'd', 'e', 'f'];
     const tasks = chain

@@ -106,8 +106,10 @@ export async function runAgent(
       }),
       execute: async ({ out_id, offset, length }) => {
         if (!allowedInputs.has(out_id)) return `refused: ${out_id} is not one of your inputs`;
-        const start = offset ?? 0;
-        const body = await store.openBody({ outId: out_id }, { start, end: start + (length ?? READ_LIMIT) });
+        const { sizeBytes } = await store.stat({ outId: out_id });
+        const start = Math.min(offset ?? 0, sizeBytes);
+        const end = Math.min(start + (length ?? READ_LIMIT), sizeBytes);
+        const body = await store.openBody({ outId: out_id }, { start, end });
         const chunks: Buffer[] = [];
         for await (const chunk of body.stream) chunks.push(Buffer.from(chunk as Uint8Array));
         const text = Buffer.concat(chunks).toString('utf8');

@@ -132,3 +132,64 @@ describe('graph helpers', () => {
     expect(findCycle(tasks)).toBeUndefined();
   });
 });
+
+describe('limits', () => {
+  it('accepts the stdio-limits block at workflow and task level', () => {
+    const definition = parseSwarm(
+      'name: x\nlimits: { max_stdout_bytes: 4096, truncation_strategy: both }\ntasks:\n  a:\n    script: { content: echo }\n    limits: { max_stdout_bytes: 2097152 }\n',
+    );
+    expect(definition.limits).toMatchObject({ max_stdout_bytes: 4096, truncation_strategy: 'both' });
+    expect(definition.tasks.a?.limits).toMatchObject({ max_stdout_bytes: 2097152 });
+  });
+
+  it('rejects bad limits with the field path and position', () => {
+    const error = issuesOf(
+      'name: x\ntasks:\n  a:\n    script: { content: echo }\n    limits: { max_stdout_bytes: -1, truncation: tail }\n',
+    );
+    const paths = error.issues.map((issue) => issue.path);
+    expect(paths).toContain('tasks.a.limits.max_stdout_bytes');
+    expect(error.issues.find((issue) => issue.path === 'tasks.a.limits.max_stdout_bytes')?.line).toBe(5);
+    expect(error.issues.some((issue) => issue.message.includes('truncation'))).toBe(true);
+  });
+});
+
+describe('† references', () => {
+  const base = 'name: x\ntasks:\n  fetch:\n    script: { content: echo }\n    output: †data.fetch\n';
+
+  it('accepts references written by an ancestor, and †input.* always', () => {
+    const definition = parseSwarm(
+      `${base}  use:\n    depends_on: [fetch]\n    inputs: { a: †data.fetch.outId, b: †input.target }\n    script: { content: echo }\n`,
+    );
+    expect(definition.tasks.use?.inputs).toEqual({ a: '†data.fetch.outId', b: '†input.target' });
+  });
+
+  it('rejects a reference whose writer does not run before the reader', () => {
+    const error = issuesOf(
+      `${base}  use:\n    inputs: { a: †data.fetch.outId }\n    script: { content: echo }\n`,
+    );
+    expect(error.issues[0]).toMatchObject({ path: 'tasks.use.inputs.a', line: 7 });
+    expect(error.issues[0]?.message).toBe(
+      '†data.fetch.outId is written by fetch, which does not run before use: add it to depends_on',
+    );
+  });
+
+  it('rejects a reference nobody writes, unless a || fallback can resolve', () => {
+    const missing = issuesOf(
+      `${base}  use:\n    depends_on: [fetch]\n    inputs: { a: †data.nothing }\n    script: { content: echo }\n`,
+    );
+    expect(missing.issues[0]?.message).toMatch(/^no task writes †data\.nothing/);
+    expect(() =>
+      parseSwarm(
+        `${base}  use:\n    depends_on: [fetch]\n    inputs: { a: †data.nothing || †data.fetch }\n    script: { content: echo }\n`,
+      ),
+    ).not.toThrow();
+  });
+
+  it('reports malformed expressions with their position', () => {
+    const error = issuesOf(
+      `${base}  use:\n    depends_on: [fetch]\n    inputs: { a: "†data.fetch ||" }\n    script: { content: echo }\n`,
+    );
+    expect(error.issues[0]?.path).toBe('tasks.use.inputs.a');
+    expect(error.issues[0]?.message).toMatch(/position|expected/i);
+  });
+});

@@ -1,12 +1,10 @@
+import { limitsInputSchema } from '@wharf/stdio-limits';
 import { z } from 'zod';
 
 /** Task and agent names: letters, digits, `_` and `-`, starting with a letter. */
 const name = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_-]*$/, 'must start with a letter and use only letters, digits, _ and -');
-
-/** Capture limits. The full schema, its defaults and merging rules come from `@wharf/stdio-limits`. */
-export const limitsInputSchema = z.record(z.string(), z.unknown());
 
 /** A shell script task body. */
 export const scriptSchema = z.strictObject({

@@ -1,10 +1,12 @@
 import type { SwarmIssue } from './swarm-definition-error.js';
 import type { SwarmDefinition } from './swarm-schema.js';
+import { validateReferences } from './validate-references.js';
 
 /**
  * Checks what the schema cannot: every `depends_on` names a task, every agent task and
- * the supervisor name a defined agent, context include/exclude lists name tasks, and the
- * dependency graph has no cycle. Returns the issues found (empty when the graph is sound).
+ * the supervisor name a defined agent, context include/exclude lists name tasks, the
+ * dependency graph has no cycle, and every `†` input can have been written before its task
+ * runs (see {@link validateReferences}). Returns the issues found (empty when sound).
  *
  * @example
  * ```ts
@@ -52,8 +54,9 @@ export function validateGraph(definition: SwarmDefinition): SwarmIssue[] {
       path: `tasks.${cycle[0]}.depends_on`,
       message: `dependency cycle: ${cycle.join(' → ')}`,
     });
+    return issues;
   }
-  return issues;
+  return [...issues, ...validateReferences(definition)];
 }
 
 /** Returns one dependency cycle as a closed list of task names (`a → b → a`), if any. */
