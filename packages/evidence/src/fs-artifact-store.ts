@@ -21,6 +21,7 @@ import {
   workerMetadataSchema,
 } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
+import { checkWorkerIdentity } from './worker-identity.js';
 
 const RECORD_FILE = /^(\d{3,})_.+\.json$/;
 /** Small metadata files read at once. */
@@ -105,30 +106,10 @@ export class FsArtifactStore implements ArtifactStore {
   }
 
   async putWorker(metadata: WorkerMetadata): Promise<void> {
-    const parsed = parseOrThrow(workerMetadataSchema, metadata, {
-      code: 'INVALID_ARTIFACT',
-      what: 'worker metadata',
-    }) as WorkerMetadata;
-    const existing = await this.getWorker(parsed.workerId);
-    if (existing) {
-      for (const field of ['ownerId', 'runId', 'jobId'] as const) {
-        if (existing[field] !== parsed[field]) {
-          throw new EvidenceError(
-            'OWNERSHIP_CONFLICT',
-            `worker ${parsed.workerId} already has ${field} ${existing[field]}; it cannot become ${parsed[field]}`,
-          );
-        }
-      }
-    } else {
-      const siblings = await this.listWorkers({ ownerId: parsed.ownerId, runId: parsed.runId });
-      const clash = siblings.find((worker) => worker.jobId === parsed.jobId);
-      if (clash) {
-        throw new EvidenceError(
-          'OWNERSHIP_CONFLICT',
-          `job ${parsed.jobId} of run ${parsed.runId} already belongs to worker ${clash.workerId}`,
-        );
-      }
-    }
+    const parsed = await checkWorkerIdentity(metadata, {
+      existing: (workerId) => this.getWorker(workerId),
+      siblings: (scope) => this.listWorkers({ ownerId: scope.ownerId, runId: scope.runId }),
+    });
     const directory = this.#workerDirectory(parsed.workerId);
     await writeFileAtomic(join(directory, 'metadata.json'), `${JSON.stringify(parsed, null, 2)}\n`);
     await writeFileAtomic(join(this.#runDirectory(parsed.ownerId, parsed.runId), parsed.workerId), '');

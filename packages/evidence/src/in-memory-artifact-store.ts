@@ -10,9 +10,10 @@ import type {
 import { EvidenceError } from './evidence-error.js';
 import { assertId, compareIds, formatArtifactId } from './ids.js';
 import { checkRange } from './range.js';
-import { parseOrThrow, toolCallInputSchema, workerMetadataSchema } from './schemas.js';
+import { parseOrThrow, toolCallInputSchema } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
 import { encodeUtf8 } from './utf8.js';
+import { checkWorkerIdentity } from './worker-identity.js';
 
 interface WorkerEntry {
   metadata: WorkerMetadata;
@@ -53,31 +54,17 @@ export class InMemoryArtifactStore implements ArtifactStore {
   }
 
   async putWorker(metadata: WorkerMetadata): Promise<void> {
-    const parsed = parseOrThrow(workerMetadataSchema, metadata, {
-      code: 'INVALID_ARTIFACT',
-      what: 'worker metadata',
-    }) as WorkerMetadata;
+    const parsed = await checkWorkerIdentity(metadata, {
+      existing: async (workerId) => this.#workers.get(workerId)?.metadata,
+      siblings: async (scope) =>
+        [...this.#workers.values()]
+          .map((entry) => entry.metadata)
+          .filter((other) => other.ownerId === scope.ownerId && other.runId === scope.runId),
+    });
     const existing = this.#workers.get(parsed.workerId);
     if (existing) {
-      for (const field of ['ownerId', 'runId', 'jobId'] as const) {
-        if (existing.metadata[field] !== parsed[field]) {
-          throw new EvidenceError(
-            'OWNERSHIP_CONFLICT',
-            `worker ${parsed.workerId} already has ${field} ${existing.metadata[field]}; it cannot become ${parsed[field]}`,
-          );
-        }
-      }
       existing.metadata = structuredClone(parsed);
       return;
-    }
-    for (const entry of this.#workers.values()) {
-      const other = entry.metadata;
-      if (other.ownerId === parsed.ownerId && other.runId === parsed.runId && other.jobId === parsed.jobId) {
-        throw new EvidenceError(
-          'OWNERSHIP_CONFLICT',
-          `job ${parsed.jobId} of run ${parsed.runId} already belongs to worker ${other.workerId}`,
-        );
-      }
     }
     this.#workers.set(parsed.workerId, { metadata: structuredClone(parsed), calls: new Map() });
   }

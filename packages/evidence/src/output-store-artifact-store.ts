@@ -17,6 +17,7 @@ import { assertId, compareIds, formatArtifactId } from './ids.js';
 import { checkRange } from './range.js';
 import { parseOrThrow, parseStoredJson, toolCallInputSchema, workerMetadataSchema } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
+import { checkWorkerIdentity } from './worker-identity.js';
 
 const KIND = 'wharf.evidence.kind';
 const WORKER = 'wharf.evidence.worker';
@@ -119,29 +120,10 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   }
 
   async putWorker(metadata: WorkerMetadata): Promise<void> {
-    const parsed = parseOrThrow(workerMetadataSchema, metadata, {
-      code: 'INVALID_ARTIFACT',
-      what: 'worker metadata',
-    }) as WorkerMetadata;
-    const existing = await this.getWorker(parsed.workerId);
-    if (existing) {
-      for (const field of ['ownerId', 'runId', 'jobId'] as const) {
-        if (existing[field] !== parsed[field]) {
-          throw new EvidenceError(
-            'OWNERSHIP_CONFLICT',
-            `worker ${parsed.workerId} already has ${field} ${existing[field]}; it cannot become ${parsed[field]}`,
-          );
-        }
-      }
-    } else {
-      const clash = (await this.listWorkers(parsed)).find((worker) => worker.jobId === parsed.jobId);
-      if (clash) {
-        throw new EvidenceError(
-          'OWNERSHIP_CONFLICT',
-          `job ${parsed.jobId} of run ${parsed.runId} already belongs to worker ${clash.workerId}`,
-        );
-      }
-    }
+    const parsed = await checkWorkerIdentity(metadata, {
+      existing: (workerId) => this.getWorker(workerId),
+      siblings: (scope) => this.listWorkers({ ownerId: scope.ownerId, runId: scope.runId }),
+    });
     await this.#emit(parsed, 'metadata', { kind: 'json', value: parsed });
   }
 
