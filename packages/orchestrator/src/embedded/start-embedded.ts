@@ -1,8 +1,10 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createIntakeServer, type IntakeServer } from '@wharf/output-store';
+import { z } from 'zod';
 import { WharfClient } from '../client/wharf-client.js';
 import { type DevServer, startDevServer } from '../dev-server/start-dev-server.js';
 import type { ModelRegistry } from '../models/model-registry.js';
@@ -16,7 +18,11 @@ import { spawnCredentials } from './spawn-credentials.js';
 export interface EmbeddedOptions {
   /** Data directory. Default `.wharf`. */
   dataDir?: string;
-  /** A Temporal server to use. Default: `127.0.0.1:7233` if it answers, else a dev server is started. */
+  /**
+   * A Temporal server to use. Default: `TEMPORAL_ADDRESS`, else the dev server another Wharf
+   * process runs for this data directory (`dev.json`), else `127.0.0.1:7233` if it answers,
+   * else a dev server is started (on 7233/8233 when free).
+   */
   temporalAddress?: string;
   namespace?: string;
   /** Default `wharf`. */
@@ -45,6 +51,28 @@ export interface Embedded {
   /** Web UI link of one workflow. */
   workflowUrl(workflowId: string): string | undefined;
   stop(): Promise<void>;
+}
+
+const DEFAULT_ADDRESS = '127.0.0.1:7233';
+
+/** The dev server another Wharf process started for this data directory (`dev.json`), if any. */
+async function readDevState(root: string): Promise<z.infer<typeof devStateSchema> | undefined> {
+  try {
+    const state = devStateSchema.safeParse(JSON.parse(await readFile(join(root, 'dev.json'), 'utf8')));
+    return state.success ? state.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const devStateSchema = z.object({ address: z.string().min(1), uiUrl: z.string().optional() });
+
+function isFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen({ port, host: '127.0.0.1', exclusive: true }, () => probe.close(() => resolve(true)));
+  });
 }
 
 async function reachable(address: string): Promise<boolean> {
@@ -85,27 +113,36 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    let address = options.temporalAddress ?? process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+    const explicit = options.temporalAddress ?? process.env.TEMPORAL_ADDRESS;
+    const running = explicit === undefined ? await readDevState(data.root) : undefined;
+    let address = explicit ?? running?.address ?? DEFAULT_ADDRESS;
     let server: DevServer | undefined;
-    let uiUrl: string | undefined;
+    let uiUrl: string | undefined = running?.address === address ? running.uiUrl : undefined;
     if (!(await reachable(address))) {
-      if (options.temporalAddress !== undefined) {
+      if (explicit !== undefined) {
         throw new Error(`no Temporal server answers at ${address}`);
       }
       progress('starting a local Temporal dev server');
+      // The usual ports when they are free, so other tools find the server where they expect it.
+      const port = (await isFree(7233)) ? 7233 : undefined;
+      const uiPort = (await isFree(8233)) ? 8233 : undefined;
       server = await startDevServer({
         dbFilename: data.temporalDb,
         namespace,
         ui: options.ui ?? true,
         searchAttributes: wharfSearchAttributeKinds,
+        ...(port === undefined ? {} : { port }),
+        ...(uiPort === undefined ? {} : { uiPort }),
       });
       cleanups.push(() => (server as DevServer).stop());
       address = server.address;
       uiUrl = server.uiUrl;
+      const statePath = join(data.root, 'dev.json');
       await writeFile(
-        join(data.root, 'dev.json'),
+        statePath,
         `${JSON.stringify({ address, uiUrl, namespace, taskQueue, pid: process.pid })}\n`,
       );
+      cleanups.push(() => rm(statePath, { force: true }));
     }
     const connection = await Connection.connect({ address });
     cleanups.push(() => connection.close());
