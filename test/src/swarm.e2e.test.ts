@@ -101,6 +101,20 @@ describe('swarmWorkflow on a real Temporal server', () => {
     expect(historyText).not.toMatch(/x{450}/);
     expect(historyText).not.toContain('eHh4'.repeat(150));
     expect(historyText.length).toBeLessThan(120_000);
+    // Each subagent's activity carries its event group (grouped under its label in the Web UI).
+    const scheduled = (history.events ?? []).filter((event) => event.activityTaskScheduledEventAttributes);
+    expect(scheduled).toHaveLength(7);
+    const groups = scheduled.map(
+      (event) =>
+        (event as { eventGroupMarkers?: { label?: { id?: string } }[] }).eventGroupMarkers?.[0]?.label?.id,
+    );
+    expect(groups.sort()).toEqual(
+      ['broken', 'count#0', 'count#1', 'count#2', 'fetch', 'report', 'size'].map(
+        (label) => `subagent:${label}`,
+      ),
+    );
+    // …and a one-line summary of what ran.
+    expect(scheduled.every((event) => event.userMetadata?.summary?.data)).toBe(true);
 
     expect(progress.status).toBe('failed');
     expect(progress.tasks.map((task) => task.task)).toEqual([

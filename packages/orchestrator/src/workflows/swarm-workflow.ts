@@ -7,6 +7,7 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
+  createEventGroup,
   isCancellation,
   proxyActivities,
   setCurrentDetails,
@@ -286,34 +287,40 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       scopes.set(item.task, scope);
     }
     const kind = spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`;
+    // One event group per subagent: the Web UI groups its activity's events under its label.
+    const group = createEventGroup(`${label} · ${kind}`, { id: `subagent:${label}` });
     try {
       return await scope.run(() =>
-        runSubagent.executeWithOptions(
-          {
-            summary: `${label} · ${kind}${spec.description ? ` · ${spec.description}` : ''}`,
-            ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: input.heartbeatTimeoutMs }),
-            ...(spec.script?.timeout_ms === undefined
-              ? {}
-              : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
-          },
-          [
+        group.withScope(() =>
+          runSubagent.executeWithOptions(
             {
-              swarm: definition.name,
-              ownerId,
-              runId,
-              task: item.task,
-              instance: item.instance,
-              definition: spec,
-              ...(spec.agent === undefined
+              summary: `${label} · ${kind}${spec.description ? ` · ${spec.description}` : ''}`,
+              ...(input.heartbeatTimeoutMs === undefined
                 ? {}
-                : { agent: definition.agents[spec.agent] as SwarmDefinition['agents'][string] }),
-              ...(definition.limits === undefined ? {} : { limits: definition.limits }),
-              inputs: item.inputs,
-              inRefs: spec.depends_on.flatMap(
-                (dependency) => (progress.get(dependency) as TaskProgress).outIds,
-              ),
+                : { heartbeatTimeout: input.heartbeatTimeoutMs }),
+              ...(spec.script?.timeout_ms === undefined
+                ? {}
+                : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
             },
-          ],
+            [
+              {
+                swarm: definition.name,
+                ownerId,
+                runId,
+                task: item.task,
+                instance: item.instance,
+                definition: spec,
+                ...(spec.agent === undefined
+                  ? {}
+                  : { agent: definition.agents[spec.agent] as SwarmDefinition['agents'][string] }),
+                ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+                inputs: item.inputs,
+                inRefs: spec.depends_on.flatMap(
+                  (dependency) => (progress.get(dependency) as TaskProgress).outIds,
+                ),
+              },
+            ],
+          ),
         ),
       );
     } catch (error) {
