@@ -110,6 +110,16 @@ describe('the wharf command', () => {
     expect(missing.stderr).toContain('out_doesnotexist00');
   });
 
+  it('run refuses a swarm whose model cannot be built here, before starting anything (exit 2)', async () => {
+    await writeFile(
+      join(dir, 'needs-key.yaml'),
+      'name: k\nagents:\n  a: { model: "anthropic:claude-x" }\ntasks:\n  t: { agent: a, prompt: hi }\n',
+    );
+    const run = await wharf(['run', 'needs-key.yaml', '--address', address, '--data-dir', '.wharf'], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('agents.a.model: model "anthropic:claude-x" needs ANTHROPIC_API_KEY');
+  });
+
   it('emit outside a subagent explains what is missing', async () => {
     const run = await wharf(['emit'], dir);
     expect(run.code).toBe(2);

@@ -182,6 +182,24 @@ supervisor:
     expect(history).not.toContain('--- Evidence');
   });
 
+  it('keeps the swarm result when the supervisor cannot answer', async () => {
+    const { workflowId } = await env.wharf.startSwarm(`
+name: unsupervised
+agents:
+  boss: { model: mock:nobody-registered-this }
+tasks:
+  work: { script: { content: echo done } }
+supervisor: { agent: boss, question: All good? }
+`);
+    const result = await env.withWorker(() => env.wharf.result(workflowId), {
+      models: createModelRegistry({ models: {}, env: {} }),
+    });
+    expect(result.status).toBe('failed');
+    expect(result.tasks[0]?.status).toBe('done');
+    expect(result.outputs.work).toHaveLength(1);
+    expect(result.supervisor?.error).toContain('unknown model id "mock:nobody-registered-this"');
+  });
+
   it('runs an agent task: the model reads its IN_REFS and hands in its output with the emit tool', async () => {
     const usage = {
       inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },

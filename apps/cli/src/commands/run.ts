@@ -1,5 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SwarmResult } from '@wharf/orchestrator';
+import {
+  createModelRegistry,
+  type SwarmDefinition,
+  type SwarmResult,
+  WharfOrchestratorError,
+} from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
@@ -25,6 +30,7 @@ export interface RunOptions {
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
   const definition = await loadSwarm(file);
   const inputs = parseInputs(options.input);
+  checkModels(definition);
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
     ...(options.address === undefined ? {} : { temporalAddress: options.address }),
@@ -91,7 +97,34 @@ function printResult(io: CliIo, workflowId: string, result: SwarmResult, link: s
     const outs = task.outIds.length > 0 ? ` → ${task.outIds.join(', ')}` : '';
     io.out(`  ${task.task}: ${task.status}${task.reason ? ` (${task.reason})` : ''}${outs}`);
   }
-  if (result.supervisor !== undefined) io.out(`\nSupervisor:\n${result.supervisor.answer}`);
+  if (result.supervisor?.error !== undefined) io.out(`\nSupervisor: no answer — ${result.supervisor.error}`);
+  else if (result.supervisor !== undefined) io.out(`\nSupervisor:\n${result.supervisor.answer}`);
   io.out(`\nRead an output: wharf outputs show <outId>`);
   if (link !== undefined) io.out(`Web UI: ${link}`);
+}
+
+/**
+ * Fails before anything starts when an agent the swarm uses names a model this process
+ * cannot build (unknown id, missing API key): the in-process worker would fail on it later.
+ */
+function checkModels(definition: SwarmDefinition): void {
+  const registry = createModelRegistry();
+  const used = new Set<string>(
+    Object.values(definition.tasks).flatMap((task) => (task.agent ? [task.agent] : [])),
+  );
+  if (definition.supervisor !== undefined) used.add(definition.supervisor.agent);
+  const problems: string[] = [];
+  for (const name of used) {
+    const model = definition.agents[name]?.model;
+    if (model === undefined) continue;
+    try {
+      registry.resolve(model);
+    } catch (error) {
+      if (!WharfOrchestratorError.isInstance(error)) throw error;
+      problems.push(`agents.${name}.model: ${error.message}`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new CliError('INVALID_DEFINITION', `cannot run ${definition.name}:\n  ${problems.join('\n  ')}`);
+  }
 }

@@ -95,6 +95,8 @@ export interface SuperviseResult {
   answerRef?: OutputRefJson;
   /** Bytes of evidence mounted into the model's context (never stored in history). */
   evidenceBytes: number;
+  /** Why the supervisor gave no answer (an unknown model, a missing key, a provider error). */
+  error?: string;
 }
 
 /** Arguments of `swarmWorkflow`. */

@@ -199,29 +199,37 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     const agent = definition.agents[definition.supervisor.agent];
     if (agent === undefined)
       throw ApplicationFailure.nonRetryable('supervisor agent missing', 'WharfInvalidDefinition');
-    supervisorResult = await supervise.executeWithOptions(
-      {
-        summary: `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(definition.supervisor.evidence_budget_bytes)}`,
-      },
-      [
+    try {
+      supervisorResult = await supervise.executeWithOptions(
         {
-          swarm: definition.name,
-          ownerId,
-          runId,
-          agent,
-          question: definition.supervisor.question,
-          budgetBytes: definition.supervisor.evidence_budget_bytes,
-          compacts: orderedCompacts(),
+          summary: `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(definition.supervisor.evidence_budget_bytes)}`,
         },
-      ],
-    );
+        [
+          {
+            swarm: definition.name,
+            ownerId,
+            runId,
+            agent,
+            question: definition.supervisor.question,
+            budgetBytes: definition.supervisor.evidence_budget_bytes,
+            compacts: orderedCompacts(),
+          },
+        ],
+      );
+    } catch (error) {
+      // The swarm's outputs stand whatever the supervisor does: report its failure beside them.
+      const cause =
+        error instanceof ActivityFailure && error.cause !== undefined ? error.cause : (error as Error);
+      supervisorResult = { answer: '', evidenceBytes: 0, error: cause.message };
+    }
   }
 
-  setStatus(failedCount > 0 ? 'failed' : 'completed');
+  const failed = failedCount > 0 || supervisorResult?.error !== undefined;
+  setStatus(failed ? 'failed' : 'completed');
   publish();
   return {
     swarm: definition.name,
-    status: failedCount > 0 ? 'failed' : 'completed',
+    status: failed ? 'failed' : 'completed',
     outputs,
     tasks: snapshotProgress().tasks,
     ...(supervisorResult === undefined ? {} : { supervisor: supervisorResult }),
