@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -108,6 +108,34 @@ describe('the wharf command', () => {
     const missing = await wharf(['outputs', 'show', 'out_doesnotexist00', '--data-dir', '.wharf'], dir);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('out_doesnotexist00');
+  });
+
+  it('run --workdir runs scripts in that directory, with a script cwd relative to it', async () => {
+    await mkdir(join(dir, 'checkout', 'docs'), { recursive: true });
+    await writeFile(join(dir, 'checkout', 'marker.txt'), 'the checkout\n');
+    await writeFile(join(dir, 'checkout', 'docs', 'marker.txt'), 'the docs\n');
+    await writeFile(
+      join(dir, 'workdir.yaml'),
+      [
+        'name: workdir',
+        'tasks:',
+        '  root: { script: { content: cat marker.txt } }',
+        '  docs: { script: { content: cat marker.txt, cwd: docs } }',
+      ].join('\n'),
+    );
+    const args = ['run', 'workdir.yaml', '--json', '--address', address, '--data-dir', '.wharf'];
+    const run = await wharf([...args, '--workdir', 'checkout'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as { status: string; outputs: Record<string, string[]> };
+    expect(result.status).toBe('completed');
+    const show = (outId: string) => wharf(['outputs', 'show', outId, '--data-dir', '.wharf'], dir);
+    expect((await show(result.outputs.root?.[0] as string)).stdout).toBe('the checkout\n');
+    expect((await show(result.outputs.docs?.[0] as string)).stdout).toBe('the docs\n');
+
+    // Without --workdir the scripts run where `wharf run` was started, which has no marker.
+    const elsewhere = await wharf(args, dir);
+    expect(elsewhere.code).toBe(1);
+    expect((JSON.parse(elsewhere.stdout) as { status: string }).status).toBe('failed');
   });
 
   it('run refuses a swarm whose model cannot be built here, before starting anything (exit 2)', async () => {

@@ -33,12 +33,14 @@ const embedded = await startEmbedded({
 });
 process.chdir(root);
 try {
-  const { workflowId } = await embedded.wharf.startSwarm(
+  const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(
     definition,
     {},
-    { workflowId: `repo-health-${new Date().toISOString().replace(/[:.]/g, '-')}` },
+    { workflowId: `repo-health-${new Date().toISOString().replace(/[:.]/g, '-')}`, workdir: root },
   );
-  io.out(`Started ${workflowId}${embedded.uiUrl ? ` — ${embedded.workflowUrl(workflowId)}` : ''}\n`);
+  io.out(
+    `Started ${workflowId}${embedded.uiUrl ? ` — ${embedded.workflowUrl(workflowId, firstExecutionRunId)}` : ''}\n`,
+  );
   const done = embedded.wharf.result(workflowId);
   let finished = false;
   void done.finally(() => {
@@ -99,14 +101,13 @@ try {
     io.out('  WHARF_MODEL=openai-compatible:http://127.0.0.1:11434/v1:llama3.1:8b pnpm demo   # Ollama');
   }
   if (embedded.uiUrl !== undefined) {
+    io.out(`\nIn the Temporal Web UI: ${embedded.workflowUrl(workflowId, firstExecutionRunId)}`);
     io.out(
-      `\nIn the Temporal Web UI (${embedded.uiUrl}): open ${workflowId} — the summary and task table at the top,`,
+      '  User Metadata: the swarm summary, its task table and the live progress table (Current Details);',
     );
+    io.out('  Event History: one activity per subagent with a one-line summary, grouped per subagent;');
     io.out(
-      '"Current Details" for the live progress table, one activity per subagent with a one-line summary,',
-    );
-    io.out(
-      `and search attributes to find runs: WharfSwarm="${definition.name}" AND WharfStatus="${result.status}".`,
+      `  every run of this swarm: ${embedded.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent(`WharfSwarm="${definition.name}"`)}`,
     );
   }
   if (keep && embedded.startedServer) {

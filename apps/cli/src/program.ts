@@ -41,6 +41,7 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('-f, --follow', 'show live progress per task', false)
     .option('--json', 'print the result as JSON', false)
     .option('--owner <id>', 'owner id recorded on outputs and evidence', 'default')
+    .option('--workdir <dir>', 'directory the scripts run in, on the workers (default: the current one)')
     .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
     .addOption(dataDirOption())
     .action(
@@ -159,7 +160,18 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
       io.err(`wharf: ${error.message}`);
       return error.exitCode;
     }
-    io.err(`wharf: unexpected error: ${(error as Error).stack ?? String(error)}`);
+    io.err(`wharf: unexpected error: ${describeError(error)}`);
     return 70;
   }
+}
+
+/** The message of an error and of every cause behind it, one per line. */
+function describeError(error: unknown): string {
+  const lines: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    lines.push(current instanceof Error ? `${current.name}: ${current.message}` : String(current));
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return lines.join('\n  caused by ');
 }

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createModelRegistry,
@@ -20,6 +21,8 @@ export interface RunOptions {
   dataDir: string;
   address?: string;
   owner: string;
+  /** Directory scripts run in (default: the current one). */
+  workdir?: string;
 }
 
 /**
@@ -39,8 +42,11 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     throw new CliError('UNREACHABLE', error.message, { cause: error });
   });
   try {
-    const { workflowId } = await embedded.wharf.startSwarm(definition, inputs, { ownerId: options.owner });
-    const link = embedded.workflowUrl(workflowId);
+    const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(definition, inputs, {
+      ownerId: options.owner,
+      workdir: resolve(options.workdir ?? process.cwd()),
+    });
+    const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
     io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
     const resultPromise = embedded.wharf.result(workflowId);
     if (options.follow && !options.json) await follow(embedded.wharf, workflowId, resultPromise, io);

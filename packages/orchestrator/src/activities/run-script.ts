@@ -1,8 +1,9 @@
 import { createReadStream } from 'node:fs';
-import { link, mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { link, mkdir, rm, stat } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
-import { CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
 import type { OutputRef, OutputStore } from '@wharf/output-store';
 import { captureProcess, type ProcessCapture, resolveLimits, type StreamCapture } from '@wharf/stdio-limits';
@@ -44,6 +45,7 @@ export async function runScript(
 
   const earlier = await store.findByIdempotencyKey(ids.ownerId, stdoutKey);
   if (earlier !== undefined) return resume(ids, dependencies, earlier, stderrKey);
+  const cwd = await workingDirectory(input);
 
   const limits = resolveLimits(
     { limits: input.limits ?? {}, tasks: {} },
@@ -58,7 +60,7 @@ export async function runScript(
 
   const capture = await captureProcess(script.shell, {
     args: ['-c', script.content],
-    ...(script.cwd === undefined ? {} : { cwd: script.cwd }),
+    ...(cwd === undefined ? {} : { cwd }),
     env: {
       ...dependencies.env,
       ...script.env,
@@ -177,6 +179,25 @@ export async function runScript(
     preview: clip(capture.stdout.tail || capture.stdout.head, PREVIEW_BYTES),
     ...(failed ? { stderrTail: clip(capture.stderr.tail || capture.stderr.head, PREVIEW_BYTES) } : {}),
   };
+}
+
+/**
+ * Where a script runs: its `cwd` resolved against the swarm's workdir, or the workdir, or
+ * (neither given) the worker's own directory. A directory missing on this worker is a
+ * definition problem that no retry fixes.
+ */
+async function workingDirectory(input: SubagentInput): Promise<string | undefined> {
+  const own = input.definition.script?.cwd;
+  const directory = own === undefined ? input.workdir : resolve(input.workdir ?? process.cwd(), own);
+  if (directory === undefined) return undefined;
+  const found = await stat(directory).catch(() => undefined);
+  if (found?.isDirectory() !== true) {
+    throw ApplicationFailure.nonRetryable(
+      `task ${input.task}: working directory ${directory} does not exist on worker ${hostname()}`,
+      'WharfInvalidDefinition',
+    );
+  }
+  return directory;
 }
 
 /** A retry after the EMIT: rebuild the result from what the first attempt stored. */

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CancelledFailure } from '@temporalio/common';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { InMemoryArtifactStore } from '@wharf/evidence';
 import { InMemoryOutputStore } from '@wharf/output-store';
@@ -10,8 +10,9 @@ import { validateSwarm } from '../dsl/parse-swarm.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { createActivities } from './create-activities.js';
 
-function scriptInput(content: string): SubagentInput {
-  const definition = validateSwarm({ name: 's', tasks: { build: { script: { content } } } });
+function scriptInput(content: string, cwd?: string): SubagentInput {
+  const script = cwd === undefined ? { content } : { content, cwd };
+  const definition = validateSwarm({ name: 's', tasks: { build: { script } } });
   return {
     swarm: 's',
     ownerId: 'team',
@@ -100,5 +101,42 @@ describe('runSubagent (script) in an activity context', () => {
     const result = await running.catch((error: unknown) => error);
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(result).toBeInstanceOf(CancelledFailure);
+  });
+
+  it("runs scripts in the swarm's workdir, resolves a script's cwd against it, and rejects a missing one", async () => {
+    const store = new InMemoryOutputStore();
+    const activities = createActivities({
+      store,
+      artifacts: new InMemoryArtifactStore(),
+      workDir: join(dir, 'work'),
+      env: { PATH: process.env.PATH },
+    });
+    const repo = join(dir, 'repo');
+    await mkdir(join(repo, 'packages'), { recursive: true });
+    const stdoutOf = async (result: SubagentResult) =>
+      Buffer.from((await store.get(result.outputs[0] as { outId: string })).body).toString();
+
+    const inRepo = { ...scriptInput('pwd'), workdir: repo };
+    const first: SubagentResult = await new MockActivityEnvironment({ ...identity, attempt: 1 }).run(
+      activities.runSubagent,
+      inRepo,
+    );
+    expect(await stdoutOf(first)).toBe(`${repo}\n`);
+
+    const nested = { ...scriptInput('pwd', 'packages'), task: 'nested', workdir: repo };
+    const second: SubagentResult = await new MockActivityEnvironment({
+      ...identity,
+      activityId: '8',
+      attempt: 1,
+    }).run(activities.runSubagent, nested);
+    expect(await stdoutOf(second)).toBe(`${join(repo, 'packages')}\n`);
+
+    const missing = { ...scriptInput('pwd'), task: 'missing', workdir: join(dir, 'nowhere') };
+    const error = await new MockActivityEnvironment({ ...identity, activityId: '9', attempt: 1 })
+      .run(activities.runSubagent, missing)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect(error).toMatchObject({ type: 'WharfInvalidDefinition', nonRetryable: true });
+    expect((error as Error).message).toContain(join(dir, 'nowhere'));
   });
 });

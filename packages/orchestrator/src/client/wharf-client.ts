@@ -32,6 +32,8 @@ export interface StartSwarmOptions {
   historyEventLimit?: number;
   waitForInputsMs?: number;
   heartbeatTimeoutMs?: number;
+  /** Directory scripts run in on the workers (e.g. the repository a swarm checks). */
+  workdir?: string;
 }
 
 /** A started swarm. */
@@ -85,6 +87,7 @@ export class WharfClient {
       ...(options.historyEventLimit === undefined ? {} : { historyEventLimit: options.historyEventLimit }),
       ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
       ...(options.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: options.heartbeatTimeoutMs }),
+      ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
     };
     const taskCount = Object.keys(swarm.tasks).length;
     const handle = await this.client.workflow.start('swarmWorkflow', {

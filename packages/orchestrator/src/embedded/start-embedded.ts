@@ -48,8 +48,8 @@ export interface Embedded {
   data: DataDir;
   intake: IntakeServer;
   wharf: WharfClient;
-  /** Web UI link of one workflow. */
-  workflowUrl(workflowId: string): string | undefined;
+  /** Web UI link of one run (its event history), or of the runs of a workflow id without `runId`. */
+  workflowUrl(workflowId: string, runId?: string): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -182,10 +182,13 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       data,
       intake,
       wharf,
-      workflowUrl: (workflowId) =>
-        uiUrl === undefined
-          ? undefined
-          : `${uiUrl}/namespaces/${namespace}/workflows/${encodeURIComponent(workflowId)}`,
+      workflowUrl: (workflowId, runId) => {
+        if (uiUrl === undefined) return undefined;
+        const base = `${uiUrl}/namespaces/${encodeURIComponent(namespace)}/workflows`;
+        return runId === undefined
+          ? `${base}?query=${encodeURIComponent(`WorkflowId="${workflowId}"`)}`
+          : `${base}/${encodeURIComponent(workflowId)}/${encodeURIComponent(runId)}/history`;
+      },
       stop,
     };
   } catch (error) {

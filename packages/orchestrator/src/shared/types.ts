@@ -56,6 +56,8 @@ export interface SubagentInput {
   inputs: Record<string, unknown>;
   /** Out ids of the outputs of the tasks this one depends on (its IN_REFS). */
   inRefs: string[];
+  /** Directory scripts run in (a script's own `cwd` is relative to it). Default: the worker's. */
+  workdir?: string;
 }
 
 /** What a finished subagent hands back to the workflow. Bounded in size whatever the output. */
@@ -111,6 +113,8 @@ export interface SwarmWorkflowInput {
   maxConcurrentTasks?: number;
   /** A subagent that sends no heartbeat for this long is retried elsewhere. Default 20 s. */
   heartbeatTimeoutMs?: number;
+  /** Directory scripts run in, on the worker (a script's `cwd` is relative to it). Default: the worker's. */
+  workdir?: string;
   /** When nothing can run and tasks wait on `†input.*` paths, wait this long for an `addInput` signal. Default 0. */
   waitForInputsMs?: number;
   /** State carried across continue-as-new. */

@@ -323,6 +323,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
                   : { agent: definition.agents[spec.agent] as SwarmDefinition['agents'][string] }),
                 ...(definition.limits === undefined ? {} : { limits: definition.limits }),
                 inputs: item.inputs,
+                ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
                 inRefs: spec.depends_on.flatMap(
                   (dependency) => (progress.get(dependency) as TaskProgress).outIds,
                 ),
