@@ -262,6 +262,7 @@ tasks:
     depends_on: [names]
     agent: writer
     prompt: List the names you are given.
+    inject_context: false
     output: †data.report
 `);
     const result = await env.withWorker(() => env.wharf.result(workflowId), {
@@ -269,6 +270,8 @@ tasks:
     });
     expect(result.status).toBe('completed');
     expect(prompts).toHaveLength(3);
+    // With inject_context: false the names reach the model only through read_input.
+    expect(prompts[0]).not.toContain('alpha');
     expect(prompts[1]).toContain('alpha');
     const reportId = result.outputs.report?.[0] as string;
     expect(Buffer.from((await env.store.get({ outId: reportId })).body).toString()).toBe(
@@ -278,6 +281,91 @@ tasks:
     const writer = workers.find((worker) => worker.jobId === 'report');
     const calls = await env.artifacts.listToolCalls(writer?.workerId as string);
     expect(calls.map((call) => call.toolName)).toEqual(['read_input', 'emit']);
+  });
+
+  it('gives each task the context of earlier outputs it is relevant to, pruned by the post_task hook', async () => {
+    const prompts: string[] = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: async (options) => {
+        prompts.push(JSON.stringify(options.prompt));
+        const usage = {
+          inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 5, text: 5, reasoning: 0 },
+        };
+        return prompts.length === 1
+          ? {
+              content: [
+                {
+                  type: 'tool-call',
+                  toolCallId: 'c1',
+                  toolName: 'emit',
+                  input: JSON.stringify({ body: 'ok' }),
+                },
+              ],
+              finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+              usage,
+              warnings: [],
+            }
+          : {
+              content: [{ type: 'text', text: 'done' }],
+              finishReason: { unified: 'stop', raw: 'stop' },
+              usage,
+              warnings: [],
+            };
+      },
+    });
+    const { workflowId } = await env.wharf.startSwarm(`
+name: contextual
+agents:
+  writer: { model: mock:writer }
+tasks:
+  fetch: { script: { content: "printf 'rows: 120\\n'" } }
+  lint: { script: { content: echo lint clean } }
+  clean:
+    depends_on: [fetch]
+    script: { content: 'cat "$WHARF_CONTEXT_FILE"' }
+  quiet:
+    depends_on: [fetch]
+    inject_context: false
+    script: { content: 'echo "context file: \${WHARF_CONTEXT_FILE:-none}"' }
+  summary:
+    depends_on: [clean]
+    agent: writer
+    prompt: Summarise.
+    context: { mode: manual, include_tasks: [fetch, lint] }
+hooks:
+  post_task:
+    - checkpoint_and_prune: { every: 4, strategy: direct_dependencies }
+`);
+    const result = await env.withWorker(() => env.wharf.result(workflowId), {
+      models: createModelRegistry({ models: { 'mock:writer': model }, env: {} }),
+    });
+    expect(result.status).toBe('completed');
+    // clean: its dependency first (1.0), then lint, recent (0.3); read from the store by the activity.
+    expect(await bodyOf(env, result.outputs.clean?.[0] as string)).toBe(
+      [
+        '=== RELEVANT CONTEXT ===',
+        '',
+        'Task: fetch (relevance: 1.00)',
+        'rows: 120',
+        '',
+        '',
+        'Task: lint (relevance: 0.30)',
+        'lint clean',
+        '',
+        '',
+        '=== END CONTEXT (2 tasks, 21 bytes) ===',
+        '',
+      ].join('\n'),
+    );
+    expect(await bodyOf(env, result.outputs.quiet?.[0] as string)).toBe('context file: none\n');
+    // After 4 outputs the hook kept only outputs some task depends on (fetch, clean): the
+    // summary asked for fetch and lint and got fetch (transitive, 0.8 / 2).
+    expect(prompts[0]).toContain('Task: fetch (relevance: 0.40)\\nrows: 120');
+    expect(prompts[0]).not.toContain('lint clean');
+    expect(prompts[0]).toContain(`fetch=${result.outputs.fetch?.[0]}`);
+    expect(result.metrics.context).toMatchObject({ taskCount: 3, externalCount: 3, truncatedCount: 0 });
+    expect(result.metrics.context.lastPrunedAt).toBeTypeOf('number');
   });
 
   it('continues as new when history grows, carrying channels and context', async () => {
@@ -303,6 +391,8 @@ tasks:
     const result = await env.withWorker(() => env.wharf.result(workflowId));
     expect(result.status).toBe('completed');
     expect(result.metrics.continuedAsNew).toBeGreaterThanOrEqual(1);
+    // The context pool came along: every output of the chain is in it.
+    expect(result.metrics.context.taskCount).toBe(6);
     const last = Buffer.from((await env.store.get({ outId: result.outputs.f?.[0] as string })).body).toString(
       'utf8',
     );

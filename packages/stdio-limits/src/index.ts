@@ -17,7 +17,12 @@ export {
   resolveLimits,
 } from './limits.js';
 export { maskOutput } from './mask.js';
-export { type ContextMetrics, formatContextMetrics, getContextMetrics } from './metrics.js';
+export {
+  type ContextMetrics,
+  type ContextMetricsOptions,
+  formatContextMetrics,
+  getContextMetrics,
+} from './metrics.js';
 export {
   type CleanupStrategy,
   checkpointAndPrune,
@@ -55,9 +60,13 @@ export {
 } from './schemas.js';
 export {
   buildSmartContext,
+  type ContextCandidate,
   type ContextEntry,
+  type ContextSelection,
+  renderContext,
   type SmartContext,
   type SmartContextOptions,
+  selectContext,
 } from './smart-context.js';
 export type { SpillFile } from './spill-writer.js';
 export { StdioLimitsError, type StdioLimitsErrorCode, type StdioLimitsIssue } from './stdio-limits-error.js';
@@ -72,6 +81,7 @@ export {
 export { type SummarizeCaptureOptions, summarizeCapture } from './summarize-capture.js';
 export { type TaskOutputFromCaptureOptions, taskOutputFromCapture } from './task-output.js';
 export { type TruncationResult, truncateOutput, truncateToBytes } from './truncate.js';
+export { utf8CutBefore } from './utf8.js';
 export {
   contextConfigFromLimits,
   markAccessed,

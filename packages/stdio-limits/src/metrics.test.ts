@@ -28,4 +28,15 @@ describe('getContextMetrics', () => {
       'Context metrics:\n  Total bytes: 23\n  Task outputs: 2\n  Truncated: 1\n  External: 1\n  Avg relevance: 0.75\n  Last pruned: 1970-01-01T00:00:00.000Z',
     );
   });
+
+  it('counts bytes with bytesOf when bodies are kept elsewhere', () => {
+    const state = {
+      taskOutputs: {
+        a: outputFixture('a', { content: '', originalSize: 3_000_000, filePath: 'out_a' }),
+        b: outputFixture('b', { content: '', originalSize: 12 }),
+      },
+    };
+    expect(getContextMetrics(state).totalBytes).toBe(0);
+    expect(getContextMetrics(state, { bytesOf: (output) => output.originalSize }).totalBytes).toBe(3_000_012);
+  });
 });

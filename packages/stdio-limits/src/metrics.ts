@@ -1,8 +1,9 @@
+import type { TaskOutput } from './schemas.js';
 import type { WorkflowState } from './workflow-state.js';
 
 /** Size and shape of the context kept in a workflow's state. */
 export interface ContextMetrics {
-  /** UTF-8 bytes of all kept output contents. */
+  /** Bytes of all kept outputs (UTF-8 bytes of their contents unless counted otherwise). */
   totalBytes: number;
   taskCount: number;
   truncatedCount: number;
@@ -14,6 +15,15 @@ export interface ContextMetrics {
   lastPrunedAt: number | null;
 }
 
+/** Options of {@link getContextMetrics}. */
+export interface ContextMetricsOptions {
+  /**
+   * Bytes one output counts for. Default: the UTF-8 bytes of its `content`. A state that keeps
+   * bodies elsewhere (an output store, with empty `content`) counts `originalSize` instead.
+   */
+  bytesOf?: (output: TaskOutput) => number;
+}
+
 /**
  * Measures the context kept in a workflow state.
  *
@@ -22,14 +32,15 @@ export interface ContextMetrics {
  * getContextMetrics(state); // { totalBytes: 20480, taskCount: 3, truncatedCount: 1, … }
  * ```
  */
-export function getContextMetrics(state: WorkflowState): ContextMetrics {
+export function getContextMetrics(state: WorkflowState, options: ContextMetricsOptions = {}): ContextMetrics {
+  const bytesOf = options.bytesOf ?? ((output: TaskOutput) => Buffer.byteLength(output.content, 'utf8'));
   let totalBytes = 0;
   let truncatedCount = 0;
   let externalCount = 0;
   let relevance = 0;
   const outputs = Object.values(state.taskOutputs);
   for (const output of outputs) {
-    totalBytes += Buffer.byteLength(output.content, 'utf8');
+    totalBytes += bytesOf(output);
     if (output.truncated) truncatedCount++;
     if (output.filePath !== undefined) externalCount++;
     relevance += output.relevanceScore;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseWorkflowYaml } from './limits.js';
-import { buildSmartContext } from './smart-context.js';
+import type { TaskOutput } from './schemas.js';
+import { buildSmartContext, renderContext, selectContext } from './smart-context.js';
 import { outputFixture } from './test-fixtures.js';
 import type { WorkflowState } from './workflow-state.js';
 
@@ -177,5 +178,27 @@ describe('buildSmartContext', () => {
       'Task: clean (relevance: 1.00)\n[output masked: 50000 bytes; full text at .outputs/clean.log]\n\n',
     );
     expect(context.text).toContain('Task: helper (relevance: 0.50)\nhelper notes\n\n');
+  });
+
+  it('chooses from metadata alone: the selection reads no content, and rendering it with bodies loaded matches', () => {
+    const withoutBodies: WorkflowState = {
+      taskOutputs: Object.fromEntries(
+        Object.entries(state.taskOutputs).map(([id, output]) => [id, { ...output, content: '' }]),
+      ),
+    };
+    for (const currentTaskId of ['process', 'picky', 'manual_task', 'strict', 'silent']) {
+      const options = { currentTaskId, workflow, now, config: { maskKeepRecent: 2, maxTasks: 2 } };
+      const selection = selectContext({ ...options, state: withoutBodies });
+      expect(selection.candidates.length).toBeLessThanOrEqual(2);
+      const loaded = {
+        ...selection,
+        candidates: selection.candidates.map((candidate) => ({
+          ...candidate,
+          output: state.taskOutputs[candidate.output.taskId] as TaskOutput,
+        })),
+      };
+      expect(renderContext(loaded)).toEqual(buildSmartContext({ ...options, state }));
+    }
+    expect(selectContext({ currentTaskId: 'silent', workflow, state, now }).disabled).toBe('inject_context');
   });
 });

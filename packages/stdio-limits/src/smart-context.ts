@@ -37,6 +37,25 @@ export interface SmartContext {
   disabled?: 'inject_context' | 'mode_none';
 }
 
+/** One output chosen for a task's context, in the order it will appear. */
+export interface ContextCandidate {
+  output: TaskOutput;
+  /** Relevance of the output to the task the context is for. */
+  relevance: number;
+  /** Shown as a tombstone (masking keeps only the most recent outputs in full). */
+  masked: boolean;
+}
+
+/** Result of {@link selectContext}: what {@link renderContext} turns into text. */
+export interface ContextSelection {
+  /** At most `maxTasks` outputs, most relevant first. */
+  candidates: ContextCandidate[];
+  maxBytes: number;
+  maxTasks: number;
+  /** Why no context is built, when it is not. */
+  disabled?: 'inject_context' | 'mode_none';
+}
+
 /**
  * Builds the context for a task from the outputs most relevant to it. Candidates are scored for
  * the current task, filtered by the threshold (or the task's `min_relevance`), ordered by
@@ -46,6 +65,8 @@ export interface SmartContext {
  * and older ones become tombstones. The task's `context` block (`include_tasks`,
  * `exclude_tasks`, `mode`, `min_relevance`, `max_bytes`) and `inject_context: false` apply.
  *
+ * The same as `renderContext(selectContext(options))`.
+ *
  * @example
  * ```ts
  * const context = buildSmartContext({ currentTaskId: 'process', workflow, state, now: Date.now() });
@@ -53,15 +74,30 @@ export interface SmartContext {
  * ```
  */
 export function buildSmartContext(options: SmartContextOptions): SmartContext {
+  return renderContext(selectContext(options));
+}
+
+/**
+ * The choosing half of {@link buildSmartContext}: which outputs, in which order, with which
+ * relevance, and which are masked. It reads no output content, so a caller that keeps bodies
+ * elsewhere (an output store) can choose from metadata and load only the chosen bodies.
+ *
+ * @example
+ * ```ts
+ * const selection = selectContext({ currentTaskId: 'report', workflow, state, now });
+ * selection.candidates.map((candidate) => candidate.output.taskId); // ['process', 'fetch']
+ * ```
+ */
+export function selectContext(options: SmartContextOptions): ContextSelection {
   const task = options.workflow.tasks?.[options.currentTaskId];
-  if (task?.inject_context === false)
-    return { text: '', tasks: [], totalBytes: 0, disabled: 'inject_context' };
   const control = task?.context ?? {};
-  if (control.mode === 'none') return { text: '', tasks: [], totalBytes: 0, disabled: 'mode_none' };
-  const now = options.now ?? Date.now();
   const config = options.config ?? {};
   const maxBytes = control.max_bytes ?? config.maxBytes ?? DEFAULT_LIMITS.max_context_bytes;
   const maxTasks = config.maxTasks ?? DEFAULT_LIMITS.max_context_tasks;
+  if (task?.inject_context === false)
+    return { candidates: [], maxBytes, maxTasks, disabled: 'inject_context' };
+  if (control.mode === 'none') return { candidates: [], maxBytes, maxTasks, disabled: 'mode_none' };
+  const now = options.now ?? Date.now();
   const threshold = control.min_relevance ?? config.relevanceThreshold ?? DEFAULT_LIMITS.relevance_threshold;
   const score = relevanceScorer({
     currentTaskId: options.currentTaskId,
@@ -77,15 +113,15 @@ export function buildSmartContext(options: SmartContextOptions): SmartContext {
     !excluded.has(output.taskId) &&
     (oldest === undefined || output.completedAt >= oldest);
 
-  let candidates: { output: TaskOutput; relevance: number }[];
+  let scored: { output: TaskOutput; relevance: number }[];
   if (control.mode === 'manual') {
-    candidates = (control.include_tasks ?? [])
+    scored = (control.include_tasks ?? [])
       .map((taskId) => options.state.taskOutputs[taskId])
       .filter(eligible)
       .map((output) => ({ output, relevance: score(output.taskId) }));
   } else {
     const included = control.include_tasks ? new Set(control.include_tasks) : undefined;
-    candidates = Object.values(options.state.taskOutputs)
+    scored = Object.values(options.state.taskOutputs)
       .filter((output) => eligible(output) && (included === undefined || included.has(output.taskId)))
       .map((output) => ({ output, relevance: score(output.taskId) }))
       .filter((candidate) => candidate.relevance >= threshold)
@@ -97,21 +133,41 @@ export function buildSmartContext(options: SmartContextOptions): SmartContext {
       );
   }
   const fullText = recentSet(
-    candidates.map((candidate) => candidate.output),
+    scored.map((candidate) => candidate.output),
     config.maskKeepRecent,
   );
+  const candidates = scored.slice(0, maxTasks).map(({ output, relevance }) => ({
+    output,
+    relevance,
+    masked: fullText !== undefined && !fullText.has(output.taskId),
+  }));
+  return { candidates, maxBytes, maxTasks };
+}
 
+/**
+ * The writing half of {@link buildSmartContext}: the context text of a selection. Outputs are
+ * added in order until `maxTasks` or `maxBytes`; the first one that does not fit is cut to the
+ * remaining bytes when more than 100 remain, and the text ends with the totals line.
+ *
+ * @example
+ * ```ts
+ * renderContext({ candidates: [{ output, relevance: 1, masked: false }], maxBytes: 100_000, maxTasks: 10 }).text;
+ * // '=== RELEVANT CONTEXT ===\n\nTask: fetch (relevance: 1.00)\nrows: 120\n\n=== END CONTEXT (1 tasks, 9 bytes) ===\n'
+ * ```
+ */
+export function renderContext(selection: ContextSelection): SmartContext {
+  if (selection.disabled !== undefined)
+    return { text: '', tasks: [], totalBytes: 0, disabled: selection.disabled };
   const parts = ['=== RELEVANT CONTEXT ===\n\n'];
   const tasks: ContextEntry[] = [];
   let totalBytes = 0;
-  for (const { output, relevance } of candidates) {
-    if (tasks.length >= maxTasks) break;
-    const masked = fullText !== undefined && !fullText.has(output.taskId);
+  for (const { output, relevance, masked } of selection.candidates) {
+    if (tasks.length >= selection.maxTasks) break;
     let body = masked ? maskOutput(output) : output.content;
     let bytes = Buffer.byteLength(body, 'utf8');
     let cut = false;
-    if (totalBytes + bytes > maxBytes) {
-      const remaining = maxBytes - totalBytes;
+    if (totalBytes + bytes > selection.maxBytes) {
+      const remaining = selection.maxBytes - totalBytes;
       if (remaining <= 100) break;
       body = truncateToBytes(body, remaining);
       bytes = Buffer.byteLength(body, 'utf8');

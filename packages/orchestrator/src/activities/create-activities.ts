@@ -14,6 +14,7 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
+import { contextMetrics, planContext, pruneContext } from './context-pool.js';
 import { runAgent } from './run-agent.js';
 import { runScript } from './run-script.js';
 import { supervise } from './supervise.js';
@@ -74,6 +75,15 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
       return classify(() =>
         supervise(input, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
       );
+    },
+    async planContext(input) {
+      return planContext(input);
+    },
+    async pruneContext(input) {
+      return pruneContext(input);
+    },
+    async contextMetrics(input) {
+      return contextMetrics(input);
     },
   };
 }

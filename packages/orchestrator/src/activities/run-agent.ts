@@ -13,6 +13,7 @@ import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import type { SubagentIds } from './activity-identity.js';
 import { recordWorker } from './record-worker.js';
+import { subagentContext } from './subagent-context.js';
 
 /** What {@link runAgent} needs besides its input. */
 export interface AgentDependencies {
@@ -72,7 +73,12 @@ export async function runAgent(
   // Keys are per attempt: a retried model loop may say something else; only a finished
   // attempt's outputs (under `final/`) are the task's outputs.
   const emitKey = (index: number) => `${ids.emitKeyPrefix}/attempt-${attempt}/${index}`;
-  const allowedInputs = new Set(input.inRefs);
+  // The outputs in its context are readable too: a masked or cut one says where the rest is.
+  const allowedInputs = new Set([
+    ...input.inRefs,
+    ...(input.context?.entries ?? []).map((entry) => entry.outId),
+  ]);
+  const smartContext = await subagentContext(input.context, store);
 
   const tools: ToolSet = {
     emit: tool({
@@ -129,7 +135,7 @@ export async function runAgent(
     const result = await generateText({
       model,
       ...(agent.system === undefined ? {} : { system: agent.system }),
-      prompt: agentPrompt(input),
+      prompt: agentPrompt(input, smartContext?.text),
       tools: recorded,
       stopWhen: isStepCount(agent.max_steps),
       abortSignal: context.cancellationSignal,
@@ -231,9 +237,13 @@ async function resumeAgent(
   };
 }
 
-function agentPrompt(input: SubagentInput): string {
+function agentPrompt(input: SubagentInput, context: string | undefined): string {
   const lines = [input.definition.prompt ?? input.definition.description ?? `Do the task "${input.task}".`];
   if (Object.keys(input.inputs).length > 0) lines.push('', `Inputs: ${JSON.stringify(input.inputs)}`);
+  if (context !== undefined && input.context !== undefined) {
+    const ids = input.context.entries.map((entry) => `${entry.taskId}=${entry.outId}`).join(', ');
+    lines.push('', `Outputs of earlier tasks (read one whole with read_input: ${ids}):`, context);
+  }
   if (input.inRefs.length > 0) lines.push('', `IN_REFS (read with read_input): ${input.inRefs.join(', ')}`);
   lines.push('', 'Hand in your output with the emit tool, then answer with a one-line summary.');
   return lines.join('\n');

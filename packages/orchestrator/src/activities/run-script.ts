@@ -1,5 +1,5 @@
 import { createReadStream } from 'node:fs';
-import { link, mkdir, rm, stat } from 'node:fs/promises';
+import { link, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
@@ -10,6 +10,7 @@ import { captureProcess, type ProcessCapture, resolveLimits, type StreamCapture 
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import type { SubagentIds } from './activity-identity.js';
 import { recordWorker } from './record-worker.js';
+import { subagentContext } from './subagent-context.js';
 
 /** What {@link runScript} needs besides its input. */
 export interface ScriptDependencies {
@@ -55,6 +56,9 @@ export async function runScript(
   // Per attempt: an orphaned script of a killed attempt never shares files with its retry.
   const spillDir = join(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
   await mkdir(spillDir, { recursive: true });
+  const smartContext = await subagentContext(input.context, store);
+  const contextFile = smartContext === undefined ? undefined : join(spillDir, 'context.txt');
+  if (contextFile !== undefined) await writeFile(contextFile, smartContext?.text ?? '');
   const startedAt = new Date();
   await recordWorker(artifacts, ids, { task: input.task, status: 'running', startedAt });
 
@@ -70,6 +74,7 @@ export async function runScript(
       WHARF_INSTANCE: String(input.instance),
       WHARF_RUN_ID: input.runId,
       WHARF_INPUTS: JSON.stringify(input.inputs),
+      ...(contextFile === undefined ? {} : { WHARF_CONTEXT_FILE: contextFile }),
     },
     // The full output is always kept on disk so the store gets it whole, whatever the caps.
     limits: {

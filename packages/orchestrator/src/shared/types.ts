@@ -58,6 +58,87 @@ export interface SubagentInput {
   inRefs: string[];
   /** Directory scripts run in (a script's own `cwd` is relative to it). Default: the worker's. */
   workdir?: string;
+  /** Earlier outputs chosen for this task's context (Tier 3); absent when it takes none. */
+  context?: ContextPlan;
+}
+
+/**
+ * One finished subagent's main output in the swarm's context pool: metadata only, the body
+ * stays in the output store. Later tasks' contexts are chosen from the pool, and
+ * `hooks.post_task` pruning removes entries from it (never from the store).
+ */
+export interface ContextPoolEntry {
+  /** The task, or `task#i` for a loop instance. */
+  taskId: string;
+  task: string;
+  /** The main output (the first the subagent EMITted). */
+  outId: string;
+  /** Bytes the subagent produced. */
+  bytes: number;
+  /** Workflow time (epoch ms) the output was folded in. */
+  completedAt: number;
+  /** Workflow time the output was last placed in a context (for LRU pruning). */
+  lastAccessed: number;
+  /** Highest relevance the output had in any context it was placed in; 0 until then. */
+  relevanceScore: number;
+  agent?: string;
+}
+
+/** The swarm's context pool, carried across continue-as-new. */
+export interface ContextPool {
+  entries: ContextPoolEntry[];
+  /** Outputs added since the last `checkpoint_and_prune`. */
+  tasksSinceCheckpoint: number;
+  lastPrunedAt?: number;
+}
+
+/** One earlier output chosen for a task's context, in the order the context shows it. */
+export interface ContextPlanEntry {
+  taskId: string;
+  outId: string;
+  relevance: number;
+  /** Shown as a tombstone with its size and out id (`context_masking`). */
+  masked: boolean;
+  completedAt: number;
+}
+
+/** What a task's context holds: chosen by the workflow (by relevance), read and cut by the activity. */
+export interface ContextPlan {
+  entries: ContextPlanEntry[];
+  maxBytes: number;
+  maxTasks: number;
+}
+
+/** Input of the `planContext` local activity: choose the contexts of the tasks about to run. */
+export interface PlanContextInput {
+  definition: SwarmDefinition;
+  pool: ContextPool;
+  /** Tasks about to run (each instance of a task gets the same context). */
+  tasks: string[];
+  /** Workflow time (epoch ms). */
+  now: number;
+}
+
+/** Input of the `pruneContext` local activity. */
+export interface PruneContextInput {
+  definition: SwarmDefinition;
+  pool: ContextPool;
+  hook: NonNullable<SwarmDefinition['hooks']>['post_task'][number]['checkpoint_and_prune'];
+  now: number;
+}
+
+/** Size and shape of a swarm's context pool at the end (stdio-limits' context metrics). */
+export interface SwarmContextMetrics {
+  /** Bytes produced by the outputs still in the pool. */
+  totalBytes: number;
+  /** Outputs in the pool. */
+  taskCount: number;
+  /** Outputs over the swarm's `max_context_bytes`: a context shows them cut (the store keeps them whole). */
+  truncatedCount: number;
+  /** Outputs whose body lives in the output store (all of them). */
+  externalCount: number;
+  avgRelevance: number;
+  lastPrunedAt: number | null;
 }
 
 /** What a finished subagent hands back to the workflow. Bounded in size whatever the output. */
@@ -129,6 +210,8 @@ export interface CarriedState {
   progress: TaskProgress[];
   compacts: Record<string, string>;
   generation: number;
+  /** The context pool (absent in state carried by Wharf before it had one). */
+  contextPool?: ContextPool;
 }
 
 /** What `swarmWorkflow` returns. */
@@ -144,6 +227,8 @@ export interface SwarmResult {
     taskCount: number;
     failedCount: number;
     continuedAsNew: number;
+    /** The context pool that later tasks' contexts were chosen from. */
+    context: SwarmContextMetrics;
   };
 }
 
@@ -151,4 +236,10 @@ export interface SwarmResult {
 export interface WharfActivities {
   runSubagent(input: SubagentInput): Promise<SubagentResult>;
   supervise(input: SuperviseInput): Promise<SuperviseResult>;
+  /** Local activity: the context of each task about to run (only tasks that get one). */
+  planContext(input: PlanContextInput): Promise<Record<string, ContextPlan>>;
+  /** Local activity: the task ids a `checkpoint_and_prune` hook removes from the pool. */
+  pruneContext(input: PruneContextInput): Promise<string[]>;
+  /** Local activity: metrics of the context pool. */
+  contextMetrics(input: { definition: SwarmDefinition; pool: ContextPool }): Promise<SwarmContextMetrics>;
 }

@@ -9,7 +9,9 @@ import {
   continueAsNew,
   createEventGroup,
   isCancellation,
+  log,
   proxyActivities,
+  proxyLocalActivities,
   setCurrentDetails,
   setHandler,
   upsertMemo,
@@ -22,6 +24,8 @@ import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import type {
   CarriedState,
+  ContextPlan,
+  ContextPool,
   SubagentResult,
   SwarmProgress,
   SwarmResult,
@@ -49,6 +53,13 @@ const { runSubagent, supervise } = proxyActivities<WharfActivities>({
     maximumAttempts: 4,
     nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
   },
+});
+
+// Context choice, pruning and metrics run stdio-limits' rules on metadata next to the workflow:
+// their (large) input stays out of history, only their small results are recorded.
+const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<WharfActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
 });
 
 interface ScheduledInstance {
@@ -82,6 +93,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   if (carried !== undefined) state.restore(carried.channels);
   const context = new SwarmContext(carried?.context, input.input ?? {});
   const compacts: Record<string, string> = { ...(carried?.compacts ?? {}) };
+  const contextPool: ContextPool = carried?.contextPool ?? { entries: [], tasksSinceCheckpoint: 0 };
   const progress = new Map<string, TaskProgress>(
     (
       carried?.progress ??
@@ -169,8 +181,10 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       continue;
     }
     step += 1;
-    const results = await runPool(scheduled, maxConcurrent, (item) => runInstance(item));
+    const plans = await planContexts(scheduled);
+    const results = await runPool(scheduled, maxConcurrent, (item) => runInstance(item, plans[item.task]));
     foldStep(scheduled, results);
+    await pruneContextPool();
     publish();
     if (shouldContinueAsNew()) {
       await condition(allHandlersFinished);
@@ -181,6 +195,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
         progress: [...progress.values()],
         compacts,
         generation: (carried?.generation ?? 0) + 1,
+        contextPool,
       };
       return continueAsNew<typeof swarmWorkflow>({ ...input, carried: next });
     }
@@ -225,6 +240,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   }
 
   const failed = failedCount > 0 || supervisorResult?.error !== undefined;
+  const contextPoolMetrics = await contextMetrics({ definition, pool: contextPool });
   setStatus(failed ? 'failed' : 'completed');
   publish();
   return {
@@ -238,8 +254,58 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       taskCount: taskNames.length,
       failedCount,
       continuedAsNew: carried?.generation ?? 0,
+      context: contextPoolMetrics,
     },
   };
+
+  /**
+   * The context of every task about to run, chosen from the pool (one local activity per
+   * superstep, none while the pool is empty). Chosen outputs count as read, for LRU pruning.
+   */
+  async function planContexts(scheduled: readonly ScheduledInstance[]): Promise<Record<string, ContextPlan>> {
+    if (contextPool.entries.length === 0) return {};
+    const tasks = [...new Set(scheduled.map((item) => item.task))].filter((task) => {
+      const spec = definition.tasks[task] as TaskDefinition;
+      return spec.inject_context !== false && spec.context?.mode !== 'none';
+    });
+    if (tasks.length === 0) return {};
+    const now = Date.now();
+    let plans: Record<string, ContextPlan>;
+    try {
+      plans = await planContext({ definition, pool: contextPool, tasks, now });
+    } catch (error) {
+      // A context is a help, not a precondition: run the tasks without one rather than stop.
+      log.warn('context planning failed; tasks run without context', { error: (error as Error).message });
+      return {};
+    }
+    const read = new Map<string, number>();
+    for (const plan of Object.values(plans)) {
+      for (const entry of plan.entries)
+        read.set(entry.taskId, Math.max(read.get(entry.taskId) ?? 0, entry.relevance));
+    }
+    for (const entry of contextPool.entries) {
+      const relevance = read.get(entry.taskId);
+      if (relevance === undefined) continue;
+      entry.lastAccessed = now;
+      entry.relevanceScore = Math.max(entry.relevanceScore, relevance);
+    }
+    return plans;
+  }
+
+  /** Runs the `hooks.post_task` `checkpoint_and_prune` entries that are due. */
+  async function pruneContextPool(): Promise<void> {
+    const hooks = definition.hooks?.post_task ?? [];
+    let pruned = false;
+    for (const { checkpoint_and_prune: hook } of hooks) {
+      if (contextPool.tasksSinceCheckpoint < hook.every) continue;
+      const now = Date.now();
+      const removed = new Set(await pruneContext({ definition, pool: contextPool, hook, now }));
+      contextPool.entries = contextPool.entries.filter((entry) => !removed.has(entry.taskId));
+      contextPool.lastPrunedAt = now;
+      pruned = true;
+    }
+    if (pruned) contextPool.tasksSinceCheckpoint = 0;
+  }
 
   /** Decides what runs in the next superstep; marks skipped and waiting tasks on the way. */
   function planStep(): ScheduledInstance[] {
@@ -283,6 +349,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
 
   async function runInstance(
     item: ScheduledInstance,
+    contextPlan: ContextPlan | undefined,
   ): Promise<SubagentResult | { cancelled: true; reason: string }> {
     const spec = definition.tasks[item.task] as TaskDefinition;
     const total = spec.loop?.count ?? 1;
@@ -324,6 +391,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
                 ...(definition.limits === undefined ? {} : { limits: definition.limits }),
                 inputs: item.inputs,
                 ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
+                ...(contextPlan === undefined ? {} : { context: contextPlan }),
                 inRefs: spec.depends_on.flatMap(
                   (dependency) => (progress.get(dependency) as TaskProgress).outIds,
                 ),
@@ -390,6 +458,21 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
           date: new Date().toISOString(),
         });
         writes.push([channelNames.bytes, result.bytes]);
+        const main = record.outIds[0];
+        if (main !== undefined) {
+          const now = Date.now();
+          contextPool.entries.push({
+            taskId: label,
+            task: item.task,
+            outId: main,
+            bytes: result.bytes,
+            completedAt: now,
+            lastAccessed: now,
+            relevanceScore: 0,
+            ...(spec.agent === undefined ? {} : { agent: spec.agent }),
+          });
+          contextPool.tasksSinceCheckpoint += 1;
+        }
       }
       writes.push([channelNames.results(item.task), record]);
       entry.instances.done += 1;

@@ -1,0 +1,162 @@
+import {
+  checkpointAndPrune,
+  contextConfigFromLimits,
+  getContextMetrics,
+  resolveLimits,
+  selectContext,
+  type TaskDefinition,
+  type TaskOutput,
+  type WorkflowDefinition,
+  type WorkflowState,
+} from '@wharf/stdio-limits';
+import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type {
+  ContextPlan,
+  ContextPool,
+  PlanContextInput,
+  PruneContextInput,
+  SwarmContextMetrics,
+} from '../shared/types.js';
+
+/**
+ * Chooses the context of each task about to run from the swarm's context pool, with
+ * stdio-limits' Tier 3 rules: relevance to the task (direct dependency 1.0, transitive
+ * 0.8/depth, same agent 0.5, recent 0.3), the task's `context` block and `inject_context`, and
+ * the resolved `max_context_bytes` / `max_context_tasks` / `relevance_threshold` /
+ * `context_masking` limits. Reads no bodies: it runs as a local activity on metadata, and the
+ * subagent reads only the chosen bodies. Tasks that get no context are left out.
+ *
+ * @example
+ * ```ts
+ * planContext({ definition, pool, tasks: ['report'], now: Date.now() });
+ * // { report: { entries: [{ taskId: 'test', outId: 'out_…', relevance: 1, masked: false, … }], maxBytes: 102400, maxTasks: 10 } }
+ * ```
+ */
+export function planContext(input: PlanContextInput): Record<string, ContextPlan> {
+  const workflow = contextWorkflow(input.definition, input.pool);
+  const state = poolState(input.definition, input.pool);
+  const plans: Record<string, ContextPlan> = {};
+  for (const task of new Set(input.tasks)) {
+    const config = contextConfigFromLimits(resolveLimits(workflow, task));
+    const selection = selectContext({ currentTaskId: task, workflow, state, config, now: input.now });
+    if (selection.candidates.length === 0) continue;
+    plans[task] = {
+      entries: selection.candidates.map(({ output, relevance, masked }) => ({
+        taskId: output.taskId,
+        outId: output.filePath as string,
+        relevance,
+        masked,
+        completedAt: output.completedAt,
+      })),
+      maxBytes: selection.maxBytes,
+      maxTasks: selection.maxTasks,
+    };
+  }
+  return plans;
+}
+
+/**
+ * The task ids a `checkpoint_and_prune` hook removes from the pool (none before `every`
+ * outputs were added since the last prune). The outputs stay in the store.
+ *
+ * @example
+ * ```ts
+ * pruneContext({ definition, pool, hook: { every: 10, strategy: 'most_recent', keep_count: 5 }, now });
+ * // ['fetch#0', 'fetch#1', …]
+ * ```
+ */
+export function pruneContext(input: PruneContextInput): string[] {
+  return checkpointAndPrune(poolState(input.definition, input.pool), input.hook, input.now).removed;
+}
+
+/**
+ * stdio-limits' context metrics of the pool: bytes the pooled outputs hold, how many there
+ * are, how many are over `max_context_bytes` (a context shows them cut), their mean relevance.
+ *
+ * @example
+ * ```ts
+ * contextMetrics({ definition, pool }); // { totalBytes: 3145728, taskCount: 4, truncatedCount: 1, … }
+ * ```
+ */
+export function contextMetrics(input: {
+  definition: SwarmDefinition;
+  pool: ContextPool;
+}): SwarmContextMetrics {
+  return getContextMetrics(poolState(input.definition, input.pool), {
+    bytesOf: (output) => output.originalSize,
+  });
+}
+
+/**
+ * The swarm as stdio-limits sees it, with loop instances as tasks of their own: `task#i`
+ * inherits its task's dependencies and agent, and a dependency (or `include_tasks` /
+ * `exclude_tasks` entry) naming a looped task stands for all its instances.
+ */
+function contextWorkflow(definition: SwarmDefinition, pool: ContextPool): WorkflowDefinition {
+  const instances = new Map<string, string[]>();
+  for (const entry of pool.entries) {
+    if (entry.taskId === entry.task) continue;
+    instances.set(entry.task, [...(instances.get(entry.task) ?? []), entry.taskId]);
+  }
+  const expand = (names: readonly string[]) =>
+    names.flatMap((name) => [name, ...(instances.get(name) ?? [])]);
+  const tasks: Record<string, TaskDefinition> = {};
+  for (const [name, spec] of Object.entries(definition.tasks)) {
+    const task: TaskDefinition = {
+      depends_on: expand(spec.depends_on),
+      inject_context: spec.inject_context,
+      ...(spec.agent === undefined ? {} : { agent: spec.agent }),
+      ...(spec.limits === undefined ? {} : { limits: spec.limits }),
+      ...(spec.context === undefined
+        ? {}
+        : {
+            context: {
+              ...spec.context,
+              ...(spec.context.include_tasks === undefined
+                ? {}
+                : { include_tasks: expand(spec.context.include_tasks) }),
+              ...(spec.context.exclude_tasks === undefined
+                ? {}
+                : { exclude_tasks: expand(spec.context.exclude_tasks) }),
+            },
+          }),
+    };
+    tasks[name] = task;
+    for (const instance of instances.get(name) ?? []) tasks[instance] = task;
+  }
+  return { tasks, ...(definition.limits === undefined ? {} : { limits: definition.limits }) };
+}
+
+/** The pool as a stdio-limits workflow state: bodies stay in the store (`content` is empty). */
+function poolState(definition: SwarmDefinition, pool: ContextPool): WorkflowState {
+  const maxContextBytes = resolveLimits({
+    ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+  }).max_context_bytes;
+  const dependents = new Map<string, string[]>();
+  for (const [name, spec] of Object.entries(definition.tasks)) {
+    for (const dependency of spec.depends_on)
+      dependents.set(dependency, [...(dependents.get(dependency) ?? []), name]);
+  }
+  const taskOutputs: Record<string, TaskOutput> = {};
+  for (const entry of pool.entries) {
+    taskOutputs[entry.taskId] = {
+      taskId: entry.taskId,
+      outputType: 'stdout',
+      content: '',
+      originalSize: entry.bytes,
+      truncated: entry.bytes > maxContextBytes,
+      strategy: 'head',
+      filePath: entry.outId,
+      relevanceScore: entry.relevanceScore,
+      completedAt: entry.completedAt,
+      lastAccessed: entry.lastAccessed,
+      dependedBy: dependents.get(entry.task) ?? [],
+      ...(entry.agent === undefined ? {} : { agent: entry.agent }),
+    };
+  }
+  return {
+    taskOutputs,
+    tasksSinceCheckpoint: pool.tasksSinceCheckpoint,
+    ...(pool.lastPrunedAt === undefined ? {} : { lastPrunedAt: pool.lastPrunedAt }),
+  };
+}
