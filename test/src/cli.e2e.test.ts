@@ -121,6 +121,8 @@ describe('the wharf command', () => {
         'tasks:',
         '  root: { script: { content: cat marker.txt } }',
         '  docs: { script: { content: cat marker.txt, cwd: docs } }',
+        // Its context file lives under the (relative) data dir, yet the script finds it from docs/.
+        '  after: { depends_on: [root], script: { content: \'head -n 3 "$WHARF_CONTEXT_FILE"\', cwd: docs } }',
       ].join('\n'),
     );
     const args = ['run', 'workdir.yaml', '--json', '--address', address, '--data-dir', '.wharf'];
@@ -131,6 +133,9 @@ describe('the wharf command', () => {
     const show = (outId: string) => wharf(['outputs', 'show', outId, '--data-dir', '.wharf'], dir);
     expect((await show(result.outputs.root?.[0] as string)).stdout).toBe('the checkout\n');
     expect((await show(result.outputs.docs?.[0] as string)).stdout).toBe('the docs\n');
+    expect((await show(result.outputs.after?.[0] as string)).stdout).toBe(
+      '=== RELEVANT CONTEXT ===\n\nTask: root (relevance: 1.00)\n',
+    );
 
     // Without --workdir the scripts run where `wharf run` was started, which has no marker.
     const elsewhere = await wharf(args, dir);

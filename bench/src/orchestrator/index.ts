@@ -22,7 +22,9 @@ const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: c
  * N trivial script subagents through `swarmWorkflow` (capture, spill, store, artifacts,
  * compact payloads, channel folding) against a bare workflow running the same N scripts as
  * plain activities, on one dev server, one worker each, same concurrency. Prints throughput
- * and the history bytes per subagent.
+ * and the history bytes per subagent. A second table prices the context: dependent waves of
+ * subagents with their context chosen, read and written to a file, against the same waves
+ * with `inject_context: false`.
  */
 export const orchestratorBenchmark: Benchmark = {
   name: 'orchestrator',
@@ -52,16 +54,33 @@ export const orchestratorBenchmark: Benchmark = {
         workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quiet }),
       });
       const wharf = new WharfClient({ connection, taskQueue: wharfQueue });
-      const definition = parseSwarm(
-        `name: bench\ntasks:\n  trivial:\n    loop: { type: repeat, count: ${count} }\n    script: { content: ${JSON.stringify(COMMAND)} }\n`,
-      );
-      const wharfStart = performance.now();
-      const { workflowId } = await wharf.startSwarm(definition, {}, { maxConcurrentTasks: concurrency });
-      const result = await wharfWorker.runUntil(wharf.result(workflowId));
-      const wharfSeconds = (performance.now() - wharfStart) / 1000;
-      if (result.status !== 'completed') throw new Error(`swarm ${result.status}`);
-      const history = await wharf.client.workflow.getHandle(workflowId).fetchHistory();
-      const historyBytes = proto.temporal.api.history.v1.History.encode(history).finish().length;
+      const definition = `name: bench\ntasks:\n  trivial:\n    loop: { type: repeat, count: ${count} }\n    script: { content: ${JSON.stringify(COMMAND)} }\n`;
+      const historyBytesOf = async (workflowId: string) =>
+        proto.temporal.api.history.v1.History.encode(
+          await wharf.client.workflow.getHandle(workflowId).fetchHistory(),
+        ).finish().length;
+      /** Runs one swarm to completion; its wall time and history size. */
+      const timed = async (swarm: string) => {
+        const started = performance.now();
+        const { workflowId } = await wharf.startSwarm(
+          parseSwarm(swarm),
+          {},
+          { maxConcurrentTasks: concurrency },
+        );
+        const result = await wharf.result(workflowId);
+        const seconds = (performance.now() - started) / 1000;
+        if (result.status !== 'completed') throw new Error(`swarm ${result.status}`);
+        return { seconds, historyBytes: await historyBytesOf(workflowId) };
+      };
+      const waves = options.smoke ? 3 : 20;
+      const width = options.smoke ? 4 : 10;
+      const { trivial, withContext, withoutContext } = await wharfWorker.runUntil(async () => ({
+        trivial: await timed(definition),
+        withContext: await timed(waveSwarm(waves, width, true)),
+        withoutContext: await timed(waveSwarm(waves, width, false)),
+      }));
+      const wharfSeconds = trivial.seconds;
+      const historyBytes = trivial.historyBytes;
 
       // Bare workflow, same scripts.
       const bareQueue = 'bench-bare';
@@ -94,7 +113,27 @@ export const orchestratorBenchmark: Benchmark = {
           target: 0.7,
         },
       ]);
-      return `${table}\nwall time: Wharf ${wharfSeconds.toFixed(2)} s, bare ${bareSeconds.toFixed(2)} s\nhistory: ${historyBytes} B in total, ${(historyBytes / count).toFixed(0)} B per subagent`;
+      const subagents = waves * width;
+      const contextTable = formatTable(
+        `${subagents} script subagents in ${waves} dependent waves of ${width}: context on vs inject_context: false`,
+        [
+          {
+            name: 'swarmWorkflow with context, subagents/s',
+            ours: subagents / withContext.seconds,
+            baseline: subagents / withoutContext.seconds,
+            target: 0.8,
+          },
+        ],
+      );
+      return [
+        table,
+        `wall time: Wharf ${wharfSeconds.toFixed(2)} s, bare ${bareSeconds.toFixed(2)} s`,
+        `history: ${historyBytes} B in total, ${(historyBytes / count).toFixed(0)} B per subagent`,
+        '',
+        contextTable,
+        `wall time: ${withContext.seconds.toFixed(2)} s with context, ${withoutContext.seconds.toFixed(2)} s without`,
+        `history per subagent: ${(withContext.historyBytes / subagents).toFixed(0)} B with context, ${(withoutContext.historyBytes / subagents).toFixed(0)} B without`,
+      ].join('\n');
     } finally {
       await store.close();
       await connection.close();
@@ -104,3 +143,25 @@ export const orchestratorBenchmark: Benchmark = {
     }
   },
 };
+
+/**
+ * `waves` waves of `width` scripts, each task depending on every task of the wave before and
+ * reading its context (or not, with `inject_context: false`).
+ */
+function waveSwarm(waves: number, width: number, context: boolean): string {
+  const lines = ['name: waves', 'tasks:'];
+  for (let wave = 0; wave < waves; wave++) {
+    for (let index = 0; index < width; index++) {
+      lines.push(`  w${wave}_${index}:`);
+      lines.push(
+        `    script: { content: ${JSON.stringify(context ? 'wc -c < "$WHARF_CONTEXT_FILE" 2>/dev/null || echo 0' : 'echo 0')} }`,
+      );
+      if (!context) lines.push('    inject_context: false');
+      if (wave > 0) {
+        const previous = Array.from({ length: width }, (_, other) => `w${wave - 1}_${other}`);
+        lines.push(`    depends_on: [${previous.join(', ')}]`);
+      }
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ContextResolverError } from './context-resolver-error.js';
+import { ContextResolverError, InvalidExpressionError, TypeMismatchError } from './context-resolver-error.js';
 
 describe('ContextResolverError', () => {
   it('carries a stable code and message', () => {
@@ -26,5 +26,16 @@ describe('ContextResolverError', () => {
       [Symbol.for('@wharf/context-resolver/error')]: true,
     });
     expect(ContextResolverError.isInstance(foreign)).toBe(true);
+  });
+
+  it("a subclass's isInstance recognises only its own kind", () => {
+    const expression = new InvalidExpressionError({
+      expression: '†a ||',
+      position: 5,
+      expected: 'a reference',
+    });
+    expect(InvalidExpressionError.isInstance(expression)).toBe(true);
+    expect(TypeMismatchError.isInstance(expression)).toBe(false);
+    expect(ContextResolverError.isInstance(expression)).toBe(true);
   });
 });

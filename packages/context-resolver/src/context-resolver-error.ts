@@ -85,6 +85,11 @@ export class TypeMismatchError extends ContextResolverError {
     this.messageIndex = options.messageIndex;
     this.conflictingMessageIndex = options.conflictingMessageIndex;
   }
+
+  /** True for a TypeMismatchError from any realm (not for other resolver errors). */
+  static override isInstance(value: unknown): value is TypeMismatchError {
+    return ContextResolverError.isInstance(value) && value.name === 'TypeMismatchError';
+  }
 }
 
 /**
@@ -117,5 +122,10 @@ export class InvalidExpressionError extends ContextResolverError {
     this.expression = options.expression;
     this.position = options.position;
     this.expected = options.expected;
+  }
+
+  /** True for a InvalidExpressionError from any realm (not for other resolver errors). */
+  static override isInstance(value: unknown): value is InvalidExpressionError {
+    return ContextResolverError.isInstance(value) && value.name === 'InvalidExpressionError';
   }
 }

@@ -31,6 +31,11 @@ export class OutputNotFoundError extends OutputStoreError {
     this.reason = reason;
   }
 
+  /** True for a OutputNotFoundError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is OutputNotFoundError {
+    return OutputStoreError.isInstance(value) && value.name === 'OutputNotFoundError';
+  }
+
   /** True for a not-found error from any realm. */
   static isNotFound(value: unknown): value is OutputNotFoundError {
     return OutputStoreError.isInstance(value) && value.code === 'NOT_FOUND';
@@ -51,6 +56,11 @@ export class OutputForbiddenError extends OutputStoreError {
     super('FORBIDDEN', message);
     this.name = 'OutputForbiddenError';
   }
+
+  /** True for a OutputForbiddenError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is OutputForbiddenError {
+    return OutputStoreError.isInstance(value) && value.name === 'OutputForbiddenError';
+  }
 }
 
 /**
@@ -65,6 +75,11 @@ export class OutputUnauthorizedError extends OutputStoreError {
   constructor(message: string) {
     super('UNAUTHORIZED', message);
     this.name = 'OutputUnauthorizedError';
+  }
+
+  /** True for a OutputUnauthorizedError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is OutputUnauthorizedError {
+    return OutputStoreError.isInstance(value) && value.name === 'OutputUnauthorizedError';
   }
 }
 
@@ -82,6 +97,11 @@ export class OutputTooLargeError extends OutputStoreError {
     super('TOO_LARGE', `${what} exceeds the limit of ${limitBytes} bytes`);
     this.name = 'OutputTooLargeError';
     this.limitBytes = limitBytes;
+  }
+
+  /** True for a OutputTooLargeError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is OutputTooLargeError {
+    return OutputStoreError.isInstance(value) && value.name === 'OutputTooLargeError';
   }
 }
 
@@ -101,6 +121,11 @@ export class InvalidOutputEventError extends OutputStoreError {
     this.name = 'InvalidOutputEventError';
     this.field = field;
     this.reason = reason;
+  }
+
+  /** True for a InvalidOutputEventError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is InvalidOutputEventError {
+    return OutputStoreError.isInstance(value) && value.name === 'InvalidOutputEventError';
   }
 }
 
@@ -124,6 +149,11 @@ export class IdempotencyConflictError extends OutputStoreError {
     this.idempotencyKey = idempotencyKey;
     this.existingOutId = existingOutId;
   }
+
+  /** True for a IdempotencyConflictError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is IdempotencyConflictError {
+    return OutputStoreError.isInstance(value) && value.name === 'IdempotencyConflictError';
+  }
 }
 
 /**
@@ -143,6 +173,11 @@ export class OutputRangeError extends OutputStoreError {
     );
     this.name = 'OutputRangeError';
     this.sizeBytes = sizeBytes;
+  }
+
+  /** True for a OutputRangeError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is OutputRangeError {
+    return OutputStoreError.isInstance(value) && value.name === 'OutputRangeError';
   }
 }
 
@@ -183,6 +218,11 @@ export class OutputPathError extends OutputStoreError {
     this.path = path;
     this.reason = reason;
   }
+
+  /** True for a OutputPathError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is OutputPathError {
+    return OutputStoreError.isInstance(value) && value.name === 'OutputPathError';
+  }
 }
 
 /**
@@ -197,5 +237,10 @@ export class StorageFailureError extends OutputStoreError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('STORAGE_FAILURE', message, options);
     this.name = 'StorageFailureError';
+  }
+
+  /** True for a StorageFailureError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is StorageFailureError {
+    return OutputStoreError.isInstance(value) && value.name === 'StorageFailureError';
   }
 }

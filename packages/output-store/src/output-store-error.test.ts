@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { OutputForbiddenError, OutputNotFoundError, StorageFailureError } from './errors.js';
 import { OutputStoreError } from './output-store-error.js';
 
 describe('OutputStoreError', () => {
@@ -24,5 +25,15 @@ describe('OutputStoreError', () => {
   it('isInstance sees through realms via the registered symbol', () => {
     const foreign = Object.assign(Object.create(null), { [Symbol.for('@wharf/output-store/error')]: true });
     expect(OutputStoreError.isInstance(foreign)).toBe(true);
+  });
+
+  it("a subclass's isInstance recognises only its own kind", () => {
+    const notFound = new OutputNotFoundError('out_x', 'deleted');
+    const failure = new StorageFailureError('disk full');
+    expect(OutputNotFoundError.isInstance(notFound)).toBe(true);
+    expect(OutputNotFoundError.isInstance(failure)).toBe(false);
+    expect(OutputNotFoundError.isInstance(new OutputForbiddenError('no'))).toBe(false);
+    expect(StorageFailureError.isInstance(failure)).toBe(true);
+    expect(OutputStoreError.isInstance(failure)).toBe(true);
   });
 });

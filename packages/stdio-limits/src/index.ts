@@ -81,7 +81,7 @@ export {
 export { type SummarizeCaptureOptions, summarizeCapture } from './summarize-capture.js';
 export { type TaskOutputFromCaptureOptions, taskOutputFromCapture } from './task-output.js';
 export { type TruncationResult, truncateOutput, truncateToBytes } from './truncate.js';
-export { utf8CutBefore } from './utf8.js';
+export { utf8CutAfter, utf8CutBefore } from './utf8.js';
 export {
   contextConfigFromLimits,
   markAccessed,

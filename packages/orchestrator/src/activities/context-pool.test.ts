@@ -22,7 +22,7 @@ const definition = validateSwarm({
     narrow: {
       script: { content: 'echo' },
       depends_on: ['clean'],
-      context: { exclude_tasks: ['fetch'], min_relevance: 0.5 },
+      context: { exclude_tasks: ['fetch'] },
     },
   },
 });
@@ -36,7 +36,6 @@ function entry(
     taskId,
     task: taskId.split('#')[0] as string,
     outId: `out_${taskId.replace('#', '_')}`,
-    bytes: 1_000,
     completedAt: now - completedAgo,
     lastAccessed: now - completedAgo,
     relevanceScore: 0,
@@ -53,7 +52,8 @@ const pool: ContextPool = {
     entry('lint', 60_000),
     entry('notes', 7_200_000, { agent: 'writer' }),
   ],
-  tasksSinceCheckpoint: 6,
+  added: 6,
+  checkpoints: [],
 };
 
 describe('planContext', () => {
@@ -75,15 +75,16 @@ describe('planContext', () => {
       ['fetch#1', 0.4],
       ['lint', 0.3],
     ]);
-    expect(plans.report?.entries[0]).toMatchObject({ outId: 'out_clean', masked: false });
+    expect(plans.report?.entries[0]).toEqual({ taskId: 'clean', outId: 'out_clean', relevance: 1 });
     expect(plans.report).toMatchObject({ maxBytes: 102_400, maxTasks: 10 });
   });
 
-  it('honours manual include_tasks, exclude_tasks, min_relevance and inject_context: false', () => {
+  it('honours manual include_tasks and exclude_tasks (a looped task standing for its instances) and inject_context: false', () => {
     const plans = planContext({ definition, pool, tasks: ['picky', 'alone', 'narrow'], now });
     expect(plans.picky?.entries.map((e) => e.taskId)).toEqual(['fetch#0', 'fetch#1', 'fetch#2']);
     expect(plans.alone).toBeUndefined();
-    expect(plans.narrow?.entries.map((e) => e.taskId)).toEqual(['clean']);
+    // exclude_tasks: [fetch] drops every fetch instance (they would score 0.4, over the 0.3 threshold).
+    expect(plans.narrow?.entries.map((e) => e.taskId)).toEqual(['clean', 'lint']);
   });
 
   it('applies the swarm limits: max_context_tasks, the threshold and masking', () => {
@@ -92,7 +93,7 @@ describe('planContext', () => {
       limits: { max_context_tasks: 2, relevance_threshold: 0.5, context_masking: { keep_recent: 1 } },
     });
     const plans = planContext({ definition: limited, pool, tasks: ['report'], now });
-    expect(plans.report?.entries.map((e) => [e.taskId, e.masked])).toEqual([
+    expect(plans.report?.entries.map((e) => [e.taskId, e.masked === true])).toEqual([
       ['clean', false],
       ['notes', true],
     ]);
@@ -100,7 +101,7 @@ describe('planContext', () => {
   });
 
   it('plans nothing for a task no pooled output is relevant to', () => {
-    const old: ContextPool = { entries: [entry('lint', 3_600_000)], tasksSinceCheckpoint: 1 };
+    const old: ContextPool = { entries: [entry('lint', 3_600_000)], added: 1, checkpoints: [] };
     expect(planContext({ definition, pool: old, tasks: ['report'], now })).toEqual({});
   });
 });
@@ -108,25 +109,33 @@ describe('planContext', () => {
 describe('pruneContext and contextMetrics', () => {
   it('removes what a due checkpoint_and_prune hook drops, and nothing before it is due', () => {
     const hook = { every: 5, strategy: 'most_recent' as const, keep_count: 2 };
-    expect(pruneContext({ definition, pool, hook, now }).sort()).toEqual([
+    expect(pruneContext({ definition, pool, hook, sinceCheckpoint: 6, now }).sort()).toEqual([
       'fetch#0',
       'fetch#1',
       'fetch#2',
       'notes',
     ]);
-    expect(pruneContext({ definition, pool: { ...pool, tasksSinceCheckpoint: 4 }, hook, now })).toEqual([]);
+    expect(pruneContext({ definition, pool, hook, sinceCheckpoint: 4, now })).toEqual([]);
     // direct_dependencies keeps outputs some task depends on: fetch instances and clean.
     const dependencies = { every: 1, strategy: 'direct_dependencies' as const };
-    expect(pruneContext({ definition, pool, hook: dependencies, now }).sort()).toEqual(['lint', 'notes']);
+    expect(pruneContext({ definition, pool, hook: dependencies, sinceCheckpoint: 1, now }).sort()).toEqual([
+      'lint',
+      'notes',
+    ]);
   });
 
-  it('measures the pool in output bytes, counting outputs over max_context_bytes as cut', () => {
+  it('measures the pool in stored output bytes, counting outputs over max_context_bytes as cut', () => {
     const big: ContextPool = {
-      entries: [entry('clean', 1, { bytes: 200_000, relevanceScore: 1 }), entry('lint', 1, { bytes: 100 })],
-      tasksSinceCheckpoint: 0,
+      entries: [entry('clean', 1, { relevanceScore: 1 }), entry('lint', 1)],
+      added: 2,
+      checkpoints: [],
       lastPrunedAt: now,
     };
-    expect(contextMetrics({ definition, pool: big })).toEqual({
+    const sizes = new Map([
+      ['out_clean', 200_000],
+      ['out_lint', 100],
+    ]);
+    expect(contextMetrics({ definition, pool: big }, sizes)).toEqual({
       totalBytes: 200_100,
       taskCount: 2,
       truncatedCount: 1,

@@ -29,7 +29,7 @@ import type {
  * @example
  * ```ts
  * planContext({ definition, pool, tasks: ['report'], now: Date.now() });
- * // { report: { entries: [{ taskId: 'test', outId: 'out_…', relevance: 1, masked: false, … }], maxBytes: 102400, maxTasks: 10 } }
+ * // { report: { entries: [{ taskId: 'test', outId: 'out_…', relevance: 1 }, …], maxBytes: 102400, maxTasks: 10 } }
  * ```
  */
 export function planContext(input: PlanContextInput): Record<string, ContextPlan> {
@@ -45,8 +45,7 @@ export function planContext(input: PlanContextInput): Record<string, ContextPlan
         taskId: output.taskId,
         outId: output.filePath as string,
         relevance,
-        masked,
-        completedAt: output.completedAt,
+        ...(masked ? { masked: true as const } : {}),
       })),
       maxBytes: selection.maxBytes,
       maxTasks: selection.maxTasks,
@@ -66,23 +65,25 @@ export function planContext(input: PlanContextInput): Record<string, ContextPlan
  * ```
  */
 export function pruneContext(input: PruneContextInput): string[] {
-  return checkpointAndPrune(poolState(input.definition, input.pool), input.hook, input.now).removed;
+  const state = { ...poolState(input.definition, input.pool), tasksSinceCheckpoint: input.sinceCheckpoint };
+  return checkpointAndPrune(state, input.hook, input.now).removed;
 }
 
 /**
- * stdio-limits' context metrics of the pool: bytes the pooled outputs hold, how many there
- * are, how many are over `max_context_bytes` (a context shows them cut), their mean relevance.
+ * stdio-limits' context metrics of the pool: bytes the pooled outputs hold (`sizes`, by out
+ * id, as the store has them), how many there are, how many are over `max_context_bytes` (a
+ * context shows them cut), their mean relevance, when the pool was last pruned.
  *
  * @example
  * ```ts
- * contextMetrics({ definition, pool }); // { totalBytes: 3145728, taskCount: 4, truncatedCount: 1, … }
+ * contextMetrics({ definition, pool }, sizes); // { totalBytes: 3145728, taskCount: 4, truncatedCount: 1, … }
  * ```
  */
-export function contextMetrics(input: {
-  definition: SwarmDefinition;
-  pool: ContextPool;
-}): SwarmContextMetrics {
-  return getContextMetrics(poolState(input.definition, input.pool), {
+export function contextMetrics(
+  input: { definition: SwarmDefinition; pool: ContextPool },
+  sizes: ReadonlyMap<string, number>,
+): SwarmContextMetrics {
+  return getContextMetrics(poolState(input.definition, input.pool, sizes), {
     bytesOf: (output) => output.originalSize,
   });
 }
@@ -127,8 +128,15 @@ function contextWorkflow(definition: SwarmDefinition, pool: ContextPool): Workfl
   return { tasks, ...(definition.limits === undefined ? {} : { limits: definition.limits }) };
 }
 
-/** The pool as a stdio-limits workflow state: bodies stay in the store (`content` is empty). */
-function poolState(definition: SwarmDefinition, pool: ContextPool): WorkflowState {
+/**
+ * The pool as a stdio-limits workflow state: bodies stay in the store (`content` is empty;
+ * `originalSize` comes from `sizes` when known, else 0).
+ */
+function poolState(
+  definition: SwarmDefinition,
+  pool: ContextPool,
+  sizes: ReadonlyMap<string, number> = new Map(),
+): WorkflowState {
   const maxContextBytes = resolveLimits({
     ...(definition.limits === undefined ? {} : { limits: definition.limits }),
   }).max_context_bytes;
@@ -139,12 +147,13 @@ function poolState(definition: SwarmDefinition, pool: ContextPool): WorkflowStat
   }
   const taskOutputs: Record<string, TaskOutput> = {};
   for (const entry of pool.entries) {
+    const size = sizes.get(entry.outId) ?? 0;
     taskOutputs[entry.taskId] = {
       taskId: entry.taskId,
       outputType: 'stdout',
       content: '',
-      originalSize: entry.bytes,
-      truncated: entry.bytes > maxContextBytes,
+      originalSize: size,
+      truncated: size > maxContextBytes,
       strategy: 'head',
       filePath: entry.outId,
       relevanceScore: entry.relevanceScore,
@@ -156,7 +165,6 @@ function poolState(definition: SwarmDefinition, pool: ContextPool): WorkflowStat
   }
   return {
     taskOutputs,
-    tasksSinceCheckpoint: pool.tasksSinceCheckpoint,
     ...(pool.lastPrunedAt === undefined ? {} : { lastPrunedAt: pool.lastPrunedAt }),
   };
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ArtifactStore } from '@wharf/evidence';
-import type { OutputStore } from '@wharf/output-store';
+import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type {
@@ -83,7 +83,15 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
       return pruneContext(input);
     },
     async contextMetrics(input) {
-      return contextMetrics(input);
+      const sizes = new Map<string, number>();
+      for (const entry of input.pool.entries) {
+        const record = await dependencies.store.stat({ outId: entry.outId }).catch((error: unknown) => {
+          if (OutputNotFoundError.isNotFound(error)) return undefined;
+          throw error;
+        });
+        sizes.set(entry.outId, record?.sizeBytes ?? 0);
+      }
+      return contextMetrics(input, sizes);
     },
   };
 }

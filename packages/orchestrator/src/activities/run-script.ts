@@ -57,7 +57,8 @@ export async function runScript(
   const spillDir = join(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
   await mkdir(spillDir, { recursive: true });
   const smartContext = await subagentContext(input.context, store);
-  const contextFile = smartContext === undefined ? undefined : join(spillDir, 'context.txt');
+  // Absolute: the script may run in another directory (workdir, its own cwd).
+  const contextFile = smartContext === undefined ? undefined : resolve(spillDir, 'context.txt');
   if (contextFile !== undefined) await writeFile(contextFile, smartContext?.text ?? '');
   const startedAt = new Date();
   await recordWorker(artifacts, ids, { task: input.task, status: 'running', startedAt });

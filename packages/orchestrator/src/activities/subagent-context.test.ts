@@ -1,4 +1,5 @@
-import { InMemoryOutputStore } from '@wharf/output-store';
+import { InMemoryOutputStore, type OutputStore, StorageFailureError } from '@wharf/output-store';
+import { renderContext, type TaskOutput } from '@wharf/stdio-limits';
 import { describe, expect, it } from 'vitest';
 import { subagentContext } from './subagent-context.js';
 
@@ -24,8 +25,8 @@ describe('subagentContext', () => {
     const context = await subagentContext(
       {
         entries: [
-          { taskId: 'fetch', outId: ids.fetch as string, relevance: 1, masked: false, completedAt: 1 },
-          { taskId: 'lint', outId: ids.lint as string, relevance: 0.3, masked: false, completedAt: 2 },
+          { taskId: 'fetch', outId: ids.fetch as string, relevance: 1 },
+          { taskId: 'lint', outId: ids.lint as string, relevance: 0.3 },
         ],
         maxBytes: 1_001,
         maxTasks: 10,
@@ -39,9 +40,9 @@ describe('subagentContext', () => {
     ).toBe(true);
     expect(context?.text).toContain(`${'é'.repeat(500)}\n\n=== END CONTEXT (1 tasks, 1000 bytes) ===\n`);
     expect(context?.text).not.toContain('\uFFFD');
-    // Read cut at 1,000 bytes (1,001 would split an 'é'); lint's 7 bytes no longer fit.
+    // Cut at 1,000 bytes (1,001 would split an 'é'); lint's 7 bytes no longer fit.
     expect(context?.tasks).toEqual([
-      { taskId: 'fetch', relevance: 1, bytes: 1_000, cut: false, masked: false },
+      { taskId: 'fetch', relevance: 1, bytes: 1_000, cut: true, masked: false },
     ]);
   });
 
@@ -51,8 +52,8 @@ describe('subagentContext', () => {
     const context = await subagentContext(
       {
         entries: [
-          { taskId: 'old', outId: ids.old as string, relevance: 1, masked: true, completedAt: 1 },
-          { taskId: 'fresh', outId: ids.fresh as string, relevance: 1, masked: false, completedAt: 2 },
+          { taskId: 'old', outId: ids.old as string, relevance: 1, masked: true },
+          { taskId: 'fresh', outId: ids.fresh as string, relevance: 1 },
         ],
         maxBytes: 100_000,
         maxTasks: 10,
@@ -66,5 +67,89 @@ describe('subagentContext', () => {
       new RegExp(`Task: fresh \\(relevance: 1.00\\)\\n\\[output ${ids.fresh} no longer available: .*deleted`),
     );
     expect(await subagentContext(undefined, store)).toBeUndefined();
+  });
+
+  it('renders what buildSmartContext would render from the whole bodies, reading about maxBytes', async () => {
+    const texts: Record<string, string> = {
+      a: 'a'.repeat(3_000),
+      b: 'ü'.repeat(700),
+      c: '😀'.repeat(90),
+      d: 'short',
+      e: '',
+      f: 'x'.repeat(50_000),
+    };
+    const { store, ids } = await storeWith(texts);
+    let read = 0;
+    const counting = {
+      stat: (ref: { outId: string }) => store.stat(ref),
+      openBody: async (...args: Parameters<OutputStore['openBody']>) => {
+        const body = await store.openBody(...args);
+        read += body.end - body.start;
+        return body;
+      },
+    } as unknown as OutputStore;
+    const order = ['d', 'c', 'a', 'e', 'b', 'f'];
+    for (const maxBytes of [0, 50, 101, 360, 1_000, 3_007, 3_500, 5_000, 200_000]) {
+      for (const maskedTask of [undefined, 'a']) {
+        const entries = order.map((task, index) => ({
+          taskId: task,
+          outId: ids[task] as string,
+          relevance: 1 - index / 10,
+          ...(task === maskedTask ? { masked: true as const } : {}),
+        }));
+        read = 0;
+        const ours = await subagentContext({ entries, maxBytes, maxTasks: 5 }, counting);
+        const reference = renderContext({
+          maxBytes,
+          maxTasks: 5,
+          candidates: entries.map((entry) => ({
+            relevance: entry.relevance,
+            masked: entry.masked === true,
+            output: {
+              taskId: entry.taskId,
+              outputType: 'stdout',
+              content: texts[entry.taskId] as string,
+              originalSize: Buffer.byteLength(texts[entry.taskId] as string),
+              truncated: false,
+              strategy: 'head',
+              filePath: entry.outId,
+              relevanceScore: entry.relevance,
+              completedAt: 0,
+              lastAccessed: 0,
+              dependedBy: [],
+            } satisfies TaskOutput,
+          })),
+        });
+        expect({ maxBytes, maskedTask, ...ours }).toEqual({ maxBytes, maskedTask, ...reference });
+        expect(read).toBeLessThanOrEqual(maxBytes + 8 * entries.length);
+      }
+    }
+  });
+
+  it('shows a masked output that is gone as gone, and lets other store errors through', async () => {
+    const { store, ids } = await storeWith({ old: 'old rows' });
+    await store.delete({ outId: ids.old as string });
+    const gone = await subagentContext(
+      {
+        entries: [{ taskId: 'old', outId: ids.old as string, relevance: 1, masked: true }],
+        maxBytes: 1_000,
+        maxTasks: 10,
+      },
+      store,
+    );
+    expect(gone?.text).toContain(`[output ${ids.old} no longer available`);
+    expect(gone?.text).not.toContain('output masked');
+
+    const failing = {
+      stat: async () => {
+        throw new StorageFailureError('disk unreadable');
+      },
+    } as unknown as OutputStore;
+    await expect(
+      subagentContext(
+        { entries: [{ taskId: 'old', outId: 'out_any', relevance: 1 }], maxBytes: 1_000, maxTasks: 10 },
+        failing,
+      ),
+    ).rejects.toThrow('disk unreadable');
   });
 });

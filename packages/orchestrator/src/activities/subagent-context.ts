@@ -1,13 +1,25 @@
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
-import { renderContext, type SmartContext, type TaskOutput, utf8CutBefore } from '@wharf/stdio-limits';
+import {
+  type ContextCandidate,
+  maskOutput,
+  renderContext,
+  type SmartContext,
+  type TaskOutput,
+  utf8CutAfter,
+} from '@wharf/stdio-limits';
 import type { ContextPlan } from '../shared/types.js';
 
+/** Bytes read past the budget: enough to end the first character past it (UTF-8: ≤ 4 bytes). */
+const LOOKAHEAD = 8;
+
 /**
- * The context text of a subagent: reads the bodies its plan chose from the output store —
- * only about the first `maxBytes` of each, since the context never shows more — and renders them in
- * stdio-limits' format (`=== RELEVANT CONTEXT ===` … totals line). A masked output becomes a
- * tombstone with its size and out id; an output the store no longer has is shown as such
- * instead of failing the task.
+ * The context text of a subagent: reads the bodies its plan chose from the output store and
+ * renders them in stdio-limits' format (`=== RELEVANT CONTEXT ===` … totals line), exactly as
+ * `buildSmartContext` would with the whole bodies in memory. Bodies are read in order and only
+ * as far as the remaining budget (plus a few bytes), so a context of `maxBytes` reads about
+ * `maxBytes` whatever the outputs' sizes. A masked output becomes a tombstone with its size and
+ * out id; an output the store no longer has is shown as gone instead of failing the task (other
+ * store errors propagate, so the activity retries).
  *
  * @example
  * ```ts
@@ -20,43 +32,55 @@ export async function subagentContext(
   store: OutputStore,
 ): Promise<SmartContext | undefined> {
   if (plan === undefined || plan.entries.length === 0) return undefined;
-  const candidates = await Promise.all(
-    plan.entries.map(async (entry) => {
-      const output: TaskOutput = {
-        taskId: entry.taskId,
-        outputType: 'stdout',
-        content: '',
-        originalSize: 0,
-        truncated: false,
-        strategy: 'head',
-        filePath: entry.outId,
-        relevanceScore: entry.relevance,
-        completedAt: entry.completedAt,
-        lastAccessed: entry.completedAt,
-        dependedBy: [],
-      };
-      try {
-        const record = await store.stat({ outId: entry.outId });
-        output.originalSize = record.sizeBytes;
-        if (!entry.masked && record.sizeBytes > 0) {
-          // A few bytes past the budget show whether the cut would split a character.
-          const end = Math.min(record.sizeBytes, plan.maxBytes + 4);
-          const body = await store.openBody({ outId: entry.outId }, { start: 0, end });
-          const chunks: Uint8Array[] = [];
-          for await (const chunk of body.stream) chunks.push(chunk as Uint8Array);
-          const bytes = Buffer.concat(chunks);
-          const whole = end === record.sizeBytes;
-          output.content = (whole ? bytes : bytes.subarray(0, utf8CutBefore(bytes, plan.maxBytes))).toString(
-            'utf8',
-          );
-          output.truncated = !whole;
-        }
-      } catch (error) {
-        if (!OutputNotFoundError.isInstance(error)) throw error;
-        output.content = `[output ${entry.outId} no longer available: ${error.message}]`;
+  const candidates: ContextCandidate[] = [];
+  let used = 0;
+  for (const entry of plan.entries.slice(0, plan.maxTasks)) {
+    const output: TaskOutput = {
+      taskId: entry.taskId,
+      outputType: 'stdout',
+      content: '',
+      originalSize: 0,
+      truncated: false,
+      strategy: 'head',
+      filePath: entry.outId,
+      relevanceScore: entry.relevance,
+      completedAt: 0,
+      lastAccessed: 0,
+      dependedBy: [],
+    };
+    let masked = entry.masked === true;
+    try {
+      const record = await store.stat({ outId: entry.outId });
+      output.originalSize = record.sizeBytes;
+      if (!masked && record.sizeBytes > 0) {
+        const remaining = Math.max(0, plan.maxBytes - used);
+        const end = Math.min(record.sizeBytes, remaining + LOOKAHEAD);
+        const bytes = await readRange(store, entry.outId, end);
+        const whole = end === record.sizeBytes;
+        // Keep one whole character past the budget, so the renderer sees the body does not fit
+        // and cuts it there, as it would the whole body.
+        output.content = (whole ? bytes : bytes.subarray(0, utf8CutAfter(bytes, remaining + 1))).toString(
+          'utf8',
+        );
+        output.truncated = !whole;
       }
-      return { output, relevance: entry.relevance, masked: entry.masked };
-    }),
-  );
+    } catch (error) {
+      if (!OutputNotFoundError.isNotFound(error)) throw error;
+      masked = false;
+      output.content = `[output ${entry.outId} no longer available: ${error.message}]`;
+    }
+    candidates.push({ output, relevance: entry.relevance, masked });
+    // The renderer stops at the first output that does not fit: so can the reading.
+    const shown = Buffer.byteLength(masked ? maskOutput(output) : output.content, 'utf8');
+    if (used + shown > plan.maxBytes) break;
+    used += shown;
+  }
   return renderContext({ candidates, maxBytes: plan.maxBytes, maxTasks: plan.maxTasks });
+}
+
+async function readRange(store: OutputStore, outId: string, end: number): Promise<Buffer> {
+  const body = await store.openBody({ outId }, { start: 0, end });
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body.stream) chunks.push(chunk as Uint8Array);
+  return Buffer.concat(chunks);
 }

@@ -73,8 +73,6 @@ export interface ContextPoolEntry {
   task: string;
   /** The main output (the first the subagent EMITted). */
   outId: string;
-  /** Bytes the subagent produced. */
-  bytes: number;
   /** Workflow time (epoch ms) the output was folded in. */
   completedAt: number;
   /** Workflow time the output was last placed in a context (for LRU pruning). */
@@ -87,8 +85,10 @@ export interface ContextPoolEntry {
 /** The swarm's context pool, carried across continue-as-new. */
 export interface ContextPool {
   entries: ContextPoolEntry[];
-  /** Outputs added since the last `checkpoint_and_prune`. */
-  tasksSinceCheckpoint: number;
+  /** Outputs added to the pool since the swarm started. */
+  added: number;
+  /** Per `hooks.post_task` entry (by index): the value of `added` when it last pruned. */
+  checkpoints: number[];
   lastPrunedAt?: number;
 }
 
@@ -97,9 +97,8 @@ export interface ContextPlanEntry {
   taskId: string;
   outId: string;
   relevance: number;
-  /** Shown as a tombstone with its size and out id (`context_masking`). */
-  masked: boolean;
-  completedAt: number;
+  /** Shown as a tombstone with its size and out id (`context_masking`); absent when shown. */
+  masked?: true;
 }
 
 /** What a task's context holds: chosen by the workflow (by relevance), read and cut by the activity. */
@@ -124,12 +123,14 @@ export interface PruneContextInput {
   definition: SwarmDefinition;
   pool: ContextPool;
   hook: NonNullable<SwarmDefinition['hooks']>['post_task'][number]['checkpoint_and_prune'];
+  /** Outputs added since this hook last pruned. */
+  sinceCheckpoint: number;
   now: number;
 }
 
 /** Size and shape of a swarm's context pool at the end (stdio-limits' context metrics). */
 export interface SwarmContextMetrics {
-  /** Bytes produced by the outputs still in the pool. */
+  /** Bytes of the outputs still in the pool (as stored; a deleted one counts 0). */
   totalBytes: number;
   /** Outputs in the pool. */
   taskCount: number;
@@ -227,8 +228,8 @@ export interface SwarmResult {
     taskCount: number;
     failedCount: number;
     continuedAsNew: number;
-    /** The context pool that later tasks' contexts were chosen from. */
-    context: SwarmContextMetrics;
+    /** The context pool that later tasks' contexts were chosen from (absent if it could not be measured). */
+    context?: SwarmContextMetrics;
   };
 }
 

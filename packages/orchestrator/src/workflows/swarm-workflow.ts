@@ -10,6 +10,7 @@ import {
   createEventGroup,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -93,7 +94,9 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   if (carried !== undefined) state.restore(carried.channels);
   const context = new SwarmContext(carried?.context, input.input ?? {});
   const compacts: Record<string, string> = { ...(carried?.compacts ?? {}) };
-  const contextPool: ContextPool = carried?.contextPool ?? { entries: [], tasksSinceCheckpoint: 0 };
+  const contextPool: ContextPool = carried?.contextPool ?? { entries: [], added: 0, checkpoints: [] };
+  // Runs started before Wharf chose contexts replay without them (no local activities).
+  const withContext = patched('wharf-context-pool');
   const progress = new Map<string, TaskProgress>(
     (
       carried?.progress ??
@@ -240,7 +243,15 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   }
 
   const failed = failedCount > 0 || supervisorResult?.error !== undefined;
-  const contextPoolMetrics = await contextMetrics({ definition, pool: contextPool });
+  let contextPoolMetrics: SwarmResult['metrics']['context'];
+  if (withContext) {
+    try {
+      contextPoolMetrics = await contextMetrics({ definition, pool: contextPool });
+    } catch (error) {
+      // The swarm's outcome stands; only this figure is missing.
+      log.warn('context metrics failed', { error: (error as Error).message });
+    }
+  }
   setStatus(failed ? 'failed' : 'completed');
   publish();
   return {
@@ -254,7 +265,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       taskCount: taskNames.length,
       failedCount,
       continuedAsNew: carried?.generation ?? 0,
-      context: contextPoolMetrics,
+      ...(contextPoolMetrics === undefined ? {} : { context: contextPoolMetrics }),
     },
   };
 
@@ -263,7 +274,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
    * superstep, none while the pool is empty). Chosen outputs count as read, for LRU pruning.
    */
   async function planContexts(scheduled: readonly ScheduledInstance[]): Promise<Record<string, ContextPlan>> {
-    if (contextPool.entries.length === 0) return {};
+    if (!withContext || contextPool.entries.length === 0) return {};
     const tasks = [...new Set(scheduled.map((item) => item.task))].filter((task) => {
       const spec = definition.tasks[task] as TaskDefinition;
       return spec.inject_context !== false && spec.context?.mode !== 'none';
@@ -292,19 +303,28 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     return plans;
   }
 
-  /** Runs the `hooks.post_task` `checkpoint_and_prune` entries that are due. */
+  /**
+   * Runs the `hooks.post_task` `checkpoint_and_prune` entries that are due, each counting the
+   * outputs added since it last pruned. A prune that fails is retried at the next step.
+   */
   async function pruneContextPool(): Promise<void> {
+    if (!withContext) return;
     const hooks = definition.hooks?.post_task ?? [];
-    let pruned = false;
-    for (const { checkpoint_and_prune: hook } of hooks) {
-      if (contextPool.tasksSinceCheckpoint < hook.every) continue;
+    for (const [index, { checkpoint_and_prune: hook }] of hooks.entries()) {
+      const sinceCheckpoint = contextPool.added - (contextPool.checkpoints[index] ?? 0);
+      if (sinceCheckpoint < hook.every) continue;
       const now = Date.now();
-      const removed = new Set(await pruneContext({ definition, pool: contextPool, hook, now }));
+      let removed: Set<string>;
+      try {
+        removed = new Set(await pruneContext({ definition, pool: contextPool, hook, sinceCheckpoint, now }));
+      } catch (error) {
+        log.warn('context pruning failed; the pool stays as it is', { error: (error as Error).message });
+        continue;
+      }
       contextPool.entries = contextPool.entries.filter((entry) => !removed.has(entry.taskId));
+      contextPool.checkpoints[index] = contextPool.added;
       contextPool.lastPrunedAt = now;
-      pruned = true;
     }
-    if (pruned) contextPool.tasksSinceCheckpoint = 0;
   }
 
   /** Decides what runs in the next superstep; marks skipped and waiting tasks on the way. */
@@ -465,13 +485,12 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
             taskId: label,
             task: item.task,
             outId: main,
-            bytes: result.bytes,
             completedAt: now,
             lastAccessed: now,
             relevanceScore: 0,
             ...(spec.agent === undefined ? {} : { agent: spec.agent }),
           });
-          contextPool.tasksSinceCheckpoint += 1;
+          contextPool.added += 1;
         }
       }
       writes.push([channelNames.results(item.task), record]);
