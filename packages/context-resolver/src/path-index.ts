@@ -142,8 +142,19 @@ export class PathIndex {
   }
 }
 
+/** Keys of shared scopes by kind: one string per kind, so map lookups reuse its cached hash. */
+const sharedScopeKeys = new Map<string, string>();
+
 function scopeKeyOf(scope: IndexScope): string {
   // Unambiguous for any strings: shared scopes start with NUL, instance scopes with a length.
-  if (scope.instance === undefined) return `\u0000${scope.kind}`;
+  if (scope.instance === undefined) {
+    let key = sharedScopeKeys.get(scope.kind);
+    if (key === undefined) {
+      key = `\u0000${scope.kind}`;
+      // A handful of kinds in practice; a flood of made-up kinds just goes uncached.
+      if (sharedScopeKeys.size < 256) sharedScopeKeys.set(scope.kind, key);
+    }
+    return key;
+  }
   return `${scope.instance.length}\u0000${scope.instance}\u0000${scope.kind}`;
 }
