@@ -138,9 +138,14 @@ describe('the wharf command', () => {
     );
 
     // Without --workdir the scripts run where `wharf run` was started, which has no marker.
-    const elsewhere = await wharf(args, dir);
+    const elsewhere = await wharf(
+      args.filter((arg) => arg !== '--json'),
+      dir,
+    );
     expect(elsewhere.code).toBe(1);
-    expect((JSON.parse(elsewhere.stdout) as { status: string }).status).toBe('failed');
+    expect(elsewhere.stdout).toContain('Swarm workdir: failed');
+    expect(elsewhere.stdout).toMatch(/Captured .+ across 3 tasks, 3 not done/);
+    expect(elsewhere.stdout).toMatch(/Context pool: 1 output, 0 B, 0 shown cut, never pruned/);
   });
 
   it('run refuses a swarm whose model cannot be built here, before starting anything (exit 2)', async () => {

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
   createModelRegistry,
+  formatBytes,
   type SwarmDefinition,
   type SwarmResult,
   WharfOrchestratorError,
@@ -102,6 +103,17 @@ function printResult(io: CliIo, workflowId: string, result: SwarmResult, link: s
   for (const task of result.tasks) {
     const outs = task.outIds.length > 0 ? ` → ${task.outIds.join(', ')}` : '';
     io.out(`  ${task.task}: ${task.status}${task.reason ? ` (${task.reason})` : ''}${outs}`);
+  }
+  const { metrics } = result;
+  io.out(
+    `\nCaptured ${formatBytes(metrics.totalBytes)} across ${metrics.taskCount} tasks, ${metrics.failedCount} not done` +
+      (metrics.continuedAsNew > 0 ? `, continued as new ${metrics.continuedAsNew}×` : ''),
+  );
+  if (metrics.context !== undefined) {
+    const pruned = metrics.context.lastPrunedAt === null ? 'never pruned' : 'pruned by post_task hooks';
+    io.out(
+      `Context pool: ${metrics.context.taskCount} output${metrics.context.taskCount === 1 ? '' : 's'}, ${formatBytes(metrics.context.totalBytes)}, ${metrics.context.truncatedCount} shown cut, ${pruned}`,
+    );
   }
   if (result.supervisor?.error !== undefined) io.out(`\nSupervisor: no answer — ${result.supervisor.error}`);
   else if (result.supervisor !== undefined) io.out(`\nSupervisor:\n${result.supervisor.answer}`);
