@@ -29,6 +29,7 @@ export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from 
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
 export { type ProcessSpawnerOptions, processSpawner } from './process-spawner.js';
 export { parseRangeHeader, type RangeRequest } from './range-header.js';
+export { type ReadBody, readBody } from './read-body.js';
 export { planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';

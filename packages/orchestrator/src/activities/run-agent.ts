@@ -5,7 +5,7 @@ import {
   EvidenceCompiler,
   formatSpawnResult,
 } from '@wharf/evidence';
-import type { OutputRef, OutputStore } from '@wharf/output-store';
+import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
 import { generateText, isStepCount, type Tool, type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import type { ModelRegistry } from '../models/model-registry.js';
@@ -115,11 +115,8 @@ export async function runAgent(
         const { sizeBytes } = await store.stat({ outId: out_id });
         const start = Math.min(offset ?? 0, sizeBytes);
         const end = Math.min(start + (length ?? READ_LIMIT), sizeBytes);
-        const body = await store.openBody({ outId: out_id }, { start, end });
-        const chunks: Buffer[] = [];
-        for await (const chunk of body.stream) chunks.push(Buffer.from(chunk as Uint8Array));
-        const text = Buffer.concat(chunks).toString('utf8');
-        return `${out_id} bytes ${body.start}-${body.end} of ${body.record.sizeBytes}:\n${text}`;
+        const body = await readBody(store, { outId: out_id }, { start, end });
+        return `${out_id} bytes ${body.start}-${body.end} of ${body.record.sizeBytes}:\n${body.bytes.toString('utf8')}`;
       },
     }),
     ...createEvidenceTools({

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
-import type { OutputRef, OutputStore } from '@wharf/output-store';
+import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
 import { captureProcess, type ProcessCapture, resolveLimits, type StreamCapture } from '@wharf/stdio-limits';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import type { SubagentIds } from './activity-identity.js';
@@ -248,10 +248,8 @@ async function resume(
 
 /** The last {@link PREVIEW_BYTES} of a stored body, read as a range. */
 async function tailOf(store: OutputStore, ref: OutputRef, sizeBytes: number): Promise<string> {
-  const body = await store.openBody(ref, { start: Math.max(0, sizeBytes - PREVIEW_BYTES) });
-  const chunks: Buffer[] = [];
-  for await (const chunk of body.stream) chunks.push(Buffer.from(chunk as Uint8Array));
-  return clip(Buffer.concat(chunks).toString('utf8'), PREVIEW_BYTES);
+  const { bytes } = await readBody(store, ref, { start: Math.max(0, sizeBytes - PREVIEW_BYTES) });
+  return clip(bytes.toString('utf8'), PREVIEW_BYTES);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
+import { OutputNotFoundError, type OutputStore, readBody } from '@wharf/output-store';
 import {
   type ContextCandidate,
   maskOutput,
@@ -55,7 +55,7 @@ export async function subagentContext(
       if (!masked && record.sizeBytes > 0) {
         const remaining = Math.max(0, plan.maxBytes - used);
         const end = Math.min(record.sizeBytes, remaining + LOOKAHEAD);
-        const bytes = await readRange(store, entry.outId, end);
+        const { bytes } = await readBody(store, { outId: entry.outId }, { start: 0, end });
         const whole = end === record.sizeBytes;
         // Keep one whole character past the budget, so the renderer sees the body does not fit
         // and cuts it there, as it would the whole body.
@@ -76,11 +76,4 @@ export async function subagentContext(
     used += shown;
   }
   return renderContext({ candidates, maxBytes: plan.maxBytes, maxTasks: plan.maxTasks });
-}
-
-async function readRange(store: OutputStore, outId: string, end: number): Promise<Buffer> {
-  const body = await store.openBody({ outId }, { start: 0, end });
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of body.stream) chunks.push(chunk as Uint8Array);
-  return Buffer.concat(chunks);
 }
