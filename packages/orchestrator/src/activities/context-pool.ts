@@ -89,6 +89,32 @@ export function contextMetrics(
 }
 
 /**
+ * A subagent's main output as a stdio-limits `TaskOutput` whose body stays in the output
+ * store: `content` is empty until someone reads it, `filePath` is the out id (a masked
+ * output's tombstone points there).
+ *
+ * @example
+ * ```ts
+ * storedOutput('fetch', 'out_a1b2c3', 1); // { taskId: 'fetch', content: '', filePath: 'out_a1b2c3', relevanceScore: 1, … }
+ * ```
+ */
+export function storedOutput(taskId: string, outId: string, relevance: number): TaskOutput {
+  return {
+    taskId,
+    outputType: 'stdout',
+    content: '',
+    originalSize: 0,
+    truncated: false,
+    strategy: 'head',
+    filePath: outId,
+    relevanceScore: relevance,
+    completedAt: 0,
+    lastAccessed: 0,
+    dependedBy: [],
+  };
+}
+
+/**
  * The swarm as stdio-limits sees it, with loop instances as tasks of their own: `task#i`
  * inherits its task's dependencies and agent, and a dependency (or `include_tasks` /
  * `exclude_tasks` entry) naming a looped task stands for all its instances.
@@ -149,14 +175,9 @@ function poolState(
   for (const entry of pool.entries) {
     const size = sizes.get(entry.outId) ?? 0;
     taskOutputs[entry.taskId] = {
-      taskId: entry.taskId,
-      outputType: 'stdout',
-      content: '',
+      ...storedOutput(entry.taskId, entry.outId, entry.relevanceScore),
       originalSize: size,
       truncated: size > maxContextBytes,
-      strategy: 'head',
-      filePath: entry.outId,
-      relevanceScore: entry.relevanceScore,
       completedAt: entry.completedAt,
       lastAccessed: entry.lastAccessed,
       dependedBy: dependents.get(entry.task) ?? [],

@@ -4,10 +4,10 @@ import {
   maskOutput,
   renderContext,
   type SmartContext,
-  type TaskOutput,
   utf8CutAfter,
 } from '@wharf/stdio-limits';
 import type { ContextPlan } from '../shared/types.js';
+import { storedOutput } from './context-pool.js';
 
 /** Bytes read past the budget: enough to end the first character past it (UTF-8: ≤ 4 bytes). */
 const LOOKAHEAD = 8;
@@ -35,19 +35,7 @@ export async function subagentContext(
   const candidates: ContextCandidate[] = [];
   let used = 0;
   for (const entry of plan.entries.slice(0, plan.maxTasks)) {
-    const output: TaskOutput = {
-      taskId: entry.taskId,
-      outputType: 'stdout',
-      content: '',
-      originalSize: 0,
-      truncated: false,
-      strategy: 'head',
-      filePath: entry.outId,
-      relevanceScore: entry.relevance,
-      completedAt: 0,
-      lastAccessed: 0,
-      dependedBy: [],
-    };
+    const output = storedOutput(entry.taskId, entry.outId, entry.relevance);
     let masked = entry.masked === true;
     try {
       const record = await store.stat({ outId: entry.outId });
