@@ -10,7 +10,7 @@ import type {
 } from './artifact-store.js';
 import { moveFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { EvidenceError } from './evidence-error.js';
-import { assertId, compareIds, formatArtifactId, toolOutputFileName } from './ids.js';
+import { assertId, compareIds, toolOutputFileName } from './ids.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { checkRange } from './range.js';
 import {
@@ -21,7 +21,8 @@ import {
   workerMetadataSchema,
 } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
-import { checkWorkerIdentity } from './worker-identity.js';
+import { toolCallRecord } from './tool-call-record.js';
+import { checkWorkerIdentity, requireWorker } from './worker-identity.js';
 
 const RECORD_FILE = /^(\d{3,})_.+\.json$/;
 /** Small metadata files read at once. */
@@ -99,12 +100,6 @@ export class FsArtifactStore implements ArtifactStore {
     return join(this.root, 'runs', ownerId, runId);
   }
 
-  async #requireWorker(workerId: string): Promise<WorkerMetadata> {
-    const worker = await this.getWorker(workerId);
-    if (!worker) throw new EvidenceError('ARTIFACT_NOT_FOUND', `worker ${workerId} does not exist`);
-    return worker;
-  }
-
   async putWorker(metadata: WorkerMetadata): Promise<void> {
     const parsed = await checkWorkerIdentity(metadata, {
       existing: (workerId) => this.getWorker(workerId),
@@ -138,7 +133,7 @@ export class FsArtifactStore implements ArtifactStore {
   }
 
   async putResult(workerId: string, text: string): Promise<void> {
-    await this.#requireWorker(workerId);
+    await requireWorker(this, workerId);
     if (typeof text !== 'string') throw new EvidenceError('INVALID_ARTIFACT', 'result must be a string');
     await writeFileAtomic(join(this.#workerDirectory(workerId), 'result.txt'), text);
   }
@@ -148,7 +143,7 @@ export class FsArtifactStore implements ArtifactStore {
   }
 
   async putThread(workerId: string, entries: readonly unknown[]): Promise<void> {
-    await this.#requireWorker(workerId);
+    await requireWorker(this, workerId);
     await writeFileAtomic(join(this.#workerDirectory(workerId), 'thread.jsonl'), serializeThread(entries));
   }
 
@@ -164,7 +159,7 @@ export class FsArtifactStore implements ArtifactStore {
     output: ToolOutputSource,
   ): Promise<ToolCallRecord> {
     const input = parseOrThrow(toolCallInputSchema, call, { code: 'INVALID_ARTIFACT', what: 'tool call' });
-    await this.#requireWorker(workerId);
+    await requireWorker(this, workerId);
     const toolDirectory = join(this.#workerDirectory(workerId), 'tool_calls');
     const fileName = toolOutputFileName(input.seq, input.toolName);
     const outputPath = join(toolDirectory, fileName);
@@ -178,17 +173,7 @@ export class FsArtifactStore implements ArtifactStore {
       });
     } else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
     const bytes = (await stat(outputPath)).size;
-    const record: ToolCallRecord = {
-      seq: input.seq,
-      toolName: input.toolName,
-      exitCode: input.exitCode,
-      durationMs: input.durationMs,
-      stderrBytes: input.stderrBytes ?? 0,
-      startedAt: input.startedAt,
-      endedAt: input.endedAt,
-      bytes,
-      artifactId: formatArtifactId(workerId, input.seq, input.toolName),
-    };
+    const record = toolCallRecord(workerId, input, bytes);
     const recordName = fileName.replace(/\.txt$/, '.json');
     this.#fileNames.set(`${workerId}/${input.seq}`, fileName);
     await writeFileAtomic(join(toolDirectory, recordName), `${JSON.stringify(record)}\n`);

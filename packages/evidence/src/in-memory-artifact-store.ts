@@ -8,10 +8,11 @@ import type {
   WorkerMetadata,
 } from './artifact-store.js';
 import { EvidenceError } from './evidence-error.js';
-import { assertId, compareIds, formatArtifactId } from './ids.js';
+import { assertId, compareIds } from './ids.js';
 import { checkRange } from './range.js';
 import { parseOrThrow, toolCallInputSchema } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
+import { toolCallRecord } from './tool-call-record.js';
 import { encodeUtf8 } from './utf8.js';
 import { checkWorkerIdentity } from './worker-identity.js';
 
@@ -125,17 +126,7 @@ export class InMemoryArtifactStore implements ArtifactStore {
       );
       await rm(output.filePath, { force: true });
     } else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
-    const record: ToolCallRecord = {
-      seq: input.seq,
-      toolName: input.toolName,
-      exitCode: input.exitCode,
-      durationMs: input.durationMs,
-      stderrBytes: input.stderrBytes ?? 0,
-      startedAt: input.startedAt,
-      endedAt: input.endedAt,
-      bytes: bytes.length,
-      artifactId: formatArtifactId(workerId, input.seq, input.toolName),
-    };
+    const record = toolCallRecord(workerId, input, bytes.length);
     entry.calls.set(input.seq, { record, output: bytes });
     return { ...record };
   }

@@ -13,11 +13,12 @@ import type {
   WorkerMetadata,
 } from './artifact-store.js';
 import { EvidenceError } from './evidence-error.js';
-import { assertId, compareIds, formatArtifactId } from './ids.js';
+import { assertId, compareIds } from './ids.js';
 import { checkRange } from './range.js';
 import { parseOrThrow, parseStoredJson, toolCallInputSchema, workerMetadataSchema } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
-import { checkWorkerIdentity } from './worker-identity.js';
+import { toolCallRecord } from './tool-call-record.js';
+import { checkWorkerIdentity, requireWorker } from './worker-identity.js';
 
 const KIND = 'wharf.evidence.kind';
 const WORKER = 'wharf.evidence.worker';
@@ -113,12 +114,6 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     return ref;
   }
 
-  async #requireWorker(workerId: string): Promise<WorkerMetadata> {
-    const worker = await this.getWorker(workerId);
-    if (!worker) throw new EvidenceError('ARTIFACT_NOT_FOUND', `worker ${workerId} does not exist`);
-    return worker;
-  }
-
   async putWorker(metadata: WorkerMetadata): Promise<void> {
     const parsed = await checkWorkerIdentity(metadata, {
       existing: (workerId) => this.getWorker(workerId),
@@ -161,7 +156,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   }
 
   async putResult(workerId: string, text: string): Promise<void> {
-    const worker = await this.#requireWorker(workerId);
+    const worker = await requireWorker(this, workerId);
     if (typeof text !== 'string') throw new EvidenceError('INVALID_ARTIFACT', 'result must be a string');
     await this.#emit(worker, 'result', { kind: 'text', text });
   }
@@ -172,7 +167,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   }
 
   async putThread(workerId: string, entries: readonly unknown[]): Promise<void> {
-    const worker = await this.#requireWorker(workerId);
+    const worker = await requireWorker(this, workerId);
     await this.#emit(worker, 'thread', { kind: 'text', text: serializeThread(entries) });
   }
 
@@ -188,7 +183,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     output: ToolOutputSource,
   ): Promise<ToolCallRecord> {
     const input = parseOrThrow(toolCallInputSchema, call, { code: 'INVALID_ARTIFACT', what: 'tool call' });
-    const worker = await this.#requireWorker(workerId);
+    const worker = await requireWorker(this, workerId);
     let content: ContentRef;
     if (typeof output === 'string') content = { kind: 'text', text: output };
     else if (output instanceof Uint8Array) content = { kind: 'bytes', bytes: output };
@@ -213,18 +208,16 @@ export class OutputStoreArtifactStore implements ArtifactStore {
       code: 'CORRUPT_ARTIFACT',
       what: `labels of output ${record.outId}`,
     });
-    const toolName = labels['wharf.evidence.tool'];
-    return {
+    const call = {
       seq: labels[SEQ],
-      toolName,
+      toolName: labels['wharf.evidence.tool'],
       exitCode: labels['wharf.evidence.exit'],
       durationMs: labels['wharf.evidence.duration-ms'],
       stderrBytes: labels['wharf.evidence.stderr-bytes'],
       startedAt: labels['wharf.evidence.started-at'],
       endedAt: labels['wharf.evidence.ended-at'],
-      bytes: record.sizeBytes,
-      artifactId: formatArtifactId(workerId, labels[SEQ], toolName),
     };
+    return toolCallRecord(workerId, call, record.sizeBytes);
   }
 
   async listToolCalls(workerId: string): Promise<ToolCallRecord[]> {

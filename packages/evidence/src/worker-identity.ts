@@ -52,3 +52,21 @@ export async function checkWorkerIdentity(
   }
   return parsed;
 }
+
+/**
+ * The metadata of a worker that must exist (a tool call, result or thread is being stored for
+ * it); throws `ARTIFACT_NOT_FOUND` when the store has none.
+ *
+ * @example
+ * ```ts
+ * const worker = await requireWorker(store, 'abc-123');
+ * ```
+ */
+export async function requireWorker(
+  store: { getWorker(workerId: string): Promise<WorkerMetadata | undefined> },
+  workerId: string,
+): Promise<WorkerMetadata> {
+  const worker = await store.getWorker(workerId);
+  if (!worker) throw new EvidenceError('ARTIFACT_NOT_FOUND', `worker ${workerId} does not exist`);
+  return worker;
+}
