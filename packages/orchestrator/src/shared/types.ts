@@ -1,5 +1,6 @@
 // Plain JSON types shared by the workflow, its activities and the client.
 // Workflow-safe: no imports with side effects, no Node APIs.
+import type { ContextMetrics } from '@wharf/stdio-limits';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 
 /** A stored output's handle, as it travels through workflow history. */
@@ -128,19 +129,13 @@ export interface PruneContextInput {
   now: number;
 }
 
-/** Size and shape of a swarm's context pool at the end (stdio-limits' context metrics). */
-export interface SwarmContextMetrics {
-  /** Bytes of the outputs still in the pool (as stored; a deleted one counts 0). */
-  totalBytes: number;
-  /** Outputs in the pool. */
-  taskCount: number;
-  /** Outputs over the swarm's `max_context_bytes`: a context shows them cut (the store keeps them whole). */
-  truncatedCount: number;
-  /** Outputs whose body lives in the output store (all of them). */
-  externalCount: number;
-  avgRelevance: number;
-  lastPrunedAt: number | null;
-}
+/**
+ * Size and shape of a swarm's context pool at the end: stdio-limits' context metrics, where
+ * `totalBytes` counts the pooled outputs as stored (a deleted one counts 0), `truncatedCount`
+ * the outputs over the swarm's `max_context_bytes` (a context shows them cut; the store keeps
+ * them whole) and `externalCount` the outputs whose body lives in the output store (all).
+ */
+export type SwarmContextMetrics = ContextMetrics;
 
 /** What a finished subagent hands back to the workflow. Bounded in size whatever the output. */
 export interface SubagentResult {
