@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Repository check run in CI: every workspace package has a README, a src/index.ts,
-// an exports map (types first, ./package.json exposed) and sideEffects: false.
+// an exports map (types first, ./package.json exposed) and sideEffects: false; a
+// published one ships the root LICENSE, word for word, under the license it declares.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -15,6 +16,7 @@ const dirs = [
   'bench',
 ];
 
+const rootLicense = readFileSync(join(root, 'LICENSE'), 'utf8');
 const problems = [];
 for (const dir of dirs) {
   const at = (file) => join(root, dir, file);
@@ -41,7 +43,14 @@ for (const dir of dirs) {
   need(pkg.exports?.['./package.json'] === './package.json', 'exports does not expose ./package.json');
   const rootIndex = existsSync(at('src/index.ts')) ? readFileSync(at('src/index.ts'), 'utf8') : '';
   need(!/^export \* from/m.test(rootIndex), 'src/index.ts uses a blanket `export *`; list named exports');
-  if (!pkg.private) need(Array.isArray(pkg.files), 'a published package needs a files list');
+  if (!pkg.private) {
+    need(Array.isArray(pkg.files), 'a published package needs a files list');
+    need(pkg.license === 'MIT', `license "${pkg.license}" is not "MIT"`);
+    need(
+      existsSync(at('LICENSE')) && readFileSync(at('LICENSE'), 'utf8') === rootLicense,
+      'LICENSE is missing or differs from the root LICENSE',
+    );
+  }
 }
 
 if (problems.length > 0) {
