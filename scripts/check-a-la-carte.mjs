@@ -48,6 +48,14 @@ function importedPackages(code) {
   return [...names];
 }
 
+/** What a package must not drag into a project that installs it alone. */
+const mustNotInstall = {
+  '@wharf/channels': { only: ['@wharf/channels'] },
+  '@wharf/context-resolver': { only: ['@wharf/context-resolver', 'zod'] },
+  '@wharf/evidence': { never: ['better-sqlite3', 'hono', '@hono/node-server', '@wharf/output-store'] },
+  '@wharf/stdio-limits': { never: ['better-sqlite3', 'hono', '@temporalio/worker'] },
+};
+
 const work = await mkdtemp(join(tmpdir(), 'wharf-a-la-carte-'));
 const tarballDir = join(work, 'tarballs');
 await mkdir(tarballDir);
@@ -135,6 +143,17 @@ try {
           ? []
           : [entry.name],
     );
+    const rule = mustNotInstall[manifest.name];
+    const unwanted = installed.filter(
+      (name) =>
+        name !== manifest.name &&
+        !(name in dependencies) &&
+        (rule?.never?.includes(name) || (rule?.only !== undefined && !rule.only.includes(name))),
+    );
+    if (unwanted.length > 0) {
+      failures.push(`${manifest.name}: installing it alone also installs ${unwanted.join(', ')}`);
+      continue;
+    }
     await writeFile(join(project, 'example.mts'), code.replaceAll('127.0.0.1:7233', address));
     try {
       const { stdout } = await run(process.execPath, ['example.mts'], {
