@@ -94,6 +94,30 @@ describe('Topic', () => {
     expect(restored.get('log')).toHaveLength(100_001);
   });
 
+  it.each([0, 1, 1_024, 1_025, 100_000])(
+    'round-trips a topic of %i items exactly through both checkpoint forms, reads included',
+    (size) => {
+      const items = Array.from({ length: size }, (_, index) =>
+        index % 2 === 0 ? `item ${index}` : { index },
+      );
+      const state = new ChannelState({ log: new Topic<unknown>() });
+      if (size > 0) state.update({ log: items as never });
+      const before = state.get('log');
+      const viaText = new ChannelState({ log: new Topic<unknown>() }).restoreText(state.snapshotText());
+      const viaObject = new ChannelState({ log: new Topic<unknown>() }).restore(
+        JSON.parse(JSON.stringify(state.snapshot())),
+      );
+      for (const restored of [viaText, viaObject]) {
+        expect(restored.get('log')).toEqual(items);
+        expect(restored.snapshotText()).toBe(state.snapshotText());
+        restored.update({ log: 'next' });
+        expect(restored.get('log')).toHaveLength(size + 1);
+      }
+      expect(before).toEqual(items);
+      expect(JSON.stringify(before)).toBe(JSON.stringify(items));
+    },
+  );
+
   it('refuses a snapshot value that is not a list', () => {
     const state = new ChannelState({ log: new Topic<string>() });
     expect(() => state.restore({ format: 'wharf-channels', version: 1, values: { log: 'x' } })).toThrow(
