@@ -2,13 +2,13 @@ import { formatTable } from '../harness.js';
 import type { Benchmark } from '../registry.js';
 import { channelLevelRows } from './channel-level.js';
 import { checkpointRows } from './checkpoint.js';
-import { readCostNotes } from './read-cost.js';
+import { readCostNotes, readIsolationRows } from './read-cost.js';
 import { channelBenchSizes } from './sizes.js';
 import { stateLevelRows } from './state-level.js';
 
 /**
  * `@wharf/channels` against `@langchain/langgraph/channels` in the same process: channel
- * folds, state-level superstep folding, and checkpoint round trips.
+ * folds, state-level superstep folding, checkpoint round trips, and the cost of read isolation.
  *
  * @example
  * ```ts
@@ -23,6 +23,7 @@ export const channelsBenchmark: Benchmark = {
       ...(await channelLevelRows(sizes)),
       ...(await stateLevelRows(sizes)),
       ...(await checkpointRows(sizes)),
+      ...(await readIsolationRows(sizes, smoke)),
     ];
     const table = formatTable(
       'channels: @wharf/channels vs @langchain/langgraph/channels (ratio = ours / theirs)',

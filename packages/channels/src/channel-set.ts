@@ -37,7 +37,7 @@ export interface Cell {
  * A named map of channels plus their current JSON values: reads, readiness, reset and
  * snapshots. Writes go through {@link ChannelState}, which adds the step rules.
  *
- * Values handed out (by `get` or `snapshot`) are frozen or copied: changing them cannot
+ * Values handed out (by `get` or `snapshot`) are frozen, copied or read-only views: changing them cannot
  * change the set.
  *
  * @typeParam TChannels - the channel record; names and value types follow from it.
@@ -105,7 +105,7 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
   }
 
   /**
-   * The current value of `name` (frozen, or a frozen copy), or `undefined` when empty.
+   * The current value of `name` (frozen, a frozen copy, or a read-only view), or `undefined` when empty.
    * @throws {@link UnknownChannelError} for a name the set does not have.
    */
   get<TName extends keyof TChannels & string>(name: TName): ChannelValue<TChannels[TName]> | undefined {

@@ -24,7 +24,7 @@ import { parseSnapshotText, readSnapshotEnvelope } from './snapshot.js';
  * write the channel refuses, a conflict or a failing fold throws before anything changes.
  *
  * The state is mutable (a Temporal workflow keeps one in a variable); `apply` returns it
- * for chaining. Everything it hands out is frozen or copied.
+ * for chaining. Everything it hands out is frozen, copied or a read-only view.
  *
  * @example
  * ```ts
@@ -95,7 +95,7 @@ export class ChannelState<TChannels extends ChannelRecord = ChannelRecord> {
     return this.channels.has(name);
   }
 
-  /** The current (frozen) value of `name`, or `undefined` when empty. */
+  /** The current (read-only) value of `name`, or `undefined` when empty. */
   get<TName extends keyof TChannels & string>(name: TName): ChannelValue<TChannels[TName]> | undefined {
     return this.channels.get(name);
   }

@@ -36,18 +36,42 @@ describe('Topic', () => {
     expect(state.get('log')).toEqual(['first', 'second', 'third', 'fourth']);
   });
 
-  it('hands out frozen copies: neither a read nor a snapshot can change the state', () => {
+  it('hands out read-only views and copies: neither a read nor a snapshot can change the state', () => {
     const state = new ChannelState({ log: new Topic<{ n: number }>() });
     state.update({ log: { n: 1 } });
     const read = state.get('log') as { n: number }[];
-    expect(Object.isFrozen(read)).toBe(true);
     expect(() => read.push({ n: 2 })).toThrow(TypeError);
+    expect(() => {
+      read[0] = { n: 9 };
+    }).toThrow(TypeError);
+    expect(() => read.splice(0, 1)).toThrow(TypeError);
+    expect(Object.isFrozen(read[0])).toBe(true);
     const snapshot = state.snapshot().values.log as unknown[];
     snapshot.push('sneaked in');
     expect(state.get('log')).toEqual([{ n: 1 }]);
     state.update({ log: { n: 2 } });
     expect(read).toEqual([{ n: 1 }]);
     expect(state.get('log')).toEqual([{ n: 1 }, { n: 2 }]);
+  });
+
+  it('keeps every earlier read as it was while the topic grows, across steps, resets and restores', () => {
+    const state = new ChannelState({ log: new Topic<number>() });
+    const reads: (readonly number[] | undefined)[] = [];
+    const expected: number[][] = [];
+    for (let step = 1; step <= 300; step++) {
+      state.apply(ChannelUpdate.from({ log: [step, -step] }).atStep(step));
+      reads.push(state.get('log'));
+      expected.push(Array.from({ length: step }, (_, index) => [index + 1, -(index + 1)]).flat());
+    }
+    expect(state.get('log')).toBe(reads[reads.length - 1]); // unchanged: the same view again
+    const beforeReset = state.get('log');
+    state.reset('log');
+    state.update({ log: 'after' as unknown as number });
+    state.restore({ format: 'wharf-channels', version: 1, values: { log: [7] } });
+    state.update({ log: 8 });
+    for (const [index, read] of reads.entries()) expect(read).toEqual(expected[index]);
+    expect(beforeReset).toHaveLength(600);
+    expect(state.get('log')).toEqual([7, 8]);
   });
 
   it('is emptied by reset', () => {
@@ -69,6 +93,30 @@ describe('Topic', () => {
     restored.update({ log: 'next' });
     expect(restored.get('log')).toHaveLength(100_001);
   });
+
+  it.each([0, 1, 1_024, 1_025, 100_000])(
+    'round-trips a topic of %i items exactly through both checkpoint forms, reads included',
+    (size) => {
+      const items = Array.from({ length: size }, (_, index) =>
+        index % 2 === 0 ? `item ${index}` : { index },
+      );
+      const state = new ChannelState({ log: new Topic<unknown>() });
+      if (size > 0) state.update({ log: items as never });
+      const before = state.get('log');
+      const viaText = new ChannelState({ log: new Topic<unknown>() }).restoreText(state.snapshotText());
+      const viaObject = new ChannelState({ log: new Topic<unknown>() }).restore(
+        JSON.parse(JSON.stringify(state.snapshot())),
+      );
+      for (const restored of [viaText, viaObject]) {
+        expect(restored.get('log')).toEqual(items);
+        expect(restored.snapshotText()).toBe(state.snapshotText());
+        restored.update({ log: 'next' });
+        expect(restored.get('log')).toHaveLength(size + 1);
+      }
+      expect(before).toEqual(items);
+      expect(JSON.stringify(before)).toBe(JSON.stringify(items));
+    },
+  );
 
   it('refuses a snapshot value that is not a list', () => {
     const state = new ChannelState({ log: new Topic<string>() });

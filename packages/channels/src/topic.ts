@@ -1,3 +1,4 @@
+import { appendOnlyView } from './append-only-view.js';
 import type { Channel } from './channel.js';
 import { InvalidUpdateError } from './channel-error.js';
 import type { JsonValue } from './json-value.js';
@@ -32,8 +33,9 @@ export interface TopicOptions {
  * {@link ChannelState.reset} to empty it). Concurrent same-step writes are appended in the
  * order of the updates, never in arrival order. Appending is amortised O(1) and snapshots
  * are a single copy of the list (none with `snapshotText`), so a long topic never makes
- * checkpoints quadratic. A read hands out a frozen copy, made once per change: read a long
- * topic once per step rather than after every append.
+ * checkpoints quadratic. A read is O(1) whatever the length: it hands out a read-only view of
+ * the list (see {@link appendOnlyView}), made once per change, that refuses every change and
+ * keeps showing the items it had when it was read, whatever is appended later.
  *
  * @example
  * ```ts
@@ -74,7 +76,8 @@ export class Topic<TItem = JsonValue> implements Channel<readonly TItem[], TItem
   }
 
   view(value: readonly TItem[]): readonly TItem[] {
-    return Object.freeze(value.slice());
+    // The list is only ever appended to (a reset starts a new one), and its items are sealed.
+    return appendOnlyView(value, value.length);
   }
 
   toSnapshot(value: readonly TItem[], serialising?: boolean): JsonValue {

@@ -1,11 +1,11 @@
 import { ContextResolverError } from './context-resolver-error.js';
 import { foldWrites, type Resolution } from './fold.js';
-import { toJsonValue } from './json.js';
-import { parseReference, type Reference } from './path.js';
+import { type JsonValue, toJsonValue } from './json.js';
+import { parsePath, parseReference, type Reference } from './path.js';
 import { type IndexNode, type IndexScope, PathIndex } from './path-index.js';
 import type { ResolveOptions } from './scan-resolve.js';
 import { type ContextMessage, contextMessageSchema } from './schemas.js';
-import { messageWrites, pathWrite, type Write } from './writes.js';
+import { checkWrite, messageWrites, pathWrite, type Write } from './writes.js';
 
 /** A checked message: its writes and where they go in the index. */
 interface Prepared {
@@ -18,6 +18,8 @@ interface Prepared {
  * An append-only context of messages with a path index. Messages are never changed or merged
  * when written; every read rebuilds the value from the messages touching the path
  * (see {@link ContextLog.resolve}). Appended messages are stored as given: treat them as frozen.
+ * Appending only checks the message; the index catches up on the next resolve, in one batch,
+ * so a run of appends costs little more than pushing onto an array.
  *
  * @example
  * ```ts
@@ -28,6 +30,10 @@ interface Prepared {
 export class ContextLog {
   readonly #messages: ContextMessage[] = [];
   readonly #index = new PathIndex();
+  /** How many messages (from the start) the index holds; the rest wait for the next resolve. */
+  #indexed = 0;
+  /** Dot paths of `_path` already parsed, so a repeated path is checked without parsing it again. */
+  readonly #paths = new Map<string, readonly string[]>();
 
   constructor(messages: Iterable<ContextMessage> = []) {
     for (const message of messages) this.append(message);
@@ -89,7 +95,10 @@ export class ContextLog {
    * ```
    */
   append(message: ContextMessage): number {
-    return this.#commit(message, this.#prepare(message, this.#messages.length));
+    const messageIndex = this.#messages.length;
+    this.#check(message, messageIndex);
+    this.#messages.push(message);
+    return messageIndex;
   }
 
   /**
@@ -103,8 +112,52 @@ export class ContextLog {
    */
   appendAll(messages: readonly ContextMessage[]): number[] {
     const start = this.#messages.length;
-    const prepared = messages.map((message, offset) => this.#prepare(message, start + offset));
-    return messages.map((message, offset) => this.#commit(message, prepared[offset] as Prepared));
+    for (let offset = 0; offset < messages.length; offset++) {
+      this.#check(messages[offset] as ContextMessage, start + offset);
+    }
+    return messages.map((message) => this.#messages.push(message) - 1);
+  }
+
+  /**
+   * Throws `INVALID_MESSAGE` when `message` could not be indexed (what `#prepare` would throw),
+   * without building its writes: the checks of `messageWrites` and `pathWrite`, with `_path`
+   * parsed once per distinct text.
+   */
+  #check(message: ContextMessage, messageIndex: number): void {
+    if (typeof message !== 'object' || message === null || typeof message.type !== 'string') {
+      throw new ContextResolverError('INVALID_MESSAGE', `message ${messageIndex}: no string type`);
+    }
+    const data = message.data;
+    if (data === undefined) return; // writes nothing (see messageWrites)
+    const pathText = message._path;
+    try {
+      if (typeof pathText === 'string') {
+        let path = this.#paths.get(pathText);
+        if (path === undefined) {
+          path = parsePath(pathText);
+          this.#paths.set(pathText, path);
+        }
+        pathWrite(message, path);
+      } else {
+        const method = message._outputMethod ?? 'set';
+        if (method !== 'set') checkWrite(method, data as JsonValue);
+      }
+    } catch (error) {
+      if (!ContextResolverError.isInstance(error)) throw error;
+      throw new ContextResolverError('INVALID_MESSAGE', `message ${messageIndex}: ${error.message}`, {
+        cause: error,
+      });
+    }
+  }
+
+  /** Indexes the messages appended since the last resolve (they were checked when appended). */
+  #catchUp(): void {
+    const messages = this.#messages;
+    for (let messageIndex = this.#indexed; messageIndex < messages.length; messageIndex++) {
+      const message = messages[messageIndex] as ContextMessage;
+      this.#commit(message, this.#prepare(message, messageIndex), messageIndex);
+      this.#indexed = messageIndex + 1;
+    }
   }
 
   #prepare(message: ContextMessage, messageIndex: number): Prepared {
@@ -114,6 +167,7 @@ export class ContextLog {
     const pathText = typeof message._path === 'string' ? message._path : undefined;
     const scope: IndexScope = { kind: message.type, instance: message._instance, pathText };
     try {
+      if (message.data === undefined) return { scope, node: undefined, writes: [] };
       const node = this.#index.knownNode(scope);
       if (node === undefined) return { scope, node, writes: messageWrites(message) };
       return { scope, node, writes: [pathWrite(message, node.path)] };
@@ -125,14 +179,11 @@ export class ContextLog {
     }
   }
 
-  #commit(message: ContextMessage, prepared: Prepared): number {
-    const messageIndex = this.#messages.length;
-    this.#messages.push(message);
+  #commit(_message: ContextMessage, prepared: Prepared, messageIndex: number): void {
     for (const write of prepared.writes) {
       const located = { path: write.path, method: write.method, value: write.value, messageIndex };
       this.#index.add(located, prepared.scope, prepared.node);
     }
-    return messageIndex;
   }
 
   /**
@@ -150,6 +201,7 @@ export class ContextLog {
    */
   resolve(reference: string | Reference, options: ResolveOptions = {}): Resolution {
     const parsed = typeof reference === 'string' ? parseReference(reference) : reference;
+    if (this.#indexed < this.#messages.length) this.#catchUp();
     const window = this.#index.window(parsed, options.instance);
     return foldWrites(window.reverse(), parsed);
   }

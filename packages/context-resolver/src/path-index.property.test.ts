@@ -165,6 +165,17 @@ function deepMerge(target: JsonValue | undefined, source: JsonValue): JsonValue 
   return result;
 }
 
+// Messages append must refuse (a _path its data does not hold, a merge of a non-object, a
+// concat of a non-array) or take while writing nothing (no data).
+const oddMessage = fc.constantFrom<ContextMessage>(
+  { type: 'data', data: { a: 1 }, _path: 'b' },
+  { type: 'data', data: { a: 1 }, _path: 'a.b' },
+  { type: 'state', data: 'x', _outputMethod: 'merge' },
+  { type: 'data', data: { a: 'x' }, _path: 'a', _outputMethod: 'concat' },
+  { type: 'data', _path: 'a' },
+  { type: 'data', _path: 'a', _outputMethod: 'merge' },
+);
+
 describe('path index', () => {
   it('resolves exactly like the plain scan on random contexts (errors included)', () => {
     fc.assert(
@@ -178,6 +189,32 @@ describe('path index', () => {
             const indexed = outcome(() => log.resolve(reference, options));
             const scanned = outcome(() => scanResolve(messages, reference, options));
             expect(indexed, formatReference(reference)).toEqual(scanned);
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('resolves like the plain scan when resolves come between appends (the index catches up)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.oneof(anyMessage, anyMessage, oddMessage), fc.array(query, { maxLength: 2 })), {
+          maxLength: 40,
+        }),
+        (steps) => {
+          const log = new ContextLog();
+          const appended: ContextMessage[] = [];
+          for (const [message, queries] of steps) {
+            const accepted = outcome(() => log.append(message));
+            if (typeof accepted === 'number') appended.push(message);
+            expect(log.length).toBe(appended.length);
+            for (const { reference, instance } of queries) {
+              const options = instance === undefined ? {} : { instance };
+              const indexed = outcome(() => log.resolve(reference, options));
+              const scanned = outcome(() => scanResolve(appended, reference, options));
+              expect(indexed, formatReference(reference)).toEqual(scanned);
+            }
           }
         },
       ),

@@ -203,6 +203,14 @@ describe('read-time resolution', () => {
     expect(log.resolve('†data.list')).toEqual({ found: true, value: [1] });
   });
 
+  it('takes a _path message without data (it writes nothing), whether or not the path was written before', () => {
+    const log = new ContextLog();
+    expect(log.append({ type: 'data', _path: 'a' })).toBe(0);
+    log.append({ type: 'data', data: { a: 1 }, _path: 'a' });
+    expect(log.append({ type: 'data', _path: 'a' })).toBe(2);
+    expect(log.resolve('†data.a')).toEqual({ found: true, value: 1 });
+  });
+
   it('rejects malformed messages and appends nothing', () => {
     const log = new ContextLog();
     expect(() => log.append({ type: 'data', data: { a: 1 }, _path: 'b' })).toThrow(/message 0.*_path "b"/);

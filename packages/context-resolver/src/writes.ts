@@ -82,13 +82,26 @@ function collectLeaves(value: JsonValue, path: string[], writes: Write[]): void 
 }
 
 function checked(write: Write): Write {
-  if (write.method === 'merge' && !isJsonObject(write.value)) {
+  checkWrite(write.method, write.value);
+  return write;
+}
+
+/**
+ * Throws `INVALID_MESSAGE` when `value` does not suit `method`: a merge needs an object, a
+ * concat an array.
+ *
+ * @example
+ * ```ts
+ * checkWrite('concat', 'x'); // throws INVALID_MESSAGE: a concat needs an array value
+ * ```
+ */
+export function checkWrite(method: OutputMethod, value: JsonValue): void {
+  if (method === 'merge' && !isJsonObject(value)) {
     throw new ContextResolverError('INVALID_MESSAGE', 'a merge needs an object value');
   }
-  if (write.method === 'concat' && !Array.isArray(write.value)) {
+  if (method === 'concat' && !Array.isArray(value)) {
     throw new ContextResolverError('INVALID_MESSAGE', 'a concat needs an array value');
   }
-  return write;
 }
 
 /**
