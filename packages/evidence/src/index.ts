@@ -31,6 +31,7 @@ export { formatArtifactId, parseArtifactId } from './ids.js';
 export { InMemoryArtifactStore } from './in-memory-artifact-store.js';
 export type { MountableMessage } from './message-text.js';
 export {
+  MAX_REPORTED_MALFORMED,
   type MountEvidenceOptions,
   type MountedMarker,
   type MountResult,

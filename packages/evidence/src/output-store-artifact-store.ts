@@ -71,7 +71,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     let cursor: string | undefined;
     do {
       const page = await this.outputs.list({ ...query, limit: 1000, ...(cursor ? { cursor } : {}) });
-      records.push(...page.records);
+      for (const record of page.records) records.push(record);
       cursor = page.nextCursor;
     } while (cursor);
     return records;
