@@ -20,6 +20,7 @@ export {
   type FoundEvidenceMarker,
   formatEvidenceMarker,
   type MalformedEvidenceMarker,
+  neutralizeEvidenceMarkers,
   type ParsedEvidenceMarkers,
   parseEvidenceMarkers,
 } from './evidence-marker.js';

@@ -152,7 +152,11 @@ describe('mountEvidence', () => {
     const result = await mountEvidence(messages, { compiler, runId: '48', ownerId: 'o1', budgetBytes: 3000 });
     expect(result.malformedCount).toBe(200_001);
     expect(result.malformed).toHaveLength(MAX_REPORTED_MALFORMED);
-    expect(result.malformed[0]).toEqual({ raw: '[EVIDENCE:', start: 0, reason: 'marker is not closed with "]"' });
+    expect(result.malformed[0]).toEqual({
+      raw: '[EVIDENCE:',
+      start: 0,
+      reason: 'marker is not closed with "]"',
+    });
     expect(result.messages[0]?.content).toBe(flood);
     expect(String(result.messages[1]?.content)).toContain('--- Evidence for Worker 1 (w1) ---');
     expect(result.markers).toEqual([{ jobId: '1', workerId: 'w1', outcome: 'mounted' }]);

@@ -3,6 +3,7 @@ import type { EvidenceCompiler } from './evidence-compiler.js';
 import {
   type FoundEvidenceMarker,
   type MalformedEvidenceMarker,
+  neutralizeEvidenceMarkers,
   parseEvidenceMarkers,
 } from './evidence-marker.js';
 import { type MountableMessage, rewriteMessageTexts } from './message-text.js';
@@ -165,7 +166,7 @@ export async function mountEvidence<TMessage extends MountableMessage>(
         output += ` (evidence for job ${marker.jobId} is mounted above)`;
       } else {
         expanded.add(key);
-        output += `\n\n${evidence.get(marker.jobId) ?? ''}\n`;
+        output += `\n\n${neutralizeEvidenceMarkers(evidence.get(marker.jobId) ?? '')}\n`;
       }
     }
     return output + text.slice(position);
