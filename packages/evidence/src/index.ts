@@ -26,6 +26,12 @@ export {
 } from './evidence-marker.js';
 export { type EvidenceMiddlewareOptions, evidenceMiddleware } from './evidence-middleware.js';
 export { createEvidenceTools, type EvidenceTools, type EvidenceToolsOptions } from './evidence-tools.js';
+export {
+  discardFileSource,
+  type FileSource,
+  type FileSourceOptions,
+  FileSourcePolicy,
+} from './file-source.js';
 export { formatSpawnResult, type SpawnResult, type ToolIndexEntry } from './format-spawn-result.js';
 export { FsArtifactStore } from './fs-artifact-store.js';
 export { formatArtifactId, parseArtifactId } from './ids.js';
