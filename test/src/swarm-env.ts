@@ -50,7 +50,10 @@ export async function createSwarmTestEnv(name: string): Promise<SwarmTestEnv> {
   const temporal = await connectTestEnv();
   const dir = await mkdtemp(join(tmpdir(), `wharf-${name}-`));
   const store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
-  const artifacts = new FsArtifactStore({ root: join(dir, 'artifacts') });
+  const artifacts = new FsArtifactStore({
+    root: join(dir, 'artifacts'),
+    spoolDirectories: [join(dir, 'work')],
+  });
   const taskQueue = taskQueueFor(name);
   const wharf = new WharfClient({ connection: temporal.client.connection, taskQueue });
   return {

@@ -76,8 +76,9 @@ export const evidenceBenchmark: Benchmark = {
     const medium: RunShape = { runId: 'medium', workers, callsPerWorker, artifactBytes: smoke ? MB : 4 * MB };
     const root = await mkdtemp(join(tmpdir(), 'wharf-bench-evidence-'));
     try {
-      const store = new FsArtifactStore({ root: join(root, 'store') });
       const scratch = join(root, 'scratch');
+      // Sparse outputs are written in scratch and handed over to the store from there.
+      const store = new FsArtifactStore({ root: join(root, 'store'), spoolDirectories: [scratch] });
       await mkdir(scratch, { recursive: true });
       await createRun(store, small, scratch);
       await createRun(store, large, scratch);

@@ -48,7 +48,7 @@ export const orchestratorBenchmark: Benchmark = {
         connection: nativeConnection,
         taskQueue: wharfQueue,
         store,
-        artifacts: new InMemoryArtifactStore(),
+        artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
         workDir: join(dir, 'work'),
         maxConcurrentActivities: concurrency,
         workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quiet }),

@@ -77,12 +77,15 @@ export interface ToolCallRecord extends ToolCallInput {
 
 /**
  * The raw output of a tool call: text, bytes, or a local file whose content is the output.
- * A store given a file takes it over: it may move it into place or copy it and delete it.
+ * A file is taken only from the store's configured directories (see `FileSourcePolicy`):
+ * from a spool directory it is handed over (the store moves it, or reads and deletes it);
+ * from an allowed root it is copied and left as it was. Any other path, a symbolic link or
+ * a `..` path is refused with `PATH_NOT_ALLOWED`.
  *
  * @example
  * ```ts
  * await store.putToolCall('abc-123', call, 'Filesystem Size Used\n/dev/sda1 100G 45G\n');
- * await store.putToolCall('abc-123', next, { filePath: '/tmp/capture-2.log' });
+ * await store.putToolCall('abc-123', next, { filePath: '/var/spool/wharf/capture-2.log' });
  * ```
  */
 export type ToolOutputSource = string | Uint8Array | { filePath: string };

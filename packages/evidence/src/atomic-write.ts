@@ -1,6 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { copyFile, mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { type FileHandle, lstat, mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { discardFileSource, type FileSource } from './file-source.js';
+
+const COPY_CHUNK_BYTES = 1024 * 1024;
 
 function temporaryPath(path: string): string {
   return `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
@@ -28,29 +31,61 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
 }
 
 /**
- * Moves `source` to `path` atomically. Across file systems it copies to a temporary file
- * beside the target, renames it into place and then deletes the source.
+ * Copies everything an open file holds to `path` atomically (a temporary file beside the
+ * target, renamed into place). The source is read through its handle only, never by name.
  *
  * @example
  * ```ts
- * await moveFileAtomic('/tmp/capture.log', '/data/w1/tool_calls/001_ssh_exec.txt');
+ * await copyFileAtomic(source.handle, '/data/w1/tool_calls/001_ssh_exec.txt');
  * ```
  */
-export async function moveFileAtomic(source: string, path: string): Promise<void> {
+export async function copyFileAtomic(source: FileHandle, path: string): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  try {
-    await rename(source, path);
-    return;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
-  }
   const temporary = temporaryPath(path);
   try {
-    await copyFile(source, temporary);
+    const target = await open(temporary, 'wx');
+    try {
+      const buffer = new Uint8Array(COPY_CHUNK_BYTES);
+      for (let position = 0; ; ) {
+        const { bytesRead } = await source.read(buffer, 0, buffer.length, position);
+        if (bytesRead === 0) break;
+        await target.write(buffer, 0, bytesRead);
+        position += bytesRead;
+      }
+      await target.sync();
+    } finally {
+      await target.close();
+    }
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });
     throw error;
   }
-  await rm(source, { force: true });
+}
+
+/**
+ * Moves a handed-over file (see {@link FileSource}) to `path` atomically, and checks that
+ * what arrived is the file that was opened; across file systems it copies from the handle
+ * and then deletes the source. Returns false, moving nothing that stays, when the name was
+ * swapped for another file in between.
+ *
+ * @example
+ * ```ts
+ * if (!(await moveFileAtomic(source, target))) throw new Error('file changed while it was moved');
+ * ```
+ */
+export async function moveFileAtomic(source: FileSource, path: string): Promise<boolean> {
+  await mkdir(dirname(path), { recursive: true });
+  try {
+    await rename(source.path, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+    await copyFileAtomic(source.handle, path);
+    await discardFileSource(source);
+    return true;
+  }
+  const moved = await lstat(path);
+  if (moved.ino === source.ino && moved.dev === source.dev) return true;
+  await rm(path, { force: true });
+  return false;
 }

@@ -15,6 +15,7 @@ import {
   workerHeader,
   workerHeaderReserve,
 } from './evidence-layout.js';
+import { neutralizeEvidenceMarkers } from './evidence-marker.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { clampUtf8, completePrefixLength, decodeUtf8, leadingContinuationBytes, utf8Length } from './utf8.js';
 import { waterFill } from './water-fill.js';
@@ -95,6 +96,8 @@ function byPriority(left: ToolCallRecord, right: ToolCallRecord): number {
  * first, then most recent, then largest; an output over its share shows its head (up to
  * 1 KB) and the rest of its share as tail, with a marker stating the cut byte offsets. Only
  * the byte ranges shown are read, so the cost follows the budget, not the artifact sizes.
+ * Evidence markers inside the outputs are defused (`[EVIDENCE` becomes `(EVIDENCE`, see
+ * {@link neutralizeEvidenceMarkers}), so evidence never mounts more evidence.
  *
  * @example
  * ```ts
@@ -183,7 +186,8 @@ export class EvidenceCompiler {
     const body =
       (calls.length === 0 ? NO_TOOL_CALLS : '') + parts.join('') + (omitted > 0 ? omittedLine(omitted) : '');
     const outputs = { shown: allocations.length, total: calls.length };
-    const text = workerHeader(worker, budget, outputs) + body + WORKER_FOOTER;
+    // Raw output is the worker's word, never a pointer to more evidence: defuse its markers.
+    const text = neutralizeEvidenceMarkers(workerHeader(worker, budget, outputs) + body + WORKER_FOOTER);
     return utf8Length(text) <= share ? text : clampUtf8(text, share);
   }
 

@@ -15,7 +15,8 @@ export type EvidenceErrorCode =
   | 'INVALID_RANGE'
   | 'OWNERSHIP_CONFLICT'
   | 'CORRUPT_ARTIFACT'
-  | 'INVALID_OPTIONS';
+  | 'INVALID_OPTIONS'
+  | 'PATH_NOT_ALLOWED';
 
 /**
  * Base error of `@wharf/evidence`. Every error the package throws is one of these,

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatEvidenceMarker, parseEvidenceMarkers } from './evidence-marker.js';
+import { formatEvidenceMarker, neutralizeEvidenceMarkers, parseEvidenceMarkers } from './evidence-marker.js';
+import { utf8Length } from './utf8.js';
 
 describe('evidence markers', () => {
   it('formats a marker that parses back', () => {
@@ -70,6 +71,29 @@ describe('evidence markers', () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 300 }), (text) => {
         expect(() => parseEvidenceMarkers(`[EVIDENCE:${text}`)).not.toThrow();
+      }),
+    );
+  });
+
+  it('defuses every marker in untrusted text, readably and at the same byte length (property)', () => {
+    expect(neutralizeEvidenceMarkers('see [ evidence :run_id=1,job_id=2,worker_id=w] [x]')).toBe(
+      'see ( evidence :run_id=1,job_id=2,worker_id=w] [x]',
+    );
+    const id = fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9._:-]{0,10}$/);
+    const piece = fc.oneof(
+      fc.string(),
+      fc.constantFrom('[', '[EVIDENCE', '[ Evidence :', ':', ']', '\n'),
+      fc
+        .tuple(id, id, id)
+        .map(([runId, jobId, workerId]) => formatEvidenceMarker({ runId, jobId, workerId })),
+    );
+    fc.assert(
+      fc.property(fc.array(piece), (pieces) => {
+        const text = pieces.join('');
+        const safe = neutralizeEvidenceMarkers(text);
+        expect(parseEvidenceMarkers(safe)).toEqual({ markers: [], malformed: [] });
+        expect(utf8Length(safe)).toBe(utf8Length(text));
+        expect(neutralizeEvidenceMarkers(safe)).toBe(safe);
       }),
     );
   });

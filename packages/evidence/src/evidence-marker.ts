@@ -61,6 +61,8 @@ export interface ParsedEvidenceMarkers {
 }
 
 const OPENING = /\[\s*EVIDENCE\s*:/gi;
+/** Every `[` that could open a marker, colon or not (broader than {@link OPENING}). */
+const UNTRUSTED_OPENING = /\[(?=\s*EVIDENCE)/gi;
 const MAX_MARKER_LENGTH = 512;
 const FIELDS = { run_id: 'runId', job_id: 'jobId', worker_id: 'workerId' } as const;
 
@@ -144,4 +146,21 @@ export function parseEvidenceMarkers(text: string): ParsedEvidenceMarkers {
     OPENING.lastIndex = end;
   }
   return { markers, malformed };
+}
+
+/**
+ * Defuses every evidence marker in untrusted text (raw tool output, tool names, a worker's
+ * own summary) so that mounting never expands it: each `[` that opens `[EVIDENCE` (any
+ * case, whitespace allowed) becomes `(`. A reader still sees what was written
+ * (`(EVIDENCE:run_id=48,…]`), and the text keeps its exact length in bytes, so byte
+ * offsets and budgets computed on the original stay right.
+ *
+ * @example
+ * ```ts
+ * neutralizeEvidenceMarkers('see [EVIDENCE:run_id=48,job_id=2,worker_id=w2]');
+ * // 'see (EVIDENCE:run_id=48,job_id=2,worker_id=w2]'
+ * ```
+ */
+export function neutralizeEvidenceMarkers(text: string): string {
+  return text.includes('[') ? text.replace(UNTRUSTED_OPENING, '(') : text;
 }

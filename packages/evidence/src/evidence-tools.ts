@@ -1,6 +1,7 @@
 import { type Tool, tool } from 'ai';
 import { checkEvidenceAccess } from './evidence-access.js';
 import type { EvidenceCompiler } from './evidence-compiler.js';
+import { neutralizeEvidenceMarkers } from './evidence-marker.js';
 import { parseArtifactId } from './ids.js';
 import {
   type GetToolOutputInput,
@@ -53,6 +54,8 @@ export type EvidenceTools = {
  *
  * Both are confined to the caller's owner and run, refuse other owners' and runs' workers,
  * and answer "evidence no longer available" for collected artifacts instead of throwing.
+ * Markers inside the raw output they return are defused (`[EVIDENCE` becomes `(EVIDENCE`),
+ * so a worker's output can never make the mounting middleware expand a sibling's evidence.
  *
  * @example
  * ```ts
@@ -125,7 +128,9 @@ export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTool
       const to = from + shown.length;
       const more = to < record.bytes ? `; call again with offset=${to} for more` : '';
       const exit = record.exitCode === null ? '' : `, exit=${record.exitCode}`;
-      return `${record.artifactId} bytes ${from}-${to} of ${record.bytes}${exit}${more}:\n${decodeUtf8(shown)}`;
+      // Raw worker output: its markers are defused so mounting never expands them.
+      const text = neutralizeEvidenceMarkers(decodeUtf8(shown));
+      return `${record.artifactId} bytes ${from}-${to} of ${record.bytes}${exit}${more}:\n${text}`;
     },
   });
 

@@ -1,5 +1,5 @@
 import type { ToolCallRecord } from './artifact-store.js';
-import { formatEvidenceMarker } from './evidence-marker.js';
+import { formatEvidenceMarker, neutralizeEvidenceMarkers } from './evidence-marker.js';
 
 /** One line of the tool index: execution metadata only, never the output itself. */
 export type ToolIndexEntry = Pick<ToolCallRecord, 'seq' | 'toolName' | 'exitCode' | 'durationMs' | 'bytes'>;
@@ -42,7 +42,7 @@ function isFailed(entry: ToolIndexEntry): boolean {
 function cutSummary(summary: string): string {
   const characters = Array.from(summary.trim().replace(/\s+/g, ' '));
   const text = characters.slice(0, SUMMARY_CHARACTERS).join('');
-  const safe = text.replace(/\[(\s*)EVIDENCE/gi, '($1EVIDENCE');
+  const safe = neutralizeEvidenceMarkers(text);
   return characters.length > SUMMARY_CHARACTERS ? `${safe}…` : safe;
 }
 
@@ -62,7 +62,9 @@ function chooseIndexLines(entries: readonly ToolIndexEntry[]): ToolIndexEntry[] 
  * The compact payload a supervisor keeps for a finished worker: status, duration and worker
  * id, the tool index (`n. tool [ok|FAILED, ms, bytes]`, at most 20 lines with failures and
  * the latest calls kept), the worker's summary cut to 500 characters, and the evidence
- * marker. It never contains raw tool output and stays near 1 KB.
+ * marker. It never contains raw tool output and stays near 1 KB. Markers inside the worker's
+ * own words (summary, tool names) are defused with {@link neutralizeEvidenceMarkers}: the
+ * payload's last line is its only marker.
  *
  * @example
  * ```ts
@@ -85,7 +87,7 @@ export function formatSpawnResult(result: SpawnResult): string {
     for (const entry of shown) {
       const exit = entry.exitCode === null ? '' : `, exit=${entry.exitCode}`;
       const status = isFailed(entry) ? 'FAILED' : 'ok';
-      const name = entry.toolName.replace(/\s+/g, ' ').slice(0, 60);
+      const name = neutralizeEvidenceMarkers(entry.toolName.replace(/\s+/g, ' ').slice(0, 60));
       lines.push(
         `  ${entry.seq}. ${name} [${status}${exit}, ${Math.round(entry.durationMs)}ms, ${entry.bytes} bytes]`,
       );

@@ -1,13 +1,17 @@
-import { mkdtemp, readdir, readFile, rm, stat, truncate, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FsArtifactStore } from './fs-artifact-store.js';
 import { describeArtifactStoreContract } from './testing/artifact-store-contract.js';
 
-describeArtifactStoreContract('FsArtifactStore', async () => {
+describeArtifactStoreContract('FsArtifactStore', async ({ allowedRoot, spoolDirectory }) => {
   const root = await mkdtemp(join(tmpdir(), 'wharf-evidence-fs-'));
-  const store = new FsArtifactStore({ root });
+  const store = new FsArtifactStore({
+    root,
+    allowedRoots: [allowedRoot],
+    spoolDirectories: [spoolDirectory],
+  });
   return {
     store,
     bytesRead: () => store.bytesRead,
@@ -59,7 +63,8 @@ describe('FsArtifactStore layout', () => {
 
   it('reads the tail of a sparse 1 GB output by positioned reads only', async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-sparse-'));
-    const store = new FsArtifactStore({ root });
+    const store = new FsArtifactStore({ root, spoolDirectories: [join(root, 'spool')] });
+    await mkdir(join(root, 'spool'));
     await store.putWorker({
       workerId: 'w',
       jobId: '1',
@@ -68,7 +73,7 @@ describe('FsArtifactStore layout', () => {
       status: 'succeeded',
       startedAt: 't',
     });
-    const capture = join(root, 'capture.log');
+    const capture = join(root, 'spool', 'capture.log');
     await writeFile(capture, 'head line\n');
     await truncate(capture, 1024 ** 3);
     const record = await store.putToolCall(
@@ -97,5 +102,56 @@ describe('FsArtifactStore layout', () => {
     await writeFile(join(root, 'workers', 'w', 'metadata.json'), '{"workerId": ');
     await expect(store.getWorker('w')).rejects.toMatchObject({ code: 'CORRUPT_ARTIFACT' });
     await expect(store.getWorker('w')).rejects.toThrow('w/metadata.json');
+  });
+
+  it('takes no file path at all when no directory is configured, and leaves the file alone', async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-nopaths-'));
+    const store = new FsArtifactStore({ root });
+    await store.putWorker({
+      workerId: 'w',
+      jobId: '1',
+      runId: 'r',
+      ownerId: 'o',
+      status: 'running',
+      startedAt: 't',
+    });
+    const capture = join(root, 'capture.log');
+    await writeFile(capture, 'mine\n');
+    const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
+    await expect(store.putToolCall('w', call, { filePath: capture })).rejects.toMatchObject({
+      code: 'PATH_NOT_ALLOWED',
+    });
+    expect(await readFile(capture, 'utf8')).toBe('mine\n');
+    expect(await store.listToolCalls('w')).toEqual([]);
+  });
+
+  it('refuses to read a stored file replaced by a symbolic link', async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-planted-'));
+    const store = new FsArtifactStore({ root: join(root, 'store') });
+    await store.putWorker({
+      workerId: 'w',
+      jobId: '1',
+      runId: 'r',
+      ownerId: 'o',
+      status: 'running',
+      startedAt: 't',
+    });
+    const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
+    await store.putToolCall('w', call, 'ok\n');
+    const secret = join(root, 'secret.txt');
+    await writeFile(secret, 'SECRET\n');
+    const output = join(root, 'store', 'workers', 'w', 'tool_calls', '001_build.txt');
+    await rm(output);
+    await symlink(secret, output);
+    await expect(store.readToolOutput('w', 1)).rejects.toMatchObject({ code: 'CORRUPT_ARTIFACT' });
+    await expect(
+      new FsArtifactStore({ root: join(root, 'store') }).readToolOutput('w', 1),
+    ).rejects.toMatchObject({
+      code: 'CORRUPT_ARTIFACT',
+    });
+    const metadata = join(root, 'store', 'workers', 'w', 'metadata.json');
+    await rm(metadata);
+    await symlink(secret, metadata);
+    await expect(store.getWorker('w')).rejects.toMatchObject({ code: 'CORRUPT_ARTIFACT' });
   });
 });

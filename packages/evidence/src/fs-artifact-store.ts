@@ -1,3 +1,4 @@
+import { constants } from 'node:fs';
 import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type {
@@ -8,8 +9,9 @@ import type {
   ToolOutputSource,
   WorkerMetadata,
 } from './artifact-store.js';
-import { moveFileAtomic, writeFileAtomic } from './atomic-write.js';
+import { copyFileAtomic, moveFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { EvidenceError } from './evidence-error.js';
+import { type FileSourceOptions, FileSourcePolicy } from './file-source.js';
 import { assertId, compareIds, toolOutputFileName } from './ids.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { checkRange } from './range.js';
@@ -25,6 +27,8 @@ import { toolCallRecord } from './tool-call-record.js';
 import { checkWorkerIdentity, requireWorker } from './worker-identity.js';
 
 const RECORD_FILE = /^(\d{3,})_.+\.json$/;
+/** Stored files are read by their own name only: a symbolic link planted in the store is refused. */
+const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW;
 /** Small metadata files read at once. */
 const READ_CONCURRENCY = 16;
 
@@ -33,12 +37,21 @@ function isMissing(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
+/** A stored file that is a symbolic link was not written by the store: refuse to follow it. */
+function linkRefused(error: unknown, path: string): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== 'ELOOP' && code !== 'EMLINK') return error;
+  return new EvidenceError('CORRUPT_ARTIFACT', `${path} is a symbolic link; the store does not follow it`, {
+    cause: error,
+  });
+}
+
 async function readOptional(path: string): Promise<string | undefined> {
   try {
-    return await readFile(path, 'utf8');
+    return await readFile(path, { encoding: 'utf8', flag: READ_FLAGS });
   } catch (error) {
     if (isMissing(error)) return undefined;
-    throw error;
+    throw linkRefused(error, path);
   }
 }
 
@@ -65,11 +78,17 @@ async function listOptional(path: string): Promise<string[]> {
  *
  * Every file is written to a temporary name and renamed into place. Byte-range reads use
  * positioned reads on an open handle; {@link FsArtifactStore.bytesRead} counts the output
- * bytes actually read from disk.
+ * bytes actually read from disk. Stored files are opened with `O_NOFOLLOW`.
+ *
+ * A `{ filePath }` output is taken only from `allowedRoots` or `spoolDirectories` (see
+ * {@link FileSourcePolicy}; with neither, every path is refused with `PATH_NOT_ALLOWED`).
+ * A file in a spool directory is handed over: it is moved into place. A file under an
+ * allowed root is copied and left exactly as it was: the store never moves or deletes what
+ * it does not own.
  *
  * @example
  * ```ts
- * const store = new FsArtifactStore({ root: '/data/wharf-evidence' });
+ * const store = new FsArtifactStore({ root: '/data/wharf-evidence', spoolDirectories: ['/data/wharf-work'] });
  * await store.putWorker({ workerId: 'abc-123', jobId: '123', runId: '48', ownerId: 'o1',
  *   status: 'running', startedAt: new Date().toISOString() });
  * ```
@@ -79,9 +98,11 @@ export class FsArtifactStore implements ArtifactStore {
   #bytesRead = 0;
   /** Output file name per `<workerId>/<seq>`, learnt from listings; verified by opening. */
   readonly #fileNames = new Map<string, string>();
+  readonly #files: FileSourcePolicy;
 
-  constructor(options: { root: string }) {
+  constructor(options: { root: string } & FileSourceOptions) {
     this.root = options.root;
+    this.#files = new FileSourcePolicy(options);
   }
 
   /** Output bytes read from disk by {@link FsArtifactStore.readToolOutput} so far. */
@@ -165,12 +186,18 @@ export class FsArtifactStore implements ArtifactStore {
     const outputPath = join(toolDirectory, fileName);
     if (typeof output === 'string' || output instanceof Uint8Array) await writeFileAtomic(outputPath, output);
     else if (output && typeof output.filePath === 'string') {
-      await moveFileAtomic(output.filePath, outputPath).catch((error: unknown) => {
-        if (!isMissing(error)) throw error;
-        throw new EvidenceError('INVALID_ARTIFACT', `output.filePath ${output.filePath} does not exist`, {
-          cause: error,
-        });
-      });
+      const source = await this.#files.open(output.filePath);
+      try {
+        if (!source.owned) await copyFileAtomic(source.handle, outputPath);
+        else if (!(await moveFileAtomic(source, outputPath))) {
+          throw new EvidenceError(
+            'PATH_NOT_ALLOWED',
+            `output.filePath ${output.filePath} changed while it was moved`,
+          );
+        }
+      } finally {
+        await source.handle.close();
+      }
     } else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
     const bytes = (await stat(outputPath)).size;
     const record = toolCallRecord(workerId, input, bytes);
@@ -235,9 +262,9 @@ export class FsArtifactStore implements ArtifactStore {
     const cached = this.#fileNames.get(key);
     if (cached) {
       try {
-        return await open(join(toolDirectory, cached), 'r');
+        return await open(join(toolDirectory, cached), READ_FLAGS);
       } catch (error) {
-        if (!isMissing(error)) throw error;
+        if (!isMissing(error)) throw linkRefused(error, join(toolDirectory, cached));
         this.#fileNames.delete(key);
       }
     }
@@ -247,12 +274,12 @@ export class FsArtifactStore implements ArtifactStore {
     );
     if (!name) throw missing();
     try {
-      const handle = await open(join(toolDirectory, name), 'r');
+      const handle = await open(join(toolDirectory, name), READ_FLAGS);
       this.#fileNames.set(key, name);
       return handle;
     } catch (error) {
       if (isMissing(error)) throw missing(error);
-      throw error;
+      throw linkRefused(error, join(toolDirectory, name));
     }
   }
 

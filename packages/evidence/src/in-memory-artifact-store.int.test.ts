@@ -1,7 +1,10 @@
 import { InMemoryArtifactStore } from './in-memory-artifact-store.js';
 import { describeArtifactStoreContract } from './testing/artifact-store-contract.js';
 
-describeArtifactStoreContract('InMemoryArtifactStore', async () => {
-  const store = new InMemoryArtifactStore();
+describeArtifactStoreContract('InMemoryArtifactStore', async ({ allowedRoot, spoolDirectory }) => {
+  const store = new InMemoryArtifactStore({
+    allowedRoots: [allowedRoot],
+    spoolDirectories: [spoolDirectory],
+  });
   return { store, bytesRead: () => store.bytesRead };
 });

@@ -1,4 +1,3 @@
-import { readFile, rm } from 'node:fs/promises';
 import type {
   ArtifactStore,
   ByteRange,
@@ -8,6 +7,7 @@ import type {
   WorkerMetadata,
 } from './artifact-store.js';
 import { EvidenceError } from './evidence-error.js';
+import { discardFileSource, type FileSourceOptions, FileSourcePolicy } from './file-source.js';
 import { assertId, compareIds } from './ids.js';
 import { checkRange } from './range.js';
 import { parseOrThrow, toolCallInputSchema } from './schemas.js';
@@ -27,6 +27,8 @@ interface WorkerEntry {
  * {@link ArtifactStore} in process memory: for tests, and for a supervisor and its workers
  * that share one process. Values are copied in and out, so callers cannot change what is
  * stored. {@link InMemoryArtifactStore.bytesRead} counts output bytes handed out.
+ * `{ filePath }` outputs follow {@link FileSourcePolicy}: read from `allowedRoots` (left as
+ * they are) or `spoolDirectories` (handed over: deleted once read); any other path is refused.
  *
  * @example
  * ```ts
@@ -37,6 +39,11 @@ interface WorkerEntry {
 export class InMemoryArtifactStore implements ArtifactStore {
   readonly #workers = new Map<string, WorkerEntry>();
   #bytesRead = 0;
+  readonly #files: FileSourcePolicy;
+
+  constructor(options: FileSourceOptions = {}) {
+    this.#files = new FileSourcePolicy(options);
+  }
 
   /** Output bytes returned by {@link InMemoryArtifactStore.readToolOutput} so far. */
   get bytesRead(): number {
@@ -116,15 +123,13 @@ export class InMemoryArtifactStore implements ArtifactStore {
     if (typeof output === 'string') bytes = encodeUtf8(output);
     else if (output instanceof Uint8Array) bytes = output.slice();
     else if (output && typeof output.filePath === 'string') {
-      const path = output.filePath;
-      bytes = new Uint8Array(
-        await readFile(path).catch((error: unknown) => {
-          throw new EvidenceError('INVALID_ARTIFACT', `output.filePath ${path} cannot be read`, {
-            cause: error,
-          });
-        }),
-      );
-      await rm(output.filePath, { force: true });
+      const source = await this.#files.open(output.filePath);
+      try {
+        bytes = new Uint8Array(await source.handle.readFile());
+      } finally {
+        await source.handle.close();
+      }
+      await discardFileSource(source);
     } else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
     const record = toolCallRecord(workerId, input, bytes.length);
     entry.calls.set(input.seq, { record, output: bytes });

@@ -20,17 +20,25 @@ export {
   type FoundEvidenceMarker,
   formatEvidenceMarker,
   type MalformedEvidenceMarker,
+  neutralizeEvidenceMarkers,
   type ParsedEvidenceMarkers,
   parseEvidenceMarkers,
 } from './evidence-marker.js';
 export { type EvidenceMiddlewareOptions, evidenceMiddleware } from './evidence-middleware.js';
 export { createEvidenceTools, type EvidenceTools, type EvidenceToolsOptions } from './evidence-tools.js';
+export {
+  discardFileSource,
+  type FileSource,
+  type FileSourceOptions,
+  FileSourcePolicy,
+} from './file-source.js';
 export { formatSpawnResult, type SpawnResult, type ToolIndexEntry } from './format-spawn-result.js';
 export { FsArtifactStore } from './fs-artifact-store.js';
 export { formatArtifactId, parseArtifactId } from './ids.js';
 export { InMemoryArtifactStore } from './in-memory-artifact-store.js';
 export type { MountableMessage } from './message-text.js';
 export {
+  MAX_REPORTED_MALFORMED,
   type MountEvidenceOptions,
   type MountedMarker,
   type MountResult,

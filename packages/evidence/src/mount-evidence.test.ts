@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { EvidenceCompiler } from './evidence-compiler.js';
 import { InMemoryArtifactStore } from './in-memory-artifact-store.js';
-import { mountEvidence } from './mount-evidence.js';
+import { MAX_REPORTED_MALFORMED, mountEvidence } from './mount-evidence.js';
 import { utf8Length } from './utf8.js';
 
 function deepFreeze<TValue>(value: TValue): TValue {
@@ -139,6 +139,27 @@ describe('mountEvidence', () => {
     expect(result.malformed).toEqual([
       { raw: '[EVIDENCE:run_id=48]', start: 55, reason: 'missing job_id, worker_id' },
     ]);
+    expect(result.malformedCount).toBe(1);
+  });
+
+  it('never throws on 200 000 malformed openings, reports the first ones and counts the rest', async () => {
+    const { compiler } = await setup();
+    const flood = '[EVIDENCE:'.repeat(200_000);
+    const messages = [
+      { role: 'tool', content: flood },
+      { role: 'user', content: `${marker('48', '1', 'w1')} and [EVIDENCE:job_id=2]` },
+    ];
+    const result = await mountEvidence(messages, { compiler, runId: '48', ownerId: 'o1', budgetBytes: 3000 });
+    expect(result.malformedCount).toBe(200_001);
+    expect(result.malformed).toHaveLength(MAX_REPORTED_MALFORMED);
+    expect(result.malformed[0]).toEqual({
+      raw: '[EVIDENCE:',
+      start: 0,
+      reason: 'marker is not closed with "]"',
+    });
+    expect(result.messages[0]?.content).toBe(flood);
+    expect(String(result.messages[1]?.content)).toContain('--- Evidence for Worker 1 (w1) ---');
+    expect(result.markers).toEqual([{ jobId: '1', workerId: 'w1', outcome: 'mounted' }]);
   });
 
   it('returns the messages as they are when there is no marker', async () => {

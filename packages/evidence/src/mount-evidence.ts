@@ -3,6 +3,7 @@ import type { EvidenceCompiler } from './evidence-compiler.js';
 import {
   type FoundEvidenceMarker,
   type MalformedEvidenceMarker,
+  neutralizeEvidenceMarkers,
   parseEvidenceMarkers,
 } from './evidence-marker.js';
 import { type MountableMessage, rewriteMessageTexts } from './message-text.js';
@@ -53,8 +54,23 @@ export interface MountResult<TMessage> {
   /** The messages to send to the model: copies where evidence was mounted, originals elsewhere. */
   messages: TMessage[];
   markers: MountedMarker[];
+  /** The first {@link MAX_REPORTED_MALFORMED} malformed markers, in message order. */
   malformed: MalformedEvidenceMarker[];
+  /** How many malformed markers there were in all (reported or not). */
+  malformedCount: number;
 }
+
+/**
+ * Most malformed markers {@link mountEvidence} reports one by one; the rest are only
+ * counted in {@link MountResult.malformedCount}, so text full of broken openings costs a
+ * count, not a report as big as the text.
+ *
+ * @example
+ * ```ts
+ * const unreported = result.malformedCount - result.malformed.length; // 0 unless over the cap
+ * ```
+ */
+export const MAX_REPORTED_MALFORMED = 100;
 
 function keyOf(marker: FoundEvidenceMarker): string {
   return `${marker.runId}\u0000${marker.jobId}\u0000${marker.workerId}`;
@@ -69,7 +85,8 @@ function keyOf(marker: FoundEvidenceMarker): string {
  * and messages are never mutated.
  *
  * Each job is expanded once, where its marker first appears; all expansions together stay
- * within `budgetBytes`.
+ * within `budgetBytes`. Malformed markers are reported up to {@link MAX_REPORTED_MALFORMED}
+ * and counted beyond.
  *
  * @example
  * ```ts
@@ -83,15 +100,20 @@ export async function mountEvidence<TMessage extends MountableMessage>(
 ): Promise<MountResult<TMessage>> {
   const found = new Map<string, FoundEvidenceMarker>();
   const malformed: MalformedEvidenceMarker[] = [];
+  let malformedCount = 0;
   for (const message of messages) {
     rewriteMessageTexts(message, (text) => {
       const parsed = parseEvidenceMarkers(text);
       for (const marker of parsed.markers) if (!found.has(keyOf(marker))) found.set(keyOf(marker), marker);
-      malformed.push(...parsed.malformed);
+      // One by one, never `push(...)`: a spread of an input-sized array overflows the stack.
+      for (const bad of parsed.malformed) {
+        if (malformed.length < MAX_REPORTED_MALFORMED) malformed.push(bad);
+      }
+      malformedCount += parsed.malformed.length;
       return text;
     });
   }
-  if (found.size === 0) return { messages: [...messages], markers: [], malformed };
+  if (found.size === 0) return { messages: [...messages], markers: [], malformed, malformedCount };
 
   const outcomes = new Map<string, MountedMarker>();
   for (const [key, marker] of found) {
@@ -144,7 +166,7 @@ export async function mountEvidence<TMessage extends MountableMessage>(
         output += ` (evidence for job ${marker.jobId} is mounted above)`;
       } else {
         expanded.add(key);
-        output += `\n\n${evidence.get(marker.jobId) ?? ''}\n`;
+        output += `\n\n${neutralizeEvidenceMarkers(evidence.get(marker.jobId) ?? '')}\n`;
       }
     }
     return output + text.slice(position);
@@ -153,5 +175,6 @@ export async function mountEvidence<TMessage extends MountableMessage>(
     messages: messages.map((message) => rewriteMessageTexts(message, expand)),
     markers: [...outcomes.values()],
     malformed,
+    malformedCount,
   };
 }

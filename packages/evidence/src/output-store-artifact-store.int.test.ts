@@ -7,15 +7,23 @@ import { EvidenceCompiler } from './evidence-compiler.js';
 import { OutputStoreArtifactStore } from './output-store-artifact-store.js';
 import { describeArtifactStoreContract } from './testing/artifact-store-contract.js';
 
-describeArtifactStoreContract('OutputStoreArtifactStore (InMemoryOutputStore)', async () => {
-  const store = new OutputStoreArtifactStore({ outputs: new InMemoryOutputStore() });
+describeArtifactStoreContract('OutputStoreArtifactStore (InMemoryOutputStore)', async (directories) => {
+  const store = new OutputStoreArtifactStore({
+    outputs: new InMemoryOutputStore(),
+    allowedRoots: [directories.allowedRoot],
+    spoolDirectories: [directories.spoolDirectory],
+  });
   return { store, bytesRead: () => store.bytesRead };
 });
 
-describeArtifactStoreContract('OutputStoreArtifactStore (SqliteOutputStore)', async () => {
+describeArtifactStoreContract('OutputStoreArtifactStore (SqliteOutputStore)', async (directories) => {
   const root = await mkdtemp(join(tmpdir(), 'wharf-evidence-sqlite-'));
   const outputs = new SqliteOutputStore({ path: join(root, 'outputs.db'), blobDir: join(root, 'blobs') });
-  const store = new OutputStoreArtifactStore({ outputs });
+  const store = new OutputStoreArtifactStore({
+    outputs,
+    allowedRoots: [directories.allowedRoot],
+    spoolDirectories: [directories.spoolDirectory],
+  });
   return {
     store,
     bytesRead: () => store.bytesRead,

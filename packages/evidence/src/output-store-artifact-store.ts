@@ -1,7 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import type { ContentRef, ListQuery, OutputRecord, OutputStore } from '@wharf/output-store';
+import type { ContentRef, ListQuery, OutputRecord, OutputRef, OutputStore } from '@wharf/output-store';
 import { OutputNotFoundError } from '@wharf/output-store';
 import { z } from 'zod';
 import type {
@@ -13,6 +11,12 @@ import type {
   WorkerMetadata,
 } from './artifact-store.js';
 import { EvidenceError } from './evidence-error.js';
+import {
+  discardFileSource,
+  type FileSource,
+  type FileSourceOptions,
+  FileSourcePolicy,
+} from './file-source.js';
 import { assertId, compareIds } from './ids.js';
 import { checkRange } from './range.js';
 import { parseOrThrow, parseStoredJson, toolCallInputSchema, workerMetadataSchema } from './schemas.js';
@@ -46,6 +50,9 @@ const toolLabelsSchema = z.object({
  * the call's execution metadata; a newer version replaces the older, which is then deleted.
  * Byte ranges are read with `openBody(ref, range)`, never the whole body.
  *
+ * `{ filePath }` outputs follow {@link FileSourcePolicy}: taken only from `allowedRoots`
+ * (copied, left as they are) or `spoolDirectories` (handed over: deleted once stored).
+ *
  * @example
  * ```ts
  * import { InMemoryOutputStore } from '@wharf/output-store';
@@ -56,9 +63,11 @@ const toolLabelsSchema = z.object({
 export class OutputStoreArtifactStore implements ArtifactStore {
   readonly outputs: OutputStore;
   #bytesRead = 0;
+  readonly #files: FileSourcePolicy;
 
-  constructor(options: { outputs: OutputStore }) {
+  constructor(options: { outputs: OutputStore } & FileSourceOptions) {
     this.outputs = options.outputs;
+    this.#files = new FileSourcePolicy(options);
   }
 
   /** Body bytes streamed out of the output store by {@link OutputStoreArtifactStore.readToolOutput}. */
@@ -71,7 +80,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     let cursor: string | undefined;
     do {
       const page = await this.outputs.list({ ...query, limit: 1000, ...(cursor ? { cursor } : {}) });
-      records.push(...page.records);
+      for (const record of page.records) records.push(record);
       cursor = page.nextCursor;
     } while (cursor);
     return records;
@@ -185,21 +194,28 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     const input = parseOrThrow(toolCallInputSchema, call, { code: 'INVALID_ARTIFACT', what: 'tool call' });
     const worker = await requireWorker(this, workerId);
     let content: ContentRef;
+    let source: FileSource | undefined;
     if (typeof output === 'string') content = { kind: 'text', text: output };
     else if (output instanceof Uint8Array) content = { kind: 'bytes', bytes: output };
-    else if (output && typeof output.filePath === 'string')
-      content = { kind: 'stream', stream: createReadStream(output.filePath) };
-    else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
-    const ref = await this.#emit(worker, 'tool-output', content, {
-      [SEQ]: String(input.seq),
-      'wharf.evidence.tool': input.toolName,
-      'wharf.evidence.exit': String(input.exitCode),
-      'wharf.evidence.duration-ms': String(input.durationMs),
-      'wharf.evidence.stderr-bytes': String(input.stderrBytes ?? 0),
-      'wharf.evidence.started-at': input.startedAt,
-      'wharf.evidence.ended-at': input.endedAt,
-    });
-    if (typeof output === 'object' && 'filePath' in output) await rm(output.filePath, { force: true });
+    else if (output && typeof output.filePath === 'string') {
+      source = await this.#files.open(output.filePath);
+      content = { kind: 'stream', stream: source.handle.createReadStream({ start: 0, autoClose: false }) };
+    } else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
+    let ref: OutputRef;
+    try {
+      ref = await this.#emit(worker, 'tool-output', content, {
+        [SEQ]: String(input.seq),
+        'wharf.evidence.tool': input.toolName,
+        'wharf.evidence.exit': String(input.exitCode),
+        'wharf.evidence.duration-ms': String(input.durationMs),
+        'wharf.evidence.stderr-bytes': String(input.stderrBytes ?? 0),
+        'wharf.evidence.started-at': input.startedAt,
+        'wharf.evidence.ended-at': input.endedAt,
+      });
+    } finally {
+      await source?.handle.close();
+    }
+    if (source) await discardFileSource(source);
     return this.#toRecord(workerId, await this.outputs.stat(ref));
   }
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai';
@@ -38,7 +38,8 @@ describe('supervisor over real worker artifacts', () => {
   let store: FsArtifactStore;
   beforeEach(async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-flow-'));
-    store = new FsArtifactStore({ root: join(root, 'artifacts') });
+    store = new FsArtifactStore({ root: join(root, 'artifacts'), spoolDirectories: [join(root, 'spool')] });
+    await mkdir(join(root, 'spool'));
   });
   afterEach(async () => {
     await rm(root, { recursive: true, force: true });
@@ -54,7 +55,7 @@ describe('supervisor over real worker artifacts', () => {
       startedAt: 't0',
     });
     for (const [index, script] of scripts.entries()) {
-      const path = join(root, `${workerId}-${index}.log`);
+      const path = join(root, 'spool', `${workerId}-${index}.log`);
       const { exitCode, durationMs } = await capture(script, path);
       await store.putToolCall(
         workerId,

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -19,6 +19,23 @@ export interface ArtifactStoreHarness {
   bytesRead?: () => number;
   /** Releases everything the harness created. */
   cleanup?: () => Promise<void>;
+}
+
+/**
+ * Directories the contract gives a backend's factory: the store under test must accept
+ * `{ filePath }` outputs from them (copying from `allowedRoot`, taking over files from
+ * `spoolDirectory`) and refuse every other path.
+ *
+ * @example
+ * ```ts
+ * describeArtifactStoreContract('FsArtifactStore', async ({ allowedRoot, spoolDirectory }) => ({
+ *   store: new FsArtifactStore({ root, allowedRoots: [allowedRoot], spoolDirectories: [spoolDirectory] }),
+ * }));
+ * ```
+ */
+export interface ArtifactStoreFileDirectories {
+  allowedRoot: string;
+  spoolDirectory: string;
 }
 
 const worker = (overrides: Partial<WorkerMetadata> = {}): WorkerMetadata => ({
@@ -55,27 +72,36 @@ const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 
 /**
  * The behaviour every {@link ArtifactStore} backend must show, as a vitest suite. Call it
- * from a test file with a factory that returns a fresh, empty store for each test.
+ * from a test file with a factory that returns a fresh, empty store for each test, set up
+ * to take files from the given directories (see {@link ArtifactStoreFileDirectories}).
  *
  * @example
  * ```ts
  * import { describeArtifactStoreContract } from '@wharf/evidence/testing';
- * describeArtifactStoreContract('MyStore', async () => ({ store: new MyStore() }));
+ * describeArtifactStoreContract('MyStore', async (directories) => ({ store: new MyStore(directories) }));
  * ```
  */
 export function describeArtifactStoreContract(
   name: string,
-  factory: () => Promise<ArtifactStoreHarness>,
+  factory: (directories: ArtifactStoreFileDirectories) => Promise<ArtifactStoreHarness>,
 ): void {
   describe(`ArtifactStore contract: ${name}`, () => {
     let harness: ArtifactStoreHarness;
     let store: ArtifactStore;
+    let files: string;
+    let directories: ArtifactStoreFileDirectories;
     beforeEach(async () => {
-      harness = await factory();
+      files = await mkdtemp(join(tmpdir(), 'wharf-contract-files-'));
+      directories = { allowedRoot: join(files, 'allowed'), spoolDirectory: join(files, 'spool') };
+      await mkdir(directories.allowedRoot);
+      await mkdir(directories.spoolDirectory);
+      await mkdir(join(files, 'outside'));
+      harness = await factory(directories);
       store = harness.store;
     });
     afterEach(async () => {
       await harness.cleanup?.();
+      await rm(files, { recursive: true, force: true });
     });
 
     it('stores and returns worker metadata; unknown workers are undefined', async () => {
@@ -162,15 +188,63 @@ export function describeArtifactStoreContract(
       expect(await store.listToolCalls('nobody')).toEqual([]);
     });
 
-    it('takes a tool output from a local file', async () => {
+    it('takes over a tool output file handed over in its spool directory', async () => {
       await store.putWorker(worker());
-      const path = join(tmpdir(), `wharf-contract-${process.pid}-${Date.now()}.log`);
+      const path = join(directories.spoolDirectory, 'capture.log');
       await writeFile(path, 'captured output\n');
       const record = await store.putToolCall('w1', call(1), { filePath: path });
       expect(record.bytes).toBe(16);
       expect(text(await store.readToolOutput('w1', 1))).toBe('captured output\n');
-      await expect(store.putToolCall('w1', call(2), { filePath: `${path}.missing` })).rejects.toThrow();
+      await expect(stat(path)).rejects.toMatchObject({ code: 'ENOENT' });
+      await expectCode(store.putToolCall('w1', call(2), { filePath: `${path}.missing` }), 'INVALID_ARTIFACT');
       expect((await store.listToolCalls('w1')).map((entry) => entry.seq)).toEqual([1]);
+    });
+
+    it('copies a tool output file from an allowed root and leaves the file as it was', async () => {
+      await store.putWorker(worker());
+      const path = join(directories.allowedRoot, 'nested', 'build.log');
+      await mkdir(join(directories.allowedRoot, 'nested'));
+      await writeFile(path, 'build ok\n');
+      const before = await stat(path);
+      const record = await store.putToolCall('w1', call(1), { filePath: path });
+      expect(record.bytes).toBe(9);
+      expect(text(await store.readToolOutput('w1', 1))).toBe('build ok\n');
+      const after = await stat(path);
+      expect(await readFile(path, 'utf8')).toBe('build ok\n');
+      expect([after.ino, after.nlink, after.mtimeMs]).toEqual([before.ino, before.nlink, before.mtimeMs]);
+    });
+
+    it('refuses a path outside its directories, a symbolic link out of them and a ".." path, touching nothing', async () => {
+      await store.putWorker(worker());
+      const secret = join(files, 'outside', 'secret.txt');
+      await writeFile(secret, 'root:x:0:0\n');
+      const before = await stat(secret);
+      const { allowedRoot, spoolDirectory } = directories;
+      await symlink(secret, join(allowedRoot, 'link.log'));
+      await symlink(secret, join(spoolDirectory, 'link.log'));
+      await symlink(join(files, 'outside'), join(spoolDirectory, 'linked-dir'));
+      await mkdir(join(allowedRoot, 'a-directory'));
+      const refused = [
+        secret,
+        join(allowedRoot, 'link.log'),
+        join(spoolDirectory, 'link.log'),
+        join(spoolDirectory, 'linked-dir', 'secret.txt'),
+        `${spoolDirectory}/../outside/secret.txt`,
+        `${allowedRoot}/../outside/secret.txt`,
+        join(allowedRoot, 'a-directory'),
+      ];
+      for (const [index, filePath] of refused.entries()) {
+        const error = await expectCode(
+          store.putToolCall('w1', call(index + 1), { filePath }),
+          'PATH_NOT_ALLOWED',
+        );
+        expect(error.message).toContain(filePath);
+      }
+      const after = await stat(secret);
+      expect(await readFile(secret, 'utf8')).toBe('root:x:0:0\n');
+      expect([after.ino, after.nlink, after.mtimeMs]).toEqual([before.ino, before.nlink, before.mtimeMs]);
+      expect((await lstat(join(spoolDirectory, 'link.log'))).isSymbolicLink()).toBe(true);
+      expect(await store.listToolCalls('w1')).toEqual([]);
     });
 
     it('replaces a tool call recorded again with the same seq', async () => {

@@ -1,1 +1,5 @@
-export { type ArtifactStoreHarness, describeArtifactStoreContract } from './artifact-store-contract.js';
+export {
+  type ArtifactStoreFileDirectories,
+  type ArtifactStoreHarness,
+  describeArtifactStoreContract,
+} from './artifact-store-contract.js';

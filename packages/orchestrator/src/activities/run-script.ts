@@ -16,7 +16,10 @@ import { subagentContext } from './subagent-context.js';
 export interface ScriptDependencies {
   store: OutputStore;
   artifacts: ArtifactStore;
-  /** Spill files live here until they are EMITted. */
+  /**
+   * Spill files live here until they are EMITted. The artifact store must take files handed
+   * over from here (e.g. `FsArtifactStore`'s `spoolDirectories: [workDir]`); it refuses others.
+   */
   workDir: string;
   /** Base environment of scripts. */
   env: NodeJS.ProcessEnv;
@@ -253,8 +256,9 @@ async function tailOf(store: OutputStore, ref: OutputRef, sizeBytes: number): Pr
 }
 
 /**
- * What the artifact store gets: the retained text, or a hard link to the spill file (an
- * artifact store may move the file it is given; the spill itself is still needed for the EMIT).
+ * What the artifact store gets: the retained text, or a hard link to the spill file, handed
+ * over from the work directory (the store moves or deletes it; the spill itself is still
+ * needed for the EMIT).
  */
 async function artifactSource(stream: StreamCapture): Promise<string | { filePath: string }> {
   if (stream.spill === null) return stream.text;

@@ -42,7 +42,7 @@ describe('runSubagent (script) in an activity context', () => {
 
   it('EMITs full stdout and stderr, records the process, heartbeats bytes, and a retry reuses the refs', async () => {
     const store = new InMemoryOutputStore();
-    const artifacts = new InMemoryArtifactStore();
+    const artifacts = new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] });
     const activities = createActivities({
       store,
       artifacts,
@@ -91,7 +91,7 @@ describe('runSubagent (script) in an activity context', () => {
   it('is cancelled with its process when Temporal cancels the activity', async () => {
     const activities = createActivities({
       store: new InMemoryOutputStore(),
-      artifacts: new InMemoryArtifactStore(),
+      artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
       workDir: join(dir, 'work'),
     });
     const environment = new MockActivityEnvironment({ ...identity, attempt: 1 });
@@ -107,7 +107,7 @@ describe('runSubagent (script) in an activity context', () => {
     const store = new InMemoryOutputStore();
     const activities = createActivities({
       store,
-      artifacts: new InMemoryArtifactStore(),
+      artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
       workDir: join(dir, 'work'),
       env: { PATH: process.env.PATH },
     });

@@ -40,12 +40,14 @@ export async function openDataDir(root: string): Promise<DataDir> {
     });
   }
   const store = new SqliteOutputStore({ path: join(root, 'outputs.db') });
+  const workDir = join(root, 'work');
   return {
     root,
     store,
-    artifacts: new FsArtifactStore({ root: join(root, 'artifacts') }),
+    // Scripts' captured outputs are handed over from the work directory (never from elsewhere).
+    artifacts: new FsArtifactStore({ root: join(root, 'artifacts'), spoolDirectories: [workDir] }),
     secret,
-    workDir: join(root, 'work'),
+    workDir,
     temporalDb: join(root, 'temporal.db'),
     close: () => store.close(),
   };
