@@ -11,8 +11,9 @@ import { toHttpError } from './http-error.js';
 import { isOutId } from './ids.js';
 import { parseRangeHeader } from './range-header.js';
 import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from './schemas.js';
+import { SpawnQuota } from './spawn-quota.js';
 import { type TokenSecret, verifySpawnToken } from './spawn-token.js';
-import type { ContentRef, OutputEvent, OutputRecord, OutputStore } from './types.js';
+import type { ContentRef, OutputEvent, OutputRecord, OutputRef, OutputStore } from './types.js';
 
 /**
  * Options of {@link createIntakeApp}.
@@ -52,6 +53,7 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
   const now = options.now ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 2 ** 30;
   const maxJsonBytes = options.maxJsonBytes ?? 2 ** 20;
+  const quota = new SpawnQuota();
   const app = new Hono<IntakeEnv>();
 
   app.onError((error, context) => {
@@ -87,8 +89,17 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
       ...(claims.agent ? { agent: claims.agent } : {}),
     };
     const existing = await store.findByIdempotencyKey(claims.ownerId, draft.idempotencyKey);
-    if (!existing) await assertQuota(store, claims);
-    const ref = await store.emit({ ...draft, producer });
+    const release = existing
+      ? undefined
+      : await quota.reserve(claims, draft.idempotencyKey, () =>
+          store.count({ ownerId: claims.ownerId, runId: claims.runId, spawnId: claims.spawnId }),
+        );
+    let ref: OutputRef;
+    try {
+      ref = await store.emit({ ...draft, producer });
+    } finally {
+      release?.();
+    }
     const record = await store.stat(ref);
     context.header('Location', `/v1/outputs/${ref.outId}`);
     return context.json({ ref, record }, existing ? 200 : 201);
@@ -165,12 +176,6 @@ async function readableRecord(
     );
   }
   return record;
-}
-
-async function assertQuota(store: OutputStore, claims: SpawnTokenClaims): Promise<void> {
-  const count = await store.count({ ownerId: claims.ownerId, runId: claims.runId, spawnId: claims.spawnId });
-  if (count >= claims.maxOutputs)
-    throw new OutputForbiddenError(`this spawn may store at most ${claims.maxOutputs} outputs`);
 }
 
 function header(context: Context<IntakeEnv>, name: string): string | undefined {
