@@ -9,6 +9,8 @@ import {
 } from './errors.js';
 import { toHttpError } from './http-error.js';
 import { isOutId } from './ids.js';
+import { jsonNestingDepth } from './json-depth.js';
+import { assertLabelKeys } from './label-keys.js';
 import { parseRangeHeader } from './range-header.js';
 import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from './schemas.js';
 import { SpawnQuota } from './spawn-quota.js';
@@ -31,6 +33,12 @@ export interface IntakeAppOptions {
   readonly maxBodyBytes?: number;
   /** Cap of a JSON request, default 1 MiB. */
   readonly maxJsonBytes?: number;
+  /**
+   * Deepest nesting of arrays and objects in a JSON envelope, the envelope itself included
+   * (`{"content":{"kind":"json","value":[]}}` nests 3 deep); default 128. Deeper bodies are
+   * refused with 400 before they are parsed.
+   */
+  readonly maxJsonDepth?: number;
   readonly now?: () => number;
 }
 
@@ -53,6 +61,7 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
   const now = options.now ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 2 ** 30;
   const maxJsonBytes = options.maxJsonBytes ?? 2 ** 20;
+  const maxJsonDepth = options.maxJsonDepth ?? 128;
   const quota = new SpawnQuota();
   const app = new Hono<IntakeEnv>();
 
@@ -80,7 +89,7 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
       throw new OutputTooLargeError(limit, 'request body');
     const isJson = (context.req.header('content-type') ?? '').startsWith(jsonEnvelopeType);
     const draft = isJson
-      ? await readJsonEvent(context, Math.min(limit * 2, maxJsonBytes))
+      ? await readJsonEvent(context, Math.min(limit * 2, maxJsonBytes), maxJsonDepth)
       : await readRawEvent(context, limit);
     const producer = {
       ownerId: claims.ownerId,
@@ -204,7 +213,9 @@ async function readRawEvent(context: Context<IntakeEnv>, limit: number): Promise
   const labelHeader = header(context, 'x-wharf-labels');
   let labels: Record<string, string> | undefined;
   if (labelHeader !== undefined) {
-    const parsed = labelsSchema.safeParse(Object.fromEntries(new URLSearchParams(labelHeader)));
+    const entries = Object.fromEntries(new URLSearchParams(labelHeader));
+    assertLabelKeys(entries, 'X-Wharf-Labels');
+    const parsed = labelsSchema.safeParse(entries);
     if (!parsed.success)
       throw new InvalidOutputEventError('X-Wharf-Labels', 'must be key=value pairs joined by &');
     labels = parsed.data;
@@ -238,22 +249,40 @@ async function* limited(body: ReadableStream<Uint8Array> | null, limit: number):
   }
 }
 
-async function readJsonEvent(context: Context<IntakeEnv>, limit: number): Promise<DraftEvent> {
+async function readJsonEvent(
+  context: Context<IntakeEnv>,
+  limit: number,
+  maxDepth: number,
+): Promise<DraftEvent> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of limited(context.req.raw.body, limit)) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (jsonNestingDepth(text, maxDepth) > maxDepth) {
+    throw new InvalidOutputEventError(
+      'body',
+      `nests arrays and objects deeper than the limit of ${maxDepth} levels (maxJsonDepth)`,
+    );
+  }
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw new InvalidOutputEventError('body', 'is not valid JSON');
   }
+  if (typeof value === 'object' && value !== null)
+    assertLabelKeys((value as { labels?: unknown }).labels, 'labels');
   const parsed = jsonEmitRequestSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new InvalidOutputEventError(issue?.path.join('.') || 'body', issue?.message ?? 'is invalid');
   }
   const { content, ...rest } = parsed.data;
+  // The schema's copy of a JSON value drops `__proto__` keys; the parsed original keeps them.
   const stored: ContentRef =
-    content.kind === 'bytes' ? { kind: 'bytes', bytes: Buffer.from(content.base64, 'base64') } : content;
+    content.kind === 'bytes'
+      ? { kind: 'bytes', bytes: Buffer.from(content.base64, 'base64') }
+      : content.kind === 'json'
+        ? { kind: 'json', value: (value as { content: { value: unknown } }).content.value }
+        : content;
   return { ...rest, content: stored } as DraftEvent;
 }
