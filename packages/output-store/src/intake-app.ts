@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { type Context, Hono } from 'hono';
 import {
+  IntakeBusyError,
   InvalidOutputEventError,
   OutputForbiddenError,
   OutputTooLargeError,
@@ -39,6 +40,12 @@ export interface IntakeAppOptions {
    * refused with 400 before they are parsed.
    */
   readonly maxJsonDepth?: number;
+  /**
+   * `/v1` requests handled at once, default 32 (each may hold a JSON envelope of up to
+   * `maxJsonBytes` in memory). Requests beyond it are refused at once with 503 and
+   * `Retry-After: 1` ({@link IntakeBusyError}); `/healthz` is not counted.
+   */
+  readonly maxConcurrentRequests?: number;
   readonly now?: () => number;
 }
 
@@ -62,16 +69,29 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
   const maxBodyBytes = options.maxBodyBytes ?? 2 ** 30;
   const maxJsonBytes = options.maxJsonBytes ?? 2 ** 20;
   const maxJsonDepth = options.maxJsonDepth ?? 128;
+  const maxConcurrentRequests = options.maxConcurrentRequests ?? 32;
   const quota = new SpawnQuota();
   const app = new Hono<IntakeEnv>();
+  let active = 0;
 
   app.onError((error, context) => {
     const { status, body } = toHttpError(error);
     if (status === 401) context.header('WWW-Authenticate', 'Bearer');
+    if (IntakeBusyError.isInstance(error)) context.header('Retry-After', String(error.retryAfterSeconds));
     return context.json(body, status);
   });
   app.notFound((context) => context.json({ error: { code: 'NOT_FOUND', message: 'no such route' } }, 404));
   app.get('/healthz', (context) => context.json({ status: 'ok' }));
+
+  app.use('/v1/*', async (_context, next) => {
+    if (active >= maxConcurrentRequests) throw new IntakeBusyError(maxConcurrentRequests, 1);
+    active += 1;
+    try {
+      await next();
+    } finally {
+      active -= 1;
+    }
+  });
 
   app.use('/v1/*', async (context, next) => {
     const header = context.req.header('authorization');

@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 async function serve(store: OutputStore): Promise<IntakeServer> {
-  const server = await createIntakeServer({ store, secret });
+  const server = await createIntakeServer({ store, secret, maxConcurrentRequests: 64 });
   cleanups.push(() => server.close());
   return server;
 }
