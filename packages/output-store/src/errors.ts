@@ -244,3 +244,31 @@ export class StorageFailureError extends OutputStoreError {
     return OutputStoreError.isInstance(value) && value.name === 'StorageFailureError';
   }
 }
+
+/**
+ * The intake is handling as many requests as it may at once; nothing was read or stored.
+ * Retry after `retryAfterSeconds` (HTTP 503 with `Retry-After`).
+ *
+ * @example
+ * ```ts
+ * if (IntakeBusyError.isInstance(error)) await sleep(error.retryAfterSeconds * 1000);
+ * ```
+ */
+export class IntakeBusyError extends OutputStoreError {
+  readonly limit: number;
+  readonly retryAfterSeconds: number;
+  constructor(limit: number, retryAfterSeconds: number) {
+    super(
+      'UNAVAILABLE',
+      `the intake is handling its limit of ${limit} concurrent requests; retry after ${retryAfterSeconds} s`,
+    );
+    this.name = 'IntakeBusyError';
+    this.limit = limit;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** True for a IntakeBusyError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is IntakeBusyError {
+    return OutputStoreError.isInstance(value) && value.name === 'IntakeBusyError';
+  }
+}

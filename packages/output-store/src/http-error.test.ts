@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
+  IntakeBusyError,
   InvalidOutputEventError,
   OutputNotFoundError,
   OutputTooLargeError,
@@ -23,6 +24,13 @@ describe('toHttpError', () => {
     expect(toHttpError(new OutputNotFoundError('out_x', 'expired'))).toMatchObject({
       status: 404,
       body: { error: { reason: 'expired' } },
+    });
+  });
+
+  it('maps a busy intake to 503 with its code', () => {
+    expect(toHttpError(new IntakeBusyError(32, 1))).toMatchObject({
+      status: 503,
+      body: { error: { code: 'UNAVAILABLE', message: expect.stringMatching(/limit of 32 concurrent/) } },
     });
   });
 

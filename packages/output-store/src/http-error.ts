@@ -1,6 +1,6 @@
 import { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
 
-const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 416 | 500> = {
+const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 416 | 500 | 503> = {
   INVALID_EVENT: 400,
   PATH_REJECTED: 400,
   UNAUTHORIZED: 401,
@@ -10,6 +10,7 @@ const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 4
   TOO_LARGE: 413,
   INVALID_RANGE: 416,
   STORAGE_FAILURE: 500,
+  UNAVAILABLE: 503,
 };
 
 /**
@@ -34,7 +35,7 @@ export interface HttpErrorBody {
  * ```
  */
 export function toHttpError(error: unknown): {
-  status: 400 | 401 | 403 | 404 | 409 | 413 | 416 | 500;
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 416 | 500 | 503;
   body: HttpErrorBody;
 } {
   if (!OutputStoreError.isInstance(error)) {

@@ -10,6 +10,7 @@ export {
 export { spawnEnv } from './env-names.js';
 export {
   IdempotencyConflictError,
+  IntakeBusyError,
   InvalidOutputEventError,
   type NotFoundReason,
   OutputForbiddenError,
@@ -26,6 +27,7 @@ export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
 export { createIntakeApp, type IntakeAppOptions, jsonEnvelopeType } from './intake-app.js';
 export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake-server.js';
+export { reservedLabelKeys } from './label-keys.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
 export { type ProcessSpawnerOptions, processSpawner } from './process-spawner.js';
 export { parseRangeHeader, type RangeRequest } from './range-header.js';

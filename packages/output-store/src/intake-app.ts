@@ -2,6 +2,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { type Context, Hono } from 'hono';
 import {
+  IntakeBusyError,
   InvalidOutputEventError,
   OutputForbiddenError,
   OutputTooLargeError,
@@ -9,10 +10,13 @@ import {
 } from './errors.js';
 import { toHttpError } from './http-error.js';
 import { isOutId } from './ids.js';
+import { jsonNestingDepth } from './json-depth.js';
+import { assertLabelKeys } from './label-keys.js';
 import { parseRangeHeader } from './range-header.js';
 import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from './schemas.js';
+import { SpawnQuota } from './spawn-quota.js';
 import { type TokenSecret, verifySpawnToken } from './spawn-token.js';
-import type { ContentRef, OutputEvent, OutputRecord, OutputStore } from './types.js';
+import type { ContentRef, OutputEvent, OutputRecord, OutputRef, OutputStore } from './types.js';
 
 /**
  * Options of {@link createIntakeApp}.
@@ -30,6 +34,18 @@ export interface IntakeAppOptions {
   readonly maxBodyBytes?: number;
   /** Cap of a JSON request, default 1 MiB. */
   readonly maxJsonBytes?: number;
+  /**
+   * Deepest nesting of arrays and objects in a JSON envelope, the envelope itself included
+   * (`{"content":{"kind":"json","value":[]}}` nests 3 deep); default 128. Deeper bodies are
+   * refused with 400 before they are parsed.
+   */
+  readonly maxJsonDepth?: number;
+  /**
+   * `/v1` requests handled at once, default 32 (each may hold a JSON envelope of up to
+   * `maxJsonBytes` in memory). Requests beyond it are refused at once with 503 and
+   * `Retry-After: 1` ({@link IntakeBusyError}); `/healthz` is not counted.
+   */
+  readonly maxConcurrentRequests?: number;
   readonly now?: () => number;
 }
 
@@ -52,15 +68,30 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
   const now = options.now ?? Date.now;
   const maxBodyBytes = options.maxBodyBytes ?? 2 ** 30;
   const maxJsonBytes = options.maxJsonBytes ?? 2 ** 20;
+  const maxJsonDepth = options.maxJsonDepth ?? 128;
+  const maxConcurrentRequests = options.maxConcurrentRequests ?? 32;
+  const quota = new SpawnQuota();
   const app = new Hono<IntakeEnv>();
+  let active = 0;
 
   app.onError((error, context) => {
     const { status, body } = toHttpError(error);
     if (status === 401) context.header('WWW-Authenticate', 'Bearer');
+    if (IntakeBusyError.isInstance(error)) context.header('Retry-After', String(error.retryAfterSeconds));
     return context.json(body, status);
   });
   app.notFound((context) => context.json({ error: { code: 'NOT_FOUND', message: 'no such route' } }, 404));
   app.get('/healthz', (context) => context.json({ status: 'ok' }));
+
+  app.use('/v1/*', async (_context, next) => {
+    if (active >= maxConcurrentRequests) throw new IntakeBusyError(maxConcurrentRequests, 1);
+    active += 1;
+    try {
+      await next();
+    } finally {
+      active -= 1;
+    }
+  });
 
   app.use('/v1/*', async (context, next) => {
     const header = context.req.header('authorization');
@@ -78,7 +109,7 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
       throw new OutputTooLargeError(limit, 'request body');
     const isJson = (context.req.header('content-type') ?? '').startsWith(jsonEnvelopeType);
     const draft = isJson
-      ? await readJsonEvent(context, Math.min(limit * 2, maxJsonBytes))
+      ? await readJsonEvent(context, Math.min(limit * 2, maxJsonBytes), maxJsonDepth)
       : await readRawEvent(context, limit);
     const producer = {
       ownerId: claims.ownerId,
@@ -87,8 +118,17 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
       ...(claims.agent ? { agent: claims.agent } : {}),
     };
     const existing = await store.findByIdempotencyKey(claims.ownerId, draft.idempotencyKey);
-    if (!existing) await assertQuota(store, claims);
-    const ref = await store.emit({ ...draft, producer });
+    const release = existing
+      ? undefined
+      : await quota.reserve(claims, draft.idempotencyKey, () =>
+          store.count({ ownerId: claims.ownerId, runId: claims.runId, spawnId: claims.spawnId }),
+        );
+    let ref: OutputRef;
+    try {
+      ref = await store.emit({ ...draft, producer });
+    } finally {
+      release?.();
+    }
     const record = await store.stat(ref);
     context.header('Location', `/v1/outputs/${ref.outId}`);
     return context.json({ ref, record }, existing ? 200 : 201);
@@ -167,12 +207,6 @@ async function readableRecord(
   return record;
 }
 
-async function assertQuota(store: OutputStore, claims: SpawnTokenClaims): Promise<void> {
-  const count = await store.count({ ownerId: claims.ownerId, runId: claims.runId, spawnId: claims.spawnId });
-  if (count >= claims.maxOutputs)
-    throw new OutputForbiddenError(`this spawn may store at most ${claims.maxOutputs} outputs`);
-}
-
 function header(context: Context<IntakeEnv>, name: string): string | undefined {
   const value = context.req.header(name);
   return value === undefined || value === '' ? undefined : value;
@@ -199,7 +233,9 @@ async function readRawEvent(context: Context<IntakeEnv>, limit: number): Promise
   const labelHeader = header(context, 'x-wharf-labels');
   let labels: Record<string, string> | undefined;
   if (labelHeader !== undefined) {
-    const parsed = labelsSchema.safeParse(Object.fromEntries(new URLSearchParams(labelHeader)));
+    const entries = Object.fromEntries(new URLSearchParams(labelHeader));
+    assertLabelKeys(entries, 'X-Wharf-Labels');
+    const parsed = labelsSchema.safeParse(entries);
     if (!parsed.success)
       throw new InvalidOutputEventError('X-Wharf-Labels', 'must be key=value pairs joined by &');
     labels = parsed.data;
@@ -233,22 +269,40 @@ async function* limited(body: ReadableStream<Uint8Array> | null, limit: number):
   }
 }
 
-async function readJsonEvent(context: Context<IntakeEnv>, limit: number): Promise<DraftEvent> {
+async function readJsonEvent(
+  context: Context<IntakeEnv>,
+  limit: number,
+  maxDepth: number,
+): Promise<DraftEvent> {
   const chunks: Uint8Array[] = [];
   for await (const chunk of limited(context.req.raw.body, limit)) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (jsonNestingDepth(text, maxDepth) > maxDepth) {
+    throw new InvalidOutputEventError(
+      'body',
+      `nests arrays and objects deeper than the limit of ${maxDepth} levels (maxJsonDepth)`,
+    );
+  }
   let value: unknown;
   try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw new InvalidOutputEventError('body', 'is not valid JSON');
   }
+  if (typeof value === 'object' && value !== null)
+    assertLabelKeys((value as { labels?: unknown }).labels, 'labels');
   const parsed = jsonEmitRequestSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new InvalidOutputEventError(issue?.path.join('.') || 'body', issue?.message ?? 'is invalid');
   }
   const { content, ...rest } = parsed.data;
+  // The schema's copy of a JSON value drops `__proto__` keys; the parsed original keeps them.
   const stored: ContentRef =
-    content.kind === 'bytes' ? { kind: 'bytes', bytes: Buffer.from(content.base64, 'base64') } : content;
+    content.kind === 'bytes'
+      ? { kind: 'bytes', bytes: Buffer.from(content.base64, 'base64') }
+      : content.kind === 'json'
+        ? { kind: 'json', value: (value as { content: { value: unknown } }).content.value }
+        : content;
   return { ...rest, content: stored } as DraftEvent;
 }

@@ -238,6 +238,53 @@ describe('intake server over HTTP', () => {
     expect(await store.findByIdempotencyKey('owner-a', 'k')).toBeUndefined();
   });
 
+  it('answers 400 naming the nesting limit for a deeply nested envelope and stores the deepest allowed', async () => {
+    const envelope = (key: string, depth: number) =>
+      `{"idempotencyKey":"${key}","content":{"kind":"json","value":${'['.repeat(depth)}${']'.repeat(depth)}}}`;
+    const headers = { 'content-type': 'application/vnd.wharf.output+json' };
+    const deep = await post(envelope('deep', 5000), headers, token({ maxOutputBytes: 1 << 16 }));
+    expect(deep.status).toBe(400);
+    expect(await errorOf(deep)).toMatchObject({
+      code: 'INVALID_EVENT',
+      field: 'body',
+      message: expect.stringMatching(/deeper than the limit of 128 levels/),
+    });
+    // The envelope and `content` are two levels, so the value may nest 126 deep.
+    expect((await post(envelope('deepest', 126), headers)).status).toBe(201);
+    expect((await post(envelope('too-deep', 127), headers)).status).toBe(400);
+    expect(await store.findByIdempotencyKey('owner-a', 'deep')).toBeUndefined();
+    expect(await store.findByIdempotencyKey('owner-a', 'too-deep')).toBeUndefined();
+  });
+
+  it('answers 400 naming the field for reserved label keys instead of dropping them', async () => {
+    const headers = { 'content-type': 'application/vnd.wharf.output+json' };
+    for (const key of ['__proto__', 'constructor', 'prototype']) {
+      const envelope = `{"idempotencyKey":"label-${key}","labels":{"ok":"1","${key}":"x"},"content":{"kind":"text","text":"x"}}`;
+      const response = await post(envelope, headers);
+      expect(response.status, key).toBe(400);
+      expect(await errorOf(response), key).toMatchObject({
+        code: 'INVALID_EVENT',
+        field: 'labels',
+        message: expect.stringContaining(`"${key}"`),
+      });
+      const raw = await post('x', { 'idempotency-key': `header-${key}`, 'x-wharf-labels': `ok=1&${key}=x` });
+      expect(raw.status, key).toBe(400);
+      expect(await errorOf(raw), key).toMatchObject({ field: 'X-Wharf-Labels' });
+    }
+    expect(await store.findByIdempotencyKey('owner-a', 'label-__proto__')).toBeUndefined();
+  });
+
+  it('keeps a "__proto__" key of a JSON value as data', async () => {
+    const response = await post(
+      '{"idempotencyKey":"proto-value","content":{"kind":"json","value":{"__proto__":{"polluted":true},"a":1}}}',
+      { 'content-type': 'application/vnd.wharf.output+json' },
+    );
+    expect(response.status).toBe(201);
+    const { ref } = (await response.json()) as { ref: { outId: string } };
+    const { body } = await store.get(ref);
+    expect(Buffer.from(body).toString('utf8')).toBe('{"__proto__":{"polluted":true},"a":1}');
+  });
+
   it('answers 404 with the reason for unknown and deleted outputs', async () => {
     const auth = { authorization: `Bearer ${token()}` };
     const unknown = await fetch(`${server.url}/v1/outputs/out_AAAAAAAAAAAAAAAA`, { headers: auth });

@@ -17,7 +17,8 @@ export type OutputStoreErrorCode =
   | 'IDEMPOTENCY_CONFLICT'
   | 'INVALID_RANGE'
   | 'PATH_REJECTED'
-  | 'STORAGE_FAILURE';
+  | 'STORAGE_FAILURE'
+  | 'UNAVAILABLE';
 
 /**
  * Base error of `@wharf/output-store`. Every error the package throws is one of these,

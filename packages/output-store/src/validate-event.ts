@@ -1,4 +1,5 @@
 import { InvalidOutputEventError } from './errors.js';
+import { assertLabelKeys } from './label-keys.js';
 import type { OutputEvent } from './types.js';
 
 const maxIdLength = 256;
@@ -50,6 +51,7 @@ function validateLabels(labels: OutputEvent['labels']): void {
   if (typeof labels !== 'object' || labels === null || Array.isArray(labels)) {
     throw new InvalidOutputEventError('labels', 'must be an object of strings');
   }
+  assertLabelKeys(labels, 'labels');
   const entries = Object.entries(labels);
   if (entries.length > maxLabels)
     throw new InvalidOutputEventError('labels', `must have at most ${maxLabels} entries`);

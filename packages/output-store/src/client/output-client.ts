@@ -56,6 +56,7 @@ const knownCodes = new Set<string>([
   'INVALID_RANGE',
   'PATH_REJECTED',
   'STORAGE_FAILURE',
+  'UNAVAILABLE',
 ]);
 
 /**
