@@ -128,6 +128,82 @@ describe('swarmWorkflow on a real Temporal server', () => {
     expect(JSON.stringify(state)).toContain('results:count');
   });
 
+  it('skips the reader of an untaken `||` branch; the swarm completes and `||` reads the side written', async () => {
+    const { workflowId } = await env.wharf.startSwarm(`
+name: branches
+tasks:
+  check:
+    script: { content: echo healthy }
+    output: †data.ok || †data.problem
+  on_problem:
+    depends_on: [check]
+    inputs: { problem: †data.problem.message }
+    script: { content: 'echo "handling $WHARF_INPUTS"' }
+    output: †data.handled
+  after_problem:
+    depends_on: [on_problem]
+    inputs: { handled: †data.handled.outId }
+    script: { content: echo never }
+  report:
+    depends_on: [check]
+    inputs: { source: '†data.problem.outId || †data.ok.outId' }
+    script: { content: 'echo "report $WHARF_INPUTS"' }
+  probe:
+    script: { content: 'echo "disk on fire" >&2; exit 4' }
+    output: †data.probe || †data.probe_error
+  on_probe_error:
+    depends_on: [probe]
+    inputs: { error: †data.probe_error.outId, message: †data.probe_error.message }
+    script: { content: 'echo "recovered $WHARF_INPUTS"' }
+`);
+    const { result, progress } = await env.withWorker(async () => ({
+      result: await env.wharf.result(workflowId),
+      progress: await env.wharf.progress(workflowId),
+    }));
+    const byTask = Object.fromEntries(result.tasks.map((task) => [task.task, task]));
+    expect(byTask.check?.status).toBe('done');
+    expect(byTask.on_problem).toMatchObject({
+      status: 'skipped',
+      reason: 'input †data.problem.message can no longer be written (check done)',
+    });
+    expect(byTask.after_problem).toMatchObject({
+      status: 'skipped',
+      reason: 'dependency on_problem skipped',
+    });
+    // `||` resolved to the side that was written.
+    const checkId = result.outputs.check?.[0] as string;
+    expect(await bodyOf(env, result.outputs.report?.[0] as string)).toBe(`report {"source":"${checkId}"}\n`);
+    // A failure's `||` side carries the same value as a success's: its out id, its message.
+    const probeId = result.outputs.probe?.[0] as string;
+    expect(byTask.probe?.status).toBe('failed');
+    expect(await bodyOf(env, result.outputs.on_probe_error?.[0] as string)).toBe(
+      `recovered {"error":"${probeId}","message":"disk on fire\\n"}\n`,
+    );
+    expect(result.metrics).toMatchObject({ failedCount: 1, skippedCount: 2 });
+    expect(progress.tasks.find((task) => task.task === 'on_problem')?.status).toBe('skipped');
+  });
+
+  it('completes a swarm whose only unfinished task is an untaken branch', async () => {
+    const { workflowId } = await env.wharf.startSwarm(`
+name: untaken
+tasks:
+  check:
+    script: { content: echo healthy }
+    output: †data.ok || †data.problem
+  on_problem:
+    depends_on: [check]
+    inputs: { problem: †data.problem.outId }
+    script: { content: echo never }
+`);
+    const result = await env.withWorker(() => env.wharf.result(workflowId));
+    expect(result.status).toBe('completed');
+    expect(result.tasks.map((task) => [task.task, task.status])).toEqual([
+      ['check', 'done'],
+      ['on_problem', 'skipped'],
+    ]);
+    expect(result.outputs.on_problem).toEqual([]);
+  });
+
   it('supervises with mounted evidence: the model sees failures first, history does not', async () => {
     const seen: string[] = [];
     const model = new MockLanguageModelV4({

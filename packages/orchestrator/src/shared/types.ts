@@ -222,6 +222,8 @@ export interface SwarmResult {
     totalBytes: number;
     taskCount: number;
     failedCount: number;
+    /** Tasks skipped: their inputs could no longer be written, or a dependency did not finish well. */
+    skippedCount?: number;
     continuedAsNew: number;
     /** The context pool that later tasks' contexts were chosen from (absent if it could not be measured). */
     context?: SwarmContextMetrics;

@@ -41,8 +41,13 @@ export function formatBytes(bytes: number): string {
  * ```
  */
 export function renderProgressTable(progress: SwarmProgress): string {
+  const counts = (['done', 'skipped', 'failed', 'cancelled'] as const)
+    .map((status) => [status, progress.tasks.filter((task) => task.status === status).length] as const)
+    .filter(([, count]) => count > 0)
+    .map(([status, count]) => ` · ${count} ${status}`)
+    .join('');
   const lines = [
-    `**${progress.swarm}** · ${progress.status} · step ${progress.step}`,
+    `**${progress.swarm}** · ${progress.status} · step ${progress.step}${counts}`,
     '',
     '| task | status | instances | bytes | outputs | note |',
     '|---|---|---|---|---|---|',

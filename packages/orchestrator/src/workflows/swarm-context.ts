@@ -23,7 +23,7 @@ export interface TaskOutputValue {
 /** Outcome of {@link SwarmContext.resolveInputs}. */
 export type InputResolution =
   | { ready: true; values: Record<string, unknown> }
-  | { ready: false; missing: string[] };
+  | { ready: false; missing: string[]; arguments: { argument: string; missing: readonly string[] }[] };
 
 /** What {@link SwarmContext.recordOutput} writes. */
 export interface RecordedOutput {
@@ -34,6 +34,12 @@ export interface RecordedOutput {
   result: SubagentResult;
   /** ISO timestamp from the workflow clock. */
   date: string;
+  /**
+   * Write a failure as the whole {@link TaskOutputValue} plus `message`, so `†failed.outId`
+   * resolves like `†ok.outId`. Off only for runs recorded before Wharf did this, which
+   * wrote `{ name, message }` alone.
+   */
+  wholeFailure?: boolean;
 }
 
 /**
@@ -45,7 +51,8 @@ export interface RecordedOutput {
  * - a task's `output` path receives a {@link TaskOutputValue} (ref, size, status, preview);
  *   loop instances write to the shared context with `push` (unless the task names another
  *   method), in instance order, so later tasks see one array of instance results;
- * - a failed task writes its error to the right side of `†ok || †failed`, if there is one.
+ * - a failed task writes its error to the right side of `†ok || †failed`, if there is one: the
+ *   same {@link TaskOutputValue} (status `failed`) plus `message` (the end of its stderr).
  */
 export class SwarmContext {
   readonly #log: ContextLog;
@@ -69,7 +76,8 @@ export class SwarmContext {
     const call: Call = { _tool: task, ...inputs };
     if (instance !== undefined) call._instance = `${task}#${instance}`;
     const resolution = resolveCall(this.#log, call);
-    if (resolution.status === 'not-ready') return { ready: false, missing: [...resolution.missing] };
+    if (resolution.status === 'not-ready')
+      return { ready: false, missing: [...resolution.missing], arguments: [...resolution.arguments] };
     const values: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(resolution.call)) if (!key.startsWith('_')) values[key] = value;
     return { ready: true, values };
@@ -95,7 +103,9 @@ export class SwarmContext {
     if (result.status === 'ok') {
       applyOutput(this.#log, call, value, { date: recorded.date });
     } else {
-      const error = { name: 'TaskFailed', message: result.stderrTail ?? 'task failed', ...value };
+      const message = result.stderrTail ?? 'task failed';
+      // applyOutput keeps only `name` and `message` of an error object: without `name` it keeps all.
+      const error = recorded.wholeFailure ? { ...value, message } : { name: 'TaskFailed', message, ...value };
       applyOutput(this.#log, call, error, { date: recorded.date, outcome: 'failure' });
     }
   }

@@ -34,6 +34,7 @@ import type {
   TaskProgress,
   WharfActivities,
 } from '../shared/types.js';
+import { failureReaders, planTasks } from './plan-tasks.js';
 import { formatBytes, renderProgressTable } from './progress-table.js';
 import { runPool } from './run-pool.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
@@ -97,6 +98,9 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   const contextPool: ContextPool = carried?.contextPool ?? { entries: [], added: 0, checkpoints: [] };
   // Runs started before Wharf chose contexts replay without them (no local activities).
   const withContext = patched('wharf-context-pool');
+  // Runs started before Wharf skipped tasks whose inputs can no longer be written (the untaken
+  // side of a `||` output) replay with the old planning: such a task failed, and so did the swarm.
+  const skipUnresolvable = patched('wharf-skip-unresolvable');
   const progress = new Map<string, TaskProgress>(
     (
       carried?.progress ??
@@ -206,9 +210,11 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
 
   const outputs: Record<string, string[]> = {};
   for (const task of taskNames) outputs[task] = [...(progress.get(task) as TaskProgress).outIds];
-  const failedCount = taskNames.filter(
-    (task) => (progress.get(task) as TaskProgress).status !== 'done',
-  ).length;
+  // A skipped task (an untaken branch, or downstream of one) does not fail the swarm.
+  const failedCount = taskNames.filter((task) => {
+    const taskStatus = (progress.get(task) as TaskProgress).status;
+    return taskStatus !== 'done' && !(skipUnresolvable && taskStatus === 'skipped');
+  }).length;
 
   let supervisorResult: SwarmResult['supervisor'];
   if (definition.supervisor !== undefined) {
@@ -264,6 +270,8 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       totalBytes: (state.get(channelNames.bytes) as number | undefined) ?? 0,
       taskCount: taskNames.length,
       failedCount,
+      skippedCount: taskNames.filter((task) => (progress.get(task) as TaskProgress).status === 'skipped')
+        .length,
       continuedAsNew: carried?.generation ?? 0,
       ...(contextPoolMetrics === undefined ? {} : { context: contextPoolMetrics }),
     },
@@ -330,39 +338,35 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   /** Decides what runs in the next superstep; marks skipped and waiting tasks on the way. */
   function planStep(): ScheduledInstance[] {
     const scheduled: ScheduledInstance[] = [];
-    for (const task of taskNames) {
-      const entry = progress.get(task) as TaskProgress;
-      if (entry.status !== 'pending' && entry.status !== 'waiting') continue;
-      const spec = definition.tasks[task] as TaskDefinition;
-      const blocked = spec.depends_on.find((dependency) => {
-        const other = (progress.get(dependency) as TaskProgress).status;
-        return other === 'failed' || other === 'skipped' || other === 'cancelled';
-      });
-      if (blocked !== undefined) {
+    const decisions = planTasks({
+      definition,
+      status: (task) => (progress.get(task) as TaskProgress).status,
+      joined: (task) => state.isReady(channelNames.join(task)),
+      resolve: (task, instance) =>
+        context.resolveInputs(task, (definition.tasks[task] as TaskDefinition).inputs, instance),
+      skipUnresolvable,
+    });
+    for (const decision of decisions) {
+      const entry = progress.get(decision.task) as TaskProgress;
+      if (decision.action === 'skip') {
         entry.status = 'skipped';
-        entry.reason = `dependency ${blocked} ${(progress.get(blocked) as TaskProgress).status}`;
+        entry.reason = decision.reason;
+        entry.waitingFor = [];
         entry.endedAt = Date.now();
         continue;
       }
-      if (spec.depends_on.length > 0 && !state.isReady(channelNames.join(task))) continue;
-      const total = spec.loop?.count ?? 1;
-      const instances: ScheduledInstance[] = [];
-      const missing = new Set<string>();
-      for (let instance = 0; instance < total; instance++) {
-        const resolved = context.resolveInputs(task, spec.inputs, total > 1 ? instance : undefined);
-        if (resolved.ready) instances.push({ task, instance, inputs: resolved.values });
-        else for (const path of resolved.missing) missing.add(path);
-      }
-      if (missing.size > 0) {
+      if (decision.action === 'wait') {
         entry.status = 'waiting';
-        entry.waitingFor = [...missing];
+        entry.waitingFor = decision.waitingFor;
         continue;
       }
-      if (spec.depends_on.length > 0) state.consume(channelNames.join(task));
+      const spec = definition.tasks[decision.task] as TaskDefinition;
+      if (spec.depends_on.length > 0) state.consume(channelNames.join(decision.task));
       entry.status = 'running';
       entry.waitingFor = [];
       entry.startedAt = Date.now();
-      scheduled.push(...instances);
+      for (const { instance, inputs } of decision.instances)
+        scheduled.push({ task: decision.task, instance, inputs });
     }
     return scheduled;
   }
@@ -476,6 +480,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
           output: spec.output,
           result,
           date: new Date().toISOString(),
+          wholeFailure: skipUnresolvable,
         });
         writes.push([channelNames.bytes, result.bytes]);
         const main = record.outIds[0];
@@ -503,12 +508,17 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       const entry = progress.get(task) as TaskProgress;
       if (entry.status === 'running') entry.status = 'done';
       entry.endedAt = Date.now();
-      if (entry.status !== 'done') continue;
-      const arrivals: [string, unknown][] = [];
-      for (const [other, spec] of Object.entries(definition.tasks)) {
-        if (spec.depends_on.includes(task))
-          arrivals.push([channelNames.join(other), { [task]: entry.outIds[0] ?? null }]);
-      }
+      // A failed task releases only the dependents that read its `||` failure branch.
+      const released =
+        entry.status === 'done'
+          ? taskNames.filter((other) => (definition.tasks[other] as TaskDefinition).depends_on.includes(task))
+          : entry.status === 'failed' && skipUnresolvable
+            ? failureReaders(definition, task)
+            : [];
+      const arrivals: [string, unknown][] = released.map((other) => [
+        channelNames.join(other),
+        { [task]: entry.outIds[0] ?? null },
+      ]);
       if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
     }
     state.foldSuperstep(step, updates);
