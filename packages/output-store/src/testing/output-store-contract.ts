@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OutputPathError } from '../errors.js';
 import { OutputStoreError } from '../output-store-error.js';
 import type { OutputEvent, OutputRef, OutputStore, Producer } from '../types.js';
 import { type ContractContext, type ContractHarness, createContractHarness } from './contract-context.js';
@@ -310,6 +311,38 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
         expect(error, path).toMatchObject({ code: 'PATH_REJECTED', reason });
       }
       expect((await store.list({})).records).toHaveLength(0);
+    });
+
+    it('refuses a hard link inside a root to a file outside it, and symlinked folders that escape', async () => {
+      const outside = join(harness.scratchDir, 'secret.txt');
+      await writeFile(outside, 'secret');
+      await link(outside, join(harness.allowedRoot, 'hard.txt'));
+      await writeFile(join(harness.allowedRoot, 'twin-a.txt'), 'two names, both inside');
+      await link(join(harness.allowedRoot, 'twin-a.txt'), join(harness.allowedRoot, 'twin-b.txt'));
+      await symlink(harness.scratchDir, join(harness.allowedRoot, 'out-dir'));
+      await mkdir(join(harness.allowedRoot, 'in'));
+      const cases: [string, string][] = [
+        [join(harness.allowedRoot, 'hard.txt'), 'hard-link'],
+        [join(harness.allowedRoot, 'twin-a.txt'), 'hard-link'],
+        [join(harness.allowedRoot, 'out-dir', 'secret.txt'), 'symlink-escape'],
+        [`${harness.allowedRoot}/in/../hard.txt`, 'traversal'],
+        [`${harness.allowedRoot}/in/..`, 'traversal'],
+      ];
+      for (const [path, reason] of cases) {
+        const error = await store
+          .emit({ producer, content: { kind: 'file', path }, idempotencyKey: `h-${path}` })
+          .catch((caught: unknown) => caught);
+        expect(error, path).toMatchObject({ code: 'PATH_REJECTED', reason });
+        expect(OutputPathError.isInstance(error), path).toBe(true);
+      }
+      expect((await store.list({})).records).toHaveLength(0);
+      await writeFile(join(harness.allowedRoot, 'single.txt'), 'one name');
+      const single = await store.emit({
+        producer,
+        content: { kind: 'file', path: join(harness.allowedRoot, 'single.txt') },
+        idempotencyKey: 'single',
+      });
+      expect(Buffer.from((await store.get(single)).body).toString()).toBe('one name');
     });
 
     it('applies retention by age, by run and by a total-bytes cap, oldest first', async () => {
