@@ -46,6 +46,7 @@ export type {
   ByteRange,
   ContentRef,
   GcResult,
+  IdempotencyScope,
   ListPage,
   ListQuery,
   OpenedBody,

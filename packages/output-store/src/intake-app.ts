@@ -86,7 +86,7 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
       spawnId: claims.spawnId,
       ...(claims.agent ? { agent: claims.agent } : {}),
     };
-    const existing = await store.findByIdempotencyKey(claims.ownerId, draft.idempotencyKey);
+    const existing = await store.findByIdempotencyKey(producer, draft.idempotencyKey);
     if (!existing) await assertQuota(store, claims);
     const ref = await store.emit({ ...draft, producer });
     const record = await store.stat(ref);

@@ -156,7 +156,7 @@ describe('intake server over HTTP', () => {
       code: 'UNAUTHORIZED',
       message: expect.stringMatching(/expired/),
     });
-    expect(await store.findByIdempotencyKey('owner-a', 'k')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'k')).toBeUndefined();
   });
 
   it("answers 403 for another owner's output and for refs outside the spawn's inputs", async () => {
@@ -202,8 +202,8 @@ describe('intake server over HTTP', () => {
     } as RequestInit);
     expect(streamed.status).toBe(413);
     expect(await errorOf(streamed)).toMatchObject({ limitBytes: 4096 });
-    expect(await store.findByIdempotencyKey('owner-a', 'big-declared')).toBeUndefined();
-    expect(await store.findByIdempotencyKey('owner-a', 'big-streamed')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'big-declared')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'big-streamed')).toBeUndefined();
   });
 
   it('answers 400 naming the field for malformed metadata', async () => {
@@ -235,7 +235,7 @@ describe('intake server over HTTP', () => {
       expect(response.status, field).toBe(400);
       expect(await errorOf(response), field).toMatchObject({ code: 'INVALID_EVENT', field });
     }
-    expect(await store.findByIdempotencyKey('owner-a', 'k')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'k')).toBeUndefined();
   });
 
   it('answers 404 with the reason for unknown and deleted outputs', async () => {

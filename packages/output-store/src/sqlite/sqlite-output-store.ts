@@ -16,6 +16,7 @@ import { OutputStoreError } from '../output-store-error.js';
 import type {
   ByteRange,
   GcResult,
+  IdempotencyScope,
   ListPage,
   ListQuery,
   OpenedBody,
@@ -260,9 +261,12 @@ export class SqliteOutputStore implements OutputStore {
     return statement;
   }
 
-  async findByIdempotencyKey(ownerId: string, idempotencyKey: string): Promise<OutputRef | undefined> {
+  async findByIdempotencyKey(
+    scope: IdempotencyScope,
+    idempotencyKey: string,
+  ): Promise<OutputRef | undefined> {
     this.#assertOpen();
-    const row = this.#statements.byKey.get(ownerId, idempotencyKey) as
+    const row = this.#byKey(scope, idempotencyKey) as
       | { out_id: string; expires_at: number | null }
       | undefined;
     if (!row || (row.expires_at !== null && row.expires_at <= this.#now())) return undefined;
@@ -380,8 +384,8 @@ export class SqliteOutputStore implements OutputStore {
   }
 
   /**
-   * A lone small output without labels is one autocommit INSERT; the unique (owner, key)
-   * constraint keeps retries and other processes from duplicating it. Returns undefined when
+   * A lone small output without labels is one autocommit INSERT; the unique (owner, run,
+   * spawn, key) constraint keeps retries and other processes from duplicating it. Returns undefined when
    * the full transaction is needed (labels, a body file, an expired holder of the key).
    */
   #insertAlone(event: OutputEvent, spooled: SpooledBody, now: number): OutputRef | undefined {
@@ -389,7 +393,7 @@ export class SqliteOutputStore implements OutputStore {
     const outId = newOutId();
     if (this.#statements.insertUnlessKeyed.run(rowValues(event, spooled, now, outId)).changes === 1)
       return { outId };
-    const existing = this.#statements.byKey.get(event.producer.ownerId, event.idempotencyKey) as
+    const existing = this.#byKey(event.producer, event.idempotencyKey) as
       | { out_id: string; sha256: string; expires_at: number | null }
       | undefined;
     if (!existing || (existing.expires_at !== null && existing.expires_at <= now)) return undefined;
@@ -401,7 +405,7 @@ export class SqliteOutputStore implements OutputStore {
   /** Body of the emit transaction: idempotency check, publish the body file, insert the row. */
   #insert(event: OutputEvent, spooled: SpooledBody, now: number): OutputRef {
     const { producer } = event;
-    const existing = this.#statements.byKey.get(producer.ownerId, event.idempotencyKey) as
+    const existing = this.#byKey(producer, event.idempotencyKey) as
       | { out_id: string; sha256: string; expires_at: number | null }
       | undefined;
     if (existing) {
@@ -462,6 +466,11 @@ export class SqliteOutputStore implements OutputStore {
         }
       })
       .immediate();
+  }
+
+  /** The row holding an idempotency key in its scope (owner, run, spawn), expired or not. */
+  #byKey(scope: IdempotencyScope, idempotencyKey: string): unknown {
+    return this.#statements.byKey.get(scope.ownerId, scope.runId, scope.spawnId, idempotencyKey);
   }
 
   #liveRow(ref: OutputRef): OutputRow {
