@@ -24,8 +24,13 @@ function isWithin(root: string, candidate: string): boolean {
 
 /**
  * Opens `path` for reading only if it is an absolute path without `..` segments, lies under
- * one of `allowedRoots` (also after resolving symlinks) and is a regular file. Throws
- * {@link OutputPathError} with the reason otherwise. The caller closes the handle.
+ * one of `allowedRoots` (also after resolving symlinks) and is a regular file with a single
+ * hard link. Throws {@link OutputPathError} with the reason otherwise. The caller closes the
+ * handle.
+ *
+ * A second hard link is refused (`hard-link`) because a link inside a root can name a file
+ * whose other name lies outside every root: the path checks cannot tell the two apart. The
+ * link count is read from the opened handle, so a link swapped in before the open is caught.
  *
  * @example
  * ```ts
@@ -66,6 +71,13 @@ export async function openAllowedFile(path: string, allowedRoots: readonly strin
     const opened = await handle.stat();
     if (!opened.isFile() || opened.ino !== info.ino) {
       throw new OutputPathError(path, 'not-regular-file', 'the file changed while it was opened');
+    }
+    if (opened.nlink > 1) {
+      throw new OutputPathError(
+        path,
+        'hard-link',
+        `the file has ${opened.nlink} hard links; another name may lie outside the allowed roots`,
+      );
     }
     return { handle, sizeBytes: opened.size, realPath: real };
   } catch (error) {

@@ -195,11 +195,13 @@ export type PathRejection =
   | 'outside-roots'
   | 'symlink-escape'
   | 'not-regular-file'
+  | 'hard-link'
   | 'missing';
 
 /**
  * A `file` content path was refused: relative, containing `..`, outside the allowed roots,
- * escaping them through a symlink, not a regular file, or missing.
+ * escaping them through a symlink, not a regular file, a file with more than one hard link
+ * (another name, possibly outside the roots, shares its content), or missing.
  *
  * @example
  * ```ts

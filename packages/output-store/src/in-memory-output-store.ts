@@ -14,6 +14,7 @@ import { planRetention } from './retention.js';
 import type {
   ByteRange,
   GcResult,
+  IdempotencyScope,
   ListPage,
   ListQuery,
   OpenedBody,
@@ -87,7 +88,7 @@ export class InMemoryOutputStore implements OutputStore {
       maxBodyBytes: this.#maxBodyBytes,
     });
     this.#assertOpen();
-    const keyId = `${event.producer.ownerId}\u0000${event.idempotencyKey}`;
+    const keyId = scopedKey(event.producer, event.idempotencyKey);
     const existingId = this.#keys.get(keyId);
     const existing = existingId === undefined ? undefined : this.#entries.get(existingId);
     if (existing) {
@@ -160,9 +161,12 @@ export class InMemoryOutputStore implements OutputStore {
     return total;
   }
 
-  async findByIdempotencyKey(ownerId: string, idempotencyKey: string): Promise<OutputRef | undefined> {
+  async findByIdempotencyKey(
+    scope: IdempotencyScope,
+    idempotencyKey: string,
+  ): Promise<OutputRef | undefined> {
     this.#assertOpen();
-    const outId = this.#keys.get(`${ownerId}\u0000${idempotencyKey}`);
+    const outId = this.#keys.get(scopedKey(scope, idempotencyKey));
     const entry = outId === undefined ? undefined : this.#entries.get(outId);
     return entry && !this.#isExpired(entry) ? { outId: entry.record.outId } : undefined;
   }
@@ -200,7 +204,7 @@ export class InMemoryOutputStore implements OutputStore {
     const entry = this.#entries.get(outId);
     if (!entry) return;
     this.#entries.delete(outId);
-    this.#keys.delete(`${entry.record.producer.ownerId}\u0000${entry.record.idempotencyKey}`);
+    this.#keys.delete(scopedKey(entry.record.producer, entry.record.idempotencyKey));
     this.#tombstones.set(outId, reason);
   }
 
@@ -219,6 +223,11 @@ export class InMemoryOutputStore implements OutputStore {
   #assertOpen(): void {
     if (this.#closed) throw new StorageFailureError('the output store is closed');
   }
+}
+
+/** The map key of an idempotency key in its scope; JSON keeps the parts apart whatever they hold. */
+function scopedKey(scope: IdempotencyScope, idempotencyKey: string): string {
+  return JSON.stringify([scope.ownerId, scope.runId, scope.spawnId, idempotencyKey]);
 }
 
 function matches(record: OutputRecord, query: ListQuery): boolean {

@@ -48,6 +48,7 @@ export type {
   ByteRange,
   ContentRef,
   GcResult,
+  IdempotencyScope,
   ListPage,
   ListQuery,
   OpenedBody,

@@ -117,7 +117,7 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
       spawnId: claims.spawnId,
       ...(claims.agent ? { agent: claims.agent } : {}),
     };
-    const existing = await store.findByIdempotencyKey(claims.ownerId, draft.idempotencyKey);
+    const existing = await store.findByIdempotencyKey(producer, draft.idempotencyKey);
     const release = existing
       ? undefined
       : await quota.reserve(claims, draft.idempotencyKey, () =>

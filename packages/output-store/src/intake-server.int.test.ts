@@ -156,7 +156,7 @@ describe('intake server over HTTP', () => {
       code: 'UNAUTHORIZED',
       message: expect.stringMatching(/expired/),
     });
-    expect(await store.findByIdempotencyKey('owner-a', 'k')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'k')).toBeUndefined();
   });
 
   it("answers 403 for another owner's output and for refs outside the spawn's inputs", async () => {
@@ -202,8 +202,8 @@ describe('intake server over HTTP', () => {
     } as RequestInit);
     expect(streamed.status).toBe(413);
     expect(await errorOf(streamed)).toMatchObject({ limitBytes: 4096 });
-    expect(await store.findByIdempotencyKey('owner-a', 'big-declared')).toBeUndefined();
-    expect(await store.findByIdempotencyKey('owner-a', 'big-streamed')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'big-declared')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'big-streamed')).toBeUndefined();
   });
 
   it('answers 400 naming the field for malformed metadata', async () => {
@@ -235,7 +235,7 @@ describe('intake server over HTTP', () => {
       expect(response.status, field).toBe(400);
       expect(await errorOf(response), field).toMatchObject({ code: 'INVALID_EVENT', field });
     }
-    expect(await store.findByIdempotencyKey('owner-a', 'k')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'k')).toBeUndefined();
   });
 
   it('answers 400 naming the nesting limit for a deeply nested envelope and stores the deepest allowed', async () => {
@@ -252,8 +252,8 @@ describe('intake server over HTTP', () => {
     // The envelope and `content` are two levels, so the value may nest 126 deep.
     expect((await post(envelope('deepest', 126), headers)).status).toBe(201);
     expect((await post(envelope('too-deep', 127), headers)).status).toBe(400);
-    expect(await store.findByIdempotencyKey('owner-a', 'deep')).toBeUndefined();
-    expect(await store.findByIdempotencyKey('owner-a', 'too-deep')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'deep')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'too-deep')).toBeUndefined();
   });
 
   it('answers 400 naming the field for reserved label keys instead of dropping them', async () => {
@@ -271,7 +271,7 @@ describe('intake server over HTTP', () => {
       expect(raw.status, key).toBe(400);
       expect(await errorOf(raw), key).toMatchObject({ field: 'X-Wharf-Labels' });
     }
-    expect(await store.findByIdempotencyKey('owner-a', 'label-__proto__')).toBeUndefined();
+    expect(await store.findByIdempotencyKey(base, 'label-__proto__')).toBeUndefined();
   });
 
   it('keeps a "__proto__" key of a JSON value as data', async () => {

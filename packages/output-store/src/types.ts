@@ -29,6 +29,19 @@ export interface Producer {
 }
 
 /**
+ * Where an idempotency key is unique: one owner, run and spawn. Two spawns may use the same
+ * key for different outputs; neither ever sees the other's output through it. A
+ * {@link Producer} is a scope.
+ *
+ * @example
+ * ```ts
+ * const scope: IdempotencyScope = { ownerId: 'team-a', runId: 'run-7', spawnId: 'spawn-3' };
+ * const ref = await store.findByIdempotencyKey(scope, 'wf-1/act-3/0');
+ * ```
+ */
+export type IdempotencyScope = Pick<Producer, 'ownerId' | 'runId' | 'spawnId'>;
+
+/**
  * How content arrives at the store: inline (text, a JSON value or bytes), a file path under
  * an allowed root (copied in), or a byte stream (never held in memory as a whole).
  *
@@ -47,7 +60,8 @@ export type ContentRef =
 
 /**
  * What a worker submits. `idempotencyKey` makes the submission safe to retry: the same key
- * (per owner) with the same body returns the same ref; with another body it is a conflict.
+ * from the same owner, run and spawn ({@link IdempotencyScope}) with the same body returns the
+ * same ref; with another body it is a conflict. Another spawn's use of the key is unrelated.
  *
  * @example
  * ```ts
@@ -211,7 +225,7 @@ export interface GcResult {
  * ```
  */
 export interface OutputStore {
-  /** Stores an output; a retry with the same idempotency key returns the same ref. */
+  /** Stores an output; a retry with the same idempotency key (same scope) returns the same ref. */
   emit(event: OutputEvent): Promise<OutputRef>;
   /** The record; throws `OutputNotFoundError` with a reason. */
   stat(ref: OutputRef): Promise<OutputRecord>;
@@ -223,8 +237,8 @@ export interface OutputStore {
   list(query?: ListQuery): Promise<ListPage>;
   /** How many live outputs match the filters (`limit` and `cursor` are ignored). */
   count(query?: ListQuery): Promise<number>;
-  /** The ref stored under this owner's idempotency key, if any. */
-  findByIdempotencyKey(ownerId: string, idempotencyKey: string): Promise<OutputRef | undefined>;
+  /** The live ref stored under this idempotency key by this owner, run and spawn, if any. */
+  findByIdempotencyKey(scope: IdempotencyScope, idempotencyKey: string): Promise<OutputRef | undefined>;
   /** Deletes an output; false when there was nothing to delete. */
   delete(ref: OutputRef): Promise<boolean>;
   /** Applies a retention policy. */

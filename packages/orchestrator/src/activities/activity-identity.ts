@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { IdempotencyScope } from '@wharf/output-store';
 import type { SubagentInput } from '../shared/types.js';
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -57,4 +58,17 @@ export function subagentIds(
     ownerId: safeId(input.ownerId),
     emitKeyPrefix: `${activity.workflowId}/${activity.runId}/${activity.activityId}`,
   };
+}
+
+/**
+ * The output store scope of a subagent's EMIT idempotency keys: its producer's owner, run and
+ * job, so a lookup by key finds only what this subagent stored.
+ *
+ * @example
+ * ```ts
+ * const ref = await store.findByIdempotencyKey(emitScope(ids), `${ids.emitKeyPrefix}/0`);
+ * ```
+ */
+export function emitScope(ids: Pick<SubagentIds, 'ownerId' | 'runId' | 'jobId'>): IdempotencyScope {
+  return { ownerId: ids.ownerId, runId: ids.runId, spawnId: ids.jobId };
 }

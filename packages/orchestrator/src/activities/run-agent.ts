@@ -11,7 +11,7 @@ import { z } from 'zod';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
-import type { SubagentIds } from './activity-identity.js';
+import { emitScope, type SubagentIds } from './activity-identity.js';
 import { recordWorker } from './record-worker.js';
 import { subagentContext } from './subagent-context.js';
 
@@ -45,7 +45,7 @@ export async function runAgent(
   const attempt = context.info.attempt;
 
   const finished = await artifacts.getWorker(ids.workerId);
-  const first = await store.findByIdempotencyKey(ids.ownerId, `${ids.emitKeyPrefix}/final/0`);
+  const first = await store.findByIdempotencyKey(emitScope(ids), `${ids.emitKeyPrefix}/final/0`);
   if (finished?.status === 'succeeded' && first !== undefined) return resumeAgent(ids, dependencies, first);
 
   const startedAt = new Date();
@@ -208,7 +208,7 @@ async function resumeAgent(
   const { store, artifacts } = dependencies;
   const outputs: OutputRef[] = [first];
   for (let index = 1; ; index++) {
-    const ref = await store.findByIdempotencyKey(ids.ownerId, `${ids.emitKeyPrefix}/final/${index}`);
+    const ref = await store.findByIdempotencyKey(emitScope(ids), `${ids.emitKeyPrefix}/final/${index}`);
     if (ref === undefined) break;
     outputs.push(ref);
   }

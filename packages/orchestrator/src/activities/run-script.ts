@@ -8,7 +8,7 @@ import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
 import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
 import { captureProcess, type ProcessCapture, resolveLimits, type StreamCapture } from '@wharf/stdio-limits';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
-import type { SubagentIds } from './activity-identity.js';
+import { emitScope, type SubagentIds } from './activity-identity.js';
 import { recordWorker } from './record-worker.js';
 import { subagentContext } from './subagent-context.js';
 
@@ -47,7 +47,7 @@ export async function runScript(
   const stdoutKey = `${ids.emitKeyPrefix}/0`;
   const stderrKey = `${ids.emitKeyPrefix}/1`;
 
-  const earlier = await store.findByIdempotencyKey(ids.ownerId, stdoutKey);
+  const earlier = await store.findByIdempotencyKey(emitScope(ids), stdoutKey);
   if (earlier !== undefined) return resume(ids, dependencies, earlier, stderrKey);
   const cwd = await workingDirectory(input);
 
@@ -164,7 +164,7 @@ export async function runScript(
       labels: { ...labels, stream: 'stdout', exit: String(capture.exitCode ?? capture.signal ?? '') },
     }),
   );
-  const stderrRef = await store.findByIdempotencyKey(ids.ownerId, stderrKey);
+  const stderrRef = await store.findByIdempotencyKey(emitScope(ids), stderrKey);
   if (stderrRef !== undefined) outputs.push(stderrRef);
   await rm(spillDir, { recursive: true, force: true });
 
@@ -218,7 +218,7 @@ async function resume(
 ): Promise<SubagentResult> {
   const { store, artifacts } = dependencies;
   const stdout = await store.stat(stdoutRef);
-  const stderrRef = await store.findByIdempotencyKey(ids.ownerId, stderrKey);
+  const stderrRef = await store.findByIdempotencyKey(emitScope(ids), stderrKey);
   const stderr = stderrRef === undefined ? undefined : await store.stat(stderrRef);
   const worker = await artifacts.getWorker(ids.workerId);
   const calls = await artifacts.listToolCalls(ids.workerId);

@@ -38,22 +38,53 @@ const steps: readonly string[] = [
      reason TEXT NOT NULL,
      removed_at INTEGER NOT NULL
    ) WITHOUT ROWID;`,
+  // 2: idempotency keys are unique per (owner, run, spawn), not per owner, so one spawn's key
+  // never finds, conflicts with or returns another spawn's output. SQLite cannot alter a
+  // table constraint: rebuild the table keeping every row and its seq (list cursors).
+  `CREATE TABLE outputs_v2 (
+     seq INTEGER PRIMARY KEY,
+     out_id TEXT NOT NULL UNIQUE,
+     owner_id TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     spawn_id TEXT NOT NULL,
+     agent TEXT,
+     idempotency_key TEXT NOT NULL,
+     name TEXT,
+     content_type TEXT NOT NULL,
+     size_bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER,
+     storage TEXT NOT NULL CHECK (storage IN ('inline', 'file')),
+     body BLOB,
+     labels TEXT NOT NULL DEFAULT '{}',
+     UNIQUE (owner_id, run_id, spawn_id, idempotency_key)
+   );
+   INSERT INTO outputs_v2 (seq, out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type,
+     size_bytes, sha256, created_at, expires_at, storage, body, labels)
+   SELECT seq, out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type,
+     size_bytes, sha256, created_at, expires_at, storage, body, labels FROM outputs;
+   DROP TABLE outputs;
+   ALTER TABLE outputs_v2 RENAME TO outputs;
+   CREATE INDEX outputs_by_run ON outputs (run_id, spawn_id);
+   CREATE INDEX outputs_by_file_sha ON outputs (sha256) WHERE storage = 'file';`,
 ];
 
 /** The schema version this code writes. */
 export const latestSchemaVersion = steps.length;
 
 /**
- * Brings the database to {@link latestSchemaVersion} inside one write transaction, so two
- * processes opening a fresh database at once cannot both migrate. Refuses a database written
- * by a newer version.
+ * Brings the database to `target` (default {@link latestSchemaVersion}) inside one write
+ * transaction, so two processes opening a fresh database at once cannot both migrate.
+ * Refuses a database written by a newer version. A lower `target` builds an older schema
+ * (tests of upgrades).
  *
  * @example
  * ```ts
  * migrate(new Database('outputs.db'));
  * ```
  */
-export function migrate(db: Database.Database): number {
+export function migrate(db: Database.Database, target: number = latestSchemaVersion): number {
   return db
     .transaction(() => {
       db.exec(
@@ -69,11 +100,11 @@ export function migrate(db: Database.Database): number {
         );
       }
       const record = db.prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)');
-      for (let version = current + 1; version <= latestSchemaVersion; version++) {
+      for (let version = current + 1; version <= target; version++) {
         db.exec(steps[version - 1] ?? '');
         record.run(version, Date.now());
       }
-      return latestSchemaVersion;
+      return Math.max(current, target);
     })
     .immediate();
 }

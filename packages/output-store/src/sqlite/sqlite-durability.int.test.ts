@@ -62,7 +62,8 @@ for (let index = 0; index < 150; index++) {
   const shared = index % 2 === 0;
   const key = shared ? 'shared-' + index : tag + '-' + index;
   const text = (shared ? 'shared body ' : tag + ' body ') + index + (index % 25 === 0 ? 'x'.repeat(100 * 1024) : '');
-  refs[key] = (await store.emit({ producer: { ownerId: 'owner', runId: 'run', spawnId: tag }, content: { kind: 'text', text }, idempotencyKey: key })).outId;
+  const spawnId = shared ? 'shared' : tag;
+  refs[key] = (await store.emit({ producer: { ownerId: 'owner', runId: 'run', spawnId }, content: { kind: 'text', text }, idempotencyKey: key })).outId;
 }
 await store.close();
 console.log('refs ' + JSON.stringify(refs));
@@ -91,7 +92,7 @@ describe('SqliteOutputStore durability', () => {
     const store = new SqliteOutputStore({ path: dbPath });
     try {
       expect((await store.list({})).records).toEqual([]);
-      expect(await store.findByIdempotencyKey('owner', 'crash')).toBeUndefined();
+      expect(await store.findByIdempotencyKey(producer, 'crash')).toBeUndefined();
       expect(await filesUnder(`${dbPath}.blobs`)).toEqual([]);
     } finally {
       await store.close();

@@ -16,6 +16,7 @@ import { OutputStoreError } from '../output-store-error.js';
 import type {
   ByteRange,
   GcResult,
+  IdempotencyScope,
   ListPage,
   ListQuery,
   OpenedBody,
@@ -96,6 +97,8 @@ export class SqliteOutputStore implements OutputStore {
   readonly #statements: Statements;
   readonly #listStatements = new Map<string, Database.Statement>();
   readonly #pending: PendingCommit[] = [];
+  /** Body files whose last row a transaction removed; unlinked only after it commits. */
+  readonly #doomed = new Set<string>();
   #flushScheduled = false;
   readonly #batchTransaction: Database.Transaction<
     (items: readonly PendingCommit[], now: number) => { ref?: OutputRef; error?: unknown }[]
@@ -260,9 +263,12 @@ export class SqliteOutputStore implements OutputStore {
     return statement;
   }
 
-  async findByIdempotencyKey(ownerId: string, idempotencyKey: string): Promise<OutputRef | undefined> {
+  async findByIdempotencyKey(
+    scope: IdempotencyScope,
+    idempotencyKey: string,
+  ): Promise<OutputRef | undefined> {
     this.#assertOpen();
-    const row = this.#statements.byKey.get(ownerId, idempotencyKey) as
+    const row = this.#byKey(scope, idempotencyKey) as
       | { out_id: string; expires_at: number | null }
       | undefined;
     if (!row || (row.expires_at !== null && row.expires_at <= this.#now())) return undefined;
@@ -271,14 +277,26 @@ export class SqliteOutputStore implements OutputStore {
 
   async delete(ref: OutputRef): Promise<boolean> {
     this.#assertOpen();
-    return this.#db
-      .transaction(() => this.#remove([{ outId: ref.outId, reason: 'deleted' }]).removed > 0)
-      .immediate();
+    try {
+      return this.#db
+        .transaction(() => this.#remove([{ outId: ref.outId, reason: 'deleted' }]).removed > 0)
+        .immediate();
+    } finally {
+      this.#dropDoomed();
+    }
   }
 
   async gc(policy: RetentionPolicy = {}): Promise<GcResult> {
     this.#assertOpen();
     const now = this.#now();
+    try {
+      return this.#gcTransaction(policy, now);
+    } finally {
+      this.#dropDoomed();
+    }
+  }
+
+  #gcTransaction(policy: RetentionPolicy, now: number): GcResult {
     return this.#db
       .transaction(() => {
         const removals: Removal[] = [];
@@ -336,6 +354,14 @@ export class SqliteOutputStore implements OutputStore {
   }
 
   #flush(): void {
+    try {
+      this.#flushPending();
+    } finally {
+      this.#dropDoomed();
+    }
+  }
+
+  #flushPending(): void {
     this.#flushScheduled = false;
     const items = this.#pending.splice(0, this.#pending.length);
     if (items.length === 0) return;
@@ -370,7 +396,7 @@ export class SqliteOutputStore implements OutputStore {
         continue;
       }
       const error = outcome?.error;
-      if (item.spooled.kind === 'temp' && !this.#closed) this.#dropIfUnreferenced(item.spooled.sha256);
+      if (item.spooled.kind === 'temp') this.#doomed.add(item.spooled.sha256);
       item.reject(
         OutputStoreError.isInstance(error)
           ? error
@@ -380,8 +406,8 @@ export class SqliteOutputStore implements OutputStore {
   }
 
   /**
-   * A lone small output without labels is one autocommit INSERT; the unique (owner, key)
-   * constraint keeps retries and other processes from duplicating it. Returns undefined when
+   * A lone small output without labels is one autocommit INSERT; the unique (owner, run,
+   * spawn, key) constraint keeps retries and other processes from duplicating it. Returns undefined when
    * the full transaction is needed (labels, a body file, an expired holder of the key).
    */
   #insertAlone(event: OutputEvent, spooled: SpooledBody, now: number): OutputRef | undefined {
@@ -389,7 +415,7 @@ export class SqliteOutputStore implements OutputStore {
     const outId = newOutId();
     if (this.#statements.insertUnlessKeyed.run(rowValues(event, spooled, now, outId)).changes === 1)
       return { outId };
-    const existing = this.#statements.byKey.get(event.producer.ownerId, event.idempotencyKey) as
+    const existing = this.#byKey(event.producer, event.idempotencyKey) as
       | { out_id: string; sha256: string; expires_at: number | null }
       | undefined;
     if (!existing || (existing.expires_at !== null && existing.expires_at <= now)) return undefined;
@@ -401,7 +427,7 @@ export class SqliteOutputStore implements OutputStore {
   /** Body of the emit transaction: idempotency check, publish the body file, insert the row. */
   #insert(event: OutputEvent, spooled: SpooledBody, now: number): OutputRef {
     const { producer } = event;
-    const existing = this.#statements.byKey.get(producer.ownerId, event.idempotencyKey) as
+    const existing = this.#byKey(producer, event.idempotencyKey) as
       | { out_id: string; sha256: string; expires_at: number | null }
       | undefined;
     if (existing) {
@@ -420,7 +446,11 @@ export class SqliteOutputStore implements OutputStore {
     return { outId };
   }
 
-  /** Deletes rows (inside the caller's transaction), tombstones them and drops orphaned body files. */
+  /**
+   * Deletes rows (inside the caller's transaction) and tombstones them. Body files are only
+   * noted: unlinking one before the transaction commits would leave a listed record without
+   * its body if the process died in between (`#dropDoomed` unlinks them after the commit).
+   */
   #remove(removals: readonly Removal[]): GcResult {
     let removed = 0;
     let freedBytes = 0;
@@ -434,21 +464,29 @@ export class SqliteOutputStore implements OutputStore {
       freedBytes += row.size_bytes;
       this.#statements.removeLabels.run(removal.outId);
       this.#statements.tombstone.run(removal.outId, removal.reason, now);
-      if (row.storage === 'file' && !this.#statements.fileShaUsed.get(row.sha256))
-        this.#blobs.remove(row.sha256);
+      if (row.storage === 'file') this.#doomed.add(row.sha256);
     }
     return { removed, freedBytes };
   }
 
-  #dropIfUnreferenced(sha256: string): void {
+  /**
+   * After a commit: unlinks the noted body files no row references any more. Runs under the
+   * write lock, so no other writer can publish a row for the same bytes in between; a crash
+   * here only leaves unreferenced files, which the next open's sweep removes.
+   */
+  #dropDoomed(): void {
+    if (this.#doomed.size === 0 || this.#closed) return;
+    const shas = [...this.#doomed];
+    this.#doomed.clear();
     try {
       this.#db
         .transaction(() => {
-          if (!this.#statements.fileShaUsed.get(sha256)) this.#blobs.remove(sha256);
+          for (const sha256 of shas)
+            if (!this.#statements.fileShaUsed.get(sha256)) this.#blobs.remove(sha256);
         })
         .immediate();
     } catch {
-      // The next open's sweep removes it.
+      // The next open's sweep removes them.
     }
   }
 
@@ -462,6 +500,11 @@ export class SqliteOutputStore implements OutputStore {
         }
       })
       .immediate();
+  }
+
+  /** The row holding an idempotency key in its scope (owner, run, spawn), expired or not. */
+  #byKey(scope: IdempotencyScope, idempotencyKey: string): unknown {
+    return this.#statements.byKey.get(scope.ownerId, scope.runId, scope.spawnId, idempotencyKey);
   }
 
   #liveRow(ref: OutputRef): OutputRow {

@@ -94,11 +94,12 @@ export function prepareStatements(db: Database.Database): Statements {
          sha256, created_at, expires_at, storage, body, labels)
        VALUES (@out_id, @owner_id, @run_id, @spawn_id, @agent, @idempotency_key, @name, @content_type, @size_bytes,
          @sha256, @created_at, @expires_at, @storage, @body, @labels)
-       ON CONFLICT (owner_id, idempotency_key) DO NOTHING`,
+       ON CONFLICT (owner_id, run_id, spawn_id, idempotency_key) DO NOTHING`,
     ),
     insertLabel: db.prepare('INSERT INTO output_labels (key, value, out_id) VALUES (?, ?, ?)'),
     byKey: db.prepare(
-      'SELECT out_id, sha256, expires_at FROM outputs WHERE owner_id = ? AND idempotency_key = ?',
+      `SELECT out_id, sha256, expires_at FROM outputs
+       WHERE owner_id = ? AND run_id = ? AND spawn_id = ? AND idempotency_key = ?`,
     ),
     record: db.prepare(`SELECT ${recordColumns} FROM outputs WHERE out_id = ?`),
     body: db.prepare('SELECT body FROM outputs WHERE out_id = ?'),

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OutputPathError } from '../errors.js';
 import { OutputStoreError } from '../output-store-error.js';
 import type { OutputEvent, OutputRef, OutputStore, Producer } from '../types.js';
 import { type ContractContext, type ContractHarness, createContractHarness } from './contract-context.js';
@@ -134,8 +135,8 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
       const second = await store.emit(textEvent('same', 'retry'));
       expect(second).toEqual(first);
       expect((await store.list({})).records).toHaveLength(1);
-      expect(await store.findByIdempotencyKey('owner-a', 'retry')).toEqual(first);
-      expect(await store.findByIdempotencyKey('owner-b', 'retry')).toBeUndefined();
+      expect(await store.findByIdempotencyKey(producer, 'retry')).toEqual(first);
+      expect(await store.findByIdempotencyKey({ ...producer, ownerId: 'owner-b' }, 'retry')).toBeUndefined();
     });
 
     it('settles concurrent emits of one key on one ref', async () => {
@@ -150,13 +151,33 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
       expect(Buffer.from((await store.get(first)).body).toString()).toBe('original');
     });
 
-    it('scopes idempotency keys to the owner', async () => {
-      const mine = await store.emit(textEvent('x', 'shared-key'));
-      const theirs = await store.emit({
-        ...textEvent('y', 'shared-key'),
-        producer: { ...producer, ownerId: 'owner-b' },
-      });
-      expect(theirs.outId).not.toBe(mine.outId);
+    it('scopes idempotency keys to the owner, run and spawn and never answers with another scope', async () => {
+      const mine = await store.emit(textEvent('same bytes', 'shared-key'));
+      const others: [Producer, string][] = [
+        [{ ...producer, ownerId: 'owner-b' }, 'same bytes'],
+        [{ ...producer, runId: 'run-2' }, 'same bytes'],
+        [{ ...producer, spawnId: 'spawn-2' }, 'same bytes'],
+        [{ ...producer, spawnId: 'spawn-3' }, 'different bytes'],
+      ];
+      const seen = new Set([mine.outId]);
+      for (const [scope, text] of others) {
+        const label = `${JSON.stringify(scope)} ${text}`;
+        expect(await store.findByIdempotencyKey(scope, 'shared-key'), label).toBeUndefined();
+        // Neither a retry answer naming `mine` nor a conflict naming it: an output of its own.
+        const own = await store.emit({ ...textEvent(text, 'shared-key'), producer: scope });
+        expect(seen.has(own.outId), label).toBe(false);
+        seen.add(own.outId);
+        expect((await store.stat(own)).producer, label).toEqual(scope);
+        expect(await store.findByIdempotencyKey(scope, 'shared-key'), label).toEqual(own);
+        expect(await store.emit({ ...textEvent(text, 'shared-key'), producer: scope }), label).toEqual(own);
+        expect(
+          await codeOf(store.emit({ ...textEvent('changed', 'shared-key'), producer: scope })),
+          label,
+        ).toBe('IDEMPOTENCY_CONFLICT');
+      }
+      expect(await store.findByIdempotencyKey(producer, 'shared-key')).toEqual(mine);
+      expect(Buffer.from((await store.get(mine)).body).toString()).toBe('same bytes');
+      expect(await store.count({})).toBe(1 + others.length);
     });
 
     it('reports unknown, deleted and expired outputs with their reason', async () => {
@@ -269,7 +290,7 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
         })
         .catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'TOO_LARGE', limitBytes: harness.maxBodyBytes });
-      expect(await store.findByIdempotencyKey('owner-a', 'huge')).toBeUndefined();
+      expect(await store.findByIdempotencyKey(producer, 'huge')).toBeUndefined();
       expect((await store.list({})).records).toHaveLength(0);
     });
 
@@ -310,6 +331,38 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
         expect(error, path).toMatchObject({ code: 'PATH_REJECTED', reason });
       }
       expect((await store.list({})).records).toHaveLength(0);
+    });
+
+    it('refuses a hard link inside a root to a file outside it, and symlinked folders that escape', async () => {
+      const outside = join(harness.scratchDir, 'secret.txt');
+      await writeFile(outside, 'secret');
+      await link(outside, join(harness.allowedRoot, 'hard.txt'));
+      await writeFile(join(harness.allowedRoot, 'twin-a.txt'), 'two names, both inside');
+      await link(join(harness.allowedRoot, 'twin-a.txt'), join(harness.allowedRoot, 'twin-b.txt'));
+      await symlink(harness.scratchDir, join(harness.allowedRoot, 'out-dir'));
+      await mkdir(join(harness.allowedRoot, 'in'));
+      const cases: [string, string][] = [
+        [join(harness.allowedRoot, 'hard.txt'), 'hard-link'],
+        [join(harness.allowedRoot, 'twin-a.txt'), 'hard-link'],
+        [join(harness.allowedRoot, 'out-dir', 'secret.txt'), 'symlink-escape'],
+        [`${harness.allowedRoot}/in/../hard.txt`, 'traversal'],
+        [`${harness.allowedRoot}/in/..`, 'traversal'],
+      ];
+      for (const [path, reason] of cases) {
+        const error = await store
+          .emit({ producer, content: { kind: 'file', path }, idempotencyKey: `h-${path}` })
+          .catch((caught: unknown) => caught);
+        expect(error, path).toMatchObject({ code: 'PATH_REJECTED', reason });
+        expect(OutputPathError.isInstance(error), path).toBe(true);
+      }
+      expect((await store.list({})).records).toHaveLength(0);
+      await writeFile(join(harness.allowedRoot, 'single.txt'), 'one name');
+      const single = await store.emit({
+        producer,
+        content: { kind: 'file', path: join(harness.allowedRoot, 'single.txt') },
+        idempotencyKey: 'single',
+      });
+      expect(Buffer.from((await store.get(single)).body).toString()).toBe('one name');
     });
 
     it('applies retention by age, by run and by a total-bytes cap, oldest first', async () => {
