@@ -46,7 +46,7 @@ describe('the wharf command', () => {
     );
     const run = await wharf(['validate', 'bad.yaml'], dir);
     expect(run.code).toBe(2);
-    expect(run.stderr).toContain('5:18 tasks.a.depends_on[0]: unknown task "ghost" (known: a)');
+    expect(run.stderr).toContain('5:18 tasks.a.depends_on[0]: unknown task "ghost" (defined: a)');
     await writeFile(join(dir, 'good.yaml'), 'name: good\ntasks:\n  a: { script: { content: echo ok } }\n');
     expect((await wharf(['validate', 'good.yaml'], dir)).stdout).toContain('good.yaml: ok');
   });

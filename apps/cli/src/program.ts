@@ -6,6 +6,8 @@ import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js
 import { runCommand } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
+import { ensureDataDir } from './ensure-data-dir.js';
+import { integerIn } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -32,7 +34,10 @@ export function createProgram(io: CliIo = processIo): Command {
     .addOption(dataDirOption())
     .option('--no-ui', 'do not serve the Temporal Web UI')
     .option('--address <host:port>', 'use this Temporal server instead of starting one')
-    .action(async (options: { dataDir: string; ui: boolean; address?: string }) => devCommand(options, io));
+    .action(async (options: { dataDir: string; ui: boolean; address?: string }) => {
+      await ensureDataDir(options.dataDir);
+      await devCommand(options, io);
+    });
 
   program
     .command('run <swarm.yaml>')
@@ -56,6 +61,7 @@ export function createProgram(io: CliIo = processIo): Command {
           dataDir: string;
         },
       ) => {
+        await ensureDataDir(options.dataDir);
         const result = await runCommand(file, options, io);
         if (result.status !== 'completed') {
           throw new CliError(
@@ -81,26 +87,33 @@ export function createProgram(io: CliIo = processIo): Command {
     .command('list')
     .description('List outputs, oldest first')
     .option('--run <workflowId>', 'only this run')
-    .option('--limit <n>', 'page size', (value) => Number.parseInt(value, 10), 100)
+    .option('--limit <n>', 'page size (1 to 1000)', integerIn('--limit', 1, 1000), 100)
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
-    .action(async (options: { run?: string; limit: number; json: boolean; dataDir: string }) =>
-      outputsList(options, io),
-    );
+    .action(async (options: { run?: string; limit: number; json: boolean; dataDir: string }) => {
+      await ensureDataDir(options.dataDir);
+      await outputsList(options, io);
+    });
   outputs
     .command('show <outId>')
     .description('Write an output body (or a byte range of it) to stdout')
     .option('--range <a-b>', 'byte range, end exclusive (e.g. 0-1024)')
     .option('--json', 'print the record instead of the body', false)
     .addOption(dataDirOption())
-    .action(async (outId: string, options: { range?: string; json: boolean; dataDir: string }) =>
-      outputsShow(outId, options, io),
-    );
+    .action(async (outId: string, options: { range?: string; json: boolean; dataDir: string }) => {
+      await ensureDataDir(options.dataDir);
+      await outputsShow(outId, options, io);
+    });
 
   program
     .command('evidence <workflowId>')
     .description('Print exactly the evidence a supervisor of that run would see')
-    .option('--budget <bytes>', 'evidence budget in bytes', (value) => Number.parseInt(value, 10), 32_000)
+    .option(
+      '--budget <bytes>',
+      'evidence budget in bytes',
+      integerIn('--budget', 0, Number.MAX_SAFE_INTEGER),
+      32_000,
+    )
     .option('--owner <id>', 'owner id', 'default')
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
@@ -108,7 +121,10 @@ export function createProgram(io: CliIo = processIo): Command {
       async (
         workflowId: string,
         options: { budget: number; owner: string; json: boolean; dataDir: string },
-      ) => evidenceCommand(workflowId, options, io),
+      ) => {
+        await ensureDataDir(options.dataDir);
+        await evidenceCommand(workflowId, options, io);
+      },
     );
 
   program

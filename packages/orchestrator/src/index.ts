@@ -6,13 +6,22 @@ export {
 } from './converter/output-store-storage-driver.js';
 export { type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
 export { formatSwarmIssue, SwarmDefinitionError, type SwarmIssue } from './dsl/swarm-definition-error.js';
+export { SwarmDefinitionTooLargeError } from './dsl/swarm-definition-too-large-error.js';
 export {
   type AgentDefinition,
   type SwarmDefinition,
   swarmDefinitionSchema,
   type TaskDefinition,
 } from './dsl/swarm-schema.js';
-export { ancestorsOf, findCycle, validateGraph } from './dsl/validate-graph.js';
+export { defaultSwarmSizeLimits, type SwarmSizeLimits } from './dsl/swarm-size-limits.js';
+export {
+  ancestorsOf,
+  dependencyOrder,
+  findCycle,
+  type GraphDefinition,
+  type GraphTask,
+  validateGraph,
+} from './dsl/validate-graph.js';
 export {
   createModelRegistry,
   type ModelRegistry,

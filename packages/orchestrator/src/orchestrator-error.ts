@@ -3,6 +3,7 @@ const marker = Symbol.for('@wharf/orchestrator/error');
 /** Stable machine-readable codes of {@link WharfOrchestratorError}. */
 export type WharfOrchestratorErrorCode =
   | 'INVALID_DEFINITION'
+  | 'DEFINITION_TOO_LARGE'
   | 'TEMPORAL_CLI_NOT_FOUND'
   | 'DEV_SERVER_FAILED'
   | 'UNKNOWN_MODEL'

@@ -1,10 +1,15 @@
 import { readFile } from 'node:fs/promises';
-import { parseSwarm, type SwarmDefinition, SwarmDefinitionError } from '@wharf/orchestrator';
+import {
+  parseSwarm,
+  type SwarmDefinition,
+  SwarmDefinitionError,
+  SwarmDefinitionTooLargeError,
+} from '@wharf/orchestrator';
 import { CliError } from '../cli-error.js';
 
 /**
  * Reads and validates a swarm file; a bad definition becomes a `CliError` whose message lists
- * every problem with its line, column and field path.
+ * every problem with its line, column and field path; so does one over the size limits.
  *
  * @example
  * ```ts
@@ -21,7 +26,7 @@ export async function loadSwarm(path: string): Promise<SwarmDefinition> {
   try {
     return parseSwarm(text, { source: path });
   } catch (error) {
-    if (SwarmDefinitionError.isInstance(error)) {
+    if (SwarmDefinitionError.isInstance(error) || SwarmDefinitionTooLargeError.isInstance(error)) {
       throw new CliError('INVALID_DEFINITION', error.message, { cause: error });
     }
     throw error;

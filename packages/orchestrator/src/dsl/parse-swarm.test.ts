@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm, validateSwarm } from './parse-swarm.js';
 import { SwarmDefinitionError } from './swarm-definition-error.js';
+import { SwarmDefinitionTooLargeError } from './swarm-definition-too-large-error.js';
+import { defaultSwarmSizeLimits } from './swarm-size-limits.js';
 import { ancestorsOf, findCycle } from './validate-graph.js';
 
 function issuesOf(text: string) {
@@ -191,5 +193,130 @@ describe('† references', () => {
     );
     expect(error.issues[0]?.path).toBe('tasks.use.inputs.a');
     expect(error.issues[0]?.message).toMatch(/position|expected/i);
+  });
+});
+
+describe('size limits', () => {
+  const oneTask = 'name: x\ntasks:\n  a: { script: { content: echo } }\n';
+  function tooLarge(run: () => unknown): SwarmDefinitionTooLargeError {
+    try {
+      run();
+    } catch (error) {
+      if (SwarmDefinitionTooLargeError.isInstance(error)) return error;
+      throw error;
+    }
+    throw new Error('expected a SwarmDefinitionTooLargeError');
+  }
+
+  it('documents its defaults', () => {
+    expect(defaultSwarmSizeLimits).toEqual({
+      maxBytes: 4 * 1024 * 1024,
+      maxTasks: 20_000,
+      maxAliasNodes: 10_000,
+    });
+  });
+
+  it('rejects YAML over maxBytes before parsing it, with a typed error', () => {
+    const text = `${oneTask}# ${'x'.repeat(defaultSwarmSizeLimits.maxBytes)}\n`;
+    const error = tooLarge(() => parseSwarm(text, { source: 'big.yaml' }));
+    expect(error.code).toBe('DEFINITION_TOO_LARGE');
+    expect(error).toMatchObject({
+      limit: 'maxBytes',
+      max: defaultSwarmSizeLimits.maxBytes,
+      source: 'big.yaml',
+    });
+    expect(error.actual).toBe(Buffer.byteLength(text));
+    expect(error.message).toMatch(
+      /^big\.yaml is too large: \d+ bytes, more than the limit of 4194304 \(maxBytes\)$/,
+    );
+    expect(SwarmDefinitionError.isInstance(error)).toBe(false);
+  });
+
+  it('rejects more tasks than maxTasks, in YAML and in objects; both limits are configurable', () => {
+    const threeTasks = `${oneTask}  b: { script: { content: echo } }\n  c: { script: { content: echo } }\n`;
+    const error = tooLarge(() => parseSwarm(threeTasks, { sizeLimits: { maxTasks: 2 } }));
+    expect(error).toMatchObject({ limit: 'maxTasks', max: 2, actual: 3 });
+    expect(error.message).toBe(
+      'the swarm definition is too large: 3 tasks, more than the limit of 2 (maxTasks)',
+    );
+    const tasks = Object.fromEntries(
+      Array.from({ length: defaultSwarmSizeLimits.maxTasks + 1 }, (_, index) => [
+        `t${index}`,
+        { script: { content: 'echo' } },
+      ]),
+    );
+    expect(tooLarge(() => validateSwarm({ name: 'x', tasks })).limit).toBe('maxTasks');
+    expect(tooLarge(() => parseSwarm(oneTask, { sizeLimits: { maxBytes: 10 } })).limit).toBe('maxBytes');
+    expect(parseSwarm(threeTasks, { sizeLimits: { maxTasks: 3, maxBytes: 1_000 } }).name).toBe('x');
+  });
+});
+
+describe('YAML aliases', () => {
+  it('rejects an alias bomb with the alias position instead of expanding it', () => {
+    const bomb = [
+      'name: bomb',
+      'a: &a [x, x, x, x, x, x, x, x, x, x]',
+      'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a, *a]',
+      'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b, *b]',
+      'd: &d [*c, *c, *c, *c, *c, *c, *c, *c, *c, *c]',
+      'e: &e [*d, *d, *d, *d, *d, *d, *d, *d, *d, *d]',
+      'tasks:',
+      '  a: { script: { content: echo } }',
+    ].join('\n');
+    const error = issuesOf(bomb);
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]?.message).toMatch(
+      /^YAML: aliases expand to more than 10000 nodes \(maxAliasNodes\)/,
+    );
+    expect(error.issues[0]?.line).toBe(5);
+    expect(error.issues[0]?.column).toBeGreaterThan(1);
+  });
+
+  it('still accepts ordinary anchors and aliases', () => {
+    const definition = parseSwarm(
+      'name: x\nagents:\n  r: &agent { model: m }\n  s: *agent\ntasks:\n  a: { agent: r }\n  b: { agent: s }\n',
+    );
+    expect(definition.agents.s?.model).toBe('m');
+  });
+
+  it('reports an alias to a missing anchor as a YAML error with its position', () => {
+    const error = issuesOf('name: x\ntasks:\n  a: { script: { content: echo }, depends_on: *nope }\n');
+    expect(error.issues[0]?.message).toMatch(/^YAML: .*nope/);
+    expect(error.issues[0]?.line).toBe(3);
+  });
+});
+
+describe('every kind of problem in one report', () => {
+  it('reports schema and graph problems together', () => {
+    const error = issuesOf(
+      'name: x\ntasks:\n  a:\n    script: { content: echo }\n    loop: { type: repeat, count: 0 }\n    depends_on: [ghost]\n  b:\n    script: { content: echo }\n    inputs: { p: †data.nobody }\n',
+    );
+    expect(error.issues.map((issue) => issue.path).sort()).toEqual([
+      'tasks.a.depends_on[0]',
+      'tasks.a.loop.count',
+      'tasks.b.inputs.p',
+    ]);
+  });
+
+  it('does not repeat a graph problem for a field the schema already rejects', () => {
+    const error = issuesOf('name: x\ntasks:\n  a:\n    script: { content: echo }\n    depends_on: [9bad]\n');
+    expect(error.issues.map((issue) => issue.path)).toEqual(['tasks.a.depends_on[0]']);
+  });
+
+  it('reports a repeated key at its position', () => {
+    const error = issuesOf(
+      'name: x\ntasks:\n  a: { script: { content: echo } }\n  a: { script: { content: echo } }\n',
+    );
+    expect(error.issues).toEqual([
+      { path: '', message: 'YAML: Map keys must be unique', line: 4, column: 3 },
+    ]);
+  });
+
+  it('reports every YAML syntax error, not only the first', () => {
+    const error = issuesOf('name: x\ntasks:\n  a: [unclosed\n  b: "open\n');
+    expect(error.issues.length).toBeGreaterThanOrEqual(2);
+    expect(error.issues.every((issue) => issue.message.startsWith('YAML:') && issue.line !== undefined)).toBe(
+      true,
+    );
   });
 });

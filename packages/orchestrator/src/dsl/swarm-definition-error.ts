@@ -12,6 +12,9 @@ export interface SwarmIssue {
   column?: number;
 }
 
+/** The message lists at most this many issues; `issues` keeps them all. */
+const ISSUES_SHOWN = 50;
+
 /** Formats an issue as `line:column path: message`. */
 export function formatSwarmIssue(issue: SwarmIssue): string {
   const where = issue.line === undefined ? '' : `${issue.line}:${issue.column ?? 1} `;
@@ -22,7 +25,8 @@ export function formatSwarmIssue(issue: SwarmIssue): string {
 /**
  * A swarm definition that cannot run: YAML syntax errors, schema violations and graph
  * problems (unknown dependencies, cycles, references to outputs that cannot exist yet).
- * Every issue names the field path and, for YAML input, the line and column.
+ * Every issue names the field path and, for YAML input, the line and column. The message
+ * lists the first 50 issues and then "… and K more problems"; `issues` holds every one.
  *
  * @example
  * ```ts
@@ -39,7 +43,9 @@ export class SwarmDefinitionError extends WharfOrchestratorError {
 
   constructor(issues: readonly SwarmIssue[], source?: string) {
     const head = `Invalid swarm definition${source === undefined ? '' : ` in ${source}`} (${issues.length} ${issues.length === 1 ? 'problem' : 'problems'}):`;
-    super('INVALID_DEFINITION', [head, ...issues.map((issue) => `  ${formatSwarmIssue(issue)}`)].join('\n'));
+    const shown = issues.slice(0, ISSUES_SHOWN).map((issue) => `  ${formatSwarmIssue(issue)}`);
+    if (issues.length > ISSUES_SHOWN) shown.push(`  … and ${issues.length - ISSUES_SHOWN} more problems`);
+    super('INVALID_DEFINITION', [head, ...shown].join('\n'));
     this.name = 'SwarmDefinitionError';
     this.issues = issues;
     this.source = source;

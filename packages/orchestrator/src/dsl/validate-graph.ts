@@ -1,22 +1,51 @@
+import { nameHint } from './suggest-names.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
-import type { SwarmDefinition } from './swarm-schema.js';
 import { validateReferences } from './validate-references.js';
+
+/** What the graph checks read of one task; a validated `TaskDefinition` is one. */
+export interface GraphTask {
+  depends_on: readonly string[];
+  agent?: string | undefined;
+  context?:
+    | { include_tasks?: readonly string[] | undefined; exclude_tasks?: readonly string[] | undefined }
+    | undefined;
+  inputs?: Readonly<Record<string, string>> | undefined;
+  output?: string | { path: string } | undefined;
+}
+
+/**
+ * What the graph checks read of a definition; a validated `SwarmDefinition` is one. When
+ * `agents` is undefined (it could not be read), agent names are not checked.
+ */
+export interface GraphDefinition {
+  tasks: Readonly<Record<string, GraphTask>>;
+  agents?: Readonly<Record<string, unknown>> | undefined;
+  supervisor?: { agent: string } | undefined;
+}
+
+/** A cycle longer than this is shown by its first and last few tasks. */
+const CYCLE_SHOWN = 10;
 
 /**
  * Checks what the schema cannot: every `depends_on` names a task, every agent task and
  * the supervisor name a defined agent, context include/exclude lists name tasks, the
  * dependency graph has no cycle, and every `†` input can have been written before its task
  * runs (see {@link validateReferences}). Returns the issues found (empty when sound).
+ * Linear in the size of the definition; an unknown name is explained by the nearest defined
+ * names, never by the whole list.
  *
  * @example
  * ```ts
  * const issues = validateGraph(definition);
  * ```
  */
-export function validateGraph(definition: SwarmDefinition): SwarmIssue[] {
+export function validateGraph(definition: GraphDefinition): SwarmIssue[] {
   const issues: SwarmIssue[] = [];
   const tasks = definition.tasks;
-  const known = new Set(Object.keys(tasks));
+  const taskHint = nameHint(Object.keys(tasks));
+  const agents = definition.agents;
+  const agentHint = nameHint(agents === undefined ? [] : Object.keys(agents));
+  const unknownAgent = (agent: string) => agents !== undefined && !Object.hasOwn(agents, agent);
   for (const [taskName, task] of Object.entries(tasks)) {
     task.depends_on.forEach((dependency, index) => {
       if (dependency === taskName) {
@@ -24,67 +53,104 @@ export function validateGraph(definition: SwarmDefinition): SwarmIssue[] {
           path: `tasks.${taskName}.depends_on[${index}]`,
           message: 'a task cannot depend on itself',
         });
-      } else if (!known.has(dependency)) {
+      } else if (!Object.hasOwn(tasks, dependency)) {
         issues.push({
           path: `tasks.${taskName}.depends_on[${index}]`,
-          message: `unknown task "${dependency}" (known: ${[...known].join(', ')})`,
+          message: `unknown task "${dependency}"${taskHint(dependency)}`,
         });
       }
     });
-    if (task.agent !== undefined && definition.agents[task.agent] === undefined) {
-      issues.push({ path: `tasks.${taskName}.agent`, message: `unknown agent "${task.agent}"` });
+    if (task.agent !== undefined && unknownAgent(task.agent)) {
+      issues.push({
+        path: `tasks.${taskName}.agent`,
+        message: `unknown agent "${task.agent}"${agentHint(task.agent)}`,
+      });
     }
     for (const list of ['include_tasks', 'exclude_tasks'] as const) {
       task.context?.[list]?.forEach((other, index) => {
-        if (!known.has(other)) {
+        if (!Object.hasOwn(tasks, other)) {
           issues.push({
             path: `tasks.${taskName}.context.${list}[${index}]`,
-            message: `unknown task "${other}"`,
+            message: `unknown task "${other}"${taskHint(other)}`,
           });
         }
       });
     }
   }
-  if (definition.supervisor !== undefined && definition.agents[definition.supervisor.agent] === undefined) {
-    issues.push({ path: 'supervisor.agent', message: `unknown agent "${definition.supervisor.agent}"` });
-  }
-  const cycle = findCycle(tasks);
-  if (cycle !== undefined) {
+  const supervisor = definition.supervisor;
+  if (supervisor !== undefined && unknownAgent(supervisor.agent)) {
     issues.push({
-      path: `tasks.${cycle[0]}.depends_on`,
-      message: `dependency cycle: ${cycle.join(' → ')}`,
+      path: 'supervisor.agent',
+      message: `unknown agent "${supervisor.agent}"${agentHint(supervisor.agent)}`,
     });
+  }
+  const sorted = dependencyOrder(tasks);
+  if ('cycle' in sorted) {
+    issues.push({ path: `tasks.${sorted.cycle[0]}.depends_on`, message: describeCycle(sorted.cycle) });
     return issues;
   }
-  return [...issues, ...validateReferences(definition)];
+  return [...issues, ...validateReferences(definition, sorted.order)];
 }
 
 /** Returns one dependency cycle as a closed list of task names (`a → b → a`), if any. */
 export function findCycle(
   tasks: Readonly<Record<string, { depends_on: readonly string[] }>>,
 ): string[] | undefined {
+  const sorted = dependencyOrder(tasks);
+  return 'cycle' in sorted ? sorted.cycle : undefined;
+}
+
+/**
+ * Every task, dependencies before their dependents, or one cycle that prevents such an order.
+ * Self-dependencies and unknown names are skipped (they are reported on their own).
+ * Iterative depth-first search: no recursion, so any chain length is fine.
+ *
+ * @example
+ * ```ts
+ * dependencyOrder({ a: { depends_on: ['b'] }, b: { depends_on: [] } }); // { order: ['b', 'a'] }
+ * ```
+ */
+export function dependencyOrder(
+  tasks: Readonly<Record<string, { depends_on: readonly string[] }>>,
+): { order: string[] } | { cycle: string[] } {
   const state = new Map<string, 'visiting' | 'done'>();
-  const stack: string[] = [];
-  const visit = (node: string): string[] | undefined => {
-    const seen = state.get(node);
-    if (seen === 'done') return undefined;
-    if (seen === 'visiting') return [...stack.slice(stack.indexOf(node)), node];
-    state.set(node, 'visiting');
-    stack.push(node);
-    for (const next of tasks[node]?.depends_on ?? []) {
-      if (next === node || tasks[next] === undefined) continue;
-      const cycle = visit(next);
-      if (cycle !== undefined) return cycle;
+  const order: string[] = [];
+  for (const root of Object.keys(tasks)) {
+    if (state.has(root)) continue;
+    state.set(root, 'visiting');
+    const path: string[] = [root];
+    const next: number[] = [0];
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const node = path[top] as string;
+      const dependencies = (tasks[node] as { depends_on: readonly string[] }).depends_on;
+      const index = next[top] as number;
+      if (index >= dependencies.length) {
+        state.set(node, 'done');
+        order.push(node);
+        path.pop();
+        next.pop();
+        continue;
+      }
+      next[top] = index + 1;
+      const dependency = dependencies[index] as string;
+      if (dependency === node || !Object.hasOwn(tasks, dependency)) continue;
+      const seen = state.get(dependency);
+      if (seen === 'done') continue;
+      if (seen === 'visiting') return { cycle: [...path.slice(path.indexOf(dependency)), dependency] };
+      state.set(dependency, 'visiting');
+      path.push(dependency);
+      next.push(0);
     }
-    stack.pop();
-    state.set(node, 'done');
-    return undefined;
-  };
-  for (const node of Object.keys(tasks)) {
-    const cycle = visit(node);
-    if (cycle !== undefined) return cycle;
   }
-  return undefined;
+  return { order };
+}
+
+function describeCycle(cycle: readonly string[]): string {
+  const size = cycle.length - 1;
+  if (cycle.length <= CYCLE_SHOWN + 1) return `dependency cycle: ${cycle.join(' → ')}`;
+  const half = CYCLE_SHOWN / 2;
+  return `dependency cycle of ${size} tasks: ${[...cycle.slice(0, half), '…', ...cycle.slice(-half)].join(' → ')}`;
 }
 
 /**
@@ -103,9 +169,9 @@ export function ancestorsOf(
   const pending = [...(tasks[taskName]?.depends_on ?? [])];
   while (pending.length > 0) {
     const next = pending.pop() as string;
-    if (out.has(next) || tasks[next] === undefined) continue;
+    if (out.has(next) || !Object.hasOwn(tasks, next)) continue;
     out.add(next);
-    pending.push(...(tasks[next]?.depends_on ?? []));
+    for (const dependency of tasks[next]?.depends_on ?? []) pending.push(dependency);
   }
   return out;
 }

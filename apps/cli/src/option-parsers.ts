@@ -1,0 +1,24 @@
+import { InvalidArgumentError } from 'commander';
+
+/**
+ * A commander argument parser for a whole number in `[min, max]`; anything else is refused
+ * with a message naming the option, so the command exits 2 before doing anything.
+ *
+ * @example
+ * ```ts
+ * new Option('--limit <n>').argParser(integerIn('--limit', 1, 1000));
+ * ```
+ */
+export function integerIn(option: string, min: number, max: number): (value: string) => number {
+  return (value) => {
+    const number = /^[+-]?\d+$/.test(value.trim()) ? Number(value) : Number.NaN;
+    if (!Number.isSafeInteger(number) || number < min || number > max) {
+      const range =
+        max === Number.MAX_SAFE_INTEGER
+          ? `an integer of at least ${min}`
+          : `an integer from ${min} to ${max}`;
+      throw new InvalidArgumentError(`${option} must be ${range}, got "${value}".`);
+    }
+    return number;
+  };
+}
