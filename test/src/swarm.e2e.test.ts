@@ -60,6 +60,9 @@ describe('swarmWorkflow on a real Temporal server', () => {
     const byTask = Object.fromEntries(result.tasks.map((task) => [task.task, task]));
 
     expect(result.status).toBe('failed');
+    // The run itself ends failed (Web UI, visibility); wharf.result still returned its result.
+    const description = await env.temporal.client.workflow.getHandle(workflowId).describe();
+    expect(description.status.name).toBe('FAILED');
     expect(byTask.fetch?.status).toBe('done');
     expect(byTask.count).toMatchObject({ status: 'done', instances: { done: 3, total: 3 } });
     expect(byTask.report?.status).toBe('done');

@@ -102,13 +102,20 @@ try {
   }
   if (embedded.uiUrl !== undefined) {
     io.out(`\nIn the Temporal Web UI: ${embedded.workflowUrl(workflowId, firstExecutionRunId)}`);
+    if (result.status === 'failed') {
+      io.out('  the run shows FAILED (WharfSwarmFailed: its message names the failed tasks and why);');
+    }
     io.out(
-      '  User Metadata: the swarm summary, its task table and the live progress table (Current Details);',
+      '  User Metadata: the swarm summary, its task table and the progress, failures first (Current Details);',
     );
     io.out('  Event History: one activity per subagent with a one-line summary, grouped per subagent;');
     io.out(
       `  every run of this swarm: ${embedded.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent(`WharfSwarm="${definition.name}"`)}`,
     );
+    io.out(
+      `  its failed runs: ${embedded.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent(`WharfSwarm="${definition.name}" AND WharfStatus="failed"`)}`,
+    );
+    io.out('  (add the WharfSwarm and WharfStatus columns once with "Configure Columns" on the list page)');
   }
   if (keep && embedded.startedServer) {
     io.out('\n--keep: the dev server and its Web UI stay up until you press Ctrl-C.');

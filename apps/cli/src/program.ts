@@ -74,7 +74,7 @@ export function createProgram(io: CliIo = processIo): Command {
 
   program
     .command('status <workflowId>')
-    .description("Show a swarm's progress")
+    .description("Show a swarm's progress (a finished swarm: its result)")
     .option('--address <host:port>', 'Temporal server', addressDefault)
     .option('--namespace <name>', 'Temporal namespace', 'default')
     .option('--json', 'print JSON', false)

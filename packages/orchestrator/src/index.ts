@@ -31,6 +31,7 @@ export {
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
 export { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from './shared/definitions.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
+export { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from './shared/swarm-failure.js';
 export type {
   CarriedState,
   OutputRefJson,

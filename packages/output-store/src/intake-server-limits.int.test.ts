@@ -72,7 +72,9 @@ describe('intake server timeouts', () => {
     const { answer, sent } = await drip(server, postHead('drip', 500), 'x'.repeat(500), 20);
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(sent).toBeLessThan(500);
-    expect(await store.findByIdempotencyKey({ ownerId: 'owner-l', runId: 'run-l', spawnId: 'spawn-l' }, 'drip')).toBeUndefined();
+    expect(
+      await store.findByIdempotencyKey({ ownerId: 'owner-l', runId: 'run-l', spawnId: 'spawn-l' }, 'drip'),
+    ).toBeUndefined();
   });
 
   it('answers 408 to headers dripped slower than headersTimeoutMs', async () => {
@@ -90,7 +92,9 @@ describe('intake server timeouts', () => {
     const server = await serve({ store, idleTimeoutMs: 300 });
     const { answer } = await drip(server, `${postHead('quiet', 100)}only part of it`, '', 20);
     expect(answer).toBe('');
-    expect(await store.findByIdempotencyKey({ ownerId: 'owner-l', runId: 'run-l', spawnId: 'spawn-l' }, 'quiet')).toBeUndefined();
+    expect(
+      await store.findByIdempotencyKey({ ownerId: 'owner-l', runId: 'run-l', spawnId: 'spawn-l' }, 'quiet'),
+    ).toBeUndefined();
   });
 
   it('refuses timeouts that are not positive whole milliseconds, naming the option', async () => {
@@ -150,6 +154,8 @@ describe('intake server concurrency cap', () => {
     open();
     expect((await Promise.all(held)).map((response) => response.status)).toEqual([201, 201]);
     expect((await post('after')).status).toBe(201);
-    expect(await store.findByIdempotencyKey({ ownerId: 'owner-l', runId: 'run-l', spawnId: 'spawn-l' }, 'refused')).toBeUndefined();
+    expect(
+      await store.findByIdempotencyKey({ ownerId: 'owner-l', runId: 'run-l', spawnId: 'spawn-l' }, 'refused'),
+    ).toBeUndefined();
   });
 });

@@ -4,7 +4,10 @@ import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
 
-/** `wharf status <workflowId>`: the swarm's progress table (needs a running worker to answer). */
+/**
+ * `wharf status <workflowId>`: a running swarm's progress table (a worker answers the query);
+ * for a finished swarm, failed or not, its result, read from Temporal without a worker.
+ */
 export async function statusCommand(
   workflowId: string,
   options: { address: string; namespace: string; json: boolean },
@@ -19,9 +22,21 @@ export async function statusCommand(
   );
   try {
     const wharf = new WharfClient({ connection, namespace: options.namespace });
-    const progress = await wharf.progress(workflowId).catch((error: Error) => {
+    const notFound = (error: Error): never => {
       throw new CliError('NOT_FOUND', `cannot query ${workflowId}: ${error.message}`, { cause: error });
-    });
+    };
+    const description = await wharf.client.workflow.getHandle(workflowId).describe().catch(notFound);
+    if (description.status.name !== 'RUNNING') {
+      // A finished swarm's result, whether its run completed or failed with WharfSwarmFailed.
+      const result = await wharf.result(workflowId).catch(() => undefined);
+      if (result !== undefined) {
+        if (options.json) return printJson(io, result);
+        io.out(`${result.swarm}: ${result.status} (run ${description.status.name.toLowerCase()})`);
+        for (const line of progressLines({ ...result, step: 0 }, Date.now())) io.out(`  ${line}`);
+        return;
+      }
+    }
+    const progress = await wharf.progress(workflowId).catch(notFound);
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);

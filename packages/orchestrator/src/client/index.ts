@@ -1,3 +1,4 @@
+export { swarmResultFromFailure } from './swarm-result-from-failure.js';
 export {
   type StartSwarmOptions,
   type SwarmHandle,

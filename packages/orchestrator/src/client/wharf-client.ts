@@ -12,6 +12,7 @@ import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import type { SwarmProgress, SwarmResult, SwarmWorkflowInput } from '../shared/types.js';
 import { renderTaskTable } from '../workflows/progress-table.js';
+import { swarmResultFromFailure } from './swarm-result-from-failure.js';
 
 /** Options of {@link WharfClient}. */
 export interface WharfClientOptions {
@@ -106,9 +107,19 @@ export class WharfClient {
     return { workflowId, firstExecutionRunId: handle.firstExecutionRunId, handle };
   }
 
-  /** Waits for the swarm's result (follows continue-as-new). */
+  /**
+   * Waits for the swarm's result (follows continue-as-new). A swarm whose tasks failed ends
+   * its workflow failed (`WharfSwarmFailed`); its result, `status: 'failed'`, is returned all
+   * the same. Any other failure (terminated, timed out, a bug) is thrown.
+   */
   async result(workflowId: string): Promise<SwarmResult> {
-    return (await this.client.workflow.getHandle(workflowId).result()) as SwarmResult;
+    try {
+      return (await this.client.workflow.getHandle(workflowId).result()) as SwarmResult;
+    } catch (error) {
+      const result = swarmResultFromFailure(error);
+      if (result === undefined) throw error;
+      return result;
+    }
   }
 
   /** The channel snapshot (refs and compact values only). */

@@ -55,6 +55,16 @@ describe('parseSwarm', () => {
     expect(definition.supervisor?.evidence_budget_bytes).toBe(32_000);
   });
 
+  it('takes on_failure: fail or complete, absent by default, and names a bad value', () => {
+    expect(parseSwarm(valid).on_failure).toBeUndefined();
+    expect(parseSwarm(`${valid}on_failure: complete\n`).on_failure).toBe('complete');
+    expect(parseSwarm(`${valid}on_failure: fail\n`).on_failure).toBe('fail');
+    const error = issuesOf(`${valid}on_failure: ignore\n`);
+    expect(error.code).toBe('INVALID_DEFINITION');
+    expect(error.issues.map((issue) => issue.path)).toEqual(['on_failure']);
+    expect(error.issues[0]?.message).toContain('complete');
+  });
+
   it('reports YAML syntax errors with line and column', () => {
     const error = issuesOf('name: x\ntasks:\n  a: [unclosed\n');
     expect(error.code).toBe('INVALID_DEFINITION');

@@ -120,6 +120,12 @@ export const swarmDefinitionSchema = z.strictObject({
     .refine((tasks) => Object.keys(tasks).length > 0, 'a swarm needs at least one task'),
   hooks: z.strictObject({ post_task: z.array(postTaskHookSchema).default([]) }).optional(),
   supervisor: supervisorSchema.optional(),
+  /**
+   * How the workflow ends when tasks failed: `fail` (the default) fails it with a
+   * `WharfSwarmFailed` failure carrying the result, so the Web UI and visibility show it
+   * failed; `complete` completes it with the result's `status: failed`.
+   */
+  on_failure: z.enum(['fail', 'complete']).optional(),
 });
 
 /** A validated swarm definition (defaults applied). */

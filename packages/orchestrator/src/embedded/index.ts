@@ -2,3 +2,4 @@ export { type DataDir, openDataDir } from './data-dir.js';
 export { ensureSearchAttributes } from './search-attributes.js';
 export { type SpawnCredentialsOptions, spawnCredentials } from './spawn-credentials.js';
 export { type Embedded, type EmbeddedOptions, startEmbedded } from './start-embedded.js';
+export { swarmOutcomeLogger } from './swarm-outcome-logger.js';

@@ -13,6 +13,7 @@ import { createWharfWorker } from '../worker/create-wharf-worker.js';
 import { type DataDir, openDataDir } from './data-dir.js';
 import { ensureSearchAttributes } from './search-attributes.js';
 import { spawnCredentials } from './spawn-credentials.js';
+import { swarmOutcomeLogger } from './swarm-outcome-logger.js';
 
 /** Options of {@link startEmbedded}. */
 export interface EmbeddedOptions {
@@ -199,12 +200,15 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
 
 let runtimeChecked = false;
 
-/** Worker logs at WARN unless the application installed its own runtime first. */
+/**
+ * Worker logs at WARN (a failed swarm in one line) unless the application installed its own
+ * runtime first.
+ */
 function quietRuntime(): void {
   if (runtimeChecked) return;
   runtimeChecked = true;
   try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({ logger: swarmOutcomeLogger(new DefaultLogger('WARN')) });
   } catch {
     // A runtime exists already: the application chose its logger.
   }

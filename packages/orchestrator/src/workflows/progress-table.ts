@@ -1,4 +1,5 @@
 // Pure: renders swarm progress as markdown for the Temporal Web UI's "current details".
+import { isTaskFailure } from '../shared/swarm-failure.js';
 import type { SwarmProgress, TaskProgress } from '../shared/types.js';
 
 /** One character per task status, for tables and terminals. */
@@ -33,7 +34,9 @@ export function formatBytes(bytes: number): string {
 }
 
 /**
- * The markdown progress table shown as the workflow's current details in the Web UI.
+ * The markdown progress table shown as the workflow's current details in the Web UI. Failed
+ * and cancelled tasks come first, each with its reason, above the table (which lists them
+ * first too), so a narrow pane shows what went wrong before anything else.
  *
  * @example
  * ```ts
@@ -46,13 +49,20 @@ export function renderProgressTable(progress: SwarmProgress): string {
     .filter(([, count]) => count > 0)
     .map(([status, count]) => ` · ${count} ${status}`)
     .join('');
-  const lines = [
-    `**${progress.swarm}** · ${progress.status} · step ${progress.step}${counts}`,
-    '',
-    '| task | status | instances | bytes | outputs | note |',
-    '|---|---|---|---|---|---|',
-  ];
-  for (const task of progress.tasks) {
+  const failures = progress.tasks.filter(isTaskFailure);
+  const lines = [`**${progress.swarm}** · ${progress.status} · step ${progress.step}${counts}`, ''];
+  if (failures.length > 0) {
+    lines.push(`**Failures (${failures.length} of ${progress.tasks.length} tasks):**`, '');
+    for (const task of failures) {
+      lines.push(
+        `- ${statusMarks[task.status]} **${task.task}** ${task.status}${task.reason ? ` — ${escapeLine(task.reason)}` : ''}`,
+      );
+    }
+    lines.push('');
+  }
+  lines.push('| task | status | instances | bytes | outputs | note |', '|---|---|---|---|---|---|');
+  const ordered = [...failures, ...progress.tasks.filter((task) => !isTaskFailure(task))];
+  for (const task of ordered) {
     const outputs =
       task.outIds.length === 0
         ? ''
@@ -100,6 +110,11 @@ export function renderTaskTable(definition: {
     );
   }
   return lines.join('\n');
+}
+
+/** Markdown-inert one-liner: no line breaks, no emphasis or HTML from a task's stderr. */
+function escapeLine(text: string): string {
+  return text.replace(/\s*\n\s*/g, ' ').replace(/([*_`<>[\]\\])/g, '\\$1');
 }
 
 function escapeCell(text: string): string {

@@ -23,6 +23,7 @@ import { ChannelState, ChannelUpdate } from '@wharf/channels';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
+import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
 import type {
   CarriedState,
   ContextPlan,
@@ -75,7 +76,9 @@ interface ScheduledInstance {
  * inputs resolve runs as `runSubagent` activities in parallel (loop instances too); the
  * results fold into the channel state in task order, outputs are written to the context,
  * and history carries only refs and compact payloads. Continues as new when history grows.
- * Ends with the supervisor's answer, when the swarm has one.
+ * Ends with the supervisor's answer, when the swarm has one. A swarm whose tasks failed fails
+ * its workflow with a non-retryable `WharfSwarmFailed` failure whose details hold the whole
+ * {@link SwarmResult}, unless the definition says `on_failure: complete`.
  *
  * @example
  * ```ts
@@ -260,7 +263,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   }
   setStatus(failed ? 'failed' : 'completed');
   publish();
-  return {
+  const result: SwarmResult = {
     swarm: definition.name,
     status: failed ? 'failed' : 'completed',
     outputs,
@@ -276,6 +279,21 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       ...(contextPoolMetrics === undefined ? {} : { context: contextPoolMetrics }),
     },
   };
+  // Runs that ended before Wharf failed failed swarms replay as they ran: completed.
+  if (!patched('wharf-swarm-outcome')) return result;
+  const failedTasks = result.tasks.filter(isTaskFailure).map((task) => task.task);
+  upsertMemo({ status: result.status, failedTasks });
+  if (failed && definition.on_failure !== 'complete') {
+    // A failed workflow is what the Web UI, its Failures filter and visibility show as failed;
+    // the result travels whole in the failure's details (WharfClient.result returns it).
+    throw ApplicationFailure.create({
+      type: swarmFailedErrorType,
+      message: describeSwarmFailure(result),
+      nonRetryable: true,
+      details: [result],
+    });
+  }
+  return result;
 
   /**
    * The context of every task about to run, chosen from the pool (one local activity per

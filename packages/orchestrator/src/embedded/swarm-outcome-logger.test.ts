@@ -1,0 +1,63 @@
+import { ApplicationFailure, type Logger, type LogLevel, type LogMetadata } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { swarmOutcomeLogger } from './swarm-outcome-logger.js';
+
+function recorder(): { logger: Logger; entries: [LogLevel, string, LogMetadata | undefined][] } {
+  const entries: [LogLevel, string, LogMetadata | undefined][] = [];
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) => {
+    entries.push([level, message, meta]);
+  };
+  return {
+    entries,
+    logger: {
+      log,
+      trace: (message, meta) => log('TRACE', message, meta),
+      debug: (message, meta) => log('DEBUG', message, meta),
+      info: (message, meta) => log('INFO', message, meta),
+      warn: (message, meta) => log('WARN', message, meta),
+      error: (message, meta) => log('ERROR', message, meta),
+    },
+  };
+}
+
+describe('swarmOutcomeLogger', () => {
+  it("logs a failed swarm's outcome as its workflow id and message, without the stack", () => {
+    const { logger, entries } = recorder();
+    const error = ApplicationFailure.create({
+      type: 'WharfSwarmFailed',
+      message: 'swarm s failed: a failed (exit 1)',
+    });
+    swarmOutcomeLogger(logger).warn('Workflow failed', { workflowId: 'w1', runId: 'r', error });
+    expect(entries).toEqual([
+      ['WARN', 'Workflow failed', { workflowId: 'w1', error: 'swarm s failed: a failed (exit 1)' }],
+    ]);
+  });
+
+  it('recognises the outcome in an error cloned from the workflow thread (its type lost)', () => {
+    const { logger, entries } = recorder();
+    const error = new Error('swarm s failed: a failed (exit 1)');
+    swarmOutcomeLogger(logger).warn('Workflow failed', {
+      workflowId: 'w1',
+      workflowType: 'swarmWorkflow',
+      error,
+    });
+    expect(entries).toEqual([
+      ['WARN', 'Workflow failed', { workflowId: 'w1', error: 'swarm s failed: a failed (exit 1)' }],
+    ]);
+  });
+
+  it('passes every other entry through unchanged, other workflow failures included', () => {
+    const { logger, entries } = recorder();
+    const error = ApplicationFailure.create({ type: 'Boom', message: 'bug' });
+    const wrapped = swarmOutcomeLogger(logger);
+    wrapped.warn('Workflow failed', { workflowId: 'w1', error });
+    const bug = new Error('swarm code failed: not an outcome');
+    wrapped.warn('Workflow failed', { workflowId: 'w2', workflowType: 'otherWorkflow', error: bug });
+    wrapped.info('Worker state changed', { state: 'RUNNING' });
+    expect(entries).toEqual([
+      ['WARN', 'Workflow failed', { workflowId: 'w1', error }],
+      ['WARN', 'Workflow failed', { workflowId: 'w2', workflowType: 'otherWorkflow', error: bug }],
+      ['INFO', 'Worker state changed', { state: 'RUNNING' }],
+    ]);
+  });
+});

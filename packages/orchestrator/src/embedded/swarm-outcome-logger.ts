@@ -1,0 +1,45 @@
+import type { Logger, LogLevel, LogMetadata } from '@temporalio/common';
+import { swarmFailedErrorType } from '../shared/swarm-failure.js';
+
+/**
+ * Wraps a worker logger so that a swarm ending failed (`WharfSwarmFailed`, an outcome the
+ * caller reports with the result) logs one short line — workflow id and the failure's message
+ * — instead of the SDK's stack trace. Every other entry passes through unchanged.
+ *
+ * @example
+ * ```ts
+ * Runtime.install({ logger: swarmOutcomeLogger(new DefaultLogger('WARN')) });
+ * ```
+ */
+export function swarmOutcomeLogger(base: Logger): Logger {
+  const log = (level: LogLevel, message: string, meta?: LogMetadata): void => {
+    if (message === 'Workflow failed' && isSwarmOutcome(meta)) {
+      const error = meta?.error as { message?: unknown };
+      base.log(level, message, { workflowId: meta?.workflowId, error: String(error.message) });
+      return;
+    }
+    base.log(level, message, meta);
+  };
+  return {
+    log,
+    trace: (message, meta) => log('TRACE', message, meta),
+    debug: (message, meta) => log('DEBUG', message, meta),
+    info: (message, meta) => log('INFO', message, meta),
+    warn: (message, meta) => log('WARN', message, meta),
+    error: (message, meta) => log('ERROR', message, meta),
+  };
+}
+
+/**
+ * The failure a swarm ends with. Logged from the workflow thread, the error may arrive as a
+ * structured clone that lost its `type`; its message (from `describeSwarmFailure`) remains.
+ */
+function isSwarmOutcome(meta: LogMetadata | undefined): boolean {
+  const error = meta?.error as { type?: unknown; message?: unknown } | undefined;
+  if (error?.type === swarmFailedErrorType) return true;
+  return (
+    meta?.workflowType === 'swarmWorkflow' &&
+    typeof error?.message === 'string' &&
+    /^swarm .+ failed: /.test(error.message)
+  );
+}

@@ -1,0 +1,51 @@
+// Workflow-safe: how a swarm whose tasks failed ends its workflow. Pure, no imports with effects.
+import type { SwarmResult, TaskProgress } from './types.js';
+
+/**
+ * The `ApplicationFailure` type a swarm's workflow fails with when tasks failed (unless the
+ * definition says `on_failure: complete`). The failure is non-retryable and its first detail
+ * is the whole {@link SwarmResult}; `WharfClient.result` returns that result.
+ *
+ * @example
+ * ```ts
+ * if (error instanceof WorkflowFailedError && error.cause instanceof ApplicationFailure &&
+ *     error.cause.type === swarmFailedErrorType) console.log(error.cause.details?.[0]);
+ * ```
+ */
+export const swarmFailedErrorType = 'WharfSwarmFailed';
+
+/** Task statuses that count as failures in reports: they come first, with their reasons. */
+const FAILURE_STATUSES: ReadonlySet<TaskProgress['status']> = new Set(['failed', 'cancelled']);
+
+/** True for a task that failed or was cancelled. */
+export function isTaskFailure(task: Pick<TaskProgress, 'status'>): boolean {
+  return FAILURE_STATUSES.has(task.status);
+}
+
+/**
+ * The one-line message of a failed swarm's workflow failure: which tasks failed and why
+ * (at most five, each reason cut to 160 characters), and the supervisor's error if any.
+ *
+ * @example
+ * ```ts
+ * describeSwarmFailure(result);
+ * // 'swarm repo-health failed: licences failed (exit 1 · missing LICENSE in apps/cli)'
+ * ```
+ */
+export function describeSwarmFailure(result: Pick<SwarmResult, 'swarm' | 'tasks' | 'supervisor'>): string {
+  const failures = result.tasks.filter(isTaskFailure);
+  const parts = failures
+    .slice(0, 5)
+    .map((task) => `${task.task} ${task.status}${task.reason ? ` (${cut(task.reason, 160)})` : ''}`);
+  if (failures.length > 5) parts.push(`and ${failures.length - 5} more`);
+  if (result.supervisor?.error !== undefined) parts.push(`supervisor: ${cut(result.supervisor.error, 160)}`);
+  if (parts.length === 0) {
+    const notDone = result.tasks.filter((task) => task.status !== 'done').map((task) => task.task);
+    parts.push(`not done: ${notDone.join(', ') || 'none'}`);
+  }
+  return `swarm ${result.swarm} failed: ${parts.join('; ')}`;
+}
+
+function cut(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
