@@ -120,6 +120,12 @@ export interface ByteRange {
  * ```
  */
 export interface ArtifactStore {
+  /**
+   * Declares a directory whose files belong to the caller and may be handed over as
+   * `{ filePath }` outputs (optional: stores that take no files need not implement it). A
+   * Wharf worker declares its work directory, where scripts' captured output is spilled.
+   */
+  addSpoolDirectory?(directory: string): void;
   /** Creates or updates a worker's metadata. Its owner, run and job can never change. */
   putWorker(metadata: WorkerMetadata): Promise<void>;
   /** The worker's metadata, or `undefined` when it does not exist (or was collected). */

@@ -102,11 +102,25 @@ async function openedPath(
  */
 export class FileSourcePolicy {
   readonly allowedRoots: readonly string[];
-  readonly spoolDirectories: readonly string[];
+  #spoolDirectories: string[];
 
   constructor(options: FileSourceOptions = {}) {
     this.allowedRoots = (options.allowedRoots ?? []).map((root) => resolve(root));
-    this.spoolDirectories = (options.spoolDirectories ?? []).map((directory) => resolve(directory));
+    this.#spoolDirectories = (options.spoolDirectories ?? []).map((directory) => resolve(directory));
+  }
+
+  /** Directories whose files are handed over to the store. */
+  get spoolDirectories(): readonly string[] {
+    return this.#spoolDirectories;
+  }
+
+  /**
+   * Declares one more spool directory: a directory whose files belong to the caller and are
+   * handed over (moved or deleted once stored). A Wharf worker declares its work directory.
+   */
+  addSpoolDirectory(directory: string): void {
+    const resolved = resolve(directory);
+    if (!this.#spoolDirectories.includes(resolved)) this.#spoolDirectories.push(resolved);
   }
 
   /** Checks `filePath` against the rules above and opens it for reading. */

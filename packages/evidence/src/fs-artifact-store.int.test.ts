@@ -125,6 +125,33 @@ describe('FsArtifactStore layout', () => {
     expect(await store.listToolCalls('w')).toEqual([]);
   });
 
+  it('takes files handed over from a spool directory declared after construction', async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-declared-'));
+    const spool = join(root, 'work');
+    await mkdir(spool);
+    const store = new FsArtifactStore({ root: join(root, 'store') });
+    await store.putWorker({
+      workerId: 'w',
+      jobId: '1',
+      runId: 'r',
+      ownerId: 'o',
+      status: 'running',
+      startedAt: 't',
+    });
+    const capture = join(spool, 'capture.log');
+    await writeFile(capture, 'spilled\n');
+    const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
+    await expect(store.putToolCall('w', call, { filePath: capture })).rejects.toMatchObject({
+      code: 'PATH_NOT_ALLOWED',
+    });
+    store.addSpoolDirectory(spool);
+    await store.putToolCall('w', call, { filePath: capture });
+    const [record] = await store.listToolCalls('w');
+    expect(record?.bytes).toBe(8);
+    expect(new TextDecoder().decode(await store.readToolOutput('w', 1))).toBe('spilled\n');
+    await expect(readFile(capture)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
   it('refuses to read a stored file replaced by a symbolic link', async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-planted-'));
     const store = new FsArtifactStore({ root: join(root, 'store') });

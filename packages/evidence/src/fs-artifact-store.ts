@@ -105,6 +105,11 @@ export class FsArtifactStore implements ArtifactStore {
     this.#files = new FileSourcePolicy(options);
   }
 
+  /** Declares a directory whose files are handed over to this store (see {@link FileSourcePolicy}). */
+  addSpoolDirectory(directory: string): void {
+    this.#files.addSpoolDirectory(directory);
+  }
+
   /** Output bytes read from disk by {@link FsArtifactStore.readToolOutput} so far. */
   get bytesRead(): number {
     return this.#bytesRead;

@@ -45,6 +45,11 @@ export class InMemoryArtifactStore implements ArtifactStore {
     this.#files = new FileSourcePolicy(options);
   }
 
+  /** Declares a directory whose files are handed over to this store (see {@link FileSourcePolicy}). */
+  addSpoolDirectory(directory: string): void {
+    this.#files.addSpoolDirectory(directory);
+  }
+
   /** Output bytes returned by {@link InMemoryArtifactStore.readToolOutput} so far. */
   get bytesRead(): number {
     return this.#bytesRead;

@@ -70,6 +70,11 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     this.#files = new FileSourcePolicy(options);
   }
 
+  /** Declares a directory whose files are handed over to this store (see {@link FileSourcePolicy}). */
+  addSpoolDirectory(directory: string): void {
+    this.#files.addSpoolDirectory(directory);
+  }
+
   /** Body bytes streamed out of the output store by {@link OutputStoreArtifactStore.readToolOutput}. */
   get bytesRead(): number {
     return this.#bytesRead;

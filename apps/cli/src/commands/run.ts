@@ -106,7 +106,7 @@ function printResult(io: CliIo, workflowId: string, result: SwarmResult, link: s
   }
   const { metrics } = result;
   io.out(
-    `\nCaptured ${formatBytes(metrics.totalBytes)} across ${metrics.taskCount} tasks, ${metrics.failedCount} not done` +
+    `\nCaptured ${formatBytes(metrics.totalBytes)} across ${metrics.taskCount} tasks, ${notDone(result)}` +
       (metrics.continuedAsNew > 0 ? `, continued as new ${metrics.continuedAsNew}×` : ''),
   );
   if (metrics.context !== undefined) {
@@ -145,4 +145,11 @@ function checkModels(definition: SwarmDefinition): void {
   if (problems.length > 0) {
     throw new CliError('INVALID_DEFINITION', `cannot run ${definition.name}:\n  ${problems.join('\n  ')}`);
   }
+}
+
+/** `3 not done (1 skipped)`: every task that did not end done, skipped ones counted apart. */
+function notDone(result: SwarmResult): string {
+  const open = result.tasks.filter((task) => task.status !== 'done');
+  const skipped = open.filter((task) => task.status === 'skipped').length;
+  return `${open.length} not done${skipped > 0 ? ` (${skipped} skipped)` : ''}`;
 }

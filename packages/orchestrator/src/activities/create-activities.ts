@@ -50,6 +50,8 @@ export interface ActivityDependencies {
 export function createActivities(dependencies: ActivityDependencies): WharfActivities {
   const models = dependencies.models ?? createModelRegistry();
   const workDir = dependencies.workDir ?? join(tmpdir(), 'wharf-work');
+  // Scripts' spilled output is handed to the artifact store from the work directory.
+  dependencies.artifacts.addSpoolDirectory?.(workDir);
   const env = dependencies.env ?? process.env;
   return {
     async runSubagent(input: SubagentInput): Promise<SubagentResult> {
