@@ -6,7 +6,13 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
 import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
-import { captureProcess, type ProcessCapture, resolveLimits, type StreamCapture } from '@wharf/stdio-limits';
+import {
+  captureProcess,
+  type ProcessCapture,
+  type ProcessGroupRegistry,
+  resolveLimits,
+  type StreamCapture,
+} from '@wharf/stdio-limits';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import type { SubagentIds } from './activity-identity.js';
 import { recordWorker } from './record-worker.js';
@@ -22,6 +28,8 @@ export interface ScriptDependencies {
   env: NodeJS.ProcessEnv;
   /** Extra environment for one spawn (intake URL and token, when an intake server runs). */
   spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
+  /** Where running scripts' process groups are recorded for a restarted worker to reap. */
+  processGroups?: ProcessGroupRegistry;
 }
 
 const PREVIEW_BYTES = 400;
@@ -87,6 +95,7 @@ export async function runScript(
     spillName: 'output',
     ...(script.timeout_ms === undefined ? {} : { timeoutMs: script.timeout_ms }),
     signal: context.cancellationSignal,
+    ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
     onProgress: (progress) =>
       context.heartbeat({ task: input.task, bytes: progress.stdoutBytes + progress.stderrBytes }),
   });
