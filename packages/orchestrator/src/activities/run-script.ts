@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
-import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
+import { type OutputRef, type OutputStore, readBody, spawnEnv } from '@wharf/output-store';
 import {
   captureProcess,
   type ProcessCapture,
@@ -38,6 +38,8 @@ const PREVIEW_BYTES = 400;
  * Runs a script task under its resolved stdio limits with the full output spilled to disk,
  * records the process as a tool call in the artifact store, EMITs the full stdout (and
  * stderr, when there is any) to the output store, and returns refs plus the compact payload.
+ * The script gets a retry-stable `WHARF_EMIT_KEY`, so its own EMITs (`wharf emit`) are stored
+ * once however often it is retried; they follow stdout and stderr in the result's outputs.
  * A retry after the EMIT (a worker died just after it) reuses what was stored instead of
  * running the script again, so every output is stored exactly once.
  */
@@ -79,6 +81,8 @@ export async function runScript(
       ...script.env,
       ...dependencies.spawnEnv?.(ids, input),
       IN_REFS: input.inRefs.join(','),
+      // Retry-stable: a retried script that EMITs the same outputs again gets the same refs.
+      [spawnEnv.emitKey]: scriptEmitKey(ids),
       WHARF_TASK: input.task,
       WHARF_INSTANCE: String(input.instance),
       WHARF_RUN_ID: input.runId,
@@ -172,6 +176,7 @@ export async function runScript(
   );
   const stderrRef = await store.findByIdempotencyKey(ids.ownerId, stderrKey);
   if (stderrRef !== undefined) outputs.push(stderrRef);
+  outputs.push(...(await scriptEmits(store, ids)));
   await rm(spillDir, { recursive: true, force: true });
 
   return {
@@ -237,7 +242,10 @@ async function resume(
     stderrRef === undefined || stderr === undefined ? '' : await tailOf(store, stderrRef, stderr.sizeBytes);
   return {
     status: failed ? 'failed' : 'ok',
-    outputs: stderrRef === undefined ? [stdoutRef] : [stdoutRef, stderrRef],
+    outputs: [
+      ...(stderrRef === undefined ? [stdoutRef] : [stdoutRef, stderrRef]),
+      ...(await scriptEmits(store, ids)),
+    ],
     compact: formatSpawnResult({
       runId: ids.runId,
       jobId: ids.jobId,
@@ -253,6 +261,32 @@ async function resume(
     preview,
     ...(failed ? { stderrTail } : {}),
   };
+}
+
+/** Base of the keys of the script's own EMITs (`WHARF_EMIT_KEY`). */
+function scriptEmitKey(ids: SubagentIds): string {
+  return `${ids.emitKeyPrefix}/script`;
+}
+
+/** What the script EMITted itself (keys under its `WHARF_EMIT_KEY`), oldest first. */
+async function scriptEmits(store: OutputStore, ids: SubagentIds): Promise<OutputRef[]> {
+  const prefix = `${scriptEmitKey(ids)}/`;
+  const refs: OutputRef[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({
+      ownerId: ids.ownerId,
+      runId: ids.runId,
+      spawnId: ids.jobId,
+      limit: 1000,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const record of page.records) {
+      if (record.idempotencyKey.startsWith(prefix)) refs.push({ outId: record.outId });
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return refs;
 }
 
 /** The last {@link PREVIEW_BYTES} of a stored body, read as a range. */
