@@ -143,10 +143,22 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--name <name>', 'output name')
     .option('--content-type <type>', 'MIME type')
     .option('--label <key=value>', 'label (repeatable)', collect, [])
+    .option(
+      '--key <key>',
+      'idempotency key (inside a subagent scoped by WHARF_EMIT_KEY; default: derived from the body)',
+    )
     .option('--json', 'print the ref as JSON', false)
-    .action(async (options: { name?: string; contentType?: string; label: string[]; json: boolean }) => {
-      await emitCommand(options, io);
-    });
+    .action(
+      async (options: {
+        name?: string;
+        contentType?: string;
+        label: string[];
+        key?: string;
+        json: boolean;
+      }) => {
+        await emitCommand(options, io);
+      },
+    );
 
   return program;
 }

@@ -1,8 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { openDataDir, spawnCredentials } from '@wharf/orchestrator/embedded';
-import { createWharfWorker } from '@wharf/orchestrator/worker';
+import { createWharfWorker, ProcessGroupRegistry } from '@wharf/orchestrator/worker';
 import { createIntakeServer } from '@wharf/output-store';
 import { type Logger, pino } from 'pino';
 import type { WorkerConfig } from './config.js';
@@ -35,6 +36,10 @@ export async function startWorker(
 ): Promise<RunningWorker> {
   installRuntime(logger);
   const data = await openDataDir(config.WHARF_DATA_DIR);
+  // Scripts a predecessor left running when it was killed outright (SIGKILL, OOM, power).
+  const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
+  const reaped = await processGroups.reap();
+  if (reaped.length > 0) logger.warn({ processGroups: reaped }, 'orphan-scripts-killed');
   const intake = await createIntakeServer({
     store: data.store,
     secret: data.secret,
@@ -51,6 +56,7 @@ export async function startWorker(
     workDir: data.workDir,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
     spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
+    processGroups,
     workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
   });
   const health = await listen(
@@ -83,6 +89,8 @@ export async function startWorker(
     'worker-start',
   );
   const done = worker.run().finally(async () => {
+    // Running scripts were cancelled after the grace period; end whatever of them is left.
+    await processGroups.reap({ graceMs: 1_000 });
     await new Promise<void>((resolve) => health.close(() => resolve()));
     await intake.close();
     await connection.close();

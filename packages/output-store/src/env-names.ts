@@ -1,6 +1,7 @@
 /**
  * Environment variables a spawn receives from `inputInjectLayer` and the client reads:
- * `IN_REFS` (comma-separated output ids), the intake URL and the spawn's token.
+ * `IN_REFS` (comma-separated output ids), the intake URL, the spawn's token and the base of
+ * its EMIT idempotency keys (stable across retries, so a retried spawn gets the same refs).
  *
  * @example
  * ```ts
@@ -11,4 +12,6 @@ export const spawnEnv = {
   inRefs: 'IN_REFS',
   outputUrl: 'WHARF_OUTPUT_URL',
   outputToken: 'WHARF_OUTPUT_TOKEN',
+  /** Base of the spawn's EMIT idempotency keys, the same for every retry of the spawn. */
+  emitKey: 'WHARF_EMIT_KEY',
 } as const;

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureProcess } from './capture-process.js';
+import { processGroupAlive } from './process-group.js';
 import { StdioLimitsError } from './stdio-limits-error.js';
 
 let dir: string;
@@ -16,6 +18,14 @@ afterAll(async () => {
 });
 
 const node = process.execPath;
+/** Whether a process runs (a zombie waiting for its parent to reap it counts as gone). */
+const alive = (pid: number) => {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+  } catch {
+    return false;
+  }
+};
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 /** The exact bytes `seq 1 n` prints. */
 const seqBytes = (count: number) =>
@@ -53,6 +63,46 @@ describe('captureProcess', () => {
     expect(result.drainTimedOut).toBe(true);
     expect(result.stdout.text).toBe('parent done\n');
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('kills the grandchild that outlived the child once the drain timeout passed', async () => {
+    const pidFile = join(dir, 'grandchild.pid');
+    const result = await captureProcess('sh', {
+      args: ['-c', `sleep 30 & echo $! > ${pidFile}; echo hi`],
+      limits: { drain_timeout_ms: 300 },
+      killGraceMs: 500,
+    });
+    const grandchild = Number(await readFile(pidFile, 'utf8'));
+    expect(result).toMatchObject({ exitCode: 0, drainTimedOut: true, killedStrays: true });
+    expect(result.stdout.text).toBe('hi\n');
+    expect(alive(grandchild)).toBe(false);
+    expect(processGroupAlive(result.pid ?? 0)).toBe(false);
+  });
+
+  it('kills a background process that closed its pipes, and SIGKILLs one that ignores SIGTERM', async () => {
+    const pidFile = join(dir, 'stubborn.pid');
+    const result = await captureProcess('sh', {
+      args: ['-c', `(trap '' TERM; exec sleep 30) >/dev/null 2>&1 & echo $! > ${pidFile}; echo started`],
+      killGraceMs: 300,
+    });
+    const background = Number(await readFile(pidFile, 'utf8'));
+    expect(result).toMatchObject({ exitCode: 0, drainTimedOut: false, killedStrays: true });
+    expect(alive(background)).toBe(false);
+  });
+
+  it('cannot reach a process that left the group with setsid (documented limit)', async () => {
+    const pidFile = join(dir, 'escapee.pid');
+    const result = await captureProcess('sh', {
+      args: ['-c', `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 30' >/dev/null 2>&1 & sleep 0.3`],
+      killGraceMs: 300,
+    });
+    const escapee = Number(await readFile(pidFile, 'utf8'));
+    try {
+      expect(result.exitCode).toBe(0);
+      expect(alive(escapee)).toBe(true);
+    } finally {
+      process.kill(escapee, 'SIGKILL');
+    }
   });
 
   it('records a timeout with the signal that ended the process', async () => {

@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { type Pump, pumpInto } from './capture-stream.js';
 import { allocateCombined } from './combined-budget.js';
 import { type ResolvedLimits, resolveLimits } from './limits.js';
+import { processGroupAlive, terminateProcessGroup } from './process-group.js';
+import { PROCESS_GROUP_TOKEN_ENV, type ProcessGroupRegistry } from './process-group-registry.js';
 import type { LimitsInput } from './schemas.js';
 import { StdioLimitsError } from './stdio-limits-error.js';
 import { StreamAccumulator, type StreamCapture, type StreamSpillOptions } from './stream-accumulator.js';
@@ -33,8 +35,18 @@ export interface CaptureProcessOptions {
   /** Signal sent on timeout, overflow or abort (default SIGTERM); SIGKILL follows after `killGraceMs`. */
   killSignal?: NodeJS.Signals;
   killGraceMs?: number;
-  /** Run the child in its own process group and signal the whole group (default true on POSIX). */
+  /**
+   * Run the child in its own process group and signal the whole group (default true on
+   * POSIX). Whatever of the group still runs when the child has exited and its output has
+   * ended (or the drain timeout passed) is ended too: SIGTERM, then SIGKILL after
+   * `killGraceMs`. Processes that left the group (`setsid`) are out of reach.
+   */
   processGroup?: boolean;
+  /**
+   * Records the group while it runs, so that a restarted owner can end it if this process
+   * dies without cleaning up (see {@link ProcessGroupRegistry}). Needs `processGroup`.
+   */
+  registry?: ProcessGroupRegistry;
   signal?: AbortSignal;
   /** Called every `progressIntervalMs` (default 1000) while the process runs, and once at the end. */
   onProgress?: (progress: CaptureProgress) => void;
@@ -53,6 +65,8 @@ export interface ProcessCapture {
   killedBy: KillReason | null;
   /** True when the child exited but something (a grandchild) kept a pipe open past the drain timeout. */
   drainTimedOut: boolean;
+  /** True when members of the child's process group outlived it and were killed. */
+  killedStrays: boolean;
   durationMs: number;
   stdout: StreamCapture;
   stderr: StreamCapture;
@@ -105,11 +119,15 @@ export function captureProcess(
     spill: spillFor('stderr'),
   });
   const group = (options.processGroup ?? true) && process.platform !== 'win32';
+  const registry = group ? options.registry : undefined;
+  const token = registry === undefined ? undefined : randomUUID();
+  const env =
+    token === undefined ? options.env : { ...(options.env ?? process.env), [PROCESS_GROUP_TOKEN_ENV]: token };
 
   return new Promise<ProcessCapture>((resolve, reject) => {
     const child = spawn(command, options.args ?? [], {
       cwd: options.cwd,
-      env: options.env,
+      env,
       shell: options.shell ?? false,
       detached: group,
       stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -199,10 +217,17 @@ export function captureProcess(
     });
 
     child.once('spawn', () => {
+      if (registry !== undefined && child.pid !== undefined) registry.add(child.pid, token);
       void (async () => {
         const status = await exit;
         await Promise.all(pumps.map((pump) => pump.done));
         cleanup();
+        // Background processes of the child (`sleep 30 &`) die with it, not with the worker.
+        const killedStrays = group && child.pid !== undefined && processGroupAlive(child.pid);
+        if (killedStrays && child.pid !== undefined) {
+          await terminateProcessGroup(child.pid, { graceMs: options.killGraceMs ?? 2_000 });
+        }
+        if (registry !== undefined && child.pid !== undefined) registry.remove(child.pid);
         const budget = allocateCombined({
           stdoutCap: limits.max_stdout_bytes,
           stderrCap: limits.max_stderr_bytes,
@@ -219,6 +244,7 @@ export function captureProcess(
           timedOut: killedBy === 'timeout',
           killedBy,
           drainTimedOut,
+          killedStrays,
           durationMs: performance.now() - started,
           stdout: out,
           stderr: err,

@@ -24,6 +24,18 @@ export {
   getContextMetrics,
 } from './metrics.js';
 export {
+  groupMembers,
+  processGroupAlive,
+  type TerminateGroupOptions,
+  terminateProcessGroup,
+} from './process-group.js';
+export {
+  PROCESS_GROUP_TOKEN_ENV,
+  type ProcessGroupEntry,
+  ProcessGroupRegistry,
+  type ReapOptions,
+} from './process-group-registry.js';
+export {
   type CleanupStrategy,
   checkpointAndPrune,
   cleanupStrategyFromConfig,

@@ -4,6 +4,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
+import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type {
@@ -33,6 +34,11 @@ export interface ActivityDependencies {
   env?: NodeJS.ProcessEnv;
   /** Extra environment per spawn, e.g. an intake URL and a per-spawn token. */
   spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
+  /**
+   * Records the process group of every running script, so that a worker restarted after a
+   * crash ends the scripts its predecessor left behind (`processGroups.reap()` at start).
+   */
+  processGroups?: ProcessGroupRegistry;
 }
 
 /**
@@ -69,6 +75,9 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
               workDir,
               env,
               ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
+              ...(dependencies.processGroups === undefined
+                ? {}
+                : { processGroups: dependencies.processGroups }),
             })
           : runAgent(input, ids, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
       );

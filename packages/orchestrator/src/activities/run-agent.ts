@@ -12,6 +12,7 @@ import type { ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
+import { heartbeatWhile } from './heartbeat-while.js';
 import { recordWorker } from './record-worker.js';
 import { subagentContext } from './subagent-context.js';
 
@@ -129,15 +130,20 @@ export async function runAgent(
 
   let text: string;
   try {
-    const result = await generateText({
-      model,
-      ...(agent.system === undefined ? {} : { system: agent.system }),
-      prompt: agentPrompt(input, smartContext?.text),
-      tools: recorded,
-      stopWhen: isStepCount(agent.max_steps),
-      abortSignal: context.cancellationSignal,
-      onStepFinish: () => context.heartbeat({ task: input.task, bytes }),
-    });
+    const result = await heartbeatWhile(
+      context,
+      () =>
+        generateText({
+          model,
+          ...(agent.system === undefined ? {} : { system: agent.system }),
+          prompt: agentPrompt(input, smartContext?.text),
+          tools: recorded,
+          stopWhen: isStepCount(agent.max_steps),
+          abortSignal: context.cancellationSignal,
+          onStepFinish: () => context.heartbeat({ task: input.task, bytes }),
+        }),
+      { task: input.task },
+    );
     text = result.text;
   } catch (error) {
     await artifacts.putResult(ids.workerId, `model call failed: ${(error as Error).message}`);

@@ -5,8 +5,14 @@ import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
-import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
-import { captureProcess, type ProcessCapture, resolveLimits, type StreamCapture } from '@wharf/stdio-limits';
+import { type OutputRef, type OutputStore, readBody, spawnEnv } from '@wharf/output-store';
+import {
+  captureProcess,
+  type ProcessCapture,
+  type ProcessGroupRegistry,
+  resolveLimits,
+  type StreamCapture,
+} from '@wharf/stdio-limits';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { recordWorker } from './record-worker.js';
@@ -25,6 +31,8 @@ export interface ScriptDependencies {
   env: NodeJS.ProcessEnv;
   /** Extra environment for one spawn (intake URL and token, when an intake server runs). */
   spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
+  /** Where running scripts' process groups are recorded for a restarted worker to reap. */
+  processGroups?: ProcessGroupRegistry;
 }
 
 const PREVIEW_BYTES = 400;
@@ -33,6 +41,8 @@ const PREVIEW_BYTES = 400;
  * Runs a script task under its resolved stdio limits with the full output spilled to disk,
  * records the process as a tool call in the artifact store, EMITs the full stdout (and
  * stderr, when there is any) to the output store, and returns refs plus the compact payload.
+ * The script gets a retry-stable `WHARF_EMIT_KEY`, so its own EMITs (`wharf emit`) are stored
+ * once however often it is retried; they follow stdout and stderr in the result's outputs.
  * A retry after the EMIT (a worker died just after it) reuses what was stored instead of
  * running the script again, so every output is stored exactly once.
  */
@@ -74,6 +84,8 @@ export async function runScript(
       ...script.env,
       ...dependencies.spawnEnv?.(ids, input),
       IN_REFS: input.inRefs.join(','),
+      // Retry-stable: a retried script that EMITs the same outputs again gets the same refs.
+      [spawnEnv.emitKey]: scriptEmitKey(ids),
       WHARF_TASK: input.task,
       WHARF_INSTANCE: String(input.instance),
       WHARF_RUN_ID: input.runId,
@@ -90,6 +102,7 @@ export async function runScript(
     spillName: 'output',
     ...(script.timeout_ms === undefined ? {} : { timeoutMs: script.timeout_ms }),
     signal: context.cancellationSignal,
+    ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
     onProgress: (progress) =>
       context.heartbeat({ task: input.task, bytes: progress.stdoutBytes + progress.stderrBytes }),
   });
@@ -166,6 +179,7 @@ export async function runScript(
   );
   const stderrRef = await store.findByIdempotencyKey(emitScope(ids), stderrKey);
   if (stderrRef !== undefined) outputs.push(stderrRef);
+  outputs.push(...(await scriptEmits(store, ids)));
   await rm(spillDir, { recursive: true, force: true });
 
   return {
@@ -231,7 +245,10 @@ async function resume(
     stderrRef === undefined || stderr === undefined ? '' : await tailOf(store, stderrRef, stderr.sizeBytes);
   return {
     status: failed ? 'failed' : 'ok',
-    outputs: stderrRef === undefined ? [stdoutRef] : [stdoutRef, stderrRef],
+    outputs: [
+      ...(stderrRef === undefined ? [stdoutRef] : [stdoutRef, stderrRef]),
+      ...(await scriptEmits(store, ids)),
+    ],
     compact: formatSpawnResult({
       runId: ids.runId,
       jobId: ids.jobId,
@@ -247,6 +264,32 @@ async function resume(
     preview,
     ...(failed ? { stderrTail } : {}),
   };
+}
+
+/** Base of the keys of the script's own EMITs (`WHARF_EMIT_KEY`). */
+function scriptEmitKey(ids: SubagentIds): string {
+  return `${ids.emitKeyPrefix}/script`;
+}
+
+/** What the script EMITted itself (keys under its `WHARF_EMIT_KEY`), oldest first. */
+async function scriptEmits(store: OutputStore, ids: SubagentIds): Promise<OutputRef[]> {
+  const prefix = `${scriptEmitKey(ids)}/`;
+  const refs: OutputRef[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await store.list({
+      ownerId: ids.ownerId,
+      runId: ids.runId,
+      spawnId: ids.jobId,
+      limit: 1000,
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+    for (const record of page.records) {
+      if (record.idempotencyKey.startsWith(prefix)) refs.push({ outId: record.outId });
+    }
+    cursor = page.nextCursor;
+  } while (cursor !== undefined);
+  return refs;
 }
 
 /** The last {@link PREVIEW_BYTES} of a stored body, read as a range. */

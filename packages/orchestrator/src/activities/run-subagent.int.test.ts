@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { InMemoryArtifactStore } from '@wharf/evidence';
-import { InMemoryOutputStore } from '@wharf/output-store';
+import { createIntakeServer, InMemoryOutputStore, SqliteOutputStore } from '@wharf/output-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateSwarm } from '../dsl/parse-swarm.js';
+import { spawnCredentials } from '../embedded/spawn-credentials.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { createActivities } from './create-activities.js';
 
@@ -86,6 +87,65 @@ describe('runSubagent (script) in an activity context', () => {
     expect(again.status).toBe('failed');
     expect(await readFile(counter, 'utf8')).toBe('run\n');
     expect((await store.list({ ownerId: 'team' })).records).toHaveLength(2);
+  });
+
+  it("stores a retried script's own EMITs once and returns them among the task's outputs", async () => {
+    const store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
+    const secret = 'x'.repeat(32);
+    const intake = await createIntakeServer({ store, secret, port: 0 });
+    try {
+      const activities = createActivities({
+        store,
+        artifacts: new InMemoryArtifactStore(),
+        workDir: join(dir, 'work'),
+        env: { PATH: process.env.PATH },
+        spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret }),
+      });
+      const client = import.meta.resolve('@wharf/output-store/client');
+      const emitJs = `const { emit } = await import('${client}'); await emit(process.env.BODY, { name: process.env.NAME });`;
+      const marker = join(dir, 'first-attempt');
+      // The first attempt EMITs two outputs, then hangs until Temporal gives up on it (here: cancels).
+      const input = scriptInput(
+        [
+          `if [ -e ${marker} ]; then again=1; else touch ${marker}; fi`,
+          `NAME=a.txt BODY=alpha node --input-type=module -e "${emitJs}"`,
+          `NAME=b.txt BODY=beta node --input-type=module -e "${emitJs}"`,
+          '[ -n "$again" ] || sleep 30',
+          'echo finished',
+        ].join('\n'),
+      );
+      const first = new MockActivityEnvironment({ ...identity, attempt: 1 });
+      const running = first.run(activities.runSubagent, input).catch((error: unknown) => error);
+      for (let tries = 0; tries < 200 && (await store.count({ ownerId: 'team' })) < 2; tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      first.cancel();
+      expect(await running).toBeInstanceOf(CancelledFailure);
+
+      const second = new MockActivityEnvironment({ ...identity, attempt: 2 });
+      const result: SubagentResult = await second.run(activities.runSubagent, input);
+      expect(result.status).toBe('ok');
+      const records = (await store.list({ ownerId: 'team' })).records;
+      // stdout once, each EMIT once: the retry's EMITs returned the first attempt's refs.
+      expect(records.map((record) => record.name).sort()).toEqual(['a.txt', 'b.txt', 'build.stdout.log']);
+      const byName = new Map(records.map((record) => [record.name, record.outId]));
+      expect(result.outputs).toEqual([
+        { outId: byName.get('build.stdout.log') },
+        { outId: byName.get('a.txt') },
+        { outId: byName.get('b.txt') },
+      ]);
+      expect(Buffer.from((await store.get({ outId: byName.get('b.txt') ?? '' })).body).toString()).toBe(
+        'beta',
+      );
+
+      // A retry after the end reuses everything, the script's EMITs included.
+      const third = new MockActivityEnvironment({ ...identity, attempt: 3 });
+      const again: SubagentResult = await third.run(activities.runSubagent, input);
+      expect(again.outputs).toEqual(result.outputs);
+    } finally {
+      await intake.close();
+      await store.close();
+    }
   });
 
   it('is cancelled with its process when Temporal cancels the activity', async () => {

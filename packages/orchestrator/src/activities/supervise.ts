@@ -10,6 +10,7 @@ import { generateText, isStepCount, wrapLanguageModel } from 'ai';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { SuperviseInput, SuperviseResult } from '../shared/types.js';
 import { safeId } from './activity-identity.js';
+import { heartbeatWhile } from './heartbeat-while.js';
 
 /** What {@link supervise} needs besides its input. */
 export interface SuperviseDependencies {
@@ -66,14 +67,19 @@ export async function supervise(
     JSON.stringify([{ role: 'user', content: [{ type: 'text', text: prompt }] }]),
   );
   const context = Context.current();
-  const result = await generateText({
-    model: mounted,
-    system: input.agent.system ?? DEFAULT_SYSTEM,
-    prompt,
-    tools: createEvidenceTools({ compiler, runId, ownerId }),
-    stopWhen: isStepCount(input.agent.max_steps),
-    abortSignal: context.cancellationSignal,
-  });
+  const result = await heartbeatWhile(
+    context,
+    () =>
+      generateText({
+        model: mounted,
+        system: input.agent.system ?? DEFAULT_SYSTEM,
+        prompt,
+        tools: createEvidenceTools({ compiler, runId, ownerId }),
+        stopWhen: isStepCount(input.agent.max_steps),
+        abortSignal: context.cancellationSignal,
+      }),
+    { step: 'supervisor' },
+  );
   const answer = result.text;
   const limit = dependencies.inlineAnswerBytes ?? 8 * 1024;
   if (byteLength(answer) <= limit) return { answer, evidenceBytes: Math.max(0, evidenceBytes) };

@@ -76,12 +76,41 @@ export const taskSchema = z
     }
   });
 
+const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
+
+/**
+ * A duration: milliseconds as a number, or a string such as `2s`, `500ms`, `5 minutes`, `1h`.
+ * Parsed to milliseconds.
+ */
+export const durationSchema = z.union([
+  z.number().int().positive(),
+  z
+    .string()
+    .regex(DURATION, 'must be a duration such as 500ms, 2s, 5 minutes or 1h')
+    .transform((text) => {
+      const [, amount, unit] = DURATION.exec(text) as RegExpExecArray;
+      const key = unit?.startsWith('ms') || unit?.startsWith('milli') ? 'ms' : (unit?.[0] ?? 'ms');
+      return Math.round(Number(amount) * (UNIT_MS[key] ?? 1));
+    })
+    .refine((ms) => ms > 0, 'must be longer than 0'),
+]);
+
+/** Activity timeouts of an agent's tasks and of the supervisor step it runs (milliseconds once parsed). */
+export const agentTimeoutsSchema = z.strictObject({
+  /** Longest one attempt may take. Default 30 minutes. */
+  start_to_close: durationSchema.optional(),
+  /** Longest silence between heartbeats (sent while the model is awaited). Default 20 seconds. */
+  heartbeat: durationSchema.optional(),
+});
+
 /** An agent: a model id from the model registry, a system prompt, the tools it may call. */
 export const agentSchema = z.strictObject({
   model: z.string().min(1),
   system: z.string().optional(),
   tools: z.array(z.string()).default([]),
   max_steps: z.number().int().min(1).max(100).default(8),
+  timeouts: agentTimeoutsSchema.optional(),
 });
 
 /** Extra workflow channels, by type. */

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createIntakeServer, type IntakeServer } from '@wharf/output-store';
+import { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import { z } from 'zod';
 import { WharfClient } from '../client/wharf-client.js';
 import { type DevServer, startDevServer } from '../dev-server/start-dev-server.js';
@@ -155,6 +156,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
 
     if (options.worker ?? true) {
       const nativeConnection = await NativeConnection.connect({ address });
+      // Scripts an earlier process on this data directory left running when it was killed.
+      const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
+      await processGroups.reap();
       const worker: Worker = await createWharfWorker({
         connection: nativeConnection,
         taskQueue,
@@ -163,12 +167,14 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         artifacts: data.artifacts,
         workDir: data.workDir,
         spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
+        processGroups,
         ...(options.models === undefined ? {} : { models: options.models }),
       });
       const running = worker.run();
       cleanups.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
         await running.catch(() => {});
+        await processGroups.reap({ graceMs: 1_000 });
         await nativeConnection.close();
       });
     }

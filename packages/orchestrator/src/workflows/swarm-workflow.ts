@@ -65,6 +65,18 @@ const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<Wharf
   retry: { maximumAttempts: 3 },
 });
 
+/** An agent's own `timeouts` (milliseconds once parsed) as activity options; they win over the defaults. */
+function agentTimeouts(agent: SwarmDefinition['agents'][string] | undefined): {
+  startToCloseTimeout?: number;
+  heartbeatTimeout?: number;
+} {
+  const timeouts = agent?.timeouts;
+  return {
+    ...(timeouts?.start_to_close === undefined ? {} : { startToCloseTimeout: timeouts.start_to_close }),
+    ...(timeouts?.heartbeat === undefined ? {} : { heartbeatTimeout: timeouts.heartbeat }),
+  };
+}
+
 interface ScheduledInstance {
   task: string;
   instance: number;
@@ -230,6 +242,8 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       supervisorResult = await supervise.executeWithOptions(
         {
           summary: `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(definition.supervisor.evidence_budget_bytes)}`,
+          ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: input.heartbeatTimeoutMs }),
+          ...agentTimeouts(agent),
         },
         [
           {
@@ -418,6 +432,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
               ...(spec.script?.timeout_ms === undefined
                 ? {}
                 : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
+              ...agentTimeouts(spec.agent === undefined ? undefined : definition.agents[spec.agent]),
             },
             [
               {

@@ -1,6 +1,7 @@
 export { spawnEnv } from '../env-names.js';
 export { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 export type { OutputRecord, OutputRef } from '../types.js';
+export { type EmitKeyInput, emitKey } from './emit-key.js';
 export {
   type EmitBody,
   type EmitMeta,

@@ -3,10 +3,14 @@ import { spawnEnv } from '../env-names.js';
 import { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 import { emitResponseSchema, errorResponseSchema, outputRecordSchema } from '../schemas.js';
 import type { OutputRecord, OutputRef } from '../types.js';
+import { emitKey } from './emit-key.js';
 
 /**
- * Metadata of one {@link OutputClient.emit}. Pass a stable `idempotencyKey` to make a retried
- * spawn return the same ref; without one a random key is used.
+ * Metadata of one {@link OutputClient.emit}. Inside a Wharf spawn (`WHARF_EMIT_KEY` set) keys
+ * are derived from that retry-stable base (see `emitKey`): an `idempotencyKey` is scoped
+ * under it, and without one the key comes from the body (or, for a stream, from the EMIT's
+ * position in the process), so a retried spawn gets the same refs. Outside a spawn the
+ * `idempotencyKey` is used as given, and without one a random key.
  *
  * @example
  * ```ts
@@ -74,8 +78,11 @@ const knownCodes = new Set<string>([
 export class OutputClient {
   readonly url: string;
   readonly inRefs: readonly OutputRef[];
+  /** `WHARF_EMIT_KEY`, when the spawn was given one. */
+  readonly emitKeyBase: string | undefined;
   readonly #token: string;
   readonly #fetch: typeof fetch;
+  #sequence = 0;
 
   constructor(options: OutputClientOptions = {}) {
     const env = options.env ?? process.env;
@@ -86,6 +93,7 @@ export class OutputClient {
     this.url = url.replace(/\/+$/, '');
     this.#token = token;
     this.#fetch = options.fetch ?? fetch;
+    this.emitKeyBase = env[spawnEnv.emitKey] || undefined;
     this.inRefs = (env[spawnEnv.inRefs] ?? '')
       .split(',')
       .map((outId) => outId.trim())
@@ -95,12 +103,21 @@ export class OutputClient {
 
   /** Sends a body to the intake and returns its ref. */
   async emit(body: EmitBody, meta: EmitMeta = {}): Promise<OutputRef> {
+    const contentType =
+      meta.contentType ??
+      (typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream');
+    const key = emitKey({
+      base: this.emitKeyBase,
+      key: meta.idempotencyKey,
+      body: typeof body === 'string' || body instanceof Uint8Array ? body : undefined,
+      name: meta.name,
+      contentType,
+      sequence: this.#sequence++,
+    });
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#token}`,
-      'idempotency-key': encodeURIComponent(meta.idempotencyKey ?? randomUUID()),
-      'content-type':
-        meta.contentType ??
-        (typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/octet-stream'),
+      'idempotency-key': encodeURIComponent(key ?? randomUUID()),
+      'content-type': contentType,
     };
     if (meta.name !== undefined) headers['x-wharf-name'] = encodeURIComponent(meta.name);
     if (meta.labels !== undefined)

@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { groupMembers, processGroupAlive, terminateProcessGroup } from './process-group.js';
+import { PROCESS_GROUP_TOKEN_ENV, ProcessGroupRegistry } from './process-group-registry.js';
+
+/** A real detached `sleep` in its own process group, its members carrying `token`. */
+function sleeper(token: string): number {
+  const child = spawn('sh', ['-c', 'sleep 30 & wait'], {
+    detached: true,
+    stdio: 'ignore',
+    env: { PATH: process.env.PATH, [PROCESS_GROUP_TOKEN_ENV]: token },
+  });
+  child.unref();
+  return child.pid as number;
+}
+
+describe('ProcessGroupRegistry', () => {
+  let dir: string;
+  const started: number[] = [];
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wharf-groups-'));
+  });
+  afterEach(async () => {
+    for (const pgid of started.splice(0)) await terminateProcessGroup(pgid, { graceMs: 100 });
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('reaps groups of a dead owner, leaves a live owner alone and never signals a group without the token', async () => {
+    const registry = new ProcessGroupRegistry(dir);
+    const orphan = sleeper('t-orphan');
+    const foreign = sleeper('t-foreign');
+    const recycled = sleeper('someone-else');
+    started.push(orphan, foreign, recycled);
+    // Entries as other workers wrote them: owners long dead (a pid beyond pid_max) or alive (pid 1).
+    const entry = (pgid: number, ownerPid: number, token: string) =>
+      writeFile(join(registry.dir, `${pgid}.json`), JSON.stringify({ pgid, ownerPid, token }));
+    registry.add(orphan, 't-orphan'); // creates the directory; the line below makes its owner dead
+    await entry(orphan, 99_999_999, 't-orphan');
+    await entry(foreign, 1, 't-foreign');
+    await entry(recycled, 99_999_999, 'the-token-of-a-group-long-gone');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(groupMembers(orphan)?.length).toBe(2);
+
+    const reaped = await registry.reap({ graceMs: 500 });
+    expect(reaped).toEqual([orphan]);
+    expect(processGroupAlive(orphan)).toBe(false);
+    expect(processGroupAlive(foreign)).toBe(true);
+    expect(processGroupAlive(recycled)).toBe(true);
+    expect(registry.entries().map((kept) => kept.pgid)).toEqual([foreign]);
+  });
+});

@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { groupMembers, processGroupAlive, terminateProcessGroup } from './process-group.js';
+
+/** Environment variable marking every process of a registered group with its entry's token. */
+export const PROCESS_GROUP_TOKEN_ENV = 'WHARF_PROCESS_GROUP';
+
+const entrySchema = z.object({
+  pgid: z.number().int().positive(),
+  ownerPid: z.number().int(),
+  token: z.string(),
+});
+
+/** One recorded process group. */
+export type ProcessGroupEntry = z.infer<typeof entrySchema>;
+
+/** Options of {@link ProcessGroupRegistry.reap}. */
+export interface ReapOptions {
+  /** Grace between SIGTERM and SIGKILL (default 2000). */
+  graceMs?: number;
+  /** Reap entries of live owners too (the owner itself is shutting down). Default false. */
+  includeLiveOwners?: boolean;
+}
+
+/**
+ * Files under a directory, one per running process group (`captureProcess({ registry })`),
+ * so that groups a killed worker left behind can be ended when it starts again: a pidfile
+ * reaper (Node has no `prctl(PR_SET_PDEATHSIG)`). Entries live in a per-host subdirectory
+ * (a process group id only means something on its host), name the process that owns them
+ * (entries of another live process are left alone), and carry a token that every member
+ * inherits in `WHARF_PROCESS_GROUP`; on Linux a group is only signalled when a member still
+ * carries it, so a recycled id never hits an unrelated group.
+ *
+ * @example
+ * ```ts
+ * const registry = new ProcessGroupRegistry('.wharf/process-groups');
+ * await registry.reap(); // leftovers of a worker that was SIGKILLed
+ * await captureProcess('sh', { args: ['-c', script], registry });
+ * ```
+ */
+export class ProcessGroupRegistry {
+  readonly dir: string;
+
+  constructor(root: string) {
+    this.dir = join(root, hostname());
+  }
+
+  /** Records a running group; returns the token its members must carry. */
+  add(pgid: number, token: string = randomUUID()): string {
+    mkdirSync(this.dir, { recursive: true });
+    const entry: ProcessGroupEntry = { pgid, ownerPid: process.pid, token };
+    writeFileSync(join(this.dir, `${pgid}.json`), JSON.stringify(entry));
+    return token;
+  }
+
+  /** Forgets a group that ended. */
+  remove(pgid: number): void {
+    rmSync(join(this.dir, `${pgid}.json`), { force: true });
+  }
+
+  /** Recorded groups (unreadable entries are skipped). */
+  entries(): ProcessGroupEntry[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    const entries: ProcessGroupEntry[] = [];
+    for (const name of names.filter((file) => file.endsWith('.json'))) {
+      try {
+        const parsed = entrySchema.safeParse(JSON.parse(readFileSync(join(this.dir, name), 'utf8')));
+        if (parsed.success) entries.push(parsed.data);
+        else rmSync(join(this.dir, name), { force: true });
+      } catch {
+        // removed meanwhile
+      }
+    }
+    return entries;
+  }
+
+  /**
+   * Ends the recorded groups whose owner is dead (or is this process, or any owner with
+   * `includeLiveOwners`) and forgets them. Returns the process group ids it signalled.
+   */
+  async reap(options: ReapOptions = {}): Promise<number[]> {
+    const reaped: number[] = [];
+    for (const entry of this.entries()) {
+      const ownerAlive = entry.ownerPid !== process.pid && pidAlive(entry.ownerPid);
+      if (ownerAlive && options.includeLiveOwners !== true) continue;
+      if (processGroupAlive(entry.pgid) && carriesToken(entry)) {
+        await terminateProcessGroup(entry.pgid, { graceMs: options.graceMs ?? 2_000 });
+        reaped.push(entry.pgid);
+      }
+      this.remove(entry.pgid);
+    }
+    return reaped;
+  }
+}
+
+function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Whether a member of the group still carries the entry's token. Without `/proc` (not Linux)
+ * nothing can be checked and the group is taken to be the recorded one.
+ */
+function carriesToken(entry: ProcessGroupEntry): boolean {
+  const members = groupMembers(entry.pgid);
+  if (members === undefined) return true;
+  const needle = `${PROCESS_GROUP_TOKEN_ENV}=${entry.token}`;
+  return members.some((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').includes(needle);
+    } catch {
+      return false;
+    }
+  });
+}

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { WharfClient } from '@wharf/orchestrator/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';
+
+const workerMain = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
+
+/** Whether a process runs (a zombie waiting for its reaper counts as gone). */
+function running(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+  } catch {
+    return false;
+  }
+}
+
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Starts `wharf-worker` as its own process and waits for its `worker-start` log line. */
+async function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [workerMain], {
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let output = '';
+  for await (const chunk of child.stdout ?? []) {
+    output += String(chunk);
+    if (output.includes('worker-start')) break;
+  }
+  child.stdout?.resume();
+  return child;
+}
+
+describe('a worker killed with SIGKILL while a script runs', () => {
+  let temporal: TemporalTestEnv;
+  let dir: string;
+  beforeAll(async () => {
+    temporal = await connectTestEnv();
+    dir = await mkdtemp(join(tmpdir(), 'wharf-orphans-'));
+  });
+  afterAll(async () => {
+    await temporal?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('leaves the script running until the next worker starts, which kills it', async () => {
+    const taskQueue = taskQueueFor('worker orphans');
+    const env = {
+      TEMPORAL_ADDRESS: temporal.address,
+      WHARF_DATA_DIR: join(dir, 'data'),
+      WHARF_TASK_QUEUE: taskQueue,
+    };
+    const wharf = new WharfClient({ connection: temporal.client.connection, taskQueue });
+    const pids = join(dir, 'pids');
+    const { handle } = await wharf.startSwarm(
+      `
+name: orphans
+tasks:
+  long:
+    script: { content: 'sleep 300 & echo $! >> ${pids}; echo $$ >> ${pids}; wait' }
+`,
+      {},
+      { workflowId: `orphans-${taskQueue}` },
+    );
+    const first = await startWorkerProcess(env);
+    let script: number[] = [];
+    try {
+      await waitFor(async () => {
+        script = (await readFile(pids, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+        return script.length === 2;
+      });
+    } finally {
+      first.kill('SIGKILL');
+      await once(first, 'exit');
+    }
+    // Nothing ends a script when its worker dies outright: both processes are still there.
+    expect(script.every(running)).toBe(true);
+
+    const second = await startWorkerProcess(env);
+    try {
+      await waitFor(() => !script.some(running), 10_000);
+      expect(script.some(running)).toBe(false);
+    } finally {
+      await handle.terminate('test done');
+      second.kill('SIGTERM');
+      await once(second, 'exit');
+      for (const pid of script.filter(running)) process.kill(pid, 'SIGKILL');
+    }
+  });
+});
