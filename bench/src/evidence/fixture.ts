@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FsArtifactStore } from '@wharf/evidence';
 
@@ -66,5 +66,57 @@ export async function createRun(store: FsArtifactStore, shape: RunShape, scratch
         await store.putToolCall(workerId, call, denseOutput(shape.artifactBytes, seq));
       }
     }
+  }
+}
+
+/**
+ * Like {@link createRun} for runs too large to write call by call (the store syncs every file
+ * to disk): writes worker 0 through the store, then copies its files to the other workers in
+ * {@link FsArtifactStore}'s documented layout with their ids rewritten, and checks that the
+ * store lists them all.
+ */
+export async function createRunByCopying(
+  store: FsArtifactStore,
+  shape: RunShape,
+  scratch: string,
+): Promise<void> {
+  await createRun(store, { ...shape, workers: 1 }, scratch);
+  const firstId = `${shape.runId}-w0`;
+  const first = await store.getWorker(firstId);
+  if (!first) throw new Error(`fixture: worker ${firstId} missing`);
+  const firstDirectory = join(store.root, 'workers', firstId, 'tool_calls');
+  const files = await Promise.all(
+    (await readdir(firstDirectory)).map(async (name) => ({
+      name,
+      bytes: await readFile(join(firstDirectory, name)),
+    })),
+  );
+  const runDirectory = join(store.root, 'runs', first.ownerId, shape.runId);
+  const copy = async (index: number) => {
+    const workerId = `${shape.runId}-w${index}`;
+    const directory = join(store.root, 'workers', workerId);
+    await mkdir(join(directory, 'tool_calls'), { recursive: true });
+    const metadata = { ...first, workerId, jobId: String(index + 1) };
+    await writeFile(join(directory, 'metadata.json'), `${JSON.stringify(metadata, null, 2)}\n`);
+    for (const file of files) {
+      let bytes: Uint8Array | string = file.bytes;
+      if (file.name.endsWith('.json')) {
+        const record = JSON.parse(file.bytes.toString('utf8')) as { artifactId: string };
+        record.artifactId = workerId + record.artifactId.slice(firstId.length);
+        bytes = `${JSON.stringify(record)}\n`;
+      }
+      await writeFile(join(directory, 'tool_calls', file.name), bytes);
+    }
+    await writeFile(join(runDirectory, workerId), '');
+  };
+  const indexes = Array.from({ length: shape.workers - 1 }, (_, offset) => offset + 1);
+  for (let start = 0; start < indexes.length; start += 32) {
+    await Promise.all(indexes.slice(start, start + 32).map(copy));
+  }
+  const workers = await store.listWorkers({ ownerId: first.ownerId, runId: shape.runId });
+  const last = workers.at(-1);
+  const lastCalls = last ? await store.listToolCalls(last.workerId) : [];
+  if (workers.length !== shape.workers || lastCalls.length !== shape.callsPerWorker) {
+    throw new Error(`fixture: store lists ${workers.length} workers, ${lastCalls.length} calls on the last`);
   }
 }

@@ -5,46 +5,13 @@ import { EvidenceCompiler, FsArtifactStore } from '@wharf/evidence';
 import { formatTable, type Measurement, measure } from '../harness.js';
 import type { Benchmark } from '../registry.js';
 import { createRun, type RunShape } from './fixture.js';
+import { measureInterleaved } from './interleaved.js';
+import { naiveCompile } from './naive-compile.js';
+import { scaleRows, scaleShape } from './scale.js';
 
 const BUDGET = 32_000;
 const KB = 1024;
 const MB = 1024 * 1024;
-
-/** The "read everything, then cut" approach the compiler replaces: whole outputs, tail kept. */
-async function naiveCompile(store: FsArtifactStore, runId: string): Promise<number> {
-  let emitted = 0;
-  const workers = await store.listWorkers({ ownerId: 'bench', runId });
-  const share = Math.floor(BUDGET / Math.max(1, workers.length));
-  for (const worker of workers) {
-    let text = '';
-    for (const call of await store.listToolCalls(worker.workerId)) {
-      const body = await store.readToolOutput(worker.workerId, call.seq);
-      text += new TextDecoder().decode(body.subarray(Math.max(0, body.length - 256)));
-    }
-    emitted += text.slice(-share).length;
-  }
-  return emitted;
-}
-
-/**
- * Best-of-`rounds` time of each workload, alternating them round by round so that load from
- * other processes on the machine falls on both alike.
- */
-async function measureInterleaved(
-  works: ReadonlyArray<() => Promise<unknown>>,
-  rounds: number,
-): Promise<Measurement[]> {
-  const best = works.map(() => Number.POSITIVE_INFINITY);
-  for (const work of works) await work();
-  for (let round = 0; round < rounds; round++) {
-    for (const [index, work] of works.entries()) {
-      const start = process.hrtime.bigint();
-      await work();
-      best[index] = Math.min(best[index] ?? 0, Number(process.hrtime.bigint() - start) / 1e9);
-    }
-  }
-  return best.map((seconds) => ({ operations: 1, seconds, opsPerSecond: 1 / seconds }));
-}
 
 function formatSize(bytes: number): string {
   const [value, unit] =
@@ -54,7 +21,8 @@ function formatSize(bytes: number): string {
 
 /**
  * Compile time of a 32 KB evidence budget over a run whose outputs are small or huge: the
- * compiler reads only the byte ranges it emits, so the two should cost about the same.
+ * compiler reads only the byte ranges it emits, so the two should cost about the same. The
+ * scale rows compile 1,000 workers × 20 calls under the same budget (see {@link scaleRows}).
  */
 export const evidenceBenchmark: Benchmark = {
   name: 'evidence',
@@ -100,7 +68,9 @@ export const evidenceBenchmark: Benchmark = {
       const smallTime = interleaved[0] as Measurement;
       const largeTime = interleaved[1] as Measurement;
       const mediumTime = await measure(1, compile('medium'), rounds);
-      const naiveTime = await measure(1, () => naiveCompile(store, 'medium'), smoke ? 1 : 2);
+      const naiveTime = await measure(1, () => naiveCompile(store, 'medium', BUDGET), smoke ? 1 : 2);
+
+      const scale = await scaleRows(store, scaleShape(smoke, BUDGET), scratch);
 
       const table = formatTable('evidence: compile at a 32 KB budget (compiles/s)', [
         {
@@ -115,6 +85,7 @@ export const evidenceBenchmark: Benchmark = {
           baseline: naiveTime.opsPerSecond,
           target: 1,
         },
+        ...scale.rows,
       ]);
       const calls = workers * callsPerWorker;
       const lines = [
@@ -132,6 +103,7 @@ export const evidenceBenchmark: Benchmark = {
         `at ${formatSize(medium.artifactBytes)} outputs: compile ${(mediumTime.seconds * 1000).toFixed(1)} ms, ` +
           `read-whole-then-cut ${(naiveTime.seconds * 1000).toFixed(1)} ms ` +
           `(it would read ${formatSize(large.artifactBytes * calls)} per compile at ${formatSize(large.artifactBytes)})`,
+        ...scale.lines,
       ];
       return `${table}\n${lines.join('\n')}`;
     } finally {
