@@ -1,3 +1,4 @@
+export { type RunHistoryStats, runChainHistory } from './run-chain-history.js';
 export {
   type StartSwarmOptions,
   type SwarmHandle,
