@@ -9,6 +9,7 @@ import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store'
 import { captureProcess, type ProcessCapture, resolveLimits, type StreamCapture } from '@wharf/stdio-limits';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import type { SubagentIds } from './activity-identity.js';
+import { inRefsEnv } from './in-refs-env.js';
 import { recordWorker } from './record-worker.js';
 import { subagentContext } from './subagent-context.js';
 
@@ -73,7 +74,8 @@ export async function runScript(
       ...dependencies.env,
       ...script.env,
       ...dependencies.spawnEnv?.(ids, input),
-      IN_REFS: input.inRefs.join(','),
+      // A wide join's refs go through a file: one variable over 128 KiB fails the spawn.
+      ...(await inRefsEnv(input.inRefs, spillDir)),
       WHARF_TASK: input.task,
       WHARF_INSTANCE: String(input.instance),
       WHARF_RUN_ID: input.runId,
