@@ -1,7 +1,8 @@
-import { parseSwarm } from '@wharf/orchestrator';
+import { Worker } from '@temporalio/worker';
+import { createWharfDataConverter, parseSwarm } from '@wharf/orchestrator';
 import { runChainHistory } from '@wharf/orchestrator/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+import { createSwarmTestEnv, type SwarmTestEnv, wharfBundle } from './swarm-env.js';
 
 const INSTANCES = 1_000;
 const MIB = 1024 * 1024;
@@ -63,6 +64,17 @@ tasks:
     for (const run of runs) {
       expect(run.historyBytes).toBeLessThan(4 * MIB);
       expect(run.largestPayloadBytes).toBeLessThan(256 * 1024);
+    }
+
+    // Every run, cut in the middle of the loop or not, replays deterministically.
+    const dataConverter = createWharfDataConverter({ store: env.store });
+    for (const run of runs) {
+      const history = await env.temporal.client.workflow.getHandle(workflowId, run.runId).fetchHistory();
+      await Worker.runReplayHistory(
+        { workflowBundle: await wharfBundle(), dataConverter },
+        history,
+        workflowId,
+      );
     }
   }, 240_000);
 });
