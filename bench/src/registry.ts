@@ -2,6 +2,7 @@ import { channelsBenchmark } from './channels/index.js';
 import { contextResolverBenchmark } from './context-resolver/index.js';
 import { evidenceBenchmark } from './evidence/index.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
+import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
 import { outputStoreBenchmark } from './output-store/index.js';
 import { stdioLimitsBenchmark } from './stdio-limits/index.js';
 /** A benchmark: runs its workload against a baseline and returns a printable report. */
@@ -18,4 +19,5 @@ export const benchmarks: Benchmark[] = [
   evidenceBenchmark,
   outputStoreBenchmark,
   orchestratorBenchmark,
+  wideSwarmBenchmark,
 ];

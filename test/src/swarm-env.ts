@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
 import { FsArtifactStore } from '@wharf/evidence';
-import type { ModelRegistry } from '@wharf/orchestrator';
+import { createWharfDataConverter, type ModelRegistry } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
@@ -55,7 +55,12 @@ export async function createSwarmTestEnv(name: string): Promise<SwarmTestEnv> {
     spoolDirectories: [join(dir, 'work')],
   });
   const taskQueue = taskQueueFor(name);
-  const wharf = new WharfClient({ connection: temporal.client.connection, taskQueue });
+  // The workers offload payloads over 256 KiB to this store by default: the client reads them there.
+  const wharf = new WharfClient({
+    connection: temporal.client.connection,
+    taskQueue,
+    dataConverter: createWharfDataConverter({ store }),
+  });
   return {
     temporal,
     dir,

@@ -78,8 +78,12 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--address <host:port>', 'Temporal server', addressDefault)
     .option('--namespace <name>', 'Temporal namespace', 'default')
     .option('--json', 'print JSON', false)
-    .action(async (workflowId: string, options: { address: string; namespace: string; json: boolean }) =>
-      statusCommand(workflowId, options, io),
+    .addOption(dataDirOption())
+    .action(
+      async (
+        workflowId: string,
+        options: { address: string; namespace: string; json: boolean; dataDir: string },
+      ) => statusCommand(workflowId, options, io),
     );
 
   const outputs = program.command('outputs').description('Read stored outputs');

@@ -1,5 +1,9 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
+import { createWharfDataConverter } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
+import { SqliteOutputStore } from '@wharf/output-store';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
@@ -7,10 +11,12 @@ import { progressLines } from '../progress-view.js';
 /**
  * `wharf status <workflowId>`: a running swarm's progress table (a worker answers the query);
  * for a finished swarm, failed or not, its result, read from Temporal without a worker.
+ * A wide swarm's answer is over 256 KiB and the worker stores it in its output store: when the
+ * data directory has one, the client reads such answers from it.
  */
 export async function statusCommand(
   workflowId: string,
-  options: { address: string; namespace: string; json: boolean },
+  options: { address: string; namespace: string; json: boolean; dataDir?: string },
   io: CliIo,
 ): Promise<void> {
   const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
@@ -20,8 +26,14 @@ export async function statusCommand(
       });
     },
   );
+  const storePath = join(options.dataDir ?? '.wharf', 'outputs.db');
+  const store = existsSync(storePath) ? new SqliteOutputStore({ path: storePath }) : undefined;
   try {
-    const wharf = new WharfClient({ connection, namespace: options.namespace });
+    const wharf = new WharfClient({
+      connection,
+      namespace: options.namespace,
+      ...(store === undefined ? {} : { dataConverter: createWharfDataConverter({ store }) }),
+    });
     const notFound = (error: Error): never => {
       throw new CliError('NOT_FOUND', `cannot query ${workflowId}: ${error.message}`, { cause: error });
     };
@@ -41,6 +53,7 @@ export async function statusCommand(
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
   } finally {
+    await store?.close();
     await connection.close();
   }
 }

@@ -15,6 +15,7 @@ import {
 } from '@wharf/stdio-limits';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
+import { inRefsEnv } from './in-refs-env.js';
 import { recordWorker } from './record-worker.js';
 import { subagentContext } from './subagent-context.js';
 
@@ -83,7 +84,8 @@ export async function runScript(
       ...dependencies.env,
       ...script.env,
       ...dependencies.spawnEnv?.(ids, input),
-      IN_REFS: input.inRefs.join(','),
+      // A wide join's refs go through a file: one variable over 128 KiB fails the spawn.
+      ...(await inRefsEnv(input.inRefs, spillDir)),
       // Retry-stable: a retried script that EMITs the same outputs again gets the same refs.
       [spawnEnv.emitKey]: scriptEmitKey(ids),
       WHARF_TASK: input.task,

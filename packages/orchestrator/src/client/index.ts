@@ -1,3 +1,4 @@
+export { type RunHistoryStats, runChainHistory } from './run-chain-history.js';
 export { swarmResultFromFailure } from './swarm-result-from-failure.js';
 export {
   type StartSwarmOptions,

@@ -7,6 +7,7 @@ import { createIntakeServer, type IntakeServer } from '@wharf/output-store';
 import { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import { z } from 'zod';
 import { WharfClient } from '../client/wharf-client.js';
+import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import { type DevServer, startDevServer } from '../dev-server/start-dev-server.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { wharfSearchAttributeKinds } from '../shared/search-attributes.js';
@@ -151,6 +152,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     const added = await ensureSearchAttributes(connection, namespace);
     if (added.length > 0) progress(`registered search attributes ${added.join(', ')}`);
 
+    // Worker and client offload payloads over 256 KiB to the data directory's output store.
+    const dataConverter = createWharfDataConverter({ store: data.store });
     const intake = await createIntakeServer({ store: data.store, secret: data.secret });
     cleanups.push(() => intake.close());
 
@@ -166,6 +169,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         store: data.store,
         artifacts: data.artifacts,
         workDir: data.workDir,
+        dataConverter,
         spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
         processGroups,
         ...(options.models === undefined ? {} : { models: options.models }),
@@ -179,7 +183,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       });
     }
 
-    const wharf = new WharfClient({ connection, taskQueue, namespace });
+    const wharf = new WharfClient({ connection, taskQueue, namespace, dataConverter });
     return {
       address,
       namespace,

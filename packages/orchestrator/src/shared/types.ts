@@ -208,6 +208,11 @@ export interface CarriedState {
   generation: number;
   /** The context pool (absent in state carried by Wharf before it had one). */
   contextPool?: ContextPool;
+  /**
+   * Tasks cut by a history bound in the middle of their loop: the next run starts their
+   * instances from `instances.done` on before planning anything else.
+   */
+  resume?: string[];
 }
 
 /** What `swarmWorkflow` returns. */

@@ -2,6 +2,7 @@ import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
+import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 
 /** Options of {@link createWharfWorker}. */
 export interface WharfWorkerOptions extends ActivityDependencies {
@@ -9,7 +10,11 @@ export interface WharfWorkerOptions extends ActivityDependencies {
   /** Default `wharf`. */
   taskQueue?: string;
   namespace?: string;
-  /** Same converter as the clients (e.g. `createWharfDataConverter`). */
+  /**
+   * Same converter as the clients. Default `createWharfDataConverter({ store })`: payloads over
+   * 256 KiB (a wide swarm's carried state, a join's inputs, a large result) go to the output
+   * store and history holds a small claim, so clients need the same store to read them.
+   */
   dataConverter?: DataConverter;
   /** Most subagents this worker runs at once. Default 8. */
   maxConcurrentActivities?: number;
@@ -25,7 +30,8 @@ export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', impo
 /**
  * A Temporal worker that runs Wharf swarms: the bundled `swarmWorkflow` plus the
  * `runSubagent` and `supervise` activities with their dependencies (output store, artifact
- * store, model registry) injected.
+ * store, model registry) injected. Payloads over 256 KiB are offloaded to the same output
+ * store by default (External Storage; see `dataConverter`).
  *
  * @example
  * ```ts
@@ -38,7 +44,7 @@ export async function createWharfWorker(options: WharfWorkerOptions): Promise<Wo
     connection: options.connection,
     taskQueue: options.taskQueue ?? 'wharf',
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-    ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
+    dataConverter: options.dataConverter ?? createWharfDataConverter({ store: options.store }),
     ...(options.workflowBundle === undefined
       ? { workflowsPath }
       : { workflowBundle: options.workflowBundle }),

@@ -21,3 +21,31 @@ describe('runPool', () => {
     expect(await runPool([], 5, async () => 1)).toEqual([]);
   });
 });
+
+describe('runPool with shouldStop', () => {
+  it('starts no item once asked to stop, lets the running ones finish, returns the started prefix', async () => {
+    const started: number[] = [];
+    const items = Array.from({ length: 10 }, (_, index) => index);
+    const results = await runPool(
+      items,
+      2,
+      async (item) => {
+        started.push(item);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return item * 10;
+      },
+      { shouldStop: () => started.length >= 4 },
+    );
+    expect(started).toEqual([0, 1, 2, 3]);
+    expect(results).toEqual([0, 10, 20, 30]);
+  });
+
+  it('always starts the first item, so a run makes progress', async () => {
+    const results = await runPool([7, 8], 1, async (item) => item, { shouldStop: () => true });
+    expect(results).toEqual([7]);
+  });
+
+  it('runs everything when never asked to stop', async () => {
+    expect(await runPool([1, 2, 3], 2, async (item) => item, { shouldStop: () => false })).toEqual([1, 2, 3]);
+  });
+});

@@ -43,6 +43,11 @@ import { SwarmContext } from './swarm-context.js';
 
 /** Most activities one run may have pending (Temporal's per-run cap is 2,000). */
 const MAX_PENDING = 1_900;
+/**
+ * History size past which a run starts no further subagent of a wide superstep: the ones in
+ * flight finish, then the run continues as new (Temporal suggests staying under 4 MiB).
+ */
+const SPLIT_HISTORY_BYTES = 3 * 1024 * 1024;
 const TERMINAL = new Set<TaskProgress['status']>(['done', 'failed', 'skipped', 'cancelled']);
 
 const { runSubagent, supervise } = proxyActivities<WharfActivities>({
@@ -116,6 +121,10 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   // Runs started before Wharf skipped tasks whose inputs can no longer be written (the untaken
   // side of a `||` output) replay with the old planning: such a task failed, and so did the swarm.
   const skipUnresolvable = patched('wharf-skip-unresolvable');
+  // Runs started before Wharf split a wide superstep across runs replay running it whole.
+  const splitSuperstep = patched('wharf-split-superstep');
+  // Tasks whose loop instances the previous run left unstarted: they resume first.
+  let resume = carried?.resume ?? [];
   const progress = new Map<string, TaskProgress>(
     (
       carried?.progress ??
@@ -184,7 +193,8 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   publish();
 
   for (;;) {
-    const scheduled = planStep();
+    const scheduled = resume.length > 0 ? resumeStep(resume) : planStep();
+    resume = [];
     if (scheduled.length === 0) {
       if (taskNames.every((task) => TERMINAL.has((progress.get(task) as TaskProgress).status))) break;
       // Nothing can run: tasks wait on inputs that nobody will write unless a signal adds them.
@@ -204,11 +214,18 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     }
     step += 1;
     const plans = await planContexts(scheduled);
-    const results = await runPool(scheduled, maxConcurrent, (item) => runInstance(item, plans[item.task]));
-    foldStep(scheduled, results);
+    const results = await runPool(
+      scheduled,
+      maxConcurrent,
+      (item) => runInstance(item, plans[item.task]),
+      splitSuperstep ? { shouldStop: historyFull } : {},
+    );
+    // Items start in order: the results are those of a prefix of `scheduled`.
+    foldStep(scheduled.slice(0, results.length), results);
+    const unstarted = [...new Set(scheduled.slice(results.length).map((item) => item.task))];
     await pruneContextPool();
     publish();
-    if (shouldContinueAsNew()) {
+    if (unstarted.length > 0 || shouldContinueAsNew()) {
       await condition(allHandlersFinished);
       const next: CarriedState = {
         step,
@@ -218,6 +235,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
         compacts,
         generation: (carried?.generation ?? 0) + 1,
         contextPool,
+        ...(unstarted.length === 0 ? {} : { resume: unstarted }),
       };
       return continueAsNew<typeof swarmWorkflow>({ ...input, carried: next });
     }
@@ -403,6 +421,26 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     return scheduled;
   }
 
+  /**
+   * The instances a previous run left unstarted, of tasks cut by a history bound. A running
+   * task's instances start in order, so they are those from `instances.done` on.
+   */
+  function resumeStep(tasks: readonly string[]): ScheduledInstance[] {
+    const scheduled: ScheduledInstance[] = [];
+    for (const task of tasks) {
+      const spec = definition.tasks[task] as TaskDefinition;
+      const entry = progress.get(task) as TaskProgress;
+      const total = entry.instances.total;
+      for (let instance = entry.instances.done; instance < total; instance++) {
+        const resolution = context.resolveInputs(task, spec.inputs, total > 1 ? instance : undefined);
+        // The context only grows, so inputs that resolved when the task started still do.
+        if (!resolution.ready) log.warn('resumed instance lost inputs', { task, instance });
+        scheduled.push({ task, instance, inputs: resolution.ready ? resolution.values : {} });
+      }
+    }
+    return scheduled;
+  }
+
   async function runInstance(
     item: ScheduledInstance,
     contextPlan: ContextPlan | undefined,
@@ -555,6 +593,16 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
     }
     state.foldSuperstep(step, updates);
+  }
+
+  /** True once this run should start no further subagent (see {@link SPLIT_HISTORY_BYTES}). */
+  function historyFull(): boolean {
+    const current = workflowInfo();
+    return (
+      current.continueAsNewSuggested ||
+      current.historyLength >= (input.historyEventLimit ?? 10_000) ||
+      current.historySize >= SPLIT_HISTORY_BYTES
+    );
   }
 
   function shouldContinueAsNew(): boolean {

@@ -1,0 +1,32 @@
+import { writeFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+
+/**
+ * Longest `IN_REFS` value passed in the environment. Linux refuses to start a process with
+ * one variable over 128 KiB (`E2BIG`); a join over ~2,000 outputs would pass it.
+ */
+export const IN_REFS_ENV_MAX_BYTES = 64 * 1024;
+
+/**
+ * The environment that names a script's input refs: `IN_REFS` (comma-separated output ids)
+ * while it stays under {@link IN_REFS_ENV_MAX_BYTES}; past that, the ids go to
+ * `<dir>/in-refs.json` (a JSON array of output ids), `WHARF_IN_REFS_FILE` names that file
+ * and `IN_REFS` is left unset, so a script that reads it fails loudly instead of seeing no input.
+ *
+ * @example
+ * ```ts
+ * const env = await inRefsEnv(input.inRefs, spillDir);
+ * // small: { IN_REFS: 'out_a,out_b' }   large: { WHARF_IN_REFS_FILE: '/…/in-refs.json' }
+ * ```
+ */
+export async function inRefsEnv(
+  inRefs: readonly string[],
+  dir: string,
+  maxBytes: number = IN_REFS_ENV_MAX_BYTES,
+): Promise<Record<string, string>> {
+  const joined = inRefs.join(',');
+  if (Buffer.byteLength(joined) <= maxBytes) return { IN_REFS: joined };
+  const file = resolve(dir, 'in-refs.json');
+  await writeFile(file, JSON.stringify(inRefs));
+  return { WHARF_IN_REFS_FILE: file };
+}

@@ -1,0 +1,80 @@
+import { Worker } from '@temporalio/worker';
+import { createWharfDataConverter, parseSwarm } from '@wharf/orchestrator';
+import { runChainHistory } from '@wharf/orchestrator/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwarmTestEnv, type SwarmTestEnv, wharfBundle } from './swarm-env.js';
+
+const INSTANCES = 1_000;
+const MIB = 1024 * 1024;
+
+// The join counts its refs whichever way they arrive (IN_REFS, or the file for a wide list).
+const countRefs = [
+  'if [ -n "$WHARF_IN_REFS_FILE" ]; then grep -o "out_[A-Za-z0-9_-]*" "$WHARF_IN_REFS_FILE" | wc -l;',
+  `else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`,
+].join(' ');
+
+// A loop wider than one run's history can hold: the superstep is split across runs, the
+// carried state is offloaded to the output store, and the join still sees every ref.
+describe('a wide loop superstep spans continue-as-new runs', () => {
+  let env: SwarmTestEnv;
+  beforeAll(async () => {
+    env = await createSwarmTestEnv('wide-superstep');
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it(`${INSTANCES} loop instances and a join complete; every run stays under 4 MiB, every payload under 256 KiB`, async () => {
+    const definition = parseSwarm(`
+name: wide
+tasks:
+  fan:
+    loop: { type: repeat, count: ${INSTANCES} }
+    script: { content: 'echo "instance $WHARF_INSTANCE"' }
+    output: †data.fan
+  join:
+    depends_on: [fan]
+    script: { content: ${JSON.stringify(countRefs)} }
+`);
+    // A low event limit stands in for Temporal's 4 MiB suggestion: the loop must cut runs.
+    const { workflowId, firstExecutionRunId } = await env.wharf.startSwarm(
+      definition,
+      {},
+      { historyEventLimit: 600, maxConcurrentTasks: 32 },
+    );
+    const result = await env.withWorker(() => env.wharf.result(workflowId));
+    expect(result.status).toBe('completed');
+    expect(result.outputs.fan).toHaveLength(INSTANCES);
+    expect(new Set(result.outputs.fan).size).toBe(INSTANCES);
+    const fan = result.tasks.find((task) => task.task === 'fan');
+    expect(fan?.instances).toEqual({ done: INSTANCES, total: INSTANCES });
+    expect(fan?.status).toBe('done');
+    expect(result.metrics.continuedAsNew).toBeGreaterThanOrEqual(2);
+
+    const joinOut = result.outputs.join?.[0] as string;
+    const seen = Buffer.from((await env.store.get({ outId: joinOut })).body).toString('utf8');
+    expect(Number(seen.trim())).toBe(INSTANCES);
+
+    const runs = await runChainHistory(env.temporal.client, workflowId, firstExecutionRunId);
+    expect(runs).toHaveLength(result.metrics.continuedAsNew + 1);
+    const total = runs.reduce((sum, run) => sum + run.historyBytes, 0);
+    console.log(
+      `[wide-superstep] ${runs.length} runs, ${total} history bytes (${(total / INSTANCES).toFixed(0)} per subagent), largest run ${Math.max(...runs.map((run) => run.historyBytes))} B, largest payload ${Math.max(...runs.map((run) => run.largestPayloadBytes))} B`,
+    );
+    for (const run of runs) {
+      expect(run.historyBytes).toBeLessThan(4 * MIB);
+      expect(run.largestPayloadBytes).toBeLessThan(256 * 1024);
+    }
+
+    // Every run, cut in the middle of the loop or not, replays deterministically.
+    const dataConverter = createWharfDataConverter({ store: env.store });
+    for (const run of runs) {
+      const history = await env.temporal.client.workflow.getHandle(workflowId, run.runId).fetchHistory();
+      await Worker.runReplayHistory(
+        { workflowBundle: await wharfBundle(), dataConverter },
+        history,
+        workflowId,
+      );
+    }
+  }, 240_000);
+});
