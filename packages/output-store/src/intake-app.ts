@@ -198,8 +198,9 @@ async function readableRecord(
   const record = await store.stat({ outId });
   if (record.producer.ownerId !== claims.ownerId)
     throw new OutputForbiddenError(`output ${outId} belongs to another owner`);
-  const own = record.producer.runId === claims.runId && record.producer.spawnId === claims.spawnId;
-  if (!own && !claims.readRefs.includes(outId)) {
+  const sameRun = record.producer.runId === claims.runId;
+  const own = sameRun && record.producer.spawnId === claims.spawnId;
+  if (!own && !(sameRun && claims.readRun === true) && !claims.readRefs.includes(outId)) {
     throw new OutputForbiddenError(
       `output ${outId} is neither this spawn's own output nor one of its input refs`,
     );

@@ -179,6 +179,23 @@ describe('intake server over HTTP', () => {
     );
   });
 
+  it('lets a readRun token read every output of its own run and nothing of another run', async () => {
+    const created = (await (await post('sibling', { 'idempotency-key': 'sibling-1' })).json()) as {
+      ref: { outId: string };
+    };
+    const id = created.ref.outId;
+    const join = { authorization: `Bearer ${token({ spawnId: 'join', readRun: true })}` };
+    expect(await (await fetch(`${server.url}/v1/outputs/${id}/body`, { headers: join })).text()).toBe(
+      'sibling',
+    );
+    const otherRun = { authorization: `Bearer ${token({ runId: 'run-2', spawnId: 'join', readRun: true })}` };
+    expect((await fetch(`${server.url}/v1/outputs/${id}`, { headers: otherRun })).status).toBe(403);
+    const otherOwner = {
+      authorization: `Bearer ${token({ ownerId: 'owner-b', spawnId: 'join', readRun: true })}`,
+    };
+    expect((await fetch(`${server.url}/v1/outputs/${id}`, { headers: otherOwner })).status).toBe(403);
+  });
+
   it('answers 413 naming the limit for declared and streamed oversize bodies and stores nothing', async () => {
     const declared = await post('y'.repeat(5000), { 'idempotency-key': 'big-declared' });
     expect(declared.status).toBe(413);

@@ -19,6 +19,11 @@ export const spawnTokenClaimsSchema = z.object({
   agent: id.optional(),
   /** Output ids the spawn may read besides its own (its IN_REFS). */
   readRefs: z.array(z.string()).max(10_000),
+  /**
+   * The spawn may read every output of its own owner's run. For wide fan-ins (a join over
+   * thousands of outputs) whose IN_REFS would not fit in a token sent as a header.
+   */
+  readRun: z.boolean().optional(),
   /** Epoch milliseconds after which the token is refused. */
   expiresAt: z.number().int(),
   /** How many outputs the spawn may store. */

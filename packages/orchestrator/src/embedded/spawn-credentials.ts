@@ -14,6 +14,12 @@ export interface SpawnCredentialsOptions {
   maxOutputs?: number;
   /** Largest body one spawn may EMIT. Default 1 GiB. */
   maxOutputBytes?: number;
+  /**
+   * Most input refs listed in a token, default 128. A spawn with more (a wide join) gets
+   * `readRun` instead: it may read every output of its run. The token travels as an HTTP
+   * header and an environment variable, so it must stay a few KiB whatever the fan-in.
+   */
+  maxTokenRefs?: number;
   /** Clock, for tests. */
   now?: () => number;
 }
@@ -21,7 +27,7 @@ export interface SpawnCredentialsOptions {
 /**
  * Per-spawn environment for subagents that EMIT over HTTP (`cmd | wharf emit`): the intake
  * URL and a fresh token scoped to the spawn's owner, run and job, allowed to read exactly
- * its IN_REFS. Pass it as `spawnEnv` to `createActivities` / `createWharfWorker`.
+ * its IN_REFS (or, past `maxTokenRefs` of them, every output of its run). Pass it as `spawnEnv` to `createActivities` / `createWharfWorker`.
  *
  * @example
  * ```ts
@@ -32,6 +38,7 @@ export function spawnCredentials(
   options: SpawnCredentialsOptions,
 ): (ids: SubagentIds, input: SubagentInput) => Record<string, string> {
   const now = options.now ?? Date.now;
+  const maxTokenRefs = options.maxTokenRefs ?? 128;
   return (ids, input) => ({
     [spawnEnv.outputUrl]: options.intakeUrl,
     [spawnEnv.outputToken]: issueSpawnToken(
@@ -40,7 +47,9 @@ export function spawnCredentials(
         ownerId: ids.ownerId,
         runId: ids.runId,
         spawnId: ids.jobId,
-        readRefs: input.inRefs,
+        ...(input.inRefs.length > maxTokenRefs
+          ? { readRefs: [], readRun: true }
+          : { readRefs: input.inRefs }),
         expiresAt: now() + (options.ttlMs ?? 6 * 3_600_000),
         maxOutputs: options.maxOutputs ?? 100,
         maxOutputBytes: options.maxOutputBytes ?? 2 ** 30,
