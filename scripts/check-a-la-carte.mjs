@@ -126,9 +126,12 @@ try {
     );
     const started = Date.now();
     try {
-      await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], {
+      // --prefer-offline: packages npm has cached are taken as they are, so the check costs no
+      // registry round trips on a machine that has run it once.
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
         cwd: project,
         maxBuffer: 64 * 1024 * 1024,
+        timeout: 600_000,
       });
     } catch (error) {
       failures.push(`${manifest.name}: npm install failed\n${error.stderr ?? error.message}`);
