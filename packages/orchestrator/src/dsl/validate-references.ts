@@ -6,6 +6,7 @@ import {
   parseReference,
   type Reference,
 } from '@wharf/context-resolver';
+import { pathsOverlap } from './paths-overlap.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
 import type { GraphDefinition } from './validate-graph.js';
 
@@ -137,7 +138,7 @@ class WriterIndex {
             ...(this.#byKey.get(key(reference.kind, reference.path[0])) ?? []),
             ...(this.#byKey.get(key(reference.kind, undefined)) ?? []),
           ];
-    return candidates.filter((destination) => overlaps(destination.reference.path, reference.path));
+    return candidates.filter((destination) => pathsOverlap(destination.reference.path, reference.path));
   }
 }
 
@@ -185,12 +186,6 @@ function check(
       ? names.join(', ')
       : `${names.slice(0, WRITERS_SHOWN).join(', ')} and ${names.length - WRITERS_SHOWN} more`;
   return `${text} is written by ${shown}, which does not run before ${task}: add ${names.length === 1 ? 'it' : 'one of them'} to depends_on`;
-}
-
-function overlaps(left: readonly string[], right: readonly string[]): boolean {
-  const length = Math.min(left.length, right.length);
-  for (let index = 0; index < length; index++) if (left[index] !== right[index]) return false;
-  return true;
 }
 
 function describe(error: unknown): string {

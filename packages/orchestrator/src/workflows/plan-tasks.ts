@@ -7,6 +7,7 @@ import {
   parseReference,
   type Reference,
 } from '@wharf/context-resolver';
+import { pathsOverlap } from '../dsl/paths-overlap.js';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import type { TaskStatus } from '../shared/types.js';
 import type { InputResolution } from './swarm-context.js';
@@ -132,7 +133,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
         return !destinations.some(
           (destination) =>
             destination.reference.kind === reference.kind &&
-            overlaps(destination.reference.path, reference.path) &&
+            pathsOverlap(destination.reference.path, reference.path) &&
             !FINISHED.has(status(destination.task)),
         );
       });
@@ -145,7 +146,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
                   const reference = parseReference(text);
                   return (
                     destination.reference.kind === reference.kind &&
-                    overlaps(destination.reference.path, reference.path)
+                    pathsOverlap(destination.reference.path, reference.path)
                   );
                 }),
               )
@@ -241,7 +242,8 @@ function readsFailureOf(
   return Object.values(spec.inputs).some((text) =>
     referencesIn(text).some((reference) =>
       failure.some(
-        (entry) => entry.reference.kind === reference.kind && overlaps(entry.reference.path, reference.path),
+        (entry) =>
+          entry.reference.kind === reference.kind && pathsOverlap(entry.reference.path, reference.path),
       ),
     ),
   );
@@ -258,11 +260,4 @@ function referencesIn(text: string): Reference[] {
 function collect(expression: Expression): Reference[] {
   if (expression.type === 'reference') return [expression.reference];
   return expression.operands.flatMap(collect);
-}
-
-/** Two paths overlap when one is a prefix of the other (writing either changes the other). */
-function overlaps(left: readonly string[], right: readonly string[]): boolean {
-  const length = Math.min(left.length, right.length);
-  for (let index = 0; index < length; index++) if (left[index] !== right[index]) return false;
-  return true;
 }
