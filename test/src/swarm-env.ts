@@ -7,6 +7,7 @@ import { createWharfDataConverter, type ModelRegistry } from '@wharf/orchestrato
 import { WharfClient } from '@wharf/orchestrator/client';
 import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
+import type { ToolSet } from 'ai';
 import { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';
 
 let bundle: Promise<WorkflowBundle> | undefined;
@@ -42,7 +43,10 @@ export interface SwarmTestEnv {
   wharf: WharfClient;
   taskQueue: string;
   /** Runs `fn` while a worker polls the test's task queue. */
-  withWorker<TResult>(fn: () => Promise<TResult>, options?: { models?: ModelRegistry }): Promise<TResult>;
+  withWorker<TResult>(
+    fn: () => Promise<TResult>,
+    options?: { models?: ModelRegistry; tools?: ToolSet },
+  ): Promise<TResult>;
   close(): Promise<void>;
 }
 
@@ -77,6 +81,7 @@ export async function createSwarmTestEnv(name: string): Promise<SwarmTestEnv> {
         workDir: join(dir, 'work'),
         workflowBundle: await wharfBundle(),
         ...(options.models === undefined ? {} : { models: options.models }),
+        ...(options.tools === undefined ? {} : { tools: options.tools }),
       });
       return worker.runUntil(fn);
     },

@@ -8,7 +8,9 @@ export type WharfOrchestratorErrorCode =
   | 'DEV_SERVER_FAILED'
   | 'UNKNOWN_MODEL'
   | 'PAYLOAD_UNAVAILABLE'
-  | 'INVALID_REQUEST';
+  | 'INVALID_REQUEST'
+  | 'UNKNOWN_TOOL'
+  | 'PATH_OUTSIDE_WORKDIR';
 
 /**
  * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,

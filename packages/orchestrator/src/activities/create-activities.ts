@@ -5,6 +5,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
 import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import type { ToolSet } from 'ai';
+import { createAgentActivities } from '../agent/agent-activities.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type {
@@ -39,6 +41,12 @@ export interface ActivityDependencies {
    * crash ends the scripts its predecessor left behind (`processGroups.reap()` at start).
    */
   processGroups?: ProcessGroupRegistry;
+  /**
+   * Tools agents may select by name in `agents.<name>.tools`, besides the built-ins
+   * (`shell`, `read_file`, `write_file`, `http_request`): AI SDK `tool()` objects, or the
+   * tools of MCP servers (`await mcpClient.tools()`). A worker tool named like a built-in wins.
+   */
+  tools?: ToolSet;
 }
 
 /**
@@ -59,7 +67,20 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
   // Scripts' spilled output is handed to the artifact store from the work directory.
   dependencies.artifacts.addSpoolDirectory?.(workDir);
   const env = dependencies.env ?? process.env;
+  const agent = createAgentActivities({
+    store: dependencies.store,
+    artifacts: dependencies.artifacts,
+    models,
+    tools: dependencies.tools ?? {},
+    workDir,
+    env,
+    ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
+  });
   return {
+    agentStart: (input) => classify(() => agent.agentStart(input)),
+    agentModelStep: (input) => classify(() => agent.agentModelStep(input)),
+    agentToolCall: (input) => classify(() => agent.agentToolCall(input)),
+    agentFinish: (input) => classify(() => agent.agentFinish(input)),
     async runSubagent(input: SubagentInput): Promise<SubagentResult> {
       const info = Context.current().info;
       const ids = subagentIds(input, {
@@ -110,6 +131,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
 const NON_RETRYABLE: Record<string, string> = {
   INVALID_DEFINITION: 'WharfInvalidDefinition',
   UNKNOWN_MODEL: 'WharfUnknownModel',
+  UNKNOWN_TOOL: 'WharfInvalidDefinition',
   FORBIDDEN: 'WharfForbidden',
 };
 

@@ -8,6 +8,7 @@ import {
 import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
 import { generateText, isStepCount, type Tool, type ToolSet, tool } from 'ai';
 import { z } from 'zod';
+import { usageOf } from '../agent/usage-of.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
@@ -129,6 +130,7 @@ export async function runAgent(
   const recorded = recordingTools(tools, record);
 
   let text: string;
+  let usage: SubagentResult['usage'];
   try {
     const result = await heartbeatWhile(
       context,
@@ -145,6 +147,7 @@ export async function runAgent(
       { task: input.task },
     );
     text = result.text;
+    usage = usageOf(result.totalUsage, dependencies.models.price?.(agent.model), result.steps.length);
   } catch (error) {
     await artifacts.putResult(ids.workerId, `model call failed: ${(error as Error).message}`);
     await recordWorker(artifacts, ids, {
@@ -203,6 +206,7 @@ export async function runAgent(
     bytes,
     durationMs: endedAt.getTime() - startedAt.getTime(),
     preview: Array.from(text).slice(0, 300).join(''),
+    ...(usage === undefined ? {} : { usage }),
   };
 }
 
@@ -240,7 +244,15 @@ async function resumeAgent(
   };
 }
 
-function agentPrompt(input: SubagentInput, context: string | undefined): string {
+/**
+ * The task prompt of an agent: its prompt (or description), inputs, context and IN_REFS.
+ *
+ * @example
+ * ```ts
+ * const prompt = agentPrompt(input, smartContext?.text);
+ * ```
+ */
+export function agentPrompt(input: SubagentInput, context: string | undefined): string {
   const lines = [input.definition.prompt ?? input.definition.description ?? `Do the task "${input.task}".`];
   if (Object.keys(input.inputs).length > 0) lines.push('', `Inputs: ${JSON.stringify(input.inputs)}`);
   if (context !== undefined && input.context !== undefined) {

@@ -7,6 +7,7 @@ import {
 } from '@wharf/evidence';
 import type { OutputStore } from '@wharf/output-store';
 import { generateText, isStepCount, wrapLanguageModel } from 'ai';
+import { usageOf } from '../agent/usage-of.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { SuperviseInput, SuperviseResult } from '../shared/types.js';
 import { safeId } from './activity-identity.js';
@@ -81,8 +82,13 @@ export async function supervise(
     { step: 'supervisor' },
   );
   const answer = result.text;
+  const usage = usageOf(
+    result.totalUsage,
+    dependencies.models.price?.(input.agent.model),
+    result.steps.length,
+  );
   const limit = dependencies.inlineAnswerBytes ?? 8 * 1024;
-  if (byteLength(answer) <= limit) return { answer, evidenceBytes: Math.max(0, evidenceBytes) };
+  if (byteLength(answer) <= limit) return { answer, evidenceBytes: Math.max(0, evidenceBytes), usage };
   const info = context.info;
   const answerRef = await dependencies.store.emit({
     producer: { ownerId, runId, spawnId: 'supervisor', agent: input.agent.model },
@@ -96,6 +102,7 @@ export async function supervise(
     answer: `${Buffer.from(answer).subarray(0, 2048).toString('utf8')}… (full answer: ${answerRef.outId})`,
     answerRef,
     evidenceBytes: Math.max(0, evidenceBytes),
+    usage,
   };
 }
 

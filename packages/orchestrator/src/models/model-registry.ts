@@ -13,6 +13,14 @@ export interface ModelRegistry {
   resolve(id: string): WharfLanguageModel;
   /** Whether `id` can be resolved (without contacting any provider). */
   has(id: string): boolean;
+  /** The price of `id`'s tokens, when one was configured (agent usage then carries a cost). */
+  price?(id: string): ModelPrice | undefined;
+}
+
+/** US dollars per million tokens. */
+export interface ModelPrice {
+  inputPerMillion: number;
+  outputPerMillion: number;
 }
 
 /** Options of {@link createModelRegistry}. */
@@ -21,6 +29,8 @@ export interface ModelRegistryOptions {
   models?: Record<string, WharfLanguageModel>;
   /** Environment holding provider keys. Default `process.env`. */
   env?: Record<string, string | undefined>;
+  /** Prices by model id (e.g. `openai:gpt-4o-mini`), for the cost in agent usage. */
+  prices?: Record<string, ModelPrice>;
 }
 
 const COMPATIBLE = /^openai-compatible:(https?:\/\/[^/:\s]+(?::\d+)?(?:\/[^:\s]*)?):(.+)$/;
@@ -31,7 +41,7 @@ const COMPATIBLE = /^openai-compatible:(https?:\/\/[^/:\s]+(?::\d+)?(?:\/[^:\s]*
  * - `anthropic:<model>` (needs `ANTHROPIC_API_KEY`),
  * - `openai-compatible:<base url>:<model>` for Ollama, vLLM, LM Studio and other
  *   OpenAI-compatible servers (`OPENAI_COMPATIBLE_API_KEY` optional),
- * plus any models registered by exact id.
+ * plus any models registered by exact id. With `prices`, agent usage carries each call's cost.
  *
  * @example
  * ```ts
@@ -87,6 +97,9 @@ export function createModelRegistry(options: ModelRegistryOptions = {}): ModelRe
     },
     has(id) {
       return typeof build(id) !== 'string';
+    },
+    price(id) {
+      return options.prices?.[id];
     },
   };
 }

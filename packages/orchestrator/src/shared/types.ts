@@ -28,6 +28,8 @@ export interface TaskProgress {
   /** Workflow-clock milliseconds: when it started, when it ended. */
   startedAt?: number;
   endedAt?: number;
+  /** Model usage of an agent task's instances that finished, summed. */
+  usage?: AgentUsage;
 }
 
 /** What the `progress` query returns. */
@@ -154,6 +156,21 @@ export interface SubagentResult {
   preview: string;
   /** The last lines of stderr when the task failed. */
   stderrTail?: string;
+  /** Tokens (and cost, when the model has a price) of an agent task's model calls. */
+  usage?: AgentUsage;
+}
+
+/**
+ * Tokens an agent's model calls used (AI SDK `usage`), summed; `costUsd` when the model
+ * registry has a price for the model.
+ */
+export interface AgentUsage {
+  /** Model calls counted. */
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  totalTokens: number;
+  costUsd?: number;
 }
 
 /** Input of the `supervise` activity. */
@@ -176,6 +193,8 @@ export interface SuperviseResult {
   evidenceBytes: number;
   /** Why the supervisor gave no answer (an unknown model, a missing key, a provider error). */
   error?: string;
+  /** Tokens (and cost) of the supervisor's model calls. */
+  usage?: AgentUsage;
 }
 
 /** Arguments of `swarmWorkflow`. */
@@ -232,11 +251,101 @@ export interface SwarmResult {
     continuedAsNew: number;
     /** The context pool that later tasks' contexts were chosen from (absent if it could not be measured). */
     context?: SwarmContextMetrics;
+    /** Model usage of every agent task and the supervisor, summed (absent when no model was called). */
+    usage?: AgentUsage;
   };
 }
 
+/** Input of `agentTaskWorkflow`: the subagent input plus the swarm's heartbeat timeout. */
+export interface AgentTaskInput extends SubagentInput {
+  heartbeatTimeoutMs?: number;
+}
+
+/**
+ * What an agent's step activities carry: the ref of the task's brief (its input, stored by
+ * `agentStart`) and the conversation as refs. Bodies never travel through history.
+ */
+export interface AgentStepInput {
+  /** Out id of the stored brief. */
+  brief: string;
+  /** Out ids of the conversation records, oldest first. */
+  conversation: string[];
+  /** 0-based model step. */
+  step: number;
+}
+
+/** What `agentStart` returns. */
+export interface AgentStartResult {
+  brief: string;
+  /** The first conversation record (system prompt and task prompt). */
+  conversation: string[];
+  maxSteps: number;
+}
+
+/** A tool call the model asked for, by id (its input stays in the stored step record). */
+export interface AgentToolCallRef {
+  toolCallId: string;
+  toolName: string;
+}
+
+/** What `agentModelStep` returns: refs and small metadata only. */
+export interface AgentModelStepResult {
+  /** Out id of the stored step record (the model's response messages). */
+  record: string;
+  /** Tool calls to execute, in the order the model made them. */
+  toolCalls: AgentToolCallRef[];
+  finishReason: string;
+  usage: AgentUsage;
+  /** Bytes of the model's text in this step. */
+  textBytes: number;
+}
+
+/** Input of `agentToolCall`: one tool call of a stored step. */
+export interface AgentToolCallInput {
+  brief: string;
+  step: number;
+  /** Out id of the step record holding the call and its input. */
+  record: string;
+  toolCallId: string;
+  /** 1-based position of the call among the agent's tool calls (its evidence `seq`). */
+  seq: number;
+}
+
+/** What `agentToolCall` returns. */
+export interface AgentToolCallResult {
+  /** Out id of the stored tool-result record the model is shown next. */
+  record: string;
+  toolName: string;
+  /** Bytes of the tool's full output. */
+  bytes: number;
+  /** The model was shown a cut of it. */
+  truncated: boolean;
+  failed: boolean;
+  /** An output the `emit` tool stored: one of the task's outputs. */
+  emitted?: string;
+}
+
+/** Input of `agentFinish`. */
+export interface AgentFinishInput {
+  brief: string;
+  conversation: string[];
+  /** Out ids the `emit` tool stored, in order. */
+  emitted: string[];
+  usage: AgentUsage;
+  /** Why the loop stopped early (a model or tool step failed for good). */
+  error?: string;
+}
+
+/** The activities of a durable agent task (implemented by `createActivities`). */
+export interface AgentActivities {
+  agentStart(input: AgentTaskInput): Promise<AgentStartResult>;
+  agentModelStep(input: AgentStepInput): Promise<AgentModelStepResult>;
+  agentToolCall(input: AgentToolCallInput): Promise<AgentToolCallResult>;
+  agentFinish(input: AgentFinishInput): Promise<SubagentResult>;
+}
+
 /** The activities the swarm workflow calls (implemented by `createActivities`). */
-export interface WharfActivities {
+export interface WharfActivities extends AgentActivities {
   runSubagent(input: SubagentInput): Promise<SubagentResult>;
   supervise(input: SuperviseInput): Promise<SuperviseResult>;
   /** Local activity: the context of each task about to run (only tasks that get one). */

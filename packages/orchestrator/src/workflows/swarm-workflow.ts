@@ -8,6 +8,7 @@ import {
   condition,
   continueAsNew,
   createEventGroup,
+  executeChild,
   isCancellation,
   log,
   patched,
@@ -21,6 +22,7 @@ import {
 } from '@temporalio/workflow';
 import { ChannelState, ChannelUpdate } from '@wharf/channels';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
+import { addUsage, swarmUsage } from '../shared/agent-usage.js';
 import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
@@ -28,6 +30,7 @@ import type {
   CarriedState,
   ContextPlan,
   ContextPool,
+  SubagentInput,
   SubagentResult,
   SwarmProgress,
   SwarmResult,
@@ -35,6 +38,7 @@ import type {
   TaskProgress,
   WharfActivities,
 } from '../shared/types.js';
+import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
 import { failureReaders, planTasks } from './plan-tasks.js';
 import { formatBytes, renderProgressTable } from './progress-table.js';
 import { runPool } from './run-pool.js';
@@ -309,6 +313,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
         .length,
       continuedAsNew: carried?.generation ?? 0,
       ...(contextPoolMetrics === undefined ? {} : { context: contextPoolMetrics }),
+      ...usageMetric(swarmUsage(snapshotProgress().tasks, supervisorResult)),
     },
   };
   // Runs that ended before Wharf failed failed swarms replay as they ran: completed.
@@ -458,41 +463,55 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     const kind = spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`;
     // One event group per subagent: the Web UI groups its activity's events under its label.
     const group = createEventGroup(`${label} · ${kind}`, { id: `subagent:${label}` });
+    const subagent: SubagentInput = {
+      swarm: definition.name,
+      ownerId,
+      runId,
+      task: item.task,
+      instance: item.instance,
+      definition: spec,
+      ...(spec.agent === undefined
+        ? {}
+        : { agent: definition.agents[spec.agent] as SwarmDefinition['agents'][string] }),
+      ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+      inputs: item.inputs,
+      ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
+      ...(contextPlan === undefined ? {} : { context: contextPlan }),
+      inRefs: spec.depends_on.flatMap((dependency) => (progress.get(dependency) as TaskProgress).outIds),
+    };
+    const summary = `${label} · ${kind}${spec.description ? ` · ${spec.description}` : ''}`;
     try {
       return await scope.run(() =>
         group.withScope(() =>
-          runSubagent.executeWithOptions(
-            {
-              summary: `${label} · ${kind}${spec.description ? ` · ${spec.description}` : ''}`,
-              ...(input.heartbeatTimeoutMs === undefined
-                ? {}
-                : { heartbeatTimeout: input.heartbeatTimeoutMs }),
-              ...(spec.script?.timeout_ms === undefined
-                ? {}
-                : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
-              ...agentTimeouts(spec.agent === undefined ? undefined : definition.agents[spec.agent]),
-            },
-            [
-              {
-                swarm: definition.name,
-                ownerId,
-                runId,
-                task: item.task,
-                instance: item.instance,
-                definition: spec,
-                ...(spec.agent === undefined
-                  ? {}
-                  : { agent: definition.agents[spec.agent] as SwarmDefinition['agents'][string] }),
-                ...(definition.limits === undefined ? {} : { limits: definition.limits }),
-                inputs: item.inputs,
-                ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
-                ...(contextPlan === undefined ? {} : { context: contextPlan }),
-                inRefs: spec.depends_on.flatMap(
-                  (dependency) => (progress.get(dependency) as TaskProgress).outIds,
-                ),
-              },
-            ],
-          ),
+          // An agent task runs as a child workflow, one activity per model call and per tool
+          // call, so a worker that dies mid-task never pays again for a finished model call.
+          // Runs started before Wharf did this replay with one activity per agent task.
+          spec.agent !== undefined && patched('wharf-durable-agent')
+            ? executeChild(agentTaskWorkflow, {
+                workflowId: agentWorkflowId(info.workflowId, label),
+                staticSummary: summary,
+                args: [
+                  {
+                    ...subagent,
+                    ...(input.heartbeatTimeoutMs === undefined
+                      ? {}
+                      : { heartbeatTimeoutMs: input.heartbeatTimeoutMs }),
+                  },
+                ],
+              })
+            : runSubagent.executeWithOptions(
+                {
+                  summary,
+                  ...(input.heartbeatTimeoutMs === undefined
+                    ? {}
+                    : { heartbeatTimeout: input.heartbeatTimeoutMs }),
+                  ...(spec.script?.timeout_ms === undefined
+                    ? {}
+                    : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
+                  ...agentTimeouts(spec.agent === undefined ? undefined : definition.agents[spec.agent]),
+                },
+                [subagent],
+              ),
         ),
       );
     } catch (error) {
@@ -541,6 +560,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
         compacts[label] = result.compact;
         entry.outIds.push(...record.outIds);
         entry.bytesCaptured += result.bytes;
+        if (result.usage !== undefined) entry.usage = addUsage(entry.usage, result.usage) ?? result.usage;
         if (result.status === 'failed' && entry.status !== 'cancelled') {
           entry.status = 'failed';
           entry.reason = failureReason(result);
@@ -632,6 +652,10 @@ function freshProgress(task: string, spec: TaskDefinition): TaskProgress {
     outIds: [],
     waitingFor: [],
   };
+}
+
+function usageMetric(usage: SwarmResult['metrics']['usage']): { usage?: NonNullable<typeof usage> } {
+  return usage === undefined ? {} : { usage };
 }
 
 function failureReason(result: SubagentResult): string {

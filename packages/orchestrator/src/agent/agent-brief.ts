@@ -1,0 +1,39 @@
+import type { LimitsInput } from '@wharf/stdio-limits';
+import { z } from 'zod';
+
+/**
+ * What every step of one agent task needs, stored once by `agentStart` and read by ref: the
+ * task's identity, its agent, limits, work directory and the outputs it may read.
+ */
+export const agentBriefSchema = z.object({
+  swarm: z.string(),
+  task: z.string(),
+  instance: z.number().int(),
+  looped: z.boolean(),
+  runId: z.string(),
+  ownerId: z.string(),
+  model: z.string(),
+  system: z.string().optional(),
+  tools: z.array(z.string()),
+  maxSteps: z.number().int().positive(),
+  limits: z.record(z.string(), z.unknown()),
+  workdir: z.string().optional(),
+  /** IN_REFS and the outputs of the task's context: what `read_input` may read. */
+  readable: z.array(z.string()),
+  inRefs: z.array(z.string()),
+  startedAt: z.string(),
+});
+
+/** One agent task's brief. */
+export type AgentBrief = z.infer<typeof agentBriefSchema> & { limits: LimitsInput };
+
+/** The fields `subagentIds` reads, from a brief. */
+export function briefIdentity(brief: AgentBrief) {
+  return {
+    task: brief.task,
+    instance: brief.instance,
+    runId: brief.runId,
+    ownerId: brief.ownerId,
+    definition: brief.looped ? { loop: { type: 'repeat' as const, count: 2 } } : {},
+  } as const;
+}

@@ -1,0 +1,143 @@
+import { type ArtifactStore, createEvidenceTools, EvidenceCompiler } from '@wharf/evidence';
+import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
+import { type Tool, type ToolSet, tool } from 'ai';
+import { z } from 'zod';
+import { emitScope, type SubagentIds } from '../activities/activity-identity.js';
+import { WharfOrchestratorError } from '../orchestrator-error.js';
+import type { AgentBrief } from './agent-brief.js';
+import { type BuiltinToolContext, builtinToolNames, builtinTools } from './builtin-tools.js';
+
+/** Tools every agent has, whatever its `tools` say. */
+export const alwaysOnToolNames = ['emit', 'read_input', 'get_worker_evidence', 'get_tool_output'] as const;
+
+/** Most bytes one `read_input` call returns. */
+const READ_LIMIT = 16_000;
+
+/** What one agent tool call runs with. */
+export interface AgentToolsOptions {
+  brief: AgentBrief;
+  ids: SubagentIds;
+  store: OutputStore;
+  artifacts: ArtifactStore;
+  /** Tools registered with the worker (AI SDK `tool()` objects, MCP tools). */
+  workerTools: ToolSet;
+  builtin: BuiltinToolContext;
+  /** Idempotency key of an `emit` made by this call. */
+  emitKey: string;
+  /** Told the ref of what `emit` stored. */
+  onEmit?: (ref: OutputRef) => void;
+}
+
+/**
+ * The names in `requested` that are neither built-in, always there, nor registered with the
+ * worker.
+ *
+ * @example
+ * ```ts
+ * unknownToolNames(['shell', 'sehll'], {}); // ['sehll']
+ * ```
+ */
+export function unknownToolNames(requested: readonly string[], workerTools: ToolSet): string[] {
+  const known = new Set<string>([...builtinToolNames, ...alwaysOnToolNames, ...Object.keys(workerTools)]);
+  return requested.filter((name) => !known.has(name));
+}
+
+/**
+ * The tools of one agent: `emit`, `read_input` and the evidence pull tools, plus the ones
+ * its `tools` select from the built-ins and the worker's tools (a worker tool of the same
+ * name as a built-in wins).
+ *
+ * @example
+ * ```ts
+ * const tools = agentTools({ brief, ids, store, artifacts, workerTools, builtin, emitKey });
+ * ```
+ */
+export function agentTools(options: AgentToolsOptions): ToolSet {
+  const { brief, ids, store, artifacts } = options;
+  const unknown = unknownToolNames(brief.tools, options.workerTools);
+  if (unknown.length > 0) {
+    throw new WharfOrchestratorError(
+      'UNKNOWN_TOOL',
+      `task ${brief.task}: unknown tool ${unknown.map((name) => `"${name}"`).join(', ')}; this worker has ${[
+        ...builtinToolNames,
+        ...Object.keys(options.workerTools),
+      ].join(', ')}`,
+    );
+  }
+  const builtins = builtinTools(options.builtin);
+  const selected: ToolSet = {};
+  for (const name of brief.tools) {
+    const chosen = options.workerTools[name] ?? builtins[name];
+    if (chosen !== undefined) selected[name] = chosen;
+  }
+  const readable = new Set(brief.readable);
+  const producer = { ownerId: ids.ownerId, runId: ids.runId, spawnId: ids.jobId, agent: brief.model };
+  return {
+    ...selected,
+    emit: tool({
+      description:
+        'Hand in your output. Put the full body here (reports, data, code); your final message should only be a one-line summary.',
+      inputSchema: z.object({
+        body: z.string().describe('The full output'),
+        name: z.string().optional().describe('A file-like name, e.g. report.md'),
+        content_type: z.string().optional().describe('MIME type, default text/plain'),
+      }),
+      execute: async ({ body, name, content_type }) => {
+        const ref = await store.emit({
+          producer,
+          content: { kind: 'text', text: body },
+          idempotencyKey: options.emitKey,
+          contentType: content_type ?? 'text/plain',
+          labels: { task: brief.task, instance: String(brief.instance) },
+          ...(name === undefined ? {} : { name }),
+        });
+        options.onEmit?.(ref);
+        return { outId: ref.outId, bytes: Buffer.byteLength(body) };
+      },
+    }),
+    read_input: tool({
+      description: `Read one of your inputs (IN_REFS: ${brief.inRefs.join(', ') || 'none'}) or a full tool output you were pointed to, optionally a byte range.`,
+      inputSchema: z.object({
+        out_id: z.string(),
+        offset: z.number().int().nonnegative().optional(),
+        length: z.number().int().positive().max(READ_LIMIT).optional(),
+      }),
+      execute: async ({ out_id, offset, length }) => {
+        const record = await store.stat({ outId: out_id });
+        const scope = emitScope(ids);
+        const own =
+          record.producer.ownerId === scope.ownerId &&
+          record.producer.runId === scope.runId &&
+          record.producer.spawnId === scope.spawnId;
+        if (!readable.has(out_id) && !own) return `refused: ${out_id} is not one of your inputs`;
+        const start = Math.min(offset ?? 0, record.sizeBytes);
+        const end = Math.min(start + (length ?? READ_LIMIT), record.sizeBytes);
+        const body = await readBody(store, { outId: out_id }, { start, end });
+        return `${out_id} bytes ${body.start}-${body.end} of ${body.record.sizeBytes}:\n${body.bytes.toString('utf8')}`;
+      },
+    }),
+    ...createEvidenceTools({
+      compiler: new EvidenceCompiler({ store: artifacts }),
+      runId: ids.runId,
+      ownerId: ids.ownerId,
+    }),
+  };
+}
+
+/**
+ * The same tools without `execute`: what the model is offered. The AI SDK then returns the
+ * tool calls instead of running them, and Wharf runs each as an activity of its own.
+ *
+ * @example
+ * ```ts
+ * await generateText({ model, messages, tools: offeredTools(tools) });
+ * ```
+ */
+export function offeredTools(tools: ToolSet): ToolSet {
+  const offered: ToolSet = {};
+  for (const [name, original] of Object.entries(tools)) {
+    const { execute: _execute, ...rest } = original as Tool & { execute?: unknown };
+    offered[name] = rest as Tool;
+  }
+  return offered;
+}

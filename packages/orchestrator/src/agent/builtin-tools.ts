@@ -1,0 +1,208 @@
+import { createReadStream, createWriteStream } from 'node:fs';
+import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import {
+  captureProcess,
+  type LimitsInput,
+  type ProcessGroupRegistry,
+  resolveLimits,
+} from '@wharf/stdio-limits';
+import { type ToolSet, tool } from 'ai';
+import { z } from 'zod';
+import { confinePath } from './confine-path.js';
+import { toolOutput } from './tool-output.js';
+
+/** Names of the tools every Wharf worker has; `agents.<name>.tools` may select them. */
+export const builtinToolNames = ['shell', 'read_file', 'write_file', 'http_request'] as const;
+
+/** What a built-in tool call runs with: the task's work directory, limits and spill place. */
+export interface BuiltinToolContext {
+  /** The agent's files live here; `read_file`/`write_file` and `shell` are confined to it. */
+  workdir: string;
+  /** The task's stdio limits (swarm limits with the task's own over them). */
+  limits: LimitsInput;
+  /** Most bytes of one output the model is shown. */
+  budgetBytes: number;
+  /** A directory of this call's own, inside the worker's work directory, for spill files. */
+  spillDir: string;
+  /** Environment of `shell`. */
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+  processGroups?: ProcessGroupRegistry;
+  /** Called with the bytes captured so far (for heartbeats). */
+  onProgress?: (bytes: number) => void;
+}
+
+/** Most bytes of an HTTP response body kept (the rest is reported as cut). */
+const MAX_HTTP_BODY = 8 * 1024 * 1024;
+
+/**
+ * The built-in tools for one call: `shell` (bash under the task's stdio limits, output
+ * spilled whole, the process group killed on cancel), `read_file` and `write_file` (confined
+ * to the work directory, symbolic links included) and `http_request` (bounded body).
+ *
+ * @example
+ * ```ts
+ * const tools = builtinTools({ workdir, limits: {}, budgetBytes: 16_000, spillDir, env: process.env, signal });
+ * ```
+ */
+export function builtinTools(context: BuiltinToolContext): ToolSet {
+  return {
+    shell: tool({
+      description:
+        'Run a bash command in the work directory. You see its exit code and its output, cut to a bounded size with exact markers; the full output is kept as evidence.',
+      inputSchema: z.object({
+        command: z.string().min(1).describe('The bash command line'),
+        timeout_ms: z.number().int().positive().optional().describe('Kill it after this long'),
+      }),
+      execute: async ({ command, timeout_ms }) => runShell(context, command, timeout_ms),
+    }),
+    read_file: tool({
+      description: 'Read a text file of the work directory (a byte range of it when it is large).',
+      inputSchema: z.object({
+        path: z.string().min(1).describe('Path relative to the work directory'),
+        offset: z.number().int().nonnegative().optional(),
+        length: z.number().int().positive().optional(),
+      }),
+      execute: async ({ path, offset, length }) => {
+        const file = await confinePath(context.workdir, path);
+        const size = (await stat(file)).size;
+        const start = Math.min(offset ?? 0, size);
+        const end = Math.min(start + (length ?? context.budgetBytes), size, start + context.budgetBytes);
+        const body = (await readFile(file)).subarray(start, end).toString('utf8');
+        return toolOutput({ text: `${path} bytes ${start}-${end} of ${size}:\n${body}`, full: body });
+      },
+    }),
+    write_file: tool({
+      description: 'Write (or append to) a text file of the work directory; missing directories are created.',
+      inputSchema: z.object({
+        path: z.string().min(1).describe('Path relative to the work directory'),
+        content: z.string(),
+        append: z.boolean().optional(),
+      }),
+      execute: async ({ path, content, append }) => {
+        const file = await confinePath(context.workdir, path);
+        await mkdir(dirname(file), { recursive: true });
+        // The directories just made may not change where the path leads: check again.
+        await confinePath(context.workdir, path);
+        if (append === true) await appendFile(file, content);
+        else await writeFile(file, content);
+        const bytes = Buffer.byteLength(content);
+        return `${append === true ? 'appended' : 'wrote'} ${bytes} bytes to ${path}`;
+      },
+    }),
+    http_request: tool({
+      description: 'Make an HTTP request. You see the status, headers and the body cut to a bounded size.',
+      inputSchema: z.object({
+        url: z.url(),
+        method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
+        headers: z.record(z.string(), z.string()).optional(),
+        body: z.string().optional(),
+      }),
+      execute: async ({ url, method, headers, body }) => {
+        const response = await fetch(url, {
+          method,
+          ...(headers === undefined ? {} : { headers }),
+          ...(body === undefined ? {} : { body }),
+          signal: context.signal,
+        });
+        const { text, bytes, cut } = await readBounded(response, MAX_HTTP_BODY);
+        const head = [
+          `HTTP ${response.status} ${response.statusText}`,
+          ...[...response.headers].map(([name, value]) => `${name}: ${value}`),
+        ].join('\n');
+        const note = cut ? `\n--- [body cut at ${bytes} bytes; the rest was not read] ---` : '';
+        return toolOutput({
+          text: `${head}\n\n${text}${note}`,
+          full: `${head}\n\n${text}${note}`,
+          failed: !response.ok,
+        });
+      },
+    }),
+  };
+}
+
+async function runShell(context: BuiltinToolContext, command: string, timeoutMs?: number) {
+  const limits = resolveLimits(undefined, { limits: context.limits });
+  await mkdir(context.spillDir, { recursive: true });
+  const stderrBudget = Math.max(64, Math.floor(context.budgetBytes / 8));
+  const stdoutBudget = Math.max(64, context.budgetBytes - stderrBudget - 512);
+  const capture = await captureProcess('bash', {
+    args: ['-c', command],
+    cwd: context.workdir,
+    env: context.env,
+    limits: {
+      ...limits,
+      // The model sees at most its budget (room left for the markers and headers); the full
+      // streams are always spilled.
+      max_stdout_bytes: Math.min(limits.max_stdout_bytes, stdoutBudget),
+      max_stderr_bytes: Math.min(limits.max_stderr_bytes, stderrBudget),
+      max_combined_bytes: Math.min(limits.max_combined_bytes, stdoutBudget + stderrBudget),
+      external_storage_dir: context.spillDir,
+      external_storage_threshold: 0,
+      compress_external: false,
+    },
+    spillName: 'shell',
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    signal: context.signal,
+    ...(context.processGroups === undefined ? {} : { registry: context.processGroups }),
+    onProgress: (progress) => context.onProgress?.(progress.stdoutBytes + progress.stderrBytes),
+  });
+  const status = capture.timedOut
+    ? `timed out after ${capture.durationMs} ms`
+    : capture.signal !== null
+      ? `killed by ${capture.signal}`
+      : `exit ${capture.exitCode}`;
+  const text = [
+    status,
+    '--- stdout ---',
+    capture.stdout.text,
+    ...(capture.stderr.totalBytes > 0 ? ['--- stderr ---', capture.stderr.text] : []),
+  ].join('\n');
+  // The evidence is the whole stdout, then the whole stderr.
+  const fullPath = join(context.spillDir, 'shell.full.log');
+  const output = createWriteStream(fullPath);
+  for (const stream of [capture.stdout, capture.stderr]) {
+    if (stream.spill === null) {
+      output.write(stream.text);
+      continue;
+    }
+    await pipeline(createReadStream(stream.spill.path), output, { end: false });
+  }
+  await new Promise<void>((resolve, reject) =>
+    output.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  );
+  return toolOutput({
+    text,
+    full: { filePath: fullPath, bytes: capture.stdout.totalBytes + capture.stderr.totalBytes },
+    exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
+    failed: capture.exitCode !== 0,
+  });
+}
+
+async function readBounded(
+  response: Response,
+  maxBytes: number,
+): Promise<{ text: string; bytes: number; cut: boolean }> {
+  if (response.body === null) return { text: '', bytes: 0, cut: false };
+  const chunks: Uint8Array[] = [];
+  let bytes = 0;
+  let cut = false;
+  const reader = response.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    const room = maxBytes - bytes;
+    if (value.byteLength > room) {
+      chunks.push(value.subarray(0, room));
+      bytes += room;
+      cut = true;
+      await reader.cancel();
+      break;
+    }
+    chunks.push(value);
+    bytes += value.byteLength;
+  }
+  return { text: Buffer.concat(chunks).toString('utf8'), bytes, cut };
+}
