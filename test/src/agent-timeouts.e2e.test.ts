@@ -52,17 +52,30 @@ supervisor: { agent: boss, question: Is everything fine? }
     expect(worker.doGenerateCalls).toHaveLength(1);
     expect(boss.doGenerateCalls).toHaveLength(1);
 
-    // The agent's timeouts reached Temporal: the activities were scheduled with a 2 s heartbeat.
-    const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
-    const scheduled = (history.events ?? []).flatMap((event) =>
-      event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes] : [],
+    // The agent's timeouts reached Temporal: the supervisor's activity and every step of the
+    // agent task (its own child workflow) were scheduled with a 2 s heartbeat.
+    const scheduledIn = async (id: string) => {
+      const history = await env.temporal.client.workflow.getHandle(id).fetchHistory();
+      return {
+        scheduled: (history.events ?? []).flatMap((event) =>
+          event.activityTaskScheduledEventAttributes ? [event.activityTaskScheduledEventAttributes] : [],
+        ),
+        started: (history.events ?? []).filter((event) => event.activityTaskStartedEventAttributes),
+      };
+    };
+    const swarm = await scheduledIn(workflowId);
+    const agent = await scheduledIn(`${workflowId}/agent/review`);
+    const remote = [...swarm.scheduled, ...agent.scheduled].filter((attributes) =>
+      ['agentStart', 'agentModelStep', 'agentFinish', 'supervise'].includes(attributes.activityType?.name ?? ''),
     );
-    const remote = scheduled.filter((attributes) =>
-      ['runSubagent', 'supervise'].includes(attributes.activityType?.name ?? ''),
-    );
-    expect(remote).toHaveLength(2);
+    expect(remote.map((attributes) => attributes.activityType?.name).sort()).toEqual([
+      'agentFinish',
+      'agentModelStep',
+      'agentStart',
+      'supervise',
+    ]);
     for (const attributes of remote) expect(Number(attributes.heartbeatTimeout?.seconds)).toBe(2);
-    const started = (history.events ?? []).filter((event) => event.activityTaskStartedEventAttributes);
+    const started = [...swarm.started, ...agent.started];
     expect(started.every((event) => event.activityTaskStartedEventAttributes?.attempt === 1)).toBe(true);
   }, 90_000);
 });
