@@ -55,7 +55,9 @@ tasks:
       const result = await env.wharf.result(workflowId);
       expect(result.status).toBe('completed');
       const [report] = result.outputs.report ?? [];
-      expect(Buffer.from((await env.store.get({ outId: report ?? '' })).body).toString()).toBe('crash report');
+      expect(Buffer.from((await env.store.get({ outId: report ?? '' })).body).toString()).toBe(
+        'crash report',
+      );
 
       // Three steps, three model calls: the first was made by the killed worker, the rest by
       // its successor, and the first was never made again.

@@ -66,7 +66,9 @@ supervisor: { agent: boss, question: Is everything fine? }
     const swarm = await scheduledIn(workflowId);
     const agent = await scheduledIn(`${workflowId}/agent/review`);
     const remote = [...swarm.scheduled, ...agent.scheduled].filter((attributes) =>
-      ['agentStart', 'agentModelStep', 'agentFinish', 'supervise'].includes(attributes.activityType?.name ?? ''),
+      ['agentStart', 'agentModelStep', 'agentFinish', 'supervise'].includes(
+        attributes.activityType?.name ?? '',
+      ),
     );
     expect(remote.map((attributes) => attributes.activityType?.name).sort()).toEqual([
       'agentFinish',

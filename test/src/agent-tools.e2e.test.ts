@@ -68,13 +68,16 @@ describe('an agent that acts through tools, one activity per step', () => {
       }),
       execute: async ({ key }) => ({ key, value: 'teal' }),
     });
-    const definition = parseSwarm(`
+    const definition = parseSwarm(
+      `
 name: agent-tools
 agents:
   builder: { model: mock:builder, tools: [shell, read_file, write_file, http_request, lookup] }
 tasks:
   build: { agent: builder, prompt: Build it. }
-`);
+`,
+      { tools: ['lookup'] },
+    );
     const { workflowId } = await env.wharf.startSwarm(definition, {}, { workdir });
     const result = await env.withWorker(() => env.wharf.result(workflowId), {
       models: createModelRegistry({

@@ -4,11 +4,9 @@ import { type Tool, type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import { emitScope, type SubagentIds } from '../activities/activity-identity.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { alwaysOnToolNames, builtinToolNames } from '../shared/tool-names.js';
 import type { AgentBrief } from './agent-brief.js';
-import { type BuiltinToolContext, builtinToolNames, builtinTools } from './builtin-tools.js';
-
-/** Tools every agent has, whatever its `tools` say. */
-export const alwaysOnToolNames = ['emit', 'read_input', 'get_worker_evidence', 'get_tool_output'] as const;
+import { type BuiltinToolContext, builtinTools } from './builtin-tools.js';
 
 /** Most bytes one `read_input` call returns. */
 const READ_LIMIT = 16_000;

@@ -13,9 +13,6 @@ import { z } from 'zod';
 import { confinePath } from './confine-path.js';
 import { toolOutput } from './tool-output.js';
 
-/** Names of the tools every Wharf worker has; `agents.<name>.tools` may select them. */
-export const builtinToolNames = ['shell', 'read_file', 'write_file', 'http_request'] as const;
-
 /** What a built-in tool call runs with: the task's work directory, limits and spill place. */
 export interface BuiltinToolContext {
   /** The agent's files live here; `read_file`/`write_file` and `shell` are confined to it. */

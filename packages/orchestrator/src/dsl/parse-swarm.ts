@@ -17,6 +17,7 @@ import { SwarmDefinitionTooLargeError } from './swarm-definition-too-large-error
 import { type SwarmDefinition, swarmDefinitionSchema } from './swarm-schema.js';
 import { defaultSwarmSizeLimits, type SwarmSizeLimits } from './swarm-size-limits.js';
 import { validateGraph } from './validate-graph.js';
+import { validateTools } from './validate-tools.js';
 import { YamlLocator } from './yaml-locator.js';
 
 /** Options of {@link parseSwarm}. */
@@ -25,11 +26,17 @@ export interface ParseSwarmOptions {
   source?: string;
   /** Size limits; each one left out is its {@link defaultSwarmSizeLimits} value. */
   sizeLimits?: Partial<SwarmSizeLimits>;
+  /**
+   * Names of the tools registered with the workers that will run the swarm
+   * (`createWharfWorker({ tools })`). An agent's `tools` may name these and the built-ins
+   * (`shell`, `read_file`, `write_file`, `http_request`); any other name is an issue.
+   */
+  tools?: readonly string[];
 }
 
 /**
  * Parses and validates a swarm definition from YAML. Every problem (YAML syntax, schema,
- * unknown dependencies or agents, cycles, unsatisfiable `†` inputs) is reported at once in a
+ * unknown dependencies, agents or tools, cycles, unsatisfiable `†` inputs) is reported at once in a
  * {@link SwarmDefinitionError} whose issues carry the field path, line and column: schema
  * problems do not hide graph problems elsewhere in the file. Text over `maxBytes` or more
  * than `maxTasks` tasks is refused with a {@link SwarmDefinitionTooLargeError} before any
@@ -98,7 +105,7 @@ export function parseSwarm(text: string, options: ParseSwarmOptions = {}): Swarm
     );
   }
   const locator = new YamlLocator(document.contents, lineCounter);
-  const checked = check(value, (issue, keys) => locator.locate(issue, keys));
+  const checked = check(value, (issue, keys) => locator.locate(issue, keys), options.tools ?? []);
   if (checked.definition === undefined) throw new SwarmDefinitionError(checked.issues, options.source);
   return checked.definition;
 }
@@ -121,7 +128,7 @@ export function validateSwarm(value: unknown, options: ParseSwarmOptions = {}): 
       throw new SwarmDefinitionTooLargeError('maxTasks', count, limits.maxTasks, options.source);
     }
   }
-  const checked = check(value, (issue) => issue);
+  const checked = check(value, (issue) => issue, options.tools ?? []);
   if (checked.definition === undefined) throw new SwarmDefinitionError(checked.issues, options.source);
   return checked.definition;
 }
@@ -133,10 +140,13 @@ export function validateSwarm(value: unknown, options: ParseSwarmOptions = {}): 
 function check(
   value: unknown,
   place: (issue: SwarmIssue, keys: readonly PropertyKey[]) => SwarmIssue,
+  workerTools: readonly string[],
 ): { issues: SwarmIssue[]; definition?: SwarmDefinition } {
   const parsed = swarmDefinitionSchema.safeParse(value);
   if (parsed.success) {
-    const issues = validateGraph(parsed.data).map((issue) => place(issue, pathKeys(issue.path)));
+    const issues = [...validateTools(parsed.data.agents, workerTools), ...validateGraph(parsed.data)].map(
+      (issue) => place(issue, pathKeys(issue.path)),
+    );
     return issues.length > 0 ? { issues } : { issues, definition: parsed.data };
   }
   const schemaIssues = parsed.error.issues.map((issue) => place(describe(issue), issue.path));

@@ -1,0 +1,7 @@
+// Pure: the names of the tools Wharf itself gives agents. Workflow-safe.
+
+/** Tools every Wharf worker has; `agents.<name>.tools` may select them. */
+export const builtinToolNames = ['shell', 'read_file', 'write_file', 'http_request'] as const;
+
+/** Tools every agent has, whatever its `tools` say (listing them is allowed and changes nothing). */
+export const alwaysOnToolNames = ['emit', 'read_input', 'get_worker_evidence', 'get_tool_output'] as const;
