@@ -1,4 +1,4 @@
-import type { SwarmProgress } from '@wharf/orchestrator';
+import type { SwarmProgress, TaskProgress } from '@wharf/orchestrator';
 import { describe, expect, it } from 'vitest';
 import { changedLines, progressLines } from './progress-view.js';
 
@@ -33,6 +33,13 @@ describe('progressLines', () => {
     const [fetch, report] = progressLines(progress('running'), 4_000);
     expect(fetch).toMatch(/^▶ +fetch +running +2\.5 MB +3\.0s$/);
     expect(report).toContain('waits for †data.x');
+  });
+
+  it("shows an agent task's model usage", () => {
+    const done = progress('done');
+    const usage = { calls: 3, inputTokens: 3000, outputTokens: 120, totalTokens: 3120, costUsd: 0.0012 };
+    const [fetch] = progressLines({ ...done, tasks: [{ ...(done.tasks[0] as TaskProgress), usage }] }, 4_000);
+    expect(fetch).toMatch(/^✔ +fetch +done +2\.5 MB +\d+\.\ds {2}3\.0k in \/ 120 out tok · \$0\.0012$/);
   });
 });
 

@@ -1,7 +1,8 @@
-import { formatBytes, type SwarmProgress, statusMarks } from '@wharf/orchestrator';
+import { formatBytes, formatUsage, type SwarmProgress, statusMarks } from '@wharf/orchestrator';
 
 /**
- * One line per task: mark, name, status, instances, bytes captured, elapsed, note.
+ * One line per task: mark, name, status, instances, bytes captured, elapsed, model usage (agent
+ * tasks), note.
  *
  * @example
  * ```ts
@@ -21,6 +22,7 @@ export function progressLines(progress: SwarmProgress, now: number): string[] {
       `${task.status}${instances}`.padEnd(14),
       formatBytes(task.bytesCaptured).padStart(9),
       elapsed.padStart(7),
+      ...(task.usage === undefined ? [] : [formatUsage(task.usage)]),
       note,
     ]
       .join('  ')

@@ -24,15 +24,19 @@ export {
 } from './dsl/validate-graph.js';
 export {
   createModelRegistry,
+  type ModelPrice,
   type ModelRegistry,
   type ModelRegistryOptions,
   type WharfLanguageModel,
 } from './models/model-registry.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
+export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';
 export { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from './shared/definitions.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
 export { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from './shared/swarm-failure.js';
+export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
 export type {
+  AgentUsage,
   CarriedState,
   OutputRefJson,
   SubagentInput,

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { createWharfDataConverter } from '@wharf/orchestrator';
+import { createWharfDataConverter, formatUsage, swarmUsage } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { SqliteOutputStore } from '@wharf/output-store';
 import { CliError } from '../cli-error.js';
@@ -10,7 +10,8 @@ import { progressLines } from '../progress-view.js';
 
 /**
  * `wharf status <workflowId>`: a running swarm's progress table (a worker answers the query);
- * for a finished swarm, failed or not, its result, read from Temporal without a worker.
+ * for a finished swarm, failed or not, its result, read from Temporal without a worker. Agent
+ * tasks' model usage (tokens, and cost when priced) is shown per task and summed.
  * A wide swarm's answer is over 256 KiB and the worker stores it in its output store: when the
  * data directory has one, the client reads such answers from it.
  */
@@ -45,6 +46,7 @@ export async function statusCommand(
         if (options.json) return printJson(io, result);
         io.out(`${result.swarm}: ${result.status} (run ${description.status.name.toLowerCase()})`);
         for (const line of progressLines({ ...result, step: 0 }, Date.now())) io.out(`  ${line}`);
+        if (result.metrics.usage !== undefined) io.out(`model usage: ${formatUsage(result.metrics.usage)}`);
         return;
       }
     }
@@ -52,6 +54,8 @@ export async function statusCommand(
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
+    const usage = swarmUsage(progress.tasks);
+    if (usage !== undefined) io.out(`model usage so far: ${formatUsage(usage)}`);
   } finally {
     await store?.close();
     await connection.close();

@@ -84,4 +84,18 @@ describe('renderProgressTable', () => {
       '| on_err | ↷ skipped | 0/1 | 0 B |  | input †data.err can no longer be written (check done) |',
     );
   });
+
+  it("shows agent tasks' model usage in a column and the total in the title, only when a model was called", () => {
+    const usage = { calls: 2, inputTokens: 1200, outputTokens: 340, totalTokens: 1540, costUsd: 0.0031 };
+    const withAgent: SwarmProgress = {
+      ...progress,
+      tasks: [task('inventory', 'done'), { ...task('review', 'done'), usage }],
+    };
+    const lines = renderProgressTable(withAgent).split('\n');
+    expect(lines[0]).toBe('**repo-health** · failed · step 3 · 2 done · 1.2k in / 340 out tok · $0.0031');
+    expect(lines).toContain('| task | status | instances | bytes | tokens | outputs | note |');
+    expect(lines).toContain('| review | ✔ done | 1/1 | 10 B | 1.2k in / 340 out tok · $0.0031 |  |  |');
+    expect(lines).toContain('| inventory | ✔ done | 1/1 | 10 B |  |  |  |');
+    expect(renderProgressTable(progress)).not.toContain('tokens');
+  });
 });

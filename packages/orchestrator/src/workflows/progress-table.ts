@@ -1,4 +1,5 @@
 // Pure: renders swarm progress as markdown for the Temporal Web UI's "current details".
+import { formatUsage, swarmUsage } from '../shared/agent-usage.js';
 import { isTaskFailure } from '../shared/swarm-failure.js';
 import type { SwarmProgress, TaskProgress } from '../shared/types.js';
 
@@ -50,7 +51,10 @@ export function renderProgressTable(progress: SwarmProgress): string {
     .map(([status, count]) => ` · ${count} ${status}`)
     .join('');
   const failures = progress.tasks.filter(isTaskFailure);
-  const lines = [`**${progress.swarm}** · ${progress.status} · step ${progress.step}${counts}`, ''];
+  // Agent tasks' model usage: a total in the title and a column, only when a model was called.
+  const usage = swarmUsage(progress.tasks);
+  const total = usage === undefined ? '' : ` · ${formatUsage(usage)}`;
+  const lines = [`**${progress.swarm}** · ${progress.status} · step ${progress.step}${counts}${total}`, ''];
   if (failures.length > 0) {
     lines.push(`**Failures (${failures.length} of ${progress.tasks.length} tasks):**`, '');
     for (const task of failures) {
@@ -60,7 +64,12 @@ export function renderProgressTable(progress: SwarmProgress): string {
     }
     lines.push('');
   }
-  lines.push('| task | status | instances | bytes | outputs | note |', '|---|---|---|---|---|---|');
+  lines.push(
+    usage === undefined
+      ? '| task | status | instances | bytes | outputs | note |'
+      : '| task | status | instances | bytes | tokens | outputs | note |',
+    usage === undefined ? '|---|---|---|---|---|---|' : '|---|---|---|---|---|---|---|',
+  );
   const ordered = [...failures, ...progress.tasks.filter((task) => !isTaskFailure(task))];
   for (const task of ordered) {
     const outputs =
@@ -69,7 +78,7 @@ export function renderProgressTable(progress: SwarmProgress): string {
         : task.outIds.slice(0, 3).join(', ') + (task.outIds.length > 3 ? ', …' : '');
     const note = task.reason ?? (task.waitingFor.length > 0 ? `waits for ${task.waitingFor.join(', ')}` : '');
     lines.push(
-      `| ${task.task} | ${statusMarks[task.status]} ${task.status} | ${task.instances.done}/${task.instances.total} | ${formatBytes(task.bytesCaptured)} | ${outputs} | ${escapeCell(note)} |`,
+      `| ${task.task} | ${statusMarks[task.status]} ${task.status} | ${task.instances.done}/${task.instances.total} | ${formatBytes(task.bytesCaptured)} |${usage === undefined ? '' : ` ${formatUsage(task.usage)} |`} ${outputs} | ${escapeCell(note)} |`,
     );
   }
   return lines.join('\n');
