@@ -28,14 +28,15 @@ export interface WharfWorkerOptions extends ActivityDependencies {
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
 
 /**
- * A Temporal worker that runs Wharf swarms: the bundled `swarmWorkflow` plus the
- * `runSubagent` and `supervise` activities with their dependencies (output store, artifact
- * store, model registry) injected. Payloads over 256 KiB are offloaded to the same output
+ * A Temporal worker that runs Wharf swarms: the bundled `swarmWorkflow` and
+ * `agentTaskWorkflow` plus their activities (`runSubagent`, `supervise`, the agent steps)
+ * with their dependencies (output store, artifact store, model registry, the `tools` agents
+ * may select besides the built-ins) injected. Payloads over 256 KiB are offloaded to the same output
  * store by default (External Storage; see `dataConverter`).
  *
  * @example
  * ```ts
- * const worker = await createWharfWorker({ connection, store, artifacts, models: createModelRegistry() });
+ * const worker = await createWharfWorker({ connection, store, artifacts, models: createModelRegistry(), tools: { lookup } });
  * await worker.run();
  * ```
  */
