@@ -1,0 +1,88 @@
+import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
+import { Experimental_StdioMCPTransport as StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
+import type { Tool, ToolSet } from 'ai';
+import { toolOutput } from './tool-output.js';
+
+/** An MCP server a worker's agents may use: a command it starts (stdio) or a URL (HTTP). */
+export type McpServerConfig =
+  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+  | { url: string; headers?: Record<string, string> };
+
+/** Connected MCP servers: their tools, named `<server>_<tool>`, and how to disconnect. */
+export interface McpTools {
+  tools: ToolSet;
+  close(): Promise<void>;
+}
+
+/**
+ * Connects to MCP servers with the AI SDK MCP client and returns their tools for
+ * `createWharfWorker({ tools })`, each named `<server>_<tool>` (what `agents.<name>.tools`
+ * selects). A tool's text content is what the model sees (cut like any tool output); an MCP
+ * error result is a failed call. Close them when the worker stops.
+ *
+ * @example
+ * ```ts
+ * const mcp = await connectMcpServers({ files: { command: 'node', args: ['files-server.js'] } });
+ * const worker = await createWharfWorker({ connection, store, artifacts, tools: mcp.tools });
+ * await worker.run();
+ * await mcp.close();
+ * ```
+ */
+export async function connectMcpServers(
+  servers: Readonly<Record<string, McpServerConfig>>,
+): Promise<McpTools> {
+  const clients: MCPClient[] = [];
+  const tools: ToolSet = {};
+  try {
+    for (const [server, config] of Object.entries(servers)) {
+      const client = await createMCPClient({
+        transport:
+          'url' in config
+            ? {
+                type: 'http',
+                url: config.url,
+                ...(config.headers === undefined ? {} : { headers: config.headers }),
+              }
+            : new StdioMCPTransport({
+                command: config.command,
+                ...(config.args === undefined ? {} : { args: config.args }),
+                ...(config.env === undefined ? {} : { env: config.env }),
+                ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
+              }),
+      });
+      clients.push(client as MCPClient);
+      for (const [name, original] of Object.entries(await client.tools())) {
+        tools[`${server}_${name}`] = withTextOutput(original as Tool);
+      }
+    }
+  } catch (error) {
+    await Promise.allSettled(clients.map((client) => client.close()));
+    throw error;
+  }
+  return {
+    tools,
+    async close() {
+      await Promise.allSettled(clients.map((client) => client.close()));
+    },
+  };
+}
+
+/** The MCP result's text parts as the tool's output; `isError` makes it a failed call. */
+function withTextOutput(original: Tool): Tool {
+  const execute = original.execute as ((input: unknown, options: unknown) => Promise<unknown>) | undefined;
+  if (execute === undefined) return original;
+  return {
+    ...original,
+    execute: async (input: unknown, options: unknown) => {
+      const result = (await execute(input, options)) as {
+        content?: { type: string; text?: string }[];
+        isError?: boolean;
+      };
+      if (!Array.isArray(result?.content)) return result;
+      const text = result.content
+        .map((part) => (part.type === 'text' ? (part.text ?? '') : `[${part.type} content]`))
+        .join('\n');
+      return toolOutput({ text, full: text, failed: result.isError === true });
+    },
+  } as Tool;
+}
