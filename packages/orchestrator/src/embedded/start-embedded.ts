@@ -5,6 +5,7 @@ import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createIntakeServer, type IntakeServer } from '@wharf/output-store';
 import { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import type { ToolSet } from 'ai';
 import { z } from 'zod';
 import { WharfClient } from '../client/wharf-client.js';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
@@ -35,6 +36,11 @@ export interface EmbeddedOptions {
   /** Run a worker in this process. Default true. */
   worker?: boolean;
   models?: ModelRegistry;
+  /**
+   * Tools the in-process worker's agents may select besides the built-ins (AI SDK tools, or
+   * `connectMcpServers(…).tools`); parse swarms with `{ tools: Object.keys(tools) }`.
+   */
+  tools?: ToolSet;
   /** Progress lines (starting the server, ...). */
   onProgress?: (message: string) => void;
 }
@@ -173,6 +179,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
         processGroups,
         ...(options.models === undefined ? {} : { models: options.models }),
+        ...(options.tools === undefined ? {} : { tools: options.tools }),
       });
       const running = worker.run();
       cleanups.push(async () => {
