@@ -35,7 +35,7 @@ function taskInput(tools: string[]): AgentTaskInput {
     task: 'build',
     instance: 0,
     definition: definition.tasks.build as AgentTaskInput['definition'],
-    agent: definition.agents.coder as AgentTaskInput['agent'],
+    agent: definition.agents.coder as NonNullable<AgentTaskInput['agent']>,
     inputs: {},
     inRefs: [],
   };
@@ -77,7 +77,7 @@ describe('agent step activities', () => {
       workDir: join(dir, 'work'),
     });
     const run = <TInput, TResult>(attempt: number, fn: (input: TInput) => Promise<TResult>, input: TInput) =>
-      new MockActivityEnvironment({ ...identity, attempt }).run(fn, input);
+      new MockActivityEnvironment({ ...identity, attempt }).run(fn, input) as Promise<TResult>;
 
     const start = await run(1, activities.agentStart, taskInput(['count']));
     expect(await run(2, activities.agentStart, taskInput(['count']))).toEqual(start);
