@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -146,8 +147,44 @@ tasks:
     );
     expect(types.filter((type) => type === 'agentModelStep')).toHaveLength(3);
     expect(types.filter((type) => type === 'agentToolCall')).toHaveLength(6);
+    // A 589 kB tool output, three model calls, six tool calls: a few kB of history.
+    const { historySize } = await env.temporal.client.workflow.getHandle(child).describe();
+    expect(historySize).toBeLessThan(32_000);
     const payloads = await historyPayloadText(env, child);
     expect(payloads).not.toContain('the report body');
     expect(payloads).not.toContain('99999');
+  });
+
+  it("cancelling an agent task cancels its tool call and ends the tool's processes", async () => {
+    const workdir = join(env.dir, 'cancel');
+    await mkdir(workdir, { recursive: true });
+    const pidFile = join(workdir, 'sleeper.pid');
+    const model = scriptedModel([
+      { toolCalls: [{ toolName: 'shell', input: { command: `sleep 60 & echo $! > ${pidFile}; wait` } }] },
+    ]);
+    const definition = parseSwarm(`
+name: agent-cancel
+agents:
+  sleeper: { model: mock:sleeper, tools: [shell] }
+tasks:
+  nap: { agent: sleeper, prompt: Sleep. }
+`);
+    const { workflowId } = await env.wharf.startSwarm(definition, {}, { workdir });
+    const started = Date.now();
+    const result = await env.withWorker(
+      async () => {
+        for (let attempt = 0; attempt < 300 && !existsSync(pidFile); attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        await env.wharf.cancelTask(workflowId, 'nap', 'enough');
+        return env.wharf.result(workflowId);
+      },
+      { models: createModelRegistry({ models: { 'mock:sleeper': model }, env: {} }) },
+    );
+    expect(Date.now() - started).toBeLessThan(45_000);
+    expect(result.tasks[0]).toMatchObject({ status: 'cancelled', reason: 'enough' });
+    const pid = Number(await readFile(pidFile, 'utf8'));
+    expect(() => process.kill(pid, 0)).toThrow();
+    expect(model.doGenerateCalls).toHaveLength(1);
   });
 });

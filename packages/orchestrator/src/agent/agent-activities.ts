@@ -2,6 +2,7 @@ import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
 import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
 import type { OutputRef, OutputStore } from '@wharf/output-store';
 import { type ProcessGroupRegistry, resolveLimits, truncateOutput } from '@wharf/stdio-limits';
@@ -226,9 +227,14 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         );
         outcome = isToolOutput(value) ? value : { text: asText(value), full: asText(value) };
       } catch (error) {
-        if (context.cancellationSignal.aborted) throw error;
+        if (context.cancellationSignal.aborted) throw new CancelledFailure(`tool ${call.toolName} cancelled`);
         const message = `error: ${(error as Error).message}`;
         outcome = { text: message, full: message, failed: true };
+      }
+      // Temporal cancelled the task: the tool stopped (a shell's process group is gone); record nothing.
+      if (context.cancellationSignal.aborted) {
+        await rm(spillDir, { recursive: true, force: true });
+        throw new CancelledFailure(`tool ${call.toolName} cancelled`);
       }
       const ended = new Date();
       const limits = resolveLimits(undefined, { limits: brief.limits });
