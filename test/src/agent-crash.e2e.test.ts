@@ -1,4 +1,3 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -7,20 +6,9 @@ import { fileURLToPath } from 'node:url';
 import { parseSwarm } from '@wharf/orchestrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+import { startWorkerProcess } from './worker-process.js';
 
-const workerScript = fileURLToPath(new URL('../fixtures/agent-worker-process.mjs', import.meta.url));
-
-async function startWorkerProcess(env: SwarmTestEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [workerScript, env.temporal.address, env.taskQueue, env.dir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  for await (const chunk of child.stdout ?? []) {
-    output += String(chunk);
-    if (output.includes('worker-ready')) break;
-  }
-  return child;
-}
+const workerScript = fileURLToPath(new URL('../fixtures/worker-process.mjs', import.meta.url));
 
 describe('a worker killed while its agent runs a tool', () => {
   let env: SwarmTestEnv;
@@ -40,7 +28,7 @@ tasks:
   report: { agent: worker, prompt: "Do the slow work, then hand in a report." }
 `);
     const { workflowId } = await env.wharf.startSwarm(definition, {}, { heartbeatTimeoutMs: 2_000 });
-    const first = await startWorkerProcess(env);
+    const first = await startWorkerProcess(env, workerScript, ['counting-agent']);
     // The first model call is done and its tool call runs (a 4 s command): kill the worker outright.
     const toolRuns = join(env.dir, 'tool-runs');
     for (let attempt = 0; attempt < 600 && !existsSync(toolRuns); attempt++) {
@@ -50,7 +38,7 @@ tasks:
     first.kill('SIGKILL');
     await once(first, 'exit');
 
-    const second = await startWorkerProcess(env);
+    const second = await startWorkerProcess(env, workerScript, ['counting-agent']);
     try {
       const result = await env.wharf.result(workflowId);
       expect(result.status).toBe('completed');

@@ -1,24 +1,12 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { parseSwarm } from '@wharf/orchestrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const workerScript = fileURLToPath(new URL('../fixtures/worker-process.mjs', import.meta.url));
 const INSTANCES = 6;
-
-async function startWorkerProcess(env: SwarmTestEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [workerScript, env.temporal.address, env.taskQueue, env.dir], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  let output = '';
-  for await (const chunk of child.stdout ?? []) {
-    output += String(chunk);
-    if (output.includes('worker-ready')) break;
-  }
-  return child;
-}
 
 describe('a worker killed mid-swarm', () => {
   let env: SwarmTestEnv;
@@ -38,7 +26,7 @@ tasks:
     script: { content: 'sleep 2; echo "instance $WHARF_INSTANCE done"; head -c 200000 /dev/zero | tr "\\000" "z"' }
 `);
     const { workflowId, handle } = await env.wharf.startSwarm(definition, {}, { heartbeatTimeoutMs: 3_000 });
-    const first = await startWorkerProcess(env);
+    const first = await startWorkerProcess(env, workerScript);
     // Wait until the subagents are running on the first worker, then kill it outright.
     for (let attempt = 0; attempt < 100; attempt++) {
       const running = (await handle.describe()).raw.pendingActivities?.filter(
@@ -50,7 +38,7 @@ tasks:
     first.kill('SIGKILL');
     await once(first, 'exit');
 
-    const second = await startWorkerProcess(env);
+    const second = await startWorkerProcess(env, workerScript);
     try {
       const result = await env.wharf.result(workflowId);
       expect(result.status).toBe('completed');

@@ -8,6 +8,7 @@ import {
 import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
 import { generateText, isStepCount, type Tool, type ToolSet, tool } from 'ai';
 import { z } from 'zod';
+import { emitDescription, emitInputSchema } from '../agent/agent-tools.js';
 import { usageOf } from '../agent/usage-of.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
@@ -27,7 +28,8 @@ export interface AgentDependencies {
 const READ_LIMIT = 16_000;
 
 /**
- * Runs an agent task: an AI SDK tool loop whose model hands in its output through the
+ * Runs an agent task in one activity (swarm runs started before Wharf ran agent tasks as
+ * `agentTaskWorkflow`, one activity per step, still do): an AI SDK tool loop whose model hands in its output through the
  * `emit` tool (never as a big final text), reads its `IN_REFS` with `read_input`, and may
  * pull other workers' evidence of the same run. Every tool call is recorded in the artifact
  * store. If the model never calls `emit`, its final text is EMITted so nothing is lost.
@@ -84,13 +86,8 @@ export async function runAgent(
 
   const tools: ToolSet = {
     emit: tool({
-      description:
-        'Hand in your output. Put the full body here (reports, data, code); your final message should only be a one-line summary.',
-      inputSchema: z.object({
-        body: z.string().describe('The full output'),
-        name: z.string().optional().describe('A file-like name, e.g. report.md'),
-        content_type: z.string().optional().describe('MIME type, default text/plain'),
-      }),
+      description: emitDescription,
+      inputSchema: emitInputSchema,
       execute: async ({ body, name, content_type }) => {
         const ref = await store.emit({
           producer,

@@ -8,6 +8,17 @@ import { alwaysOnToolNames, builtinToolNames } from '../shared/tool-names.js';
 import type { AgentBrief } from './agent-brief.js';
 import { type BuiltinToolContext, builtinTools } from './builtin-tools.js';
 
+/** What the model is told of the `emit` tool. */
+export const emitDescription =
+  'Hand in your output. Put the full body here (reports, data, code); your final message should only be a one-line summary.';
+
+/** Input of the `emit` tool an agent hands its output in with. */
+export const emitInputSchema = z.object({
+  body: z.string().describe('The full output'),
+  name: z.string().optional().describe('A file-like name, e.g. report.md'),
+  content_type: z.string().optional().describe('MIME type, default text/plain'),
+});
+
 /** Most bytes one `read_input` call returns. */
 const READ_LIMIT = 16_000;
 
@@ -73,13 +84,8 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
   return {
     ...selected,
     emit: tool({
-      description:
-        'Hand in your output. Put the full body here (reports, data, code); your final message should only be a one-line summary.',
-      inputSchema: z.object({
-        body: z.string().describe('The full output'),
-        name: z.string().optional().describe('A file-like name, e.g. report.md'),
-        content_type: z.string().optional().describe('MIME type, default text/plain'),
-      }),
+      description: emitDescription,
+      inputSchema: emitInputSchema,
       execute: async ({ body, name, content_type }) => {
         const ref = await store.emit({
           producer,

@@ -1,0 +1,27 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import type { SwarmTestEnv } from './swarm-env.js';
+
+/**
+ * Starts a Wharf worker in a process of its own (a fixture script taking the Temporal
+ * address, the task queue, the data directory and `extraArgs`), for tests that kill it; resolves once it
+ * prints `worker-ready`.
+ */
+export async function startWorkerProcess(
+  env: SwarmTestEnv,
+  script: string,
+  extraArgs: readonly string[] = [],
+): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    [script, env.temporal.address, env.taskQueue, env.dir, ...extraArgs],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let output = '';
+  for await (const chunk of child.stdout ?? []) {
+    output += String(chunk);
+    if (output.includes('worker-ready')) break;
+  }
+  return child;
+}
