@@ -5,17 +5,20 @@ import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type {
   CarriedState,
-  ContextPlan,
-  ContextPool,
-  SubagentInput,
   SubagentResult,
+  SuperviseResult,
+  SwarmContextMetrics,
   SwarmProgress,
+  SwarmResult,
   TaskProgress,
   TaskStatus,
 } from '../shared/types.js';
+import { ContextPoolState } from './context-pool-state.js';
 import { failureReaders, planTasks } from './plan-tasks.js';
+import { failureReason } from './subagent-failure.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
 import { SwarmContext } from './swarm-context.js';
+import { TaskBoard } from './task-board.js';
 
 /** One loop instance (or the one run of a task without a loop) chosen to run in a superstep. */
 export interface ScheduledInstance {
@@ -35,14 +38,6 @@ export interface PlannedStep {
   lostInputs: { task: string; instance: number }[];
 }
 
-/** A `hooks.post_task` `checkpoint_and_prune` entry that is due. */
-export interface DuePrune {
-  index: number;
-  hook: NonNullable<SwarmDefinition['hooks']>['post_task'][number]['checkpoint_and_prune'];
-  /** Outputs added to the pool since this hook last pruned. */
-  sinceCheckpoint: number;
-}
-
 /** Options of the {@link SwarmRun} constructor. */
 export interface SwarmRunOptions {
   definition: SwarmDefinition;
@@ -58,21 +53,10 @@ export interface SwarmRunOptions {
   skipUnresolvable: boolean;
 }
 
-/** A task's own state. What it produced (out ids, bytes, instances done) is in its results channel. */
-interface TaskState {
-  status: TaskStatus;
-  waitingFor: string[];
-  reason?: string;
-  startedAt?: number;
-  endedAt?: number;
-}
-
-const FINISHED = new Set<TaskStatus>(['done', 'failed', 'skipped', 'cancelled']);
-
 /**
  * The state of one swarm run and every rule that changes it, free of Temporal: which tasks run
  * next ({@link nextStep}), how a superstep's outcomes fold in task order ({@link fold}), what a
- * task's subagent is given ({@link subagentInput}), what carries over continue-as-new
+ * task's subagent reads ({@link outIds}, its IN_REFS), what carries over continue-as-new
  * ({@link carry}, restored by the constructor) and what the run reports ({@link progress},
  * {@link outputs}). The `results:<task>` channels are the one record of what each task produced:
  * out ids, bytes and instances done are read from them.
@@ -95,8 +79,8 @@ export class SwarmRun {
   readonly #state: ChannelState;
   readonly #context: SwarmContext;
   readonly #compacts: Record<string, string>;
-  readonly #pool: ContextPool;
-  readonly #tasks = new Map<string, TaskState>();
+  readonly #pool: ContextPoolState;
+  readonly #tasks: TaskBoard;
   #resume: string[];
   #step: number;
 
@@ -109,12 +93,11 @@ export class SwarmRun {
     if (carried !== undefined) this.#state.restore(carried.channels);
     this.#context = new SwarmContext(carried?.context, options.input ?? {});
     this.#compacts = { ...(carried?.compacts ?? {}) };
-    this.#pool = carried?.contextPool ?? { entries: [], added: 0, checkpoints: [] };
+    this.#pool = new ContextPoolState(carried?.contextPool);
     this.#resume = [...(carried?.resume ?? [])];
     this.#step = carried?.step ?? 0;
     this.generation = carried?.generation ?? 0;
-    const carriedTasks = new Map((carried?.progress ?? []).map((entry) => [entry.task, entry]));
-    for (const task of this.taskNames) this.#tasks.set(task, restoreTask(carriedTasks.get(task)));
+    this.#tasks = new TaskBoard(this.taskNames, carried?.progress);
   }
 
   /** Supersteps run so far, across the whole continue-as-new chain. */
@@ -122,8 +105,8 @@ export class SwarmRun {
     return this.#step;
   }
 
-  /** The context pool, as the context local activities read it. */
-  get contextPool(): ContextPool {
+  /** The context pool: what later tasks' contexts are chosen from. */
+  get contextPool(): ContextPoolState {
     return this.#pool;
   }
 
@@ -159,33 +142,22 @@ export class SwarmRun {
    * not, and its dependents are skipped. A finished task stays as it is.
    */
   cancel(task: string, reason: string | undefined, now: number): { cancelled: boolean; status: TaskStatus } {
-    const entry = this.#task(task);
-    if (FINISHED.has(entry.status)) return { cancelled: false, status: entry.status };
-    entry.status = 'cancelled';
-    entry.reason = reason ?? 'cancelled by request';
-    entry.endedAt = now;
-    return { cancelled: true, status: entry.status };
+    return this.#tasks.cancel(task, reason, now);
   }
 
   /** Why the task was cancelled, or `undefined` while it is not. */
   cancelReason(task: string): string | undefined {
-    const entry = this.#task(task);
-    return entry.status === 'cancelled' ? (entry.reason ?? 'cancelled') : undefined;
+    return this.#tasks.cancelReason(task);
   }
 
   /** True once every task has finished (done, failed, skipped or cancelled). */
   allFinished(): boolean {
-    return this.taskNames.every((task) => FINISHED.has(this.#task(task).status));
+    return this.#tasks.allFinished();
   }
 
   /** Fails every task still waiting for inputs: nobody will write them. */
   failUnresolved(now: number): void {
-    for (const entry of this.#tasks.values()) {
-      if (entry.status !== 'waiting' && entry.status !== 'pending') continue;
-      entry.status = 'failed';
-      entry.reason = `inputs never resolved: ${entry.waitingFor.join(', ')}`;
-      entry.endedAt = now;
-    }
+    this.#tasks.failUnresolved(now);
   }
 
   /**
@@ -209,63 +181,6 @@ export class SwarmRun {
     });
   }
 
-  /** Marks the outputs the plans chose as read at `now` (for LRU pruning), with their best relevance. */
-  markContextRead(plans: Readonly<Record<string, ContextPlan>>, now: number): void {
-    const read = new Map<string, number>();
-    for (const plan of Object.values(plans)) {
-      for (const entry of plan.entries)
-        read.set(entry.taskId, Math.max(read.get(entry.taskId) ?? 0, entry.relevance));
-    }
-    for (const entry of this.#pool.entries) {
-      const relevance = read.get(entry.taskId);
-      if (relevance === undefined) continue;
-      entry.lastAccessed = now;
-      entry.relevanceScore = Math.max(entry.relevanceScore, relevance);
-    }
-  }
-
-  /** The `checkpoint_and_prune` hooks due now: each counts the outputs added since it last pruned. */
-  duePrunes(): DuePrune[] {
-    const hooks = this.definition.hooks?.post_task ?? [];
-    const due: DuePrune[] = [];
-    for (const [index, { checkpoint_and_prune: hook }] of hooks.entries()) {
-      const sinceCheckpoint = this.#pool.added - (this.#pool.checkpoints[index] ?? 0);
-      if (sinceCheckpoint >= hook.every) due.push({ index, hook, sinceCheckpoint });
-    }
-    return due;
-  }
-
-  /** Removes what hook `index` pruned from the pool (never from the store) and checkpoints it. */
-  applyPrune(index: number, removed: readonly string[], now: number): void {
-    const gone = new Set(removed);
-    this.#pool.entries = this.#pool.entries.filter((entry) => !gone.has(entry.taskId));
-    this.#pool.checkpoints[index] = this.#pool.added;
-    this.#pool.lastPrunedAt = now;
-  }
-
-  /** What the subagent of one instance is given (the workflow adds where it runs). */
-  subagentInput(
-    item: ScheduledInstance,
-    run: { ownerId: string; runId: string; workdir?: string; context?: ContextPlan },
-  ): SubagentInput {
-    const spec = this.spec(item.task);
-    const agent = spec.agent === undefined ? undefined : this.definition.agents[spec.agent];
-    return {
-      swarm: this.definition.name,
-      ownerId: run.ownerId,
-      runId: run.runId,
-      task: item.task,
-      instance: item.instance,
-      definition: spec,
-      ...(agent === undefined ? {} : { agent }),
-      ...(this.definition.limits === undefined ? {} : { limits: this.definition.limits }),
-      inputs: item.inputs,
-      ...(run.workdir === undefined ? {} : { workdir: run.workdir }),
-      ...(run.context === undefined ? {} : { context: run.context }),
-      inRefs: spec.depends_on.flatMap((dependency) => this.#outIds(dependency)),
-    };
-  }
-
   /**
    * Folds one superstep's outcomes in the order of `instances` (task order), never completion
    * order: each writes its `results:<task>` record, its compact, its context output and its
@@ -286,7 +201,7 @@ export class SwarmRun {
       const outcome = outcomes[index] as InstanceOutcome;
       const spec = this.spec(item.task);
       const looped = (spec.loop?.count ?? 1) > 1;
-      const entry = this.#task(item.task);
+      const entry = this.#tasks.get(item.task);
       const label = this.label(item.task, item.instance);
       const writes: [string, unknown][] = [];
       let record: InstanceResult;
@@ -315,18 +230,8 @@ export class SwarmRun {
         });
         writes.push([channelNames.bytes, outcome.bytes]);
         const main = record.outIds[0];
-        if (main !== undefined) {
-          this.#pool.entries.push({
-            taskId: label,
-            task: item.task,
-            outId: main,
-            completedAt: now,
-            lastAccessed: now,
-            relevanceScore: 0,
-            ...(spec.agent === undefined ? {} : { agent: spec.agent }),
-          });
-          this.#pool.added += 1;
-        }
+        if (main !== undefined)
+          this.#pool.add({ taskId: label, task: item.task, outId: main, agent: spec.agent }, now);
       }
       writes.push([channelNames.results(item.task), record]);
       const step = folded.get(item.task) ?? { count: 0, outIds: [] };
@@ -340,7 +245,7 @@ export class SwarmRun {
       ([task, step]) => this.#results(task).length + step.count === (this.spec(task).loop?.count ?? 1),
     );
     for (const [task, step] of finished) {
-      const entry = this.#task(task);
+      const entry = this.#tasks.get(task);
       if (entry.status === 'running') entry.status = 'done';
       entry.endedAt = now;
       const released =
@@ -372,7 +277,7 @@ export class SwarmRun {
       progress: this.#taskProgress(),
       compacts: this.#compacts,
       generation: this.generation + 1,
-      contextPool: this.#pool,
+      contextPool: this.#pool.pool,
       ...(resume.length === 0 ? {} : { resume: [...resume] }),
     };
   }
@@ -387,23 +292,50 @@ export class SwarmRun {
     };
   }
 
+  /**
+   * The swarm's result once every task finished: failed when a task failed (a skipped one does
+   * not count) or the supervisor could not answer.
+   */
+  result(ending: {
+    supervisor?: SuperviseResult | undefined;
+    context?: SwarmContextMetrics | undefined;
+  }): SwarmResult {
+    const failedCount = this.failedCount();
+    const failed = failedCount > 0 || ending.supervisor?.error !== undefined;
+    return {
+      swarm: this.definition.name,
+      status: failed ? 'failed' : 'completed',
+      outputs: this.outputs(),
+      tasks: this.#taskProgress(),
+      ...(ending.supervisor === undefined ? {} : { supervisor: ending.supervisor }),
+      metrics: {
+        totalBytes: this.totalBytes(),
+        taskCount: this.taskNames.length,
+        failedCount,
+        skippedCount: this.skippedCount(),
+        continuedAsNew: this.generation,
+        ...(ending.context === undefined ? {} : { context: ending.context }),
+      },
+    };
+  }
+
   /** Out ids per task, loop instances in order. */
   outputs(): Record<string, string[]> {
     const outputs: Record<string, string[]> = {};
-    for (const task of this.taskNames) outputs[task] = this.#outIds(task);
+    for (const task of this.taskNames) outputs[task] = this.outIds(task);
     return outputs;
   }
 
   /** Tasks that did not finish well; a skipped task (an untaken branch) is not a failure. */
   failedCount(): number {
     return this.taskNames.filter((task) => {
-      const status = this.#task(task).status;
+      const status = this.#tasks.get(task).status;
       return status !== 'done' && !(this.#skipUnresolvable && status === 'skipped');
     }).length;
   }
 
   skippedCount(): number {
-    return this.taskNames.filter((task) => this.#task(task).status === 'skipped').length;
+    return this.#tasks.count('skipped');
   }
 
   /** Bytes all subagents produced. */
@@ -424,24 +356,18 @@ export class SwarmRun {
     return out;
   }
 
-  #task(task: string): TaskState {
-    const entry = this.#tasks.get(task);
-    if (entry === undefined) throw unknownTask(task, this.taskNames);
-    return entry;
-  }
-
   #results(task: string): readonly InstanceResult[] {
     return (this.#state.get(channelNames.results(task)) as readonly InstanceResult[] | undefined) ?? [];
   }
 
-  /** The task's out ids, from its results channel. */
-  #outIds(task: string): string[] {
+  /** The task's out ids, loop instances in order, from its results channel. */
+  outIds(task: string): string[] {
     return this.#results(task).flatMap((record) => record.outIds);
   }
 
   #taskProgress(): TaskProgress[] {
     return this.taskNames.map((task) => {
-      const entry = this.#task(task);
+      const entry = this.#tasks.get(task);
       const results = this.#results(task);
       return {
         task,
@@ -462,13 +388,13 @@ export class SwarmRun {
     const instances: ScheduledInstance[] = [];
     const decisions = planTasks({
       definition: this.definition,
-      status: (task) => this.#task(task).status,
+      status: (task) => this.#tasks.get(task).status,
       joined: (task) => this.#state.isReady(channelNames.join(task)),
       resolve: (task, instance) => this.#context.resolveInputs(task, this.spec(task).inputs, instance),
       skipUnresolvable: this.#skipUnresolvable,
     });
     for (const decision of decisions) {
-      const entry = this.#task(decision.task);
+      const entry = this.#tasks.get(decision.task);
       if (decision.action === 'skip') {
         entry.status = 'skipped';
         entry.reason = decision.reason;
@@ -512,32 +438,6 @@ export class SwarmRun {
   }
 }
 
-/**
- * A task's state from what a previous run carried: its own fields only, since what it produced
- * is read from the restored results channel (Wharf has always written both, in step).
- */
-function restoreTask(carried: TaskProgress | undefined): TaskState {
-  if (carried === undefined) return { status: 'pending', waitingFor: [] };
-  return {
-    status: carried.status,
-    waitingFor: [...carried.waitingFor],
-    ...(carried.reason === undefined ? {} : { reason: carried.reason }),
-    ...(carried.startedAt === undefined ? {} : { startedAt: carried.startedAt }),
-    ...(carried.endedAt === undefined ? {} : { endedAt: carried.endedAt }),
-  };
-}
-
 function unknownTask(task: string, tasks: readonly string[]): WharfOrchestratorError {
   return new WharfOrchestratorError('INVALID_REQUEST', `unknown task "${task}"; tasks: ${tasks.join(', ')}`);
-}
-
-/** Why a subagent failed, in one line: exit code, signal, timeout, the end of its stderr. */
-export function failureReason(result: SubagentResult): string {
-  const parts: string[] = [];
-  if (result.exitCode !== undefined && result.exitCode !== null) parts.push(`exit ${result.exitCode}`);
-  if (result.signal) parts.push(`signal ${result.signal}`);
-  if (result.timedOut) parts.push('timed out');
-  const tail = result.stderrTail?.trim().split('\n').slice(-3).join(' ⏎ ');
-  if (tail) parts.push(tail.length > 300 ? `…${tail.slice(-300)}` : tail);
-  return parts.join(' · ') || 'failed';
 }

@@ -20,7 +20,6 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
@@ -32,6 +31,8 @@ import type {
   SwarmWorkflowInput,
   WharfActivities,
 } from '../shared/types.js';
+import { type RunPlace, type SubagentCall, subagentCall, supervisorCall } from '../swarm/activity-calls.js';
+import { failedBeforeOutput } from '../swarm/subagent-failure.js';
 import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
 import { formatBytes, renderProgressTable } from './progress-table.js';
 import { runPool } from './run-pool.js';
@@ -64,18 +65,6 @@ const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<Wharf
   retry: { maximumAttempts: 3 },
 });
 
-/** An agent's own `timeouts` (milliseconds once parsed) as activity options; they win over the defaults. */
-function agentTimeouts(agent: SwarmDefinition['agents'][string] | undefined): {
-  startToCloseTimeout?: number;
-  heartbeatTimeout?: number;
-} {
-  const timeouts = agent?.timeouts;
-  return {
-    ...(timeouts?.start_to_close === undefined ? {} : { startToCloseTimeout: timeouts.start_to_close }),
-    ...(timeouts?.heartbeat === undefined ? {} : { heartbeatTimeout: timeouts.heartbeat }),
-  };
-}
-
 /** The message of an activity's failure (its cause), or of any other error. */
 function failureMessage(error: unknown): string {
   return error instanceof ActivityFailure && error.cause !== undefined
@@ -99,8 +88,12 @@ function failureMessage(error: unknown): string {
  */
 export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmResult> {
   const { definition } = input;
-  const ownerId = input.ownerId ?? 'default';
-  const runId = workflowInfo().workflowId;
+  const place: RunPlace = {
+    ownerId: input.ownerId ?? 'default',
+    runId: workflowInfo().workflowId,
+    workdir: input.workdir,
+    heartbeatTimeoutMs: input.heartbeatTimeoutMs,
+  };
   const maxConcurrent = Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING));
   // Runs started before Wharf chose contexts replay without them (no local activities).
   const withContext = patched('wharf-context-pool');
@@ -157,7 +150,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   if (input.carried === undefined) {
     upsertSearchAttributes([
       { key: swarmSearchAttributes.swarm, value: definition.name },
-      { key: swarmSearchAttributes.owner, value: ownerId },
+      { key: swarmSearchAttributes.owner, value: place.ownerId },
       { key: swarmSearchAttributes.status, value: 'running' },
     ]);
     upsertMemo({ swarm: definition.name, version: definition.version, tasks: run.taskNames.length });
@@ -195,72 +188,38 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     }
   }
 
-  const failedCount = run.failedCount();
-  let supervisorResult: SwarmResult['supervisor'];
+  let supervisor: SwarmResult['supervisor'];
   if (definition.supervisor !== undefined) {
     setStatus('supervising');
     publish();
-    const agent = definition.agents[definition.supervisor.agent];
-    if (agent === undefined)
+    const call = supervisorCall(run, place);
+    if (call === undefined)
       throw ApplicationFailure.nonRetryable('supervisor agent missing', 'WharfInvalidDefinition');
-    const { question, evidence_budget_bytes: budgetBytes } = definition.supervisor;
+    const summary = `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(call.input.budgetBytes)}`;
     try {
-      supervisorResult = await supervise.executeWithOptions(
-        {
-          summary: `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(budgetBytes)}`,
-          ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: input.heartbeatTimeoutMs }),
-          ...agentTimeouts(agent),
-        },
-        [
-          {
-            swarm: definition.name,
-            ownerId,
-            runId,
-            agent,
-            question,
-            budgetBytes,
-            compacts: run.orderedCompacts(),
-          },
-        ],
-      );
+      supervisor = await supervise.executeWithOptions({ summary, ...call.options }, [call.input]);
     } catch (error) {
       // The swarm's outputs stand whatever the supervisor does: report its failure beside them.
-      supervisorResult = { answer: '', evidenceBytes: 0, error: failureMessage(error) };
+      supervisor = { answer: '', evidenceBytes: 0, error: failureMessage(error) };
     }
   }
-
-  const failed = failedCount > 0 || supervisorResult?.error !== undefined;
-  let contextPoolMetrics: SwarmResult['metrics']['context'];
+  let context: SwarmResult['metrics']['context'];
   if (withContext) {
     try {
-      contextPoolMetrics = await contextMetrics({ definition, pool: run.contextPool });
+      context = await contextMetrics({ definition, pool: run.contextPool.pool });
     } catch (error) {
       // The swarm's outcome stands; only this figure is missing.
       log.warn('context metrics failed', { error: (error as Error).message });
     }
   }
-  setStatus(failed ? 'failed' : 'completed');
+  const result = run.result({ supervisor, context });
+  setStatus(result.status);
   publish();
-  const result: SwarmResult = {
-    swarm: definition.name,
-    status: failed ? 'failed' : 'completed',
-    outputs: run.outputs(),
-    tasks: run.progress().tasks,
-    ...(supervisorResult === undefined ? {} : { supervisor: supervisorResult }),
-    metrics: {
-      totalBytes: run.totalBytes(),
-      taskCount: run.taskNames.length,
-      failedCount,
-      skippedCount: run.skippedCount(),
-      continuedAsNew: run.generation,
-      ...(contextPoolMetrics === undefined ? {} : { context: contextPoolMetrics }),
-    },
-  };
   // Runs that ended before Wharf failed failed swarms replay as they ran: completed.
   if (!patched('wharf-swarm-outcome')) return result;
   const failedTasks = result.tasks.filter(isTaskFailure).map((task) => task.task);
   upsertMemo({ status: result.status, failedTasks });
-  if (failed && definition.on_failure !== 'complete') {
+  if (result.status === 'failed' && definition.on_failure !== 'complete') {
     // A failed workflow is what the Web UI, its Failures filter and visibility show as failed;
     // the result travels whole in the failure's details (WharfClient.result returns it).
     throw ApplicationFailure.create({
@@ -277,13 +236,13 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
    * superstep, none while the pool is empty). Chosen outputs count as read, for LRU pruning.
    */
   async function planContexts(scheduled: readonly ScheduledInstance[]): Promise<Record<string, ContextPlan>> {
-    if (!withContext || run.contextPool.entries.length === 0) return {};
+    if (!withContext || run.contextPool.pool.entries.length === 0) return {};
     const tasks = run.contextTasks(scheduled);
     if (tasks.length === 0) return {};
     const now = Date.now();
     try {
-      const plans = await planContext({ definition, pool: run.contextPool, tasks, now });
-      run.markContextRead(plans, now);
+      const plans = await planContext({ definition, pool: run.contextPool.pool, tasks, now });
+      run.contextPool.markRead(plans, now);
       return plans;
     } catch (error) {
       // A context is a help, not a precondition: run the tasks without one rather than stop.
@@ -295,11 +254,17 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   /** Runs the `hooks.post_task` prunes that are due; a prune that fails is retried at the next step. */
   async function pruneContextPool(): Promise<void> {
     if (!withContext) return;
-    for (const { index, hook, sinceCheckpoint } of run.duePrunes()) {
+    for (const { index, hook, sinceCheckpoint } of run.contextPool.duePrunes(definition)) {
       const now = Date.now();
       try {
-        const removed = await pruneContext({ definition, pool: run.contextPool, hook, sinceCheckpoint, now });
-        run.applyPrune(index, removed, now);
+        const removed = await pruneContext({
+          definition,
+          pool: run.contextPool.pool,
+          hook,
+          sinceCheckpoint,
+          now,
+        });
+        run.contextPool.applyPrune(index, removed, now);
       } catch (error) {
         log.warn('context pruning failed; the pool stays as it is', { error: (error as Error).message });
       }
@@ -318,56 +283,21 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       scope = new CancellationScope();
       scopes.set(item.task, scope);
     }
-    const spec = run.spec(item.task);
-    const label = run.label(item.task, item.instance);
-    const kind = spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`;
+    const call = subagentCall(run, item, place, context);
     // One event group per subagent: the Web UI groups its activity's events under its label.
-    const group = createEventGroup(`${label} · ${kind}`, { id: `subagent:${label}` });
+    const group = createEventGroup(call.title, { id: `subagent:${call.label}` });
     try {
-      return await scope.run(() =>
-        group.withScope(() => dispatchInstance(item, `${label} · ${kind}`, context)),
-      );
+      return await scope.run(() => group.withScope(() => dispatchInstance(call)));
     } catch (error) {
       if (isCancellation(error))
         return { cancelled: true, reason: run.cancelReason(item.task) ?? 'cancelled' };
-      const message = failureMessage(error);
-      return {
-        status: 'failed',
-        outputs: [],
-        compact: `[${label}] failed before producing output: ${message}`,
-        bytes: 0,
-        durationMs: 0,
-        preview: '',
-        stderrTail: message,
-      };
+      return failedBeforeOutput(call.label, failureMessage(error));
     }
   }
 
   /** Dispatches one task instance to its subagent: a `runSubagent` activity, scripts and agents alike. */
-  function dispatchInstance(
-    item: ScheduledInstance,
-    title: string,
-    context: ContextPlan | undefined,
-  ): Promise<SubagentResult> {
-    const spec = run.spec(item.task);
-    return runSubagent.executeWithOptions(
-      {
-        summary: `${title}${spec.description ? ` · ${spec.description}` : ''}`,
-        ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: input.heartbeatTimeoutMs }),
-        ...(spec.script?.timeout_ms === undefined
-          ? {}
-          : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
-        ...agentTimeouts(spec.agent === undefined ? undefined : definition.agents[spec.agent]),
-      },
-      [
-        run.subagentInput(item, {
-          ownerId,
-          runId,
-          ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
-          ...(context === undefined ? {} : { context }),
-        }),
-      ],
-    );
+  function dispatchInstance(call: SubagentCall): Promise<SubagentResult> {
+    return runSubagent.executeWithOptions(call.options, [call.input]);
   }
 
   /** True once this run should start no further subagent (see {@link SPLIT_HISTORY_BYTES}). */
