@@ -274,3 +274,30 @@ export class IntakeBusyError extends OutputStoreError {
     return OutputStoreError.isInstance(value) && value.name === 'IntakeBusyError';
   }
 }
+
+/**
+ * A blob store holds no body at this SHA-256 address. An output store that finds a row
+ * without its blob reports it as a {@link StorageFailureError} or {@link OutputNotFoundError}.
+ *
+ * @example
+ * ```ts
+ * try { await blobs.open(sha256); } catch (error) {
+ *   if (BlobNotFoundError.isInstance(error)) console.error(error.sha256, error.location);
+ * }
+ * ```
+ */
+export class BlobNotFoundError extends OutputStoreError {
+  readonly sha256: string;
+  readonly location: string;
+  constructor(sha256: string, location: string) {
+    super('BLOB_NOT_FOUND', `no blob ${sha256} in ${location}`);
+    this.name = 'BlobNotFoundError';
+    this.sha256 = sha256;
+    this.location = location;
+  }
+
+  /** True for a BlobNotFoundError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is BlobNotFoundError {
+    return OutputStoreError.isInstance(value) && value.name === 'BlobNotFoundError';
+  }
+}

@@ -10,6 +10,7 @@ const marker = Symbol.for('@wharf/output-store/error');
  */
 export type OutputStoreErrorCode =
   | 'NOT_FOUND'
+  | 'BLOB_NOT_FOUND'
   | 'INVALID_EVENT'
   | 'FORBIDDEN'
   | 'UNAUTHORIZED'
@@ -18,7 +19,9 @@ export type OutputStoreErrorCode =
   | 'INVALID_RANGE'
   | 'PATH_REJECTED'
   | 'STORAGE_FAILURE'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE'
+  | 'INVALID_CONFIG'
+  | 'BACKEND_MISSING';
 
 /**
  * Base error of `@wharf/output-store`. Every error the package throws is one of these,
