@@ -10,7 +10,6 @@ const marker = Symbol.for('@wharf/output-store/error');
  */
 export type OutputStoreErrorCode =
   | 'NOT_FOUND'
-  | 'BLOB_NOT_FOUND'
   | 'INVALID_EVENT'
   | 'FORBIDDEN'
   | 'UNAUTHORIZED'
@@ -20,8 +19,8 @@ export type OutputStoreErrorCode =
   | 'PATH_REJECTED'
   | 'STORAGE_FAILURE'
   | 'UNAVAILABLE'
-  | 'INVALID_CONFIG'
-  | 'BACKEND_MISSING';
+  | 'BLOB_NOT_FOUND'
+  | 'INVALID_OPTION';
 
 /**
  * Base error of `@wharf/output-store`. Every error the package throws is one of these,

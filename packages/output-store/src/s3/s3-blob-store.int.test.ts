@@ -97,6 +97,50 @@ describe('S3BlobStore', () => {
     expect((await readAll(await blobs.open(sha256, { start: 100, end: 2_100 }))).equals(body.subarray(100, 2_100))).toBe(true);
     expect((await readAll(await blobs.open(sha256, { start: 9_999, end: 10_000 }))).equals(body.subarray(9_999))).toBe(true);
     expect((await readAll(await blobs.open(sha256, { start: 500, end: 500 }))).byteLength).toBe(0);
+    expect((await readAll(await blobs.open(sha256, { start: 10_000, end: 10_000 }))).byteLength).toBe(0);
+  });
+
+  it('refuses ranges past the end with INVALID_RANGE naming the size, where S3 itself would clip', async () => {
+    const sha256 = await put(blobs, randomBytes(10_000));
+    for (const range of [
+      { start: 0, end: 10_001 },
+      { start: 9_000, end: 20_000 },
+      { start: 10_001, end: 10_001 },
+      { start: 20_000, end: 30_000 },
+      { start: 5, end: 4 },
+    ]) {
+      const error = await blobs.open(sha256, range).catch((caught: unknown) => caught);
+      expect(error, JSON.stringify(range)).toMatchObject({ code: 'INVALID_RANGE', sizeBytes: 10_000 });
+    }
+  });
+
+  it('round-trips an empty body', async () => {
+    const sha256 = await put(blobs, new Uint8Array(0));
+    expect(await blobs.has(sha256)).toBe(true);
+    expect((await readAll(await blobs.open(sha256))).byteLength).toBe(0);
+  });
+
+  it('refuses a size that does not match the file, consuming it and storing nothing', async () => {
+    const body = Buffer.from('sixteen bytes!!!');
+    const { sha256, path } = await spool(body);
+    await expect(blobs.putFile(sha256, path, body.byteLength + 1)).rejects.toMatchObject({
+      code: 'INVALID_EVENT',
+      field: 'sizeBytes',
+    });
+    expect(existsSync(path)).toBe(false);
+    expect(await listAll(blobs)).toEqual([]);
+  });
+
+  it('refuses unusable options with a typed error naming the option', () => {
+    expect(() => new S3BlobStore(storeOptions({ partSizeBytes: 2 ** 20 }))).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', option: 'partSizeBytes' }),
+    );
+    expect(() => new S3BlobStore(storeOptions({ queueSize: 0 }))).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', option: 'queueSize' }),
+    );
+    expect(() => new S3BlobStore(storeOptions({ bucket: '' }))).toThrow(
+      expect.objectContaining({ code: 'INVALID_OPTION', option: 'bucket' }),
+    );
   });
 
   it('keys objects <prefix>/ab/<sha256> and lists exactly the stored addresses across pages', async () => {
@@ -136,7 +180,8 @@ describe('S3BlobStore', () => {
     const missing = 'ab'.repeat(32);
     const error = await blobs.open(missing).catch((caught: unknown) => caught);
     expect(BlobNotFoundError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ code: 'BLOB_NOT_FOUND', sha256: missing, location: blobs.location });
+    expect(error).toMatchObject({ code: 'BLOB_NOT_FOUND', sha256: missing });
+    expect((error as Error).message).toContain(blobs.location);
     const empty = await blobs.open(missing, { start: 0, end: 0 }).catch((caught: unknown) => caught);
     expect(BlobNotFoundError.isInstance(empty)).toBe(true);
   });

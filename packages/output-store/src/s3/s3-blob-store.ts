@@ -1,9 +1,10 @@
 import { createReadStream } from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
   GetObjectCommand,
+  type GetObjectCommandOutput,
   HeadObjectCommand,
   ListObjectsV2Command,
   type ListObjectsV2CommandOutput,
@@ -12,8 +13,14 @@ import {
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
 import type { BlobRange, BlobStore } from '../blobs/blob-store.js';
-import { BlobNotFoundError, InvalidOutputEventError, StorageFailureError } from '../errors.js';
-import { describeS3Error, isS3NotFound } from './s3-errors.js';
+import {
+  BlobNotFoundError,
+  InvalidOutputEventError,
+  InvalidStoreOptionError,
+  OutputRangeError,
+  StorageFailureError,
+} from '../errors.js';
+import { describeS3Error, isS3NotFound, isS3RangeError } from './s3-errors.js';
 
 /**
  * Options of {@link S3BlobStore}.
@@ -48,6 +55,10 @@ export interface S3BlobStoreOptions {
 }
 
 const shaPattern = /^[0-9a-f]{64}$/;
+
+function validRange(range: BlobRange): boolean {
+  return Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && 0 <= range.start && range.start <= range.end;
+}
 const minimumPartSize = 5 * 2 ** 20;
 
 /**
@@ -78,14 +89,14 @@ export class S3BlobStore implements BlobStore {
   #closed = false;
 
   constructor(options: S3BlobStoreOptions) {
-    if (options.bucket === '') throw new InvalidOutputEventError('bucket', 'must not be empty');
+    if (options.bucket === '') throw new InvalidStoreOptionError('bucket', 'must not be empty');
     const prefix = (options.prefix ?? '').replace(/^\/+|\/+$/g, '');
     const partSize = options.partSizeBytes ?? 8 * 2 ** 20;
     if (!Number.isSafeInteger(partSize) || partSize < minimumPartSize)
-      throw new InvalidOutputEventError('partSizeBytes', `must be an integer of at least ${minimumPartSize}`);
+      throw new InvalidStoreOptionError('partSizeBytes', `must be an integer of at least ${minimumPartSize}`);
     const queueSize = options.queueSize ?? 4;
     if (!Number.isSafeInteger(queueSize) || queueSize < 1)
-      throw new InvalidOutputEventError('queueSize', 'must be a positive integer');
+      throw new InvalidStoreOptionError('queueSize', 'must be a positive integer');
     this.#bucket = options.bucket;
     this.#prefix = prefix === '' ? '' : `${prefix}/`;
     this.#partSize = partSize;
@@ -109,6 +120,9 @@ export class S3BlobStore implements BlobStore {
     try {
       this.#assertOpen();
       const key = this.keyOf(sha256);
+      const actual = (await stat(path)).size;
+      if (actual !== sizeBytes)
+        throw new InvalidOutputEventError('sizeBytes', `is ${sizeBytes} but ${path} holds ${actual} bytes`);
       let upload = this.#uploads.get(sha256);
       if (upload === undefined) {
         upload = this.#upload(key, path, sizeBytes).finally(() => this.#uploads.delete(sha256));
@@ -150,25 +164,39 @@ export class S3BlobStore implements BlobStore {
   async open(sha256: string, range?: BlobRange): Promise<Readable> {
     this.#assertOpen();
     const key = this.keyOf(sha256);
-    if (range !== undefined && range.start === range.end) {
-      if (!(await this.#exists(key))) throw new BlobNotFoundError(sha256, this.location);
+    if (range !== undefined && (range.start === range.end || !validRange(range))) {
+      const size = await this.#size(key);
+      if (size === undefined) throw new BlobNotFoundError(sha256, this.location);
+      if (!validRange(range) || range.end > size) throw new OutputRangeError(range, size);
       return Readable.from([]);
     }
+    let response: GetObjectCommandOutput;
     try {
-      const response = await this.#client.send(
+      response = await this.#client.send(
         new GetObjectCommand({
           Bucket: this.#bucket,
           Key: key,
           ...(range === undefined ? {} : { Range: `bytes=${range.start}-${range.end - 1}` }),
         }),
       );
-      if (!(response.Body instanceof Readable))
-        throw new Error('the S3 client returned a body that is not a Node stream');
-      return response.Body;
     } catch (error) {
       if (isS3NotFound(error)) throw new BlobNotFoundError(sha256, this.location);
+      if (range !== undefined && isS3RangeError(error)) {
+        const size = await this.#size(key);
+        if (size === undefined) throw new BlobNotFoundError(sha256, this.location);
+        throw new OutputRangeError(range, size);
+      }
       throw this.#failure('read', key, error);
     }
+    const body = response.Body;
+    if (!(body instanceof Readable)) throw this.#failure('read', key, new Error('the body is not a Node stream'));
+    // S3 clips a range that runs past the end; the contract refuses it instead.
+    const total = Number(/\/(\d+)$/.exec(response.ContentRange ?? '')?.[1] ?? Number.NaN);
+    if (range !== undefined && Number.isSafeInteger(total) && range.end > total) {
+      body.destroy();
+      throw new OutputRangeError(range, total);
+    }
+    return body;
   }
 
   async has(sha256: string): Promise<boolean> {
@@ -220,11 +248,16 @@ export class S3BlobStore implements BlobStore {
   }
 
   async #exists(key: string): Promise<boolean> {
+    return (await this.#size(key)) !== undefined;
+  }
+
+  /** The object's size, or undefined when it is absent. */
+  async #size(key: string): Promise<number | undefined> {
     try {
-      await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
-      return true;
+      const head = await this.#client.send(new HeadObjectCommand({ Bucket: this.#bucket, Key: key }));
+      return head.ContentLength ?? 0;
     } catch (error) {
-      if (isS3NotFound(error)) return false;
+      if (isS3NotFound(error)) return undefined;
       throw this.#failure('inspect', key, error);
     }
   }

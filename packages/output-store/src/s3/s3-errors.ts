@@ -25,6 +25,19 @@ export function isS3NotFound(error: unknown): boolean {
 }
 
 /**
+ * Whether an AWS SDK error is S3's answer to a range outside the object (`InvalidRange`, 416).
+ *
+ * @example
+ * ```ts
+ * if (isS3RangeError(error)) throw new OutputRangeError(range, size);
+ * ```
+ */
+export function isS3RangeError(error: unknown): boolean {
+  const { name, $metadata } = shape(error);
+  return name === 'InvalidRange' || $metadata?.httpStatusCode === 416;
+}
+
+/**
  * One line naming an AWS SDK error: its S3 code, HTTP status and message
  * (`InvalidAccessKeyId (HTTP 403): …`), or the network error's own text.
  *
