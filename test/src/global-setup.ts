@@ -1,7 +1,7 @@
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
 import type { TestProject } from 'vitest/node';
-import { type S3Connection, s3ServerFor } from './servers/s3-server.js';
+import { s3ServerFor } from './servers/s3-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -9,12 +9,12 @@ declare module 'vitest' {
     temporalAddress: string;
     /** Web UI of that server, when this run started it. */
     temporalUiUrl: string;
-    /** The S3-compatible server of this run (versitygw, or `WHARF_TEST_S3_ENDPOINT`); each test file makes its own bucket. */
-    s3Connection: S3Connection;
-    /** Its endpoint URL; empty when it could not be started (`s3Error` says why). */
+    /**
+     * The endpoint of the run's S3-compatible server (versitygw, or `WHARF_TEST_S3_ENDPOINT`);
+     * empty when it could not be started. `s3Connection` and `s3Error` (declared by
+     * `@wharf/output-store/testing`, read with `injectedS3Connection()`) carry the rest.
+     */
     s3Endpoint: string;
-    /** Why no S3 server is available, else empty. */
-    s3Error: string;
   }
 }
 

@@ -23,5 +23,11 @@ export async function s3ServerFor(
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
   if (!accessKeyId || !secretAccessKey)
     throw new Error('WHARF_TEST_S3_ENDPOINT needs AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY');
-  return { endpoint, accessKeyId, secretAccessKey, region: env.AWS_REGION || 'us-east-1', stop: async () => {} };
+  return {
+    endpoint,
+    accessKeyId,
+    secretAccessKey,
+    region: env.AWS_REGION || 'us-east-1',
+    stop: async () => {},
+  };
 }

@@ -4,17 +4,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import { afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BlobNotFoundError, StorageFailureError } from '../errors.js';
-import { createS3Bucket, type S3Connection } from '../testing/index.js';
+import { createS3Bucket, injectedS3Connection, type S3Connection } from '../testing/index.js';
 import { S3BlobStore, type S3BlobStoreOptions } from './s3-blob-store.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    s3Connection: S3Connection;
-    s3Error: string;
-  }
-}
 
 const bucket = 's3-blob-store-test';
 const partSizeBytes = 5 * 2 ** 20;
@@ -63,9 +56,7 @@ async function listAll(store: S3BlobStore): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  const error = inject('s3Error');
-  if (error !== '') throw new Error(error);
-  connection = inject('s3Connection');
+  connection = injectedS3Connection();
   await createS3Bucket(connection, bucket);
 });
 
@@ -94,8 +85,12 @@ describe('S3BlobStore', () => {
   it('serves byte ranges, including an empty one and the last byte', async () => {
     const body = randomBytes(10_000);
     const sha256 = await put(blobs, body);
-    expect((await readAll(await blobs.open(sha256, { start: 100, end: 2_100 }))).equals(body.subarray(100, 2_100))).toBe(true);
-    expect((await readAll(await blobs.open(sha256, { start: 9_999, end: 10_000 }))).equals(body.subarray(9_999))).toBe(true);
+    expect(
+      (await readAll(await blobs.open(sha256, { start: 100, end: 2_100 }))).equals(body.subarray(100, 2_100)),
+    ).toBe(true);
+    expect(
+      (await readAll(await blobs.open(sha256, { start: 9_999, end: 10_000 }))).equals(body.subarray(9_999)),
+    ).toBe(true);
     expect((await readAll(await blobs.open(sha256, { start: 500, end: 500 }))).byteLength).toBe(0);
     expect((await readAll(await blobs.open(sha256, { start: 10_000, end: 10_000 }))).byteLength).toBe(0);
   });
@@ -144,7 +139,9 @@ describe('S3BlobStore', () => {
   });
 
   it('keys objects <prefix>/ab/<sha256> and lists exactly the stored addresses across pages', async () => {
-    const shas = await Promise.all(Array.from({ length: 5 }, (_, index) => put(blobs, Buffer.from(`body ${index}`))));
+    const shas = await Promise.all(
+      Array.from({ length: 5 }, (_, index) => put(blobs, Buffer.from(`body ${index}`))),
+    );
     expect(await listAll(blobs)).toEqual([...shas].sort());
     const [first] = shas;
     expect(blobs.keyOf(first ?? '')).toMatch(new RegExp(`^test-[^/]+/${first?.slice(0, 2)}/${first}$`));
@@ -206,7 +203,9 @@ describe('S3BlobStore', () => {
     try {
       const files = await Promise.all(Array.from({ length: 4 }, () => spool(body)));
       await Promise.all(
-        files.map((file, index) => (index % 2 === 0 ? blobs : second).putFile(file.sha256, file.path, body.byteLength)),
+        files.map((file, index) =>
+          (index % 2 === 0 ? blobs : second).putFile(file.sha256, file.path, body.byteLength),
+        ),
       );
       for (const file of files) expect(existsSync(file.path)).toBe(false);
       const sha256 = files[0]?.sha256 ?? '';
@@ -224,7 +223,9 @@ describe('S3BlobStore', () => {
     // Spans the boundary between part 1 and part 2, and between part 2 and part 3.
     const start = partSizeBytes - 1_000;
     const end = 2 * partSizeBytes + 1_000;
-    expect((await readAll(await blobs.open(sha256, { start, end }))).equals(body.subarray(start, end))).toBe(true);
+    expect((await readAll(await blobs.open(sha256, { start, end }))).equals(body.subarray(start, end))).toBe(
+      true,
+    );
     // A multipart object's ETag is "<md5 of part md5s>-<part count>": proof it went up in parts.
     const { HeadObjectCommand, S3Client } = await import('@aws-sdk/client-s3');
     const client = new S3Client({
@@ -244,7 +245,9 @@ describe('S3BlobStore', () => {
 
   it('turns wrong credentials into a StorageFailureError naming the bucket and key, and keeps the spool file consumed', async () => {
     const wrong = new S3BlobStore(
-      storeOptions({ credentials: { accessKeyId: connection.accessKeyId, secretAccessKey: 'not-the-secret' } }),
+      storeOptions({
+        credentials: { accessKeyId: connection.accessKeyId, secretAccessKey: 'not-the-secret' },
+      }),
     );
     try {
       const { sha256, path } = await spool(Buffer.from('never stored'));
@@ -275,4 +278,3 @@ describe('S3BlobStore', () => {
     await expect(blobs.has('ef'.repeat(32))).rejects.toMatchObject({ code: 'STORAGE_FAILURE' });
   });
 });
-

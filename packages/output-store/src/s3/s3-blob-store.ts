@@ -57,7 +57,12 @@ export interface S3BlobStoreOptions {
 const shaPattern = /^[0-9a-f]{64}$/;
 
 function validRange(range: BlobRange): boolean {
-  return Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && 0 <= range.start && range.start <= range.end;
+  return (
+    Number.isSafeInteger(range.start) &&
+    Number.isSafeInteger(range.end) &&
+    0 <= range.start &&
+    range.start <= range.end
+  );
 }
 const minimumPartSize = 5 * 2 ** 20;
 
@@ -112,7 +117,8 @@ export class S3BlobStore implements BlobStore {
 
   /** The object key of an address: `<prefix>/ab/<sha256>`. */
   keyOf(sha256: string): string {
-    if (!shaPattern.test(sha256)) throw new InvalidOutputEventError('sha256', 'must be 64 lowercase hex digits');
+    if (!shaPattern.test(sha256))
+      throw new InvalidOutputEventError('sha256', 'must be 64 lowercase hex digits');
     return `${this.#prefix}${sha256.slice(0, 2)}/${sha256}`;
   }
 
@@ -189,7 +195,8 @@ export class S3BlobStore implements BlobStore {
       throw this.#failure('read', key, error);
     }
     const body = response.Body;
-    if (!(body instanceof Readable)) throw this.#failure('read', key, new Error('the body is not a Node stream'));
+    if (!(body instanceof Readable))
+      throw this.#failure('read', key, new Error('the body is not a Node stream'));
     // S3 clips a range that runs past the end; the contract refuses it instead.
     const total = Number(/\/(\d+)$/.exec(response.ContentRange ?? '')?.[1] ?? Number.NaN);
     if (range !== undefined && Number.isSafeInteger(total) && range.end > total) {

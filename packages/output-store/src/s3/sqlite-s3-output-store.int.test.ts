@@ -2,26 +2,22 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import { afterEach, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteOutputStore } from '../sqlite/sqlite-output-store.js';
-import { createS3Bucket, runOutputStoreContract, type S3Connection } from '../testing/index.js';
+import {
+  createS3Bucket,
+  injectedS3Connection,
+  runOutputStoreContract,
+  type S3Connection,
+} from '../testing/index.js';
 import type { Producer } from '../types.js';
 import { S3BlobStore } from './s3-blob-store.js';
-
-declare module 'vitest' {
-  export interface ProvidedContext {
-    s3Connection: S3Connection;
-    s3Error: string;
-  }
-}
 
 const bucket = 'sqlite-s3-output-store-test';
 let connection: S3Connection;
 
 beforeAll(async () => {
-  const error = inject('s3Error');
-  if (error !== '') throw new Error(error);
-  connection = inject('s3Connection');
+  connection = injectedS3Connection();
   await createS3Bucket(connection, bucket);
 });
 
@@ -38,15 +34,17 @@ function s3Blobs(prefix: string): S3BlobStore {
 }
 
 // Every body above 16 bytes goes to S3, so the whole contract exercises the blob path.
-runOutputStoreContract('SqliteOutputStore with S3BlobStore', (context) =>
-  new SqliteOutputStore({
-    path: join(context.scratchDir, 'db', 'outputs.db'),
-    now: context.now,
-    allowedRoots: [context.allowedRoot],
-    maxBodyBytes: context.maxBodyBytes,
-    inlineThresholdBytes: 16,
-    blobs: s3Blobs(`contract/${basename(context.scratchDir)}-${randomBytes(4).toString('hex')}`),
-  }),
+runOutputStoreContract(
+  'SqliteOutputStore with S3BlobStore',
+  (context) =>
+    new SqliteOutputStore({
+      path: join(context.scratchDir, 'db', 'outputs.db'),
+      now: context.now,
+      allowedRoots: [context.allowedRoot],
+      maxBodyBytes: context.maxBodyBytes,
+      inlineThresholdBytes: 16,
+      blobs: s3Blobs(`contract/${basename(context.scratchDir)}-${randomBytes(4).toString('hex')}`),
+    }),
 );
 
 describe('SqliteOutputStore with S3BlobStore', () => {
@@ -69,8 +67,16 @@ describe('SqliteOutputStore with S3BlobStore', () => {
     const observer = s3Blobs(prefix);
     try {
       const body = randomBytes(300_000);
-      const first = await store.emit({ producer, content: { kind: 'bytes', bytes: body }, idempotencyKey: 'a' });
-      const second = await store.emit({ producer, content: { kind: 'bytes', bytes: body }, idempotencyKey: 'b' });
+      const first = await store.emit({
+        producer,
+        content: { kind: 'bytes', bytes: body },
+        idempotencyKey: 'a',
+      });
+      const second = await store.emit({
+        producer,
+        content: { kind: 'bytes', bytes: body },
+        idempotencyKey: 'b',
+      });
       expect(await listed(observer)).toHaveLength(1);
       expect(Buffer.from((await store.get(first)).body).equals(body)).toBe(true);
       const opened = await store.openBody(second, { start: 1000, end: 2000 });
@@ -94,7 +100,11 @@ describe('SqliteOutputStore with S3BlobStore', () => {
     const store = new SqliteOutputStore({ path: join(directory, 'outputs.db'), blobs: s3Blobs(prefix) });
     const observer = s3Blobs(prefix);
     try {
-      const ref = await store.emit({ producer, content: { kind: 'text', text: 'x'.repeat(100_000) }, idempotencyKey: 'k' });
+      const ref = await store.emit({
+        producer,
+        content: { kind: 'text', text: 'x'.repeat(100_000) },
+        idempotencyKey: 'k',
+      });
       for (const sha256 of await listed(observer)) await observer.remove(sha256);
       const error = await store.get(ref).catch((caught: unknown) => caught);
       expect(error).toMatchObject({ code: 'STORAGE_FAILURE' });

@@ -150,7 +150,13 @@ export class SqliteOutputStore implements OutputStore {
       });
     }
     this.#blobs = new BlobDirectory(options.blobDir ?? `${options.path}.blobs`);
-    this.#external = options.blobs === undefined ? undefined : new ExternalBlobs(options.blobs, (sha256) => this.#statements.fileShaUsed.get(sha256) !== undefined);
+    this.#external =
+      options.blobs === undefined
+        ? undefined
+        : new ExternalBlobs(
+            options.blobs,
+            (sha256) => this.#statements.fileShaUsed.get(sha256) !== undefined,
+          );
     this.#sweep();
   }
 

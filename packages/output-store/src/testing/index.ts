@@ -1,4 +1,5 @@
 export { type ContractContext, type ContractHarness, createContractHarness } from './contract-context.js';
+export { injectedS3Connection } from './injected-s3-connection.js';
 export { type OutputStoreFactory, runOutputStoreContract } from './output-store-contract.js';
 export {
   createS3Bucket,

@@ -80,7 +80,9 @@ async function freePort(): Promise<number> {
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
       server.close(() =>
-        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+        typeof address === 'object' && address !== null
+          ? resolve(address.port)
+          : reject(new Error('no port')),
       );
     });
   });
@@ -167,7 +169,11 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
   const spawned = new Promise<void>((resolve, reject) => {
     child.once('spawn', resolve);
     child.once('error', (error) =>
-      reject(new Error(`cannot run ${binary} (build it with .ci/toolchain.sh or set WHARF_VERSITYGW): ${error.message}`)),
+      reject(
+        new Error(
+          `cannot run ${binary} (build it with .ci/toolchain.sh or set WHARF_VERSITYGW): ${error.message}`,
+        ),
+      ),
     );
   });
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
