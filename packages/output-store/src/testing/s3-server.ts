@@ -152,11 +152,13 @@ export async function startS3Server(options: StartS3ServerOptions = {}): Promise
   const secretAccessKey = randomBytes(18).toString('hex');
   const region = 'us-east-1';
   const endpoint = `http://127.0.0.1:${port}`;
+  // No --keep-alive: with it, versitygw v1.8.0 now and then answers 400 ("error occurred when
+  // parsing the HTTP request") to a request reusing a connection after a streamed upload.
   const child = spawn(
     binary,
     [
       ...['--access', accessKeyId, '--secret', secretAccessKey, '--region', region],
-      ...['--port', `127.0.0.1:${port}`, '--keep-alive', '--quiet', 'posix', directory],
+      ...['--port', `127.0.0.1:${port}`, '--quiet', 'posix', directory],
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
