@@ -3,6 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { BlobStore } from '../blobs/blob-store.js';
 import { SqliteOutputStore } from '../sqlite/sqlite-output-store.js';
 import {
   createS3Bucket,
@@ -91,6 +92,53 @@ describe('SqliteOutputStore with S3BlobStore', () => {
     } finally {
       await store.close();
       await observer.close();
+    }
+  });
+
+  it('never loses a body when its last output is deleted while another emit of the same bytes is about to commit', async () => {
+    directory = await mkdtemp(join(tmpdir(), 'wharf-sqlite-s3-'));
+    const prefix = `race-${randomBytes(4).toString('hex')}`;
+    // The real S3 store, held at one point: after an upload (here skipped, the bytes being
+    // there) and before the store commits its row, the window a concurrent delete could hit.
+    const real = s3Blobs(prefix);
+    let uploaded: (() => void) | undefined;
+    let release: (() => void) | undefined;
+    const held: BlobStore = {
+      location: real.location,
+      async putFile(sha256, path, sizeBytes) {
+        await real.putFile(sha256, path, sizeBytes);
+        if (uploaded === undefined) return;
+        uploaded();
+        await new Promise<void>((resolve) => {
+          release = resolve;
+        });
+      },
+      open: (sha256, range) => real.open(sha256, range),
+      has: (sha256) => real.has(sha256),
+      remove: (sha256) => real.remove(sha256),
+      list: () => real.list(),
+      close: () => real.close(),
+    };
+    const store = new SqliteOutputStore({ path: join(directory, 'outputs.db'), blobs: held });
+    try {
+      const body = randomBytes(100_000);
+      const first = await store.emit({
+        producer,
+        content: { kind: 'bytes', bytes: body },
+        idempotencyKey: 'a',
+      });
+      const atWindow = new Promise<void>((resolve) => {
+        uploaded = resolve;
+      });
+      const second = store.emit({ producer, content: { kind: 'bytes', bytes: body }, idempotencyKey: 'b' });
+      await atWindow;
+      uploaded = undefined;
+      expect(await store.delete(first)).toBe(true);
+      release?.();
+      const ref = await second;
+      expect(Buffer.from((await store.get(ref)).body).equals(body)).toBe(true);
+    } finally {
+      await store.close();
     }
   });
 
