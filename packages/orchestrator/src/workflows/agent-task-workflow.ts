@@ -1,5 +1,11 @@
 // A durable agent task. Deterministic: imports only @temporalio/workflow and pure modules.
-import { ActivityFailure, isCancellation, proxyActivities, setCurrentDetails } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  isCancellation,
+  proxyActivities,
+  setCurrentDetails,
+} from '@temporalio/workflow';
 import { addUsage, formatUsage } from '../shared/agent-usage.js';
 import type { AgentActivities, AgentTaskInput, AgentUsage, SubagentResult } from '../shared/types.js';
 
@@ -24,6 +30,8 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
   const { agentStart, agentModelStep, agentToolCall, agentFinish } = proxyActivities<AgentActivities>({
     startToCloseTimeout: timeouts?.start_to_close ?? '30 minutes',
     heartbeatTimeout: timeouts?.heartbeat ?? input.heartbeatTimeoutMs ?? '20 seconds',
+    // A cancelled task ends once its step has stopped (a shell tool's processes are gone).
+    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
     retry: {
       initialInterval: '1 second',
       backoffCoefficient: 2,

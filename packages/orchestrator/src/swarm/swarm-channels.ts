@@ -10,6 +10,7 @@ import {
   Topic,
 } from '@wharf/channels';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { AgentUsage } from '../shared/types.js';
 
 /** One finished task instance, as held in the `results:<task>` channel. */
 export interface InstanceResult {
@@ -18,6 +19,8 @@ export interface InstanceResult {
   outIds: string[];
   bytes: number;
   exitCode?: number | null;
+  /** An agent instance's model usage. */
+  usage?: AgentUsage;
 }
 
 /** Channel names used by the swarm workflow. */
