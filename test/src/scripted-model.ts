@@ -11,14 +11,18 @@ export interface ScriptedStep {
 
 /**
  * An AI SDK mock model that plays `steps` in order, choosing the step by how many answers of
- * its own the prompt already holds (so a retried call gets the same answer). Tool call ids
+ * its own the prompt already holds (so a retried call gets the same answer); a step may be a
+ * function of the prompt (to use what earlier tool calls returned). Tool call ids
  * are `call-<step>-<index>`. Usage: 100 + step input tokens, 10 output tokens per call.
  */
-export function scriptedModel(steps: readonly ScriptedStep[]): MockLanguageModelV4 {
+export function scriptedModel(
+  steps: readonly (ScriptedStep | ((prompt: CallOptions['prompt']) => ScriptedStep))[],
+): MockLanguageModelV4 {
   return new MockLanguageModelV4({
     doGenerate: async (options: CallOptions) => {
       const step = options.prompt.filter((message) => message.role === 'assistant').length;
-      const script = steps[step] ?? { text: 'done' };
+      const entry = steps[step] ?? { text: 'done' };
+      const script = typeof entry === 'function' ? entry(options.prompt) : entry;
       const content: Content[] = [];
       if (script.text !== undefined) content.push({ type: 'text', text: script.text });
       for (const [index, call] of (script.toolCalls ?? []).entries()) {

@@ -5,10 +5,10 @@ import {
   EvidenceCompiler,
   formatSpawnResult,
 } from '@wharf/evidence';
-import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
+import type { OutputRef, OutputStore } from '@wharf/output-store';
 import { generateText, isStepCount, type Tool, type ToolSet, tool } from 'ai';
-import { z } from 'zod';
 import { emitDescription, emitInputSchema } from '../agent/agent-tools.js';
+import { readInputTool } from '../agent/read-input-tool.js';
 import { usageOf } from '../agent/usage-of.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
@@ -24,8 +24,6 @@ export interface AgentDependencies {
   artifacts: ArtifactStore;
   models: ModelRegistry;
 }
-
-const READ_LIMIT = 16_000;
 
 /**
  * Runs an agent task in one activity (swarm runs started before Wharf ran agent tasks as
@@ -102,22 +100,7 @@ export async function runAgent(
         return { outId: ref.outId, bytes: Buffer.byteLength(body) };
       },
     }),
-    read_input: tool({
-      description: `Read one of your inputs (IN_REFS: ${input.inRefs.join(', ') || 'none'}), optionally a byte range.`,
-      inputSchema: z.object({
-        out_id: z.string(),
-        offset: z.number().int().nonnegative().optional(),
-        length: z.number().int().positive().max(READ_LIMIT).optional(),
-      }),
-      execute: async ({ out_id, offset, length }) => {
-        if (!allowedInputs.has(out_id)) return `refused: ${out_id} is not one of your inputs`;
-        const { sizeBytes } = await store.stat({ outId: out_id });
-        const start = Math.min(offset ?? 0, sizeBytes);
-        const end = Math.min(start + (length ?? READ_LIMIT), sizeBytes);
-        const body = await readBody(store, { outId: out_id }, { start, end });
-        return `${out_id} bytes ${body.start}-${body.end} of ${body.record.sizeBytes}:\n${body.bytes.toString('utf8')}`;
-      },
-    }),
+    read_input: readInputTool({ store, inRefs: input.inRefs, readable: allowedInputs }),
     ...createEvidenceTools({
       compiler: new EvidenceCompiler({ store: artifacts }),
       runId: ids.runId,

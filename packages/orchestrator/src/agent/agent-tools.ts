@@ -1,5 +1,5 @@
 import { type ArtifactStore, createEvidenceTools, EvidenceCompiler } from '@wharf/evidence';
-import { type OutputRef, type OutputStore, readBody } from '@wharf/output-store';
+import type { OutputRef, OutputStore } from '@wharf/output-store';
 import { type Tool, type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import { emitScope, type SubagentIds } from '../activities/activity-identity.js';
@@ -7,6 +7,7 @@ import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { alwaysOnToolNames, builtinToolNames } from '../shared/tool-names.js';
 import type { AgentBrief } from './agent-brief.js';
 import { type BuiltinToolContext, builtinTools } from './builtin-tools.js';
+import { readInputTool } from './read-input-tool.js';
 
 /** What the model is told of the `emit` tool. */
 export const emitDescription =
@@ -18,9 +19,6 @@ export const emitInputSchema = z.object({
   name: z.string().optional().describe('A file-like name, e.g. report.md'),
   content_type: z.string().optional().describe('MIME type, default text/plain'),
 });
-
-/** Most bytes one `read_input` call returns. */
-const READ_LIMIT = 16_000;
 
 /** What one agent tool call runs with. */
 export interface AgentToolsOptions {
@@ -80,6 +78,7 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
     if (chosen !== undefined) selected[name] = chosen;
   }
   const readable = new Set(brief.readable);
+  const scope = emitScope(ids);
   const producer = { ownerId: ids.ownerId, runId: ids.runId, spawnId: ids.jobId, agent: brief.model };
   return {
     ...selected,
@@ -99,26 +98,15 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
         return { outId: ref.outId, bytes: Buffer.byteLength(body) };
       },
     }),
-    read_input: tool({
-      description: `Read one of your inputs (IN_REFS: ${brief.inRefs.join(', ') || 'none'}) or a full tool output you were pointed to, optionally a byte range.`,
-      inputSchema: z.object({
-        out_id: z.string(),
-        offset: z.number().int().nonnegative().optional(),
-        length: z.number().int().positive().max(READ_LIMIT).optional(),
-      }),
-      execute: async ({ out_id, offset, length }) => {
-        const record = await store.stat({ outId: out_id });
-        const scope = emitScope(ids);
-        const own =
-          record.producer.ownerId === scope.ownerId &&
-          record.producer.runId === scope.runId &&
-          record.producer.spawnId === scope.spawnId;
-        if (!readable.has(out_id) && !own) return `refused: ${out_id} is not one of your inputs`;
-        const start = Math.min(offset ?? 0, record.sizeBytes);
-        const end = Math.min(start + (length ?? READ_LIMIT), record.sizeBytes);
-        const body = await readBody(store, { outId: out_id }, { start, end });
-        return `${out_id} bytes ${body.start}-${body.end} of ${body.record.sizeBytes}:\n${body.bytes.toString('utf8')}`;
-      },
+    read_input: readInputTool({
+      store,
+      inRefs: brief.inRefs,
+      readable,
+      // Its own records too: a cut tool output names the out id of the whole.
+      mayRead: (record) =>
+        record.producer.ownerId === scope.ownerId &&
+        record.producer.runId === scope.runId &&
+        record.producer.spawnId === scope.spawnId,
     }),
     ...createEvidenceTools({
       compiler: new EvidenceCompiler({ store: artifacts }),
