@@ -1,6 +1,7 @@
 // Pure: the state of one swarm run and the rules that change it. No Temporal import: the
 // workflow (workflows/swarm-workflow.ts) drives it, and passes in every timestamp.
 import { type ChannelSnapshot, ChannelState, ChannelUpdate } from '@wharf/channels';
+import type { ResolveOptions } from '@wharf/context-resolver';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type {
@@ -17,8 +18,15 @@ import { ContextPoolState } from './context-pool-state.js';
 import { failureReaders, planTasks } from './plan-tasks.js';
 import { failureReason } from './subagent-failure.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
-import { SwarmContext } from './swarm-context.js';
+import { SwarmContext, taskOutputValue } from './swarm-context.js';
 import { TaskBoard } from './task-board.js';
+import {
+  CHANNELS_KIND,
+  type ChannelTargets,
+  channelTargets,
+  channelWrite,
+  readChannel,
+} from './user-channels.js';
 
 /** One loop instance (or the one run of a task without a loop) chosen to run in a superstep. */
 export interface ScheduledInstance {
@@ -51,6 +59,12 @@ export interface SwarmRunOptions {
    * did this (the `wharf-skip-unresolvable` patch).
    */
   skipUnresolvable: boolean;
+  /**
+   * Tasks write the user's channels with `output: †channels.<name>` (folded by the channel's
+   * rule) and read them with `†channels.<name>` inputs. Off only for runs recorded before Wharf
+   * did this (the `wharf-user-channels` patch): they wrote and read such paths in the context.
+   */
+  userChannels?: boolean;
 }
 
 /**
@@ -76,6 +90,9 @@ export class SwarmRun {
   readonly generation: number;
   status: SwarmProgress['status'] = 'running';
   readonly #skipUnresolvable: boolean;
+  /** Per task, the user channels its output writes (empty unless `userChannels`). */
+  readonly #channelTargets: Map<string, ChannelTargets>;
+  readonly #kinds: ResolveOptions['kinds'];
   readonly #state: ChannelState;
   readonly #context: SwarmContext;
   readonly #compacts: Record<string, string>;
@@ -89,6 +106,11 @@ export class SwarmRun {
     this.definition = definition;
     this.taskNames = Object.keys(definition.tasks);
     this.#skipUnresolvable = options.skipUnresolvable;
+    const userChannels = options.userChannels === true;
+    this.#channelTargets = userChannels ? channelTargets(definition) : new Map();
+    this.#kinds = userChannels
+      ? { [CHANNELS_KIND]: (path) => readChannel(this.#state, definition, path) }
+      : undefined;
     this.#state = new ChannelState(swarmChannels(definition));
     if (carried !== undefined) this.#state.restore(carried.channels);
     this.#context = new SwarmContext(carried?.context, options.input ?? {});
@@ -227,7 +249,21 @@ export class SwarmRun {
           result: outcome,
           date,
           wholeFailure: this.#skipUnresolvable,
+          ...(this.#kinds === undefined ? {} : { skipKind: CHANNELS_KIND }),
         });
+        const targets = this.#channelTargets.get(item.task);
+        const names = outcome.status === 'ok' ? targets?.success : targets?.failure;
+        if (names !== undefined && names.length > 0) {
+          const value = {
+            ...taskOutputValue(outcome),
+            ...(outcome.status === 'ok' ? {} : { message: outcome.stderrTail ?? 'task failed' }),
+          };
+          for (const name of names) {
+            const channel = this.definition.channels[name];
+            if (channel === undefined) continue; // the definition check rejects this
+            writes.push([channelNames.user(name), channelWrite(channel, { task: item.task, label, value })]);
+          }
+        }
         writes.push([channelNames.bytes, outcome.bytes]);
         const main = record.outIds[0];
         if (main !== undefined)
@@ -390,7 +426,8 @@ export class SwarmRun {
       definition: this.definition,
       status: (task) => this.#tasks.get(task).status,
       joined: (task) => this.#state.isReady(channelNames.join(task)),
-      resolve: (task, instance) => this.#context.resolveInputs(task, this.spec(task).inputs, instance),
+      resolve: (task, instance) =>
+        this.#context.resolveInputs(task, this.spec(task).inputs, instance, this.#kinds),
       skipUnresolvable: this.#skipUnresolvable,
     });
     for (const decision of decisions) {
@@ -428,7 +465,12 @@ export class SwarmRun {
       const spec = this.spec(task);
       const total = spec.loop?.count ?? 1;
       for (let instance = this.#results(task).length; instance < total; instance++) {
-        const resolution = this.#context.resolveInputs(task, spec.inputs, total > 1 ? instance : undefined);
+        const resolution = this.#context.resolveInputs(
+          task,
+          spec.inputs,
+          total > 1 ? instance : undefined,
+          this.#kinds,
+        );
         // The context only grows, so inputs that resolved when the task started still do.
         if (!resolution.ready) planned.lostInputs.push({ task, instance });
         planned.instances.push({ task, instance, inputs: resolution.ready ? resolution.values : {} });

@@ -102,11 +102,15 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   const skipUnresolvable = patched('wharf-skip-unresolvable');
   // Runs started before Wharf split a wide superstep across runs replay running it whole.
   const splitSuperstep = patched('wharf-split-superstep');
+  // Runs started before Wharf folded `†channels.<name>` outputs into the user's channels wrote
+  // and read them in the context; only swarms that declare channels ask.
+  const userChannels = Object.keys(definition.channels).length > 0 && patched('wharf-user-channels');
   const run = new SwarmRun({
     definition,
     input: input.input ?? {},
     ...(input.carried === undefined ? {} : { carried: input.carried }),
     skipUnresolvable,
+    userChannels,
   });
   const scopes = new Map<string, CancellationScope>();
   let inputsVersion = 0;
