@@ -2,4 +2,5 @@
 export { ProcessGroupRegistry } from '@wharf/stdio-limits';
 export { type SubagentIds, safeId, subagentIds } from '../activities/activity-identity.js';
 export { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
+export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
 export { createWharfWorker, type WharfWorkerOptions, workflowsPath } from './create-wharf-worker.js';
