@@ -129,6 +129,31 @@ tasks:
     options: { historyEventLimit: 40, maxConcurrentTasks: 4 },
   },
   {
+    // The user's channels (wharf-user-channels): loop instances fold into a topic, a delta and a
+    // barrier; a failure writes the topic through its `||` side; a reader gets them as inputs.
+    name: 'user-channels',
+    definition: `
+name: user-channels
+channels:
+  findings: { type: topic }
+  total: { type: delta }
+  scanned: { type: barrier, expected: 2 }
+tasks:
+  scan:
+    loop: { type: repeat, count: 2 }
+    script: { content: 'echo "finding $WHARF_INSTANCE"' }
+    output: †channels.findings && †channels.total && †channels.scanned
+  lint:
+    script: { content: 'echo "lint failed" >&2; exit 1' }
+    output: †data.lint || †channels.findings
+  report:
+    depends_on: [scan, lint]
+    inputs: { findings: †channels.findings, total: †channels.total, scanned: †channels.scanned }
+    script: { content: 'echo "report $WHARF_INPUTS"' }
+on_failure: complete
+`,
+  },
+  {
     // A task waits for an input added by signal; a running task is cancelled by update.
     name: 'signal-cancel',
     definition: `
