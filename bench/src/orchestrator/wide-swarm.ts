@@ -9,8 +9,8 @@ import { runChainHistory, WharfClient } from '@wharf/orchestrator/client';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
 import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
+import type { Benchmark } from '../benchmark.js';
 import { formatTable } from '../harness.js';
-import type { Benchmark } from '../registry.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 const MIB = 1024 * 1024;

@@ -1,4 +1,4 @@
-import type { Benchmark } from '../registry.js';
+import type { Benchmark } from '../benchmark.js';
 import { runContext } from './context.js';
 import { runScenario } from './scenario.js';
 import { MiB } from './shared.js';

@@ -4,6 +4,7 @@ export {
   type OutputStoreStorageDriverOptions,
   type WharfDataConverterOptions,
 } from './converter/output-store-storage-driver.js';
+export type { GraphDefinition, GraphTask } from './dsl/graph-definition.js';
 export { type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
 export { formatSwarmIssue, SwarmDefinitionError, type SwarmIssue } from './dsl/swarm-definition-error.js';
 export { SwarmDefinitionTooLargeError } from './dsl/swarm-definition-too-large-error.js';
@@ -14,14 +15,7 @@ export {
   type TaskDefinition,
 } from './dsl/swarm-schema.js';
 export { defaultSwarmSizeLimits, type SwarmSizeLimits } from './dsl/swarm-size-limits.js';
-export {
-  ancestorsOf,
-  dependencyOrder,
-  findCycle,
-  type GraphDefinition,
-  type GraphTask,
-  validateGraph,
-} from './dsl/validate-graph.js';
+export { ancestorsOf, dependencyOrder, findCycle, validateGraph } from './dsl/validate-graph.js';
 export {
   createModelRegistry,
   type ModelRegistry,
