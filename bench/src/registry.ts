@@ -2,6 +2,7 @@ import type { Benchmark } from './benchmark.js';
 import { channelsBenchmark } from './channels/index.js';
 import { contextResolverBenchmark } from './context-resolver/index.js';
 import { evidenceBenchmark } from './evidence/index.js';
+import { contextPlanBenchmark } from './orchestrator/context-plan.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
 import { outputStoreBenchmark } from './output-store/index.js';
@@ -10,6 +11,7 @@ import { stdioLimitsBenchmark } from './stdio-limits/index.js';
 export const benchmarks: Benchmark[] = [
   channelsBenchmark,
   stdioLimitsBenchmark,
+  contextPlanBenchmark,
   contextResolverBenchmark,
   evidenceBenchmark,
   outputStoreBenchmark,

@@ -5,6 +5,9 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
 import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import { contextMetrics } from '../context/context-metrics.js';
+import { planContext } from '../context/plan-context.js';
+import { pruneContext } from '../context/prune-context.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type {
@@ -15,7 +18,6 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
-import { contextMetrics, planContext, pruneContext } from './context-pool.js';
 import { runAgent } from './run-agent.js';
 import { runScript } from './run-script.js';
 import { supervise } from './supervise.js';

@@ -13,6 +13,7 @@ import {
   resolveLimits,
   type StreamCapture,
 } from '@wharf/stdio-limits';
+import { captureLimitsOf } from '../context/context-limits.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { inRefsEnv } from './in-refs-env.js';
@@ -63,8 +64,8 @@ export async function runScript(
   const cwd = await workingDirectory(input);
 
   const limits = resolveLimits(
-    { limits: input.limits ?? {}, tasks: {} },
-    { limits: { ...(input.definition.limits ?? {}) } },
+    { limits: captureLimitsOf(input.limits), tasks: {} },
+    { limits: captureLimitsOf(input.definition.limits) },
   );
   const context = Context.current();
   // Per attempt: an orphaned script of a killed attempt never shares files with its retry.

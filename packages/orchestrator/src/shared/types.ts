@@ -1,6 +1,5 @@
 // Plain JSON types shared by the workflow, its activities and the client.
 // Workflow-safe: no imports with side effects, no Node APIs.
-import type { ContextMetrics } from '@wharf/stdio-limits';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 
 /** A stored output's handle, as it travels through workflow history. */
@@ -129,13 +128,20 @@ export interface PruneContextInput {
   now: number;
 }
 
-/**
- * Size and shape of a swarm's context pool at the end: stdio-limits' context metrics, where
- * `totalBytes` counts the pooled outputs as stored (a deleted one counts 0), `truncatedCount`
- * the outputs over the swarm's `max_context_bytes` (a context shows them cut; the store keeps
- * them whole) and `externalCount` the outputs whose body lives in the output store (all).
- */
-export type SwarmContextMetrics = ContextMetrics;
+/** Size and shape of a swarm's context pool at the end. */
+export interface SwarmContextMetrics {
+  /** Bytes of the pooled outputs as stored (a deleted one counts 0). */
+  totalBytes: number;
+  taskCount: number;
+  /** Outputs over the swarm's `max_context_bytes` (a context shows them cut; the store keeps them whole). */
+  truncatedCount: number;
+  /** Outputs whose body lives in the output store (all of them). */
+  externalCount: number;
+  /** Mean relevance score, 0 when the pool is empty. */
+  avgRelevance: number;
+  /** Workflow time (epoch ms) of the last prune, or null. */
+  lastPrunedAt: number | null;
+}
 
 /** What a finished subagent hands back to the workflow. Bounded in size whatever the output. */
 export interface SubagentResult {

@@ -22,6 +22,7 @@ import {
 import { ChannelState, ChannelUpdate } from '@wharf/channels';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
+import { formatBytes, renderProgressTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
 import type {
@@ -36,7 +37,6 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { failureReaders, planTasks } from './plan-tasks.js';
-import { formatBytes, renderProgressTable } from './progress-table.js';
 import { runPool } from './run-pool.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
 import { SwarmContext } from './swarm-context.js';

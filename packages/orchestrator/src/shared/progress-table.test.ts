@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SwarmProgress, TaskProgress } from '../shared/types.js';
 import { renderProgressTable } from './progress-table.js';
+import type { SwarmProgress, TaskProgress } from './types.js';
 
 function task(name: string, status: TaskProgress['status'], reason?: string): TaskProgress {
   return {

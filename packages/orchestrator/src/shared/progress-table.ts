@@ -1,6 +1,6 @@
 // Pure: renders swarm progress as markdown for the Temporal Web UI's "current details".
-import { isTaskFailure } from '../shared/swarm-failure.js';
-import type { SwarmProgress, TaskProgress } from '../shared/types.js';
+import { isTaskFailure } from './swarm-failure.js';
+import type { SwarmProgress, TaskProgress } from './types.js';
 
 /** One character per task status, for tables and terminals. */
 export const statusMarks: Readonly<Record<TaskProgress['status'], string>> = {
