@@ -33,7 +33,14 @@ export {
   statusMarks,
 } from './shared/progress-table.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
-export { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from './shared/swarm-failure.js';
+export {
+  describeSwarmFailure,
+  isTaskFailure,
+  nonRetryableFailureTypes,
+  swarmFailedErrorType,
+  wharfFailureTypes,
+} from './shared/swarm-failure.js';
+export { swarmWorkflowId } from './shared/swarm-workflow-id.js';
 export type {
   CarriedState,
   ContextPlan,

@@ -10,6 +10,7 @@ import { planContext } from '../context/plan-context.js';
 import { pruneContext } from '../context/prune-context.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type {
   SubagentInput,
   SubagentResult,
@@ -110,9 +111,9 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
 }
 
 const NON_RETRYABLE: Record<string, string> = {
-  INVALID_DEFINITION: 'WharfInvalidDefinition',
-  UNKNOWN_MODEL: 'WharfUnknownModel',
-  FORBIDDEN: 'WharfForbidden',
+  INVALID_DEFINITION: wharfFailureTypes.invalidDefinition,
+  UNKNOWN_MODEL: wharfFailureTypes.unknownModel,
+  FORBIDDEN: wharfFailureTypes.forbidden,
 };
 
 /** Turns Wharf errors that a retry cannot fix into non-retryable Temporal failures. */
@@ -125,7 +126,7 @@ async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> 
     }
     const code = (error as { code?: unknown }).code;
     if (code === 'FORBIDDEN' || code === 'UNAUTHORIZED') {
-      throw ApplicationFailure.nonRetryable((error as Error).message, 'WharfForbidden');
+      throw ApplicationFailure.nonRetryable((error as Error).message, wharfFailureTypes.forbidden);
     }
     throw error;
   }

@@ -14,6 +14,8 @@ import {
   type StreamCapture,
 } from '@wharf/stdio-limits';
 import { captureLimitsOf } from '../context/context-limits.js';
+import { wharfFailureTypes } from '../shared/swarm-failure.js';
+import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { inRefsEnv } from './in-refs-env.js';
@@ -91,7 +93,8 @@ export async function runScript(
       [spawnEnv.emitKey]: scriptEmitKey(ids),
       WHARF_TASK: input.task,
       WHARF_INSTANCE: String(input.instance),
-      WHARF_RUN_ID: input.runId,
+      // The workflow id, under the variable name scripts already read.
+      WHARF_RUN_ID: swarmWorkflowId(input),
       WHARF_INPUTS: JSON.stringify(input.inputs),
       ...(contextFile === undefined ? {} : { WHARF_CONTEXT_FILE: contextFile }),
     },
@@ -220,7 +223,7 @@ async function workingDirectory(input: SubagentInput): Promise<string | undefine
   if (found?.isDirectory() !== true) {
     throw ApplicationFailure.nonRetryable(
       `task ${input.task}: working directory ${directory} does not exist on worker ${hostname()}`,
-      'WharfInvalidDefinition',
+      wharfFailureTypes.invalidDefinition,
     );
   }
   return directory;

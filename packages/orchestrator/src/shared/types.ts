@@ -41,8 +41,13 @@ export interface SwarmProgress {
 export interface SubagentInput {
   swarm: string;
   ownerId: string;
-  /** Workflow id: scopes artifacts and outputs. */
-  runId: string;
+  /** The swarm's workflow id: scopes artifacts and outputs (read it with `swarmWorkflowId`). */
+  workflowId?: string;
+  /**
+   * The workflow id under its former name, which runs started before `workflowId` still
+   * send; read only when `workflowId` is absent.
+   */
+  runId?: string;
   task: string;
   /** Loop instance index (0 when the task has no loop). */
   instance: number;
@@ -166,7 +171,10 @@ export interface SubagentResult {
 export interface SuperviseInput {
   swarm: string;
   ownerId: string;
-  runId: string;
+  /** The swarm's workflow id (read it with `swarmWorkflowId`). */
+  workflowId?: string;
+  /** The workflow id under its former name, as runs started before `workflowId` send it. */
+  runId?: string;
   agent: SwarmDefinition['agents'][string];
   question: string;
   budgetBytes: number;
