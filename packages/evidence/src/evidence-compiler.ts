@@ -17,7 +17,7 @@ import {
 } from './evidence-layout.js';
 import { neutralizeEvidenceMarkers } from './evidence-marker.js';
 import { mapConcurrent } from './map-concurrent.js';
-import { clampUtf8, completePrefixLength, decodeUtf8, leadingContinuationBytes, utf8Length } from './utf8.js';
+import { clampUtf8, completePrefixLength, decodeUtf8, utf8CutAfter, utf8Length } from './utf8.js';
 import { waterFill } from './water-fill.js';
 
 /**
@@ -240,7 +240,7 @@ export class EvidenceCompiler {
     );
     if (head === undefined || tail === undefined) return `${entryHeader(call)}${OUTPUT_GONE}\n\n`;
     const headShown = head.subarray(0, completePrefixLength(head));
-    const tailShown = tail.subarray(leadingContinuationBytes(tail));
+    const tailShown = tail.subarray(utf8CutAfter(tail, 0));
     const cutFrom = headShown.length;
     const cutTo = call.bytes - tailShown.length;
     const tailText = decodeUtf8(tailShown);

@@ -9,7 +9,7 @@ import {
   getToolOutputInputSchema,
   getWorkerEvidenceInputSchema,
 } from './schemas.js';
-import { completePrefixLength, decodeUtf8, leadingContinuationBytes } from './utf8.js';
+import { completePrefixLength, decodeUtf8, utf8CutAfter } from './utf8.js';
 
 /**
  * Options of {@link createEvidenceTools}.
@@ -121,7 +121,7 @@ export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTool
       } catch {
         return gone;
       }
-      const skip = offset > 0 ? leadingContinuationBytes(bytes) : 0;
+      const skip = offset > 0 ? utf8CutAfter(bytes, 0) : 0;
       const end = offset + bytes.length < record.bytes ? completePrefixLength(bytes) : bytes.length;
       const shown = bytes.subarray(skip, Math.max(skip, end));
       const from = offset + skip;
