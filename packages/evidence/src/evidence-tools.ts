@@ -117,7 +117,10 @@ export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTool
       const length = Math.min(input.length ?? maxOutput, maxOutput);
       let bytes: Uint8Array;
       try {
-        bytes = await scope.store.readToolOutput(parsed.workerId, parsed.seq, { offset, length });
+        bytes = await scope.store.readToolOutput(parsed.workerId, parsed.seq, {
+          start: offset,
+          end: offset + length,
+        });
       } catch {
         return gone;
       }
