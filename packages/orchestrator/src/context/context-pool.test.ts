@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { validateSwarm } from '../dsl/parse-swarm.js';
 import type { ContextPool, ContextPoolEntry } from '../shared/types.js';
-import { contextMetrics, planContext, pruneContext } from './context-pool.js';
+import { contextMetrics } from './context-metrics.js';
+import { planContext } from './plan-context.js';
+import { pruneContext } from './prune-context.js';
 
 const now = 1_800_000_000_000;
 const definition = validateSwarm({
@@ -100,6 +102,23 @@ describe('planContext', () => {
     expect(plans.report?.maxTasks).toBe(2);
   });
 
+  it('applies min_relevance, max_bytes, a time window, and mode: none', () => {
+    const tuned = validateSwarm({
+      ...definition,
+      limits: { time_window_secs: 3_300 },
+      tasks: {
+        ...definition.tasks,
+        report: { ...definition.tasks.report, context: { min_relevance: 0.45, max_bytes: 2_048 } },
+        quiet: { script: { content: 'echo' }, depends_on: ['clean'], context: { mode: 'none' } },
+      },
+    });
+    const plans = planContext({ definition: tuned, pool, tasks: ['report', 'quiet'], now });
+    // notes (2 h ago) and the fetch instances (about 1 h ago) are outside the 55-minute window.
+    expect(plans.report?.entries.map((e) => e.taskId)).toEqual(['clean']);
+    expect(plans.report?.maxBytes).toBe(2_048);
+    expect(plans.quiet).toBeUndefined();
+  });
+
   it('plans nothing for a task no pooled output is relevant to', () => {
     const old: ContextPool = { entries: [entry('lint', 3_600_000)], added: 1, checkpoints: [] };
     expect(planContext({ definition, pool: old, tasks: ['report'], now })).toEqual({});
@@ -121,6 +140,27 @@ describe('pruneContext and contextMetrics', () => {
     expect(pruneContext({ definition, pool, hook: dependencies, sinceCheckpoint: 1, now }).sort()).toEqual([
       'lint',
       'notes',
+    ]);
+  });
+
+  it('keeps the last read (lru) or the most relevant (highest_relevance), ties by recency', () => {
+    const scored: ContextPool = {
+      entries: [
+        entry('clean', 3_000, { lastAccessed: now - 10, relevanceScore: 0.4 }),
+        entry('lint', 2_000, { lastAccessed: now - 500, relevanceScore: 1 }),
+        entry('notes', 1_000, { lastAccessed: now - 900, relevanceScore: 0.4 }),
+      ],
+      added: 3,
+      checkpoints: [],
+    };
+    const lru = { every: 1, strategy: 'lru' as const, keep_count: 1 };
+    expect(pruneContext({ definition, pool: scored, hook: lru, sinceCheckpoint: 1, now })).toEqual([
+      'lint',
+      'notes',
+    ]);
+    const relevant = { every: 1, strategy: 'highest_relevance' as const, keep_count: 2 };
+    expect(pruneContext({ definition, pool: scored, hook: relevant, sinceCheckpoint: 1, now })).toEqual([
+      'clean',
     ]);
   });
 

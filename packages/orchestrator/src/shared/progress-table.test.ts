@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SwarmProgress, TaskProgress } from '../shared/types.js';
-import { renderProgressTable } from './progress-table.js';
+import { formatBytes, renderProgressTable } from './progress-table.js';
+import type { SwarmProgress, TaskProgress } from './types.js';
 
 function task(name: string, status: TaskProgress['status'], reason?: string): TaskProgress {
   return {
@@ -83,5 +83,20 @@ describe('renderProgressTable', () => {
     expect(table).toContain(
       '| on_err | ↷ skipped | 0/1 | 0 B |  | input †data.err can no longer be written (check done) |',
     );
+  });
+});
+
+describe('formatBytes', () => {
+  it('writes sizes as the evidence text does: powers of 1024, one decimal below ten', () => {
+    expect([0, 523, 1_024, 1_536, 46_080, 10_695_475, 104_857_600, 5 * 1024 ** 4].map(formatBytes)).toEqual([
+      '0 B',
+      '523 B',
+      '1KB',
+      '1.5KB',
+      '45KB',
+      '10MB',
+      '100MB',
+      '5TB',
+    ]);
   });
 });

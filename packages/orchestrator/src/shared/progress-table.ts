@@ -1,6 +1,6 @@
 // Pure: renders swarm progress as markdown for the Temporal Web UI's "current details".
-import { isTaskFailure } from '../shared/swarm-failure.js';
-import type { SwarmProgress, TaskProgress } from '../shared/types.js';
+import { isTaskFailure } from './swarm-failure.js';
+import type { SwarmProgress, TaskProgress } from './types.js';
 
 /** One character per task status, for tables and terminals. */
 export const statusMarks: Readonly<Record<TaskProgress['status'], string>> = {
@@ -14,23 +14,27 @@ export const statusMarks: Readonly<Record<TaskProgress['status'], string>> = {
 };
 
 /**
- * Formats a byte count for people: `10.2 MB`, `512 B`.
+ * A byte count for people, compact: `523 B`, `45KB`, `1.5MB`, `100MB` (powers of 1024, one
+ * decimal below ten). The same rule as the evidence text's sizes (`@wharf/evidence`, which
+ * installs alone, keeps its own copy).
  *
  * @example
  * ```ts
- * formatBytes(10_695_475); // '10.2 MB'
+ * formatBytes(10_695_475); // '10MB'
+ * formatBytes(46_080); // '45KB'
  * ```
  */
 export function formatBytes(bytes: number): string {
-  if (bytes < 1000) return `${bytes} B`;
-  const units = ['kB', 'MB', 'GB', 'TB'];
-  let value = bytes / 1000;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  if (bytes < 1024) return `${bytes} B`;
+  let value = bytes / 1024;
   let unit = 0;
-  while (value >= 1000 && unit < units.length - 1) {
-    value /= 1000;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
     unit++;
   }
-  return `${value.toFixed(1)} ${units[unit]}`;
+  const text = value < 10 ? value.toFixed(1).replace(/\.0$/, '') : Math.round(value).toString();
+  return `${text}${units[unit]}`;
 }
 
 /**
