@@ -31,7 +31,7 @@ const progress = (status: 'running' | 'done'): SwarmProgress => ({
 describe('progressLines', () => {
   it('shows status, bytes, elapsed time and what a task waits for', () => {
     const [fetch, report] = progressLines(progress('running'), 4_000);
-    expect(fetch).toMatch(/^▶ +fetch +running +2\.5 MB +3\.0s$/);
+    expect(fetch).toMatch(/^▶ +fetch +running +2\.4MB +3\.0s$/);
     expect(report).toContain('waits for †data.x');
   });
 });
@@ -39,8 +39,8 @@ describe('progressLines', () => {
 describe('changedLines', () => {
   it('prints a line only when a task changes', () => {
     const seen = new Map<string, string>();
-    expect(changedLines(progress('running'), seen)).toEqual(['fetch: running 2.5 MB', 'report: waiting']);
+    expect(changedLines(progress('running'), seen)).toEqual(['fetch: running 2.4MB', 'report: waiting']);
     expect(changedLines(progress('running'), seen)).toEqual([]);
-    expect(changedLines(progress('done'), seen)).toEqual(['fetch: done 2.5 MB out_1']);
+    expect(changedLines(progress('done'), seen)).toEqual(['fetch: done 2.4MB out_1']);
   });
 });

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  createModelRegistry,
   formatBytes,
   type SwarmDefinition,
   type SwarmResult,
   WharfOrchestratorError,
 } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
+import { createModelRegistry } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';

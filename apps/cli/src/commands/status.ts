@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { createWharfDataConverter } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
+import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { SqliteOutputStore } from '@wharf/output-store';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';

@@ -9,9 +9,9 @@ import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
+import { renderTaskTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import type { SwarmProgress, SwarmResult, SwarmWorkflowInput } from '../shared/types.js';
-import { renderTaskTable } from '../workflows/progress-table.js';
 import { swarmResultFromFailure } from './swarm-result-from-failure.js';
 
 /** Options of {@link WharfClient}. */

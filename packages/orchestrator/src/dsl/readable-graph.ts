@@ -1,4 +1,4 @@
-import type { GraphDefinition, GraphTask } from './validate-graph.js';
+import type { GraphDefinition, GraphTask } from './graph-definition.js';
 
 /**
  * The part of a definition that failed the schema which the graph checks can still read:

@@ -1,5 +1,6 @@
-import { limitsInputSchema } from '@wharf/stdio-limits';
+import { limitsInputSchema } from '@wharf/stdio-limits/schemas';
 import { z } from 'zod';
+import { contextLimitsShape } from '../context/context-limits.js';
 
 /** Task and agent names: letters, digits, `_` and `-`, starting with a letter. */
 const name = z
@@ -35,6 +36,12 @@ export const outputSchema = z.union([
   }),
 ]);
 
+/**
+ * A `limits` block: the capture limits of `@wharf/stdio-limits` (stream caps, truncation,
+ * spill files, timeouts) and the context limits (how much of the earlier outputs a task sees).
+ */
+export const limitsSchema = limitsInputSchema.extend(contextLimitsShape);
+
 /** Which earlier outputs a task sees (Tier 3 context control). */
 export const contextControlSchema = z.strictObject({
   mode: z.enum(['automatic', 'manual', 'none']).optional(),
@@ -53,7 +60,7 @@ export const taskSchema = z
     prompt: z.string().optional(),
     depends_on: z.array(name).default([]),
     loop: loopSchema.optional(),
-    limits: limitsInputSchema.optional(),
+    limits: limitsSchema.optional(),
     context: contextControlSchema.optional(),
     inject_context: z.boolean().default(true),
     /** Named inputs holding `†` references or expressions, resolved before the task runs. */
@@ -141,7 +148,7 @@ export const swarmDefinitionSchema = z.strictObject({
   name: z.string().min(1),
   version: z.union([z.string(), z.number()]).transform(String).default('1'),
   description: z.string().optional(),
-  limits: limitsInputSchema.optional(),
+  limits: limitsSchema.optional(),
   agents: z.record(name, agentSchema).default({}),
   channels: z.record(name, channelSpecSchema).default({}),
   tasks: z

@@ -6,9 +6,9 @@ import {
   parseReference,
   type Reference,
 } from '@wharf/context-resolver';
+import type { GraphDefinition } from './graph-definition.js';
 import { pathsOverlap } from './paths-overlap.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
-import type { GraphDefinition } from './validate-graph.js';
 
 interface Destination {
   task: string;

@@ -1,6 +1,5 @@
 // Plain JSON types shared by the workflow, its activities and the client.
 // Workflow-safe: no imports with side effects, no Node APIs.
-import type { ContextMetrics } from '@wharf/stdio-limits';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 
 /** A stored output's handle, as it travels through workflow history. */
@@ -42,8 +41,13 @@ export interface SwarmProgress {
 export interface SubagentInput {
   swarm: string;
   ownerId: string;
-  /** Workflow id: scopes artifacts and outputs. */
-  runId: string;
+  /** The swarm's workflow id: scopes artifacts and outputs (read it with `swarmWorkflowId`). */
+  workflowId?: string;
+  /**
+   * The workflow id under its former name, which runs started before `workflowId` still
+   * send; read only when `workflowId` is absent.
+   */
+  runId?: string;
   task: string;
   /** Loop instance index (0 when the task has no loop). */
   instance: number;
@@ -129,13 +133,20 @@ export interface PruneContextInput {
   now: number;
 }
 
-/**
- * Size and shape of a swarm's context pool at the end: stdio-limits' context metrics, where
- * `totalBytes` counts the pooled outputs as stored (a deleted one counts 0), `truncatedCount`
- * the outputs over the swarm's `max_context_bytes` (a context shows them cut; the store keeps
- * them whole) and `externalCount` the outputs whose body lives in the output store (all).
- */
-export type SwarmContextMetrics = ContextMetrics;
+/** Size and shape of a swarm's context pool at the end. */
+export interface SwarmContextMetrics {
+  /** Bytes of the pooled outputs as stored (a deleted one counts 0). */
+  totalBytes: number;
+  taskCount: number;
+  /** Outputs over the swarm's `max_context_bytes` (a context shows them cut; the store keeps them whole). */
+  truncatedCount: number;
+  /** Outputs whose body lives in the output store (all of them). */
+  externalCount: number;
+  /** Mean relevance score, 0 when the pool is empty. */
+  avgRelevance: number;
+  /** Workflow time (epoch ms) of the last prune, or null. */
+  lastPrunedAt: number | null;
+}
 
 /** What a finished subagent hands back to the workflow. Bounded in size whatever the output. */
 export interface SubagentResult {
@@ -160,7 +171,10 @@ export interface SubagentResult {
 export interface SuperviseInput {
   swarm: string;
   ownerId: string;
-  runId: string;
+  /** The swarm's workflow id (read it with `swarmWorkflowId`). */
+  workflowId?: string;
+  /** The workflow id under its former name, as runs started before `workflowId` send it. */
+  runId?: string;
   agent: SwarmDefinition['agents'][string];
   question: string;
   budgetBytes: number;

@@ -11,4 +11,11 @@ export {
 } from '../gc/collect-garbage.js';
 export { type GcSchedule, type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 export { type GcPolicy, parseAge, parseSize } from '../gc/retention-policy.js';
+export {
+  type ComposedWorker,
+  type ComposedWorkerRun,
+  type ComposeWorkerOptions,
+  composeWorker,
+  type StartComposedWorkerOptions,
+} from './compose-worker.js';
 export { createWharfWorker, type WharfWorkerOptions, workflowsPath } from './create-wharf-worker.js';
