@@ -127,3 +127,23 @@ tasks:
     ).not.toThrow();
   });
 });
+
+describe('validateOptions: cleanup_strategy', () => {
+  it('takes it at swarm level and refuses it on a task, at its line and column', () => {
+    expect(
+      parseSwarm(
+        'name: c\nlimits:\n  cleanup_strategy: { type: lru, keep_count: 5 }\ntasks:\n  a:\n    script: { content: echo }\n',
+      ).limits?.cleanup_strategy,
+    ).toEqual({ type: 'lru', keep_count: 5 });
+    const issues = issuesOf(
+      'name: c\ntasks:\n  a:\n    script: { content: echo }\n    limits:\n      cleanup_strategy: { type: direct_dependencies }\n',
+    );
+    expect(issues).toEqual([
+      expect.objectContaining({
+        path: 'tasks.a.limits.cleanup_strategy',
+        line: 6,
+        message: expect.stringContaining("swarm's `limits`"),
+      }),
+    ]);
+  });
+});

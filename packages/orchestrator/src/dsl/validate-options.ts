@@ -22,6 +22,7 @@ const SINGLE_WRITER = new Set(['last_value', 'ephemeral']);
  *   by the tasks it expects; a `last_value` or `ephemeral` channel only by tasks that cannot run
  *   in the same superstep (ordered by `depends_on`, no `loop`);
  * - `†channels.<name>` inputs name a declared channel;
+ * - `cleanup_strategy` belongs to the swarm's `limits` (it trims the one context pool), not a task's;
  * - `limits.compress_external: true` is refused: a swarm's full outputs go to the output store,
  *   which serves byte ranges of them, so there is no spill file for it to compress.
  *
@@ -45,6 +46,12 @@ export function validateOptions(definition: SwarmDefinition): SwarmIssue[] {
   for (const [task, spec] of Object.entries(definition.tasks)) {
     if (spec.limits?.compress_external === true)
       issues.push({ path: `tasks.${task}.limits.compress_external`, message: compressMessage });
+    if (spec.limits?.cleanup_strategy !== undefined)
+      issues.push({
+        path: `tasks.${task}.limits.cleanup_strategy`,
+        message:
+          "cleanup_strategy trims the swarm's one context pool: set it in the swarm's `limits`, not a task's",
+      });
 
     for (const [name, text] of Object.entries(spec.inputs)) {
       for (const reference of inputReferences(text)) {

@@ -1,4 +1,5 @@
 // Pure: the swarm's context pool and the rules that change it. Runs inside the workflow sandbox.
+import { pruneContext } from '../context/prune-context.js';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import type { ContextPlan, ContextPool, ContextPoolEntry } from '../shared/types.js';
 
@@ -72,6 +73,33 @@ export class ContextPoolState {
       if (sinceCheckpoint >= hook.every) due.push({ index, hook, sinceCheckpoint });
     }
     return due;
+  }
+
+  /**
+   * Applies the swarm's `limits.cleanup_strategy` to the pool (never to the store): keeps the
+   * `keep_count` most recent, last read or most relevant outputs, or those of tasks some task
+   * depends on. Returns the task ids it removed; none without a strategy.
+   */
+  cleanup(definition: SwarmDefinition, now: number): string[] {
+    const strategy = definition.limits?.cleanup_strategy;
+    if (strategy === undefined || this.pool.entries.length === 0) return [];
+    if (strategy.type !== 'direct_dependencies' && this.pool.entries.length <= strategy.keep_count) return [];
+    const removed = pruneContext({
+      definition,
+      pool: this.pool,
+      hook: {
+        every: 1,
+        strategy: strategy.type,
+        ...(strategy.type === 'direct_dependencies' ? {} : { keep_count: strategy.keep_count }),
+      },
+      sinceCheckpoint: 1,
+      now,
+    });
+    if (removed.length === 0) return removed;
+    const gone = new Set(removed);
+    this.pool.entries = this.pool.entries.filter((entry) => !gone.has(entry.taskId));
+    this.pool.lastPrunedAt = now;
+    return removed;
   }
 
   /** Removes what hook `index` pruned from the pool (never from the store) and checkpoints the hook at `now`. */

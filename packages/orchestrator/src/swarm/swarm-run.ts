@@ -65,6 +65,11 @@ export interface SwarmRunOptions {
    * did this (the `wharf-user-channels` patch): they wrote and read such paths in the context.
    */
   userChannels?: boolean;
+  /**
+   * Apply `limits.cleanup_strategy` to the context pool after every fold. Off only for runs
+   * recorded before Wharf did this (the `wharf-cleanup-strategy` patch).
+   */
+  cleanupPool?: boolean;
 }
 
 /**
@@ -93,6 +98,7 @@ export class SwarmRun {
   /** Per task, the user channels its output writes (empty unless `userChannels`). */
   readonly #channelTargets: Map<string, ChannelTargets>;
   readonly #kinds: ResolveOptions['kinds'];
+  readonly #cleanupPool: boolean;
   readonly #state: ChannelState;
   readonly #context: SwarmContext;
   readonly #compacts: Record<string, string>;
@@ -107,6 +113,7 @@ export class SwarmRun {
     this.taskNames = Object.keys(definition.tasks);
     this.#skipUnresolvable = options.skipUnresolvable;
     const userChannels = options.userChannels === true;
+    this.#cleanupPool = options.cleanupPool === true;
     this.#channelTargets = userChannels ? channelTargets(definition) : new Map();
     this.#kinds = userChannels
       ? { [CHANNELS_KIND]: (path) => readChannel(this.#state, definition, path) }
@@ -298,6 +305,7 @@ export class SwarmRun {
       if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
     }
     this.#state.foldSuperstep(this.#step, updates);
+    if (this.#cleanupPool) this.#pool.cleanup(this.definition, now);
   }
 
   /**

@@ -111,6 +111,10 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     ...(input.carried === undefined ? {} : { carried: input.carried }),
     skipUnresolvable,
     userChannels,
+    // Runs started before Wharf applied `limits.cleanup_strategy` kept the whole pool; only
+    // swarms that set one ask.
+    cleanupPool:
+      withContext && definition.limits?.cleanup_strategy !== undefined && patched('wharf-cleanup-strategy'),
   });
   const scopes = new Map<string, CancellationScope>();
   let inputsVersion = 0;
