@@ -32,4 +32,27 @@ describe('loadWorkerConfig', () => {
     expect(message).toContain('LOG_LEVEL');
     expect(message).toContain('WHARF_MAX_CONCURRENT');
   });
+
+  it('reads the gc schedule: off by default, ages and sizes with units, no policy without an interval', () => {
+    expect(loadWorkerConfig({}).WHARF_GC_INTERVAL).toBeUndefined();
+    expect(
+      loadWorkerConfig({ WHARF_GC_INTERVAL: '1h', WHARF_GC_MAX_AGE: '7d', WHARF_GC_MAX_BYTES: '10GiB' }),
+    ).toMatchObject({
+      WHARF_GC_INTERVAL: 3_600_000,
+      WHARF_GC_MAX_AGE: 604_800_000,
+      WHARF_GC_MAX_BYTES: 10 * 2 ** 30,
+    });
+    const messageOf = (env: Record<string, string>) => {
+      try {
+        loadWorkerConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    expect(messageOf({ WHARF_GC_INTERVAL: 'hourly' })).toContain('WHARF_GC_INTERVAL must be a duration');
+    expect(messageOf({ WHARF_GC_MAX_AGE: '7d' })).toContain(
+      'WHARF_GC_MAX_AGE: has no effect without WHARF_GC_INTERVAL',
+    );
+  });
 });

@@ -49,6 +49,30 @@ export async function startWorker(
     taskQueue: config.WHARF_TASK_QUEUE,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
     workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
+    ...(config.WHARF_GC_INTERVAL === undefined
+      ? {}
+      : {
+          gc: {
+            intervalMs: config.WHARF_GC_INTERVAL,
+            policy: {
+              ...(config.WHARF_GC_MAX_AGE === undefined ? {} : { olderThanMs: config.WHARF_GC_MAX_AGE }),
+              ...(config.WHARF_GC_MAX_BYTES === undefined
+                ? {}
+                : { maxTotalBytes: config.WHARF_GC_MAX_BYTES }),
+            },
+            onReport: (report) =>
+              logger[report.outputs.length > 0 ? 'info' : 'debug'](
+                {
+                  removed: report.outputs.length,
+                  freedBytes: report.freedBytes,
+                  runs: report.runs.map((run) => run.runId),
+                  kept: report.kept,
+                },
+                'gc',
+              ),
+            onError: (error) => logger.error({ error: (error as Error).message }, 'gc-failed'),
+          },
+        }),
   });
   if (reaped.length > 0) logger.warn({ processGroups: reaped }, 'orphan-scripts-killed');
   const health = await listen(

@@ -6,6 +6,7 @@ import { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import { type DataDir, openDataDir } from '../embedded/data-dir.js';
 import { spawnCredentials } from '../embedded/spawn-credentials.js';
+import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { createWharfWorker } from './create-wharf-worker.js';
 
@@ -27,6 +28,11 @@ export interface StartComposedWorkerOptions {
   /** Most subagents at once. Default 8. */
   maxConcurrentActivities?: number;
   workerOptions?: Partial<WorkerOptions>;
+  /**
+   * Collect garbage in the data directory while the worker runs: every `intervalMs`, remove the
+   * outputs `policy` says (and the evidence of runs left without any). Default: off.
+   */
+  gc?: Omit<GcScheduleOptions, 'store' | 'artifacts'>;
 }
 
 /** A worker started by {@link ComposedWorker.startWorker}. */
@@ -55,7 +61,8 @@ export interface ComposedWorker {
  * `apps/worker`: opens the data directory's output store and artifact store, starts the EMIT
  * intake server on them, and builds the data converter; `startWorker` then ends the scripts a
  * killed predecessor left (`process-groups/`), and runs `createWharfWorker` with the stores,
- * spawn credentials for the intake server and the converter. When the worker stops, the
+ * spawn credentials for the intake server and the converter, and (with `gc`) a scheduled
+ * collection of the data directory's outputs. When the worker stops, the schedule stops and the
  * scripts it leaves are ended too.
  *
  * @example
@@ -104,7 +111,12 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
         processGroups,
         ...(options.models === undefined ? {} : { models: options.models }),
       });
+      const gc =
+        start.gc === undefined
+          ? undefined
+          : startGcSchedule({ ...start.gc, store: data.store, artifacts: data.artifacts });
       const done = worker.run().finally(async () => {
+        await gc?.stop();
         // Running scripts were cancelled after the grace period; end whatever of them is left.
         await processGroups.reap({ graceMs: 1_000 });
       });
