@@ -154,6 +154,22 @@ on_failure: complete
 `,
   },
   {
+    // limits.cleanup_strategy (wharf-cleanup-strategy): the pool is trimmed after every fold.
+    name: 'context-cleanup',
+    definition: `
+name: cleanup
+limits:
+  cleanup_strategy: { type: most_recent, keep_count: 2 }
+tasks:
+  fan:
+    loop: { type: repeat, count: 4 }
+    script: { content: 'echo "part $WHARF_INSTANCE"' }
+  join:
+    depends_on: [fan]
+    script: { content: 'cat "$WHARF_CONTEXT_FILE"' }
+`,
+  },
+  {
     // A task waits for an input added by signal; a running task is cancelled by update.
     name: 'signal-cancel',
     definition: `
