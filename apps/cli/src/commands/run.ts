@@ -24,6 +24,8 @@ export interface RunOptions {
   owner: string;
   /** Directory scripts run in (default: the current one). */
   workdir?: string;
+  /** When only tasks waiting on `†input.*` remain, wait this long for `wharf input`. */
+  waitForInputsMs?: number;
 }
 
 /**
@@ -46,6 +48,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(definition, inputs, {
       ownerId: options.owner,
       workdir: resolve(options.workdir ?? process.cwd()),
+      ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
     });
     const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
     io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
