@@ -410,6 +410,8 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
         entry.waitingFor = decision.waitingFor;
         continue;
       }
+      // Gates and map loops are planned only when the view can evaluate them (not yet here).
+      if (decision.action !== 'run') continue;
       const spec = definition.tasks[decision.task] as TaskDefinition;
       if (spec.depends_on.length > 0) state.consume(channelNames.join(decision.task));
       entry.status = 'running';
