@@ -131,7 +131,8 @@ export async function runAgent(
   // What `wharf run --follow` shows of this agent: the heartbeats carry its step and tool calls.
   const live: SubagentHeartbeat = {
     task: input.task,
-    instance: input.instance,
+    // Only a loop instance is told apart by its number.
+    ...(input.definition.loop === undefined ? {} : { instance: input.instance }),
     bytes: 0,
     step: 0,
     toolCalls: [],
