@@ -56,7 +56,10 @@ export async function inputCommand(
       .catch((error: Error) => {
         throw new CliError('NOT_FOUND', `cannot signal ${workflowId}: ${error.message}`, { cause: error });
       });
-    await wharf.addInputs(workflowId, values);
+    await wharf.addInputs(workflowId, values).catch((error: Error) => {
+      // A swarm that already ended takes no more input.
+      throw new CliError('NOT_FOUND', `cannot signal ${workflowId}: ${error.message}`, { cause: error });
+    });
     io.out(
       `${workflowId}: added ${Object.keys(values)
         .map((key) => `†input.${key}`)
