@@ -1,2 +1,11 @@
 export { type ContractContext, type ContractHarness, createContractHarness } from './contract-context.js';
+export { injectedS3Connection } from './injected-s3-connection.js';
 export { type OutputStoreFactory, runOutputStoreContract } from './output-store-contract.js';
+export {
+  createS3Bucket,
+  findVersitygw,
+  type S3Connection,
+  type S3Server,
+  type StartS3ServerOptions,
+  startS3Server,
+} from './s3-server.js';
