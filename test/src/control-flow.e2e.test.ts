@@ -174,8 +174,14 @@ tasks:
       expect(status.code).toBe(0);
       expect(status.stdout).toContain('Waiting for approval (1):');
       expect(status.stdout).toContain(`wharf approve ${workflowId} deploy`);
-      const description = await env.temporal.client.workflow.getHandle(workflowId).describe();
-      expect(description.memo?.pendingApprovals).toEqual(['deploy']);
+      const handle = env.temporal.client.workflow.getHandle(workflowId);
+      expect((await handle.describe()).memo?.pendingApprovals).toEqual(['deploy']);
+      // The Web UI's current details (read through the built-in metadata query) lead with the gate.
+      const metadata = await handle.query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+      expect(metadata.currentDetails).toMatch(/^\*\*Waiting for approval\*\* \(1\)/);
+      expect(metadata.currentDetails).toContain(
+        `\`deploy\`: Ship the build? — \`wharf approve ${workflowId} deploy`,
+      );
 
       const approved = await wharf([
         'approve',

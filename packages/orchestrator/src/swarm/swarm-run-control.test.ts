@@ -145,3 +145,31 @@ describe('SwarmRun with map loops and approval gates', () => {
     });
   });
 });
+
+describe('SwarmRun resuming a map loop cut by a history bound', () => {
+  it('starts the instances left unstarted, with their items, in the next run', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true, controlFlow: true });
+    run.fold(run.nextStep(1).instances, [ok('out_list', 'a\nb\nc\n')], 2);
+    const { instances } = run.nextStep(3);
+    // Only the first instance started before the run had to continue as new.
+    run.fold(instances.slice(0, 1), [ok('o1')], 4);
+    const next = new SwarmRun({
+      definition,
+      carried: run.carry(['each']),
+      skipUnresolvable: true,
+      controlFlow: true,
+    });
+    const resumed = next.nextStep(5);
+    expect(resumed.lostInputs).toEqual([]);
+    expect(resumed.instances).toEqual([
+      { task: 'each', instance: 1, inputs: { item: 'b', index: 1 } },
+      { task: 'each', instance: 2, inputs: { item: 'c', index: 2 } },
+    ]);
+    next.fold(resumed.instances, [ok('o2'), ok('o3')], 6);
+    expect(next.progress().tasks.find((task) => task.task === 'each')).toMatchObject({
+      status: 'done',
+      instances: { done: 3, total: 3 },
+      outIds: ['o1', 'o2', 'o3'],
+    });
+  });
+});
