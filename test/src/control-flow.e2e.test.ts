@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -273,4 +273,45 @@ tasks:
     const { body } = await env.store.get({ outId: taskOf(result.tasks, 'greet').outIds[0] as string });
     expect(Buffer.from(body).toString('utf8')).toContain('region=eu-west');
   }, 90_000);
+
+  it('runs the release-train example from the command line, answered with `wharf approve`', async () => {
+    const example = fileURLToPath(new URL('../../examples/release-train.yaml', import.meta.url));
+    const child = spawn(
+      process.execPath,
+      [cli, 'run', example, '--follow', '--address', address, '--data-dir', join(env.dir, 'cli-data')],
+      { cwd: env.dir, stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    const hint = new Promise<string>((resolve) => {
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        const match = /publish waits for approval; answer with: wharf approve (\S+) <task>/.exec(stderr);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+    });
+    const exited = new Promise<number>((resolve) => child.on('close', (code) => resolve(code ?? -1)));
+    const workflowId = await hint;
+    // --follow shows the gate once the tests passed.
+    while (!stdout.includes('publish: waiting awaits approval'))
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(stdout).toMatch(/test: running 0\/4|test: done 4\/4/);
+    const approved = await wharf([
+      'approve',
+      workflowId,
+      'publish',
+      '--comment',
+      'notes checked',
+      '--address',
+      address,
+    ]);
+    expect(approved.code).toBe(0);
+    expect(await exited).toBe(0);
+    expect(stdout).toContain('publish: done');
+    expect(stdout).toContain('hold: skipped (when: †data.failures.preview > 0 is false)');
+    expect(stdout).toContain('test: done');
+  }, 120_000);
 });
