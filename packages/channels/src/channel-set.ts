@@ -148,7 +148,8 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
    * {@link ChannelSet.restoreText} can keep its text. `extra` adds envelope fields (the state's `step`).
    */
   snapshotText(extra: { step?: number } = {}): string {
-    const members: string[] = [];
+    // Concatenated, not joined: joining would copy a long Topic's reused text once more.
+    let members = '';
     let last: Cell | undefined;
     let lastLength = -1;
     for (const cell of this.#cells.values()) {
@@ -156,17 +157,17 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
       if (writesOwnText(cell.channel)) {
         const length = Array.isArray(cell.value) ? cell.value.length : 0;
         if (length > lastLength) {
-          if (last !== undefined) pushMember(members, last);
+          if (last !== undefined) members = withMember(members, last);
           last = cell;
           lastLength = length;
           continue;
         }
       }
-      pushMember(members, cell);
+      members = withMember(members, cell);
     }
-    if (last !== undefined) pushMember(members, last);
+    if (last !== undefined) members = withMember(members, last);
     const envelope = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, ...extra });
-    return `${envelope.slice(0, -1)},"values":{${members.join(',')}}}`;
+    return `${envelope.slice(0, -1)},"values":{${members}}}`;
   }
 
   /**
@@ -364,11 +365,13 @@ function writesOwnText(channel: AnyChannel): boolean {
   return typeof channel.snapshotText === 'function' && typeof channel.fromSnapshotText === 'function';
 }
 
-/** Appends `"name":<value text>` for a cell, leaving it out where JSON.stringify would (undefined). */
-function pushMember(members: string[], cell: Cell): void {
+/** `members` with `"name":<value text>` of a cell added, unless JSON.stringify would leave it out (undefined). */
+function withMember(members: string, cell: Cell): string {
   const { channel } = cell;
   const text: string | undefined = writesOwnText(channel)
     ? (channel.snapshotText as NonNullable<AnyChannel['snapshotText']>).call(channel, cell.value)
     : JSON.stringify(channel.toSnapshot(cell.value, true));
-  if (text !== undefined) members.push(`${JSON.stringify(cell.name)}:${text}`);
+  if (text === undefined) return members;
+  const member = `${JSON.stringify(cell.name)}:${text}`;
+  return members === '' ? member : `${members},${member}`;
 }
