@@ -50,7 +50,9 @@ export function subagentIds(
   input: Pick<SubagentInput, 'task' | 'instance' | 'workflowId' | 'runId' | 'ownerId' | 'definition'>,
   activity: { workflowId: string; runId: string; activityId: string },
 ): SubagentIds {
-  const looped = (input.definition.loop?.count ?? 1) > 1;
+  // Every instance of a map loop is its own job, even when the list has one item.
+  const loop = input.definition.loop;
+  const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;
   const jobId = safeId(looped ? `${input.task}.${input.instance}` : input.task);
   const runId = safeId(swarmWorkflowId(input));
   return {

@@ -6,6 +6,10 @@ export interface GraphTask {
     | { include_tasks?: readonly string[] | undefined; exclude_tasks?: readonly string[] | undefined }
     | undefined;
   inputs?: Readonly<Record<string, string>> | undefined;
+  /** A `when:` condition; its references are checked like inputs. */
+  when?: string | undefined;
+  /** A map loop's `over` reference, checked like an input. */
+  loop?: { type?: string; over?: string | undefined } | undefined;
   output?: string | { path: string } | undefined;
 }
 

@@ -91,7 +91,7 @@ export function validateOptions(definition: SwarmDefinition): SwarmIssue[] {
           path: where,
           message: `channel "${name}" is a named_barrier expecting ${channel.expected.join(', ')}; task ${task} is not one of them`,
         });
-      if (SINGLE_WRITER.has(channel.type) && (spec.loop?.count ?? 1) > 1)
+      if (SINGLE_WRITER.has(channel.type) && (spec.loop?.type === 'map' || (spec.loop?.count ?? 1) > 1))
         issues.push({
           path: where,
           message: `channel "${name}" (${channel.type}) takes one write per step; the loop instances of ${task} would write it at once (use a topic)`,

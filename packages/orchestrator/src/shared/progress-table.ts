@@ -97,7 +97,7 @@ export function renderTaskTable(definition: {
       script?: unknown;
       agent?: string | undefined;
       depends_on: string[];
-      loop?: { count: number } | undefined;
+      loop?: { count?: number | undefined; over?: string | undefined } | undefined;
     }
   >;
 }): string {
@@ -110,7 +110,7 @@ export function renderTaskTable(definition: {
   for (const [name, task] of Object.entries(definition.tasks)) {
     const kind = task.script !== undefined ? 'script' : `agent ${task.agent ?? ''}`;
     lines.push(
-      `| ${name} | ${kind} | ${task.depends_on.join(', ')} | ${task.loop ? `×${task.loop.count}` : ''} | ${escapeCell(task.description ?? '')} |`,
+      `| ${name} | ${kind} | ${task.depends_on.join(', ')} | ${task.loop === undefined ? '' : task.loop.count === undefined ? `each of ${escapeCell(task.loop.over ?? '')}` : `×${task.loop.count}`} | ${escapeCell(task.description ?? '')} |`,
     );
   }
   return lines.join('\n');

@@ -27,6 +27,72 @@ export interface TaskProgress {
   /** Workflow-clock milliseconds: when it started, when it ended. */
   startedAt?: number;
   endedAt?: number;
+  /** The task's `approval:` gate, once the task reached it (or was answered early). */
+  approval?: ApprovalState;
+  /**
+   * What its running subagents are doing, from their heartbeats: filled in by
+   * `WharfClient.progress`, never by the workflow.
+   */
+  live?: LiveInstance[];
+}
+
+/** A task's approval gate as the workflow records it. */
+export interface ApprovalState {
+  prompt?: string;
+  /** Workflow time the task reached the gate (could have run but for the approval). */
+  requestedAt?: number;
+  /** Workflow time an unanswered gate is decided by its `on_timeout`. */
+  deadline?: number;
+  decision?: 'approved' | 'rejected';
+  comment?: string;
+  /** Who answered (free text, e.g. a user name). */
+  by?: string;
+  decidedAt?: number;
+  /** The decision is the gate's `on_timeout`, nobody answered. */
+  timedOut?: boolean;
+}
+
+/** Argument of the `approveTask` update. */
+export interface ApproveTaskRequest {
+  task: string;
+  /** `true` approves, `false` rejects. */
+  approve: boolean;
+  comment?: string;
+  by?: string;
+}
+
+/** What the `approveTask` update returns. */
+export interface ApproveTaskResult {
+  task: string;
+  decision: 'approved' | 'rejected';
+  /** The task's status when the update was handled (it runs at the next step once approved). */
+  status: TaskStatus;
+}
+
+/**
+ * What a running subagent reports in its heartbeat details (every field but `task` optional:
+ * a script reports bytes, an agent its step and the tools it called).
+ */
+export interface SubagentHeartbeat {
+  task: string;
+  instance?: number;
+  /** Bytes of output captured so far. */
+  bytes?: number;
+  /** Agent steps finished so far. */
+  step?: number;
+  /** Tool calls of the agent so far, oldest first (names only; the last few). */
+  toolCalls?: string[];
+}
+
+/** One running subagent, as {@link TaskProgress.live} shows it. */
+export interface LiveInstance {
+  instance?: number;
+  /** The activity type (`runSubagent`, or a per-step activity). */
+  activity: string;
+  attempt: number;
+  bytes?: number;
+  step?: number;
+  toolCalls?: string[];
 }
 
 /** What the `progress` query returns. */

@@ -97,6 +97,15 @@ export class SwarmContext {
     return { ready: true, values };
   }
 
+  /**
+   * Resolves one `†` expression (`†a`, `†a || †b`, `†a && †b`) against the shared context, as a
+   * task sees it before any of its loop instances runs: a `when:` reference, a map loop's `over`.
+   */
+  evaluate(task: string, expression: string): InputResolution {
+    const resolution = this.resolveInputs(task, { value: expression }, undefined);
+    return resolution.ready ? { ready: true, values: resolution.values } : resolution;
+  }
+
   /** Appends a finished task's output value to its output path (no-op without one). */
   recordOutput(recorded: RecordedOutput): void {
     const { output, result } = recorded;
