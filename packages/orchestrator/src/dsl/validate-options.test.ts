@@ -102,6 +102,21 @@ describe('validateOptions: user channels', () => {
   });
 });
 
+describe('validateOptions: map loops', () => {
+  it('counts a map loop as many writers of a last_value channel', () => {
+    const issues = issuesOf(`${channels}  list:
+    script: { content: ls }
+    output: †data.files
+  each:
+    depends_on: [list]
+    loop: { type: map, over: †data.files.preview }
+    script: { content: echo }
+    output: †channels.latest
+`);
+    expect(issues.map((issue) => issue.message)).toEqual([expect.stringContaining('loop instances of each')]);
+  });
+});
+
 describe('validateOptions: compress_external', () => {
   it('refuses compress_external at swarm and task level, naming line and column', () => {
     const issues = issuesOf(`name: c
