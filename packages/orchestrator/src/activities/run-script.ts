@@ -13,6 +13,7 @@ import {
   resolveLimits,
   type StreamCapture,
   type Summarizer,
+  utf8CutBefore,
 } from '@wharf/stdio-limits';
 import { captureLimitsOf } from '../context/context-limits.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
@@ -389,10 +390,7 @@ function summarize(capture: ProcessCapture): string {
 function clipHead(text: string, maxBytes: number): string {
   const bytes = Buffer.from(text, 'utf8');
   if (bytes.length <= maxBytes) return text;
-  return bytes
-    .subarray(0, maxBytes)
-    .toString('utf8')
-    .replace(/\uFFFD+$/, '');
+  return bytes.subarray(0, utf8CutBefore(bytes, maxBytes)).toString('utf8');
 }
 
 function clip(text: string, maxBytes: number): string {
