@@ -1,26 +1,8 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-
-const execFileAsync = promisify(execFile);
-const cli = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
-
-async function wharf(args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await execFileAsync(process.execPath, [cli, ...args], {
-      cwd,
-      timeout: 120_000,
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+import { runWharf as wharf } from './wharf-cli.js';
 
 describe('wharf gc', () => {
   let dir: string;
