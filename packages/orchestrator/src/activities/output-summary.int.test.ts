@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { InMemoryArtifactStore } from '@wharf/evidence';
 import { SqliteOutputStore } from '@wharf/output-store';
+import type { Summarizer } from '@wharf/stdio-limits';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateSwarm } from '../dsl/parse-swarm.js';
@@ -59,9 +60,11 @@ function mockModel(prompts: string[]) {
 describe('truncation_strategy: summary for script output', () => {
   let dir: string;
   let store: SqliteOutputStore;
+  let artifacts: InMemoryArtifactStore;
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'wharf-summary-'));
     store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
+    artifacts = new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] });
   });
   afterEach(async () => {
     store.close();
@@ -70,20 +73,28 @@ describe('truncation_strategy: summary for script output', () => {
 
   const body = async (outId: string) => Buffer.from((await store.get({ outId })).body).toString('utf8');
 
-  it('stores a model summary beside the full stdout and previews it; a retry reuses it', async () => {
-    const prompts: string[] = [];
-    const artifacts = new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] });
+  /** Runs the `build` task (attempt `attempt`) under `strategy`, with or without a summarizer. */
+  async function runBuild(
+    strategy: string,
+    options: { summarizer?: Summarizer; attempt?: number },
+  ): Promise<SubagentResult> {
     const activities = createActivities({
       store,
       artifacts,
       workDir: join(dir, 'work'),
       env: { PATH: process.env.PATH },
-      summarizer: modelSummarizer(mockModel(prompts)),
+      ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     });
-    const result: SubagentResult = await new MockActivityEnvironment({ ...identity, attempt: 1 }).run(
+    return new MockActivityEnvironment({ ...identity, attempt: options.attempt ?? 1 }).run(
       activities.runSubagent,
-      input('summary'),
+      input(strategy),
     );
+  }
+
+  it('stores a model summary beside the full stdout and previews it; a retry reuses it', async () => {
+    const prompts: string[] = [];
+    const summarizer = modelSummarizer(mockModel(prompts));
+    const result = await runBuild('summary', { summarizer });
     expect(result.status).toBe('ok');
     expect(result.outputs).toHaveLength(2);
     const [stdoutRef, summaryRef] = result.outputs as [{ outId: string }, { outId: string }];
@@ -99,27 +110,14 @@ describe('truncation_strategy: summary for script output', () => {
     expect(prompts[0]).toContain('disk on fire');
     expect(prompts[0]).toMatch(/\\n1\\n2\\n3\\n/);
 
-    const retried: SubagentResult = await new MockActivityEnvironment({ ...identity, attempt: 2 }).run(
-      activities.runSubagent,
-      input('summary'),
-    );
+    const retried = await runBuild('summary', { summarizer, attempt: 2 });
     expect(retried.outputs).toEqual(result.outputs);
     expect(retried.preview).toBe(result.preview);
     expect(prompts).toHaveLength(1);
   });
 
   it('says so when no summarizer is configured, and keeps first and last bytes', async () => {
-    const artifacts = new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] });
-    const activities = createActivities({
-      store,
-      artifacts,
-      workDir: join(dir, 'work'),
-      env: { PATH: process.env.PATH },
-    });
-    const result: SubagentResult = await new MockActivityEnvironment({ ...identity, attempt: 1 }).run(
-      activities.runSubagent,
-      input('summary'),
-    );
+    const result = await runBuild('summary', {});
     const summary = await body((result.outputs[1] as { outId: string }).outId);
     expect(summary.split('\n')[0]).toContain('No summarizer configured');
     expect(summary).toContain('disk on fire');
@@ -128,18 +126,8 @@ describe('truncation_strategy: summary for script output', () => {
 
   it('adds no summary under other strategies', async () => {
     const prompts: string[] = [];
-    const artifacts = new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] });
-    const activities = createActivities({
-      store,
-      artifacts,
-      workDir: join(dir, 'work'),
-      env: { PATH: process.env.PATH },
-      summarizer: modelSummarizer(mockModel(prompts)),
-    });
-    const result: SubagentResult = await new MockActivityEnvironment({ ...identity, attempt: 1 }).run(
-      activities.runSubagent,
-      input('tail'),
-    );
+    const summarizer = modelSummarizer(mockModel(prompts));
+    const result = await runBuild('tail', { summarizer });
     expect(result.outputs).toHaveLength(1);
     expect(prompts).toHaveLength(0);
   });
