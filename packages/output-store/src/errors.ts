@@ -274,3 +274,51 @@ export class IntakeBusyError extends OutputStoreError {
     return OutputStoreError.isInstance(value) && value.name === 'IntakeBusyError';
   }
 }
+
+/**
+ * A blob store holds no body under this SHA-256 address (never stored, or removed).
+ *
+ * @example
+ * ```ts
+ * try { await blobs.open(sha256); } catch (error) {
+ *   if (BlobNotFoundError.isInstance(error)) console.error(`no body ${error.sha256}`);
+ * }
+ * ```
+ */
+export class BlobNotFoundError extends OutputStoreError {
+  readonly sha256: string;
+  constructor(sha256: string, location: string) {
+    super('BLOB_NOT_FOUND', `no blob ${sha256} in ${location}`);
+    this.name = 'BlobNotFoundError';
+    this.sha256 = sha256;
+  }
+
+  /** True for a BlobNotFoundError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is BlobNotFoundError {
+    return OutputStoreError.isInstance(value) && value.name === 'BlobNotFoundError';
+  }
+}
+
+/**
+ * A store or blob store was constructed with an option it cannot use; `option` names it.
+ *
+ * @example
+ * ```ts
+ * throw new InvalidStoreOptionError('schema', 'must be a lower-case SQL identifier');
+ * ```
+ */
+export class InvalidStoreOptionError extends OutputStoreError {
+  readonly option: string;
+  readonly reason: string;
+  constructor(option: string, reason: string) {
+    super('INVALID_OPTION', `invalid store option: ${option} ${reason}`);
+    this.name = 'InvalidStoreOptionError';
+    this.option = option;
+    this.reason = reason;
+  }
+
+  /** True for a InvalidStoreOptionError from any realm (not for other store errors). */
+  static override isInstance(value: unknown): value is InvalidStoreOptionError {
+    return OutputStoreError.isInstance(value) && value.name === 'InvalidStoreOptionError';
+  }
+}

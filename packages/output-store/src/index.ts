@@ -1,4 +1,6 @@
 export { type AllowedFile, openAllowedFile } from './allowed-file.js';
+export type { BlobRange, BlobStore } from './blobs/blob-store.js';
+export { assertBlobAddress, LocalBlobStore, type LocalBlobStoreOptions } from './blobs/local-blob-store.js';
 export {
   createEmitHandler,
   type EmitHandlerOptions,
@@ -9,9 +11,11 @@ export {
 } from './emit-tool.js';
 export { spawnEnv } from './env-names.js';
 export {
+  BlobNotFoundError,
   IdempotencyConflictError,
   IntakeBusyError,
   InvalidOutputEventError,
+  InvalidStoreOptionError,
   type NotFoundReason,
   OutputForbiddenError,
   OutputNotFoundError,
