@@ -1,2 +1,16 @@
+export {
+  type BlobContractContext,
+  type BlobStoreFactory,
+  runBlobStoreContract,
+} from './blob-store-contract.js';
 export { type ContractContext, type ContractHarness, createContractHarness } from './contract-context.js';
 export { type OutputStoreFactory, runOutputStoreContract } from './output-store-contract.js';
+export {
+  createPostgresDatabase,
+  type PostgresDatabase,
+} from './postgres-database.js';
+export {
+  type PostgresServer,
+  type PostgresServerOptions,
+  startPostgresServer,
+} from './postgres-server.js';
