@@ -3,6 +3,10 @@ import { StorageFailureError } from '../errors.js';
 import { lockKey64 } from './lock-keys.js';
 
 /**
+ * Indexes are few on purpose: every one is paid on each EMIT. Lists by owner or by labels
+ * alone walk the seq order and filter (label filters mostly come with a run); retention by
+ * age scans, as it runs now and then.
+ *
  * Schema steps for a schema (quoted identifier `q`), applied in order; index + 1 is the
  * version. Never edit a shipped step: append a new one.
  */
@@ -25,14 +29,11 @@ function steps(q: string): readonly string[] {
        storage TEXT NOT NULL CHECK (storage IN ('inline', 'file')),
        body BYTEA,
        labels JSONB NOT NULL DEFAULT '{}',
-       CONSTRAINT outputs_idempotency UNIQUE (owner_id, run_id, spawn_id, idempotency_key)
+       -- Leads with the run so it also serves list and count by run (and spawn).
+       CONSTRAINT outputs_idempotency UNIQUE (run_id, spawn_id, owner_id, idempotency_key)
      );
-     CREATE INDEX outputs_by_owner ON ${q}.outputs (owner_id, seq);
-     CREATE INDEX outputs_by_run ON ${q}.outputs (run_id, spawn_id, seq);
      CREATE INDEX outputs_by_file_sha ON ${q}.outputs (sha256) WHERE storage = 'file';
      CREATE INDEX outputs_by_expiry ON ${q}.outputs (expires_at) WHERE expires_at IS NOT NULL;
-     CREATE INDEX outputs_by_age ON ${q}.outputs (created_at);
-     CREATE INDEX outputs_by_labels ON ${q}.outputs USING GIN (labels jsonb_path_ops);
      CREATE TABLE ${q}.tombstones (
        out_id TEXT PRIMARY KEY,
        reason TEXT NOT NULL,
