@@ -4,6 +4,7 @@ import { evidenceBenchmark } from './evidence/index.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
 import { outputStoreBenchmark } from './output-store/index.js';
+import { postgresStoreBenchmark } from './output-store-postgres/index.js';
 import { stdioLimitsBenchmark } from './stdio-limits/index.js';
 /** A benchmark: runs its workload against a baseline and returns a printable report. */
 export interface Benchmark {
@@ -18,6 +19,7 @@ export const benchmarks: Benchmark[] = [
   contextResolverBenchmark,
   evidenceBenchmark,
   outputStoreBenchmark,
+  postgresStoreBenchmark,
   orchestratorBenchmark,
   wideSwarmBenchmark,
 ];
