@@ -53,6 +53,8 @@ const mustNotInstall = {
   '@wharf/channels': { only: ['@wharf/channels'] },
   '@wharf/context-resolver': { only: ['@wharf/context-resolver', 'zod'] },
   '@wharf/evidence': { never: ['better-sqlite3', 'hono', '@hono/node-server', '@wharf/output-store'] },
+  // The PostgreSQL driver is an optional peer: only users of @wharf/output-store/postgres install it.
+  '@wharf/output-store': { never: ['pg'] },
   '@wharf/stdio-limits': { never: ['better-sqlite3', 'hono', '@temporalio/worker'] },
 };
 
