@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -120,6 +120,31 @@ async function runnerFor(env: NodeJS.ProcessEnv): Promise<Runner> {
   };
 }
 
+function shellQuote(value: string): string {
+  return `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/**
+ * A detached shell that outlives us only to clean up: once this process is gone (even
+ * SIGKILLed, when no exit handler runs) it stops the server and deletes its folder.
+ * Killed by a normal `stop()`.
+ */
+function startSentinel(runner: Runner, bindir: string, dataDir: string, base: string): () => void {
+  const [command, argv] = runner.command(join(bindir, 'pg_ctl'), ['stop', '-D', dataDir, '-m', 'immediate']);
+  const script =
+    `while kill -0 ${process.pid} 2>/dev/null; do sleep 2; done; ` +
+    `${[command, ...argv].map(shellQuote).join(' ')} >/dev/null 2>&1; rm -rf ${shellQuote(base)}`;
+  const sentinel = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore', cwd: '/' });
+  sentinel.unref();
+  return () => {
+    try {
+      sentinel.kill('SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  };
+}
+
 async function logTail(path: string): Promise<string> {
   try {
     return (await readFile(path, 'utf8')).split('\n').slice(-20).join('\n');
@@ -133,7 +158,8 @@ async function logTail(path: string): Promise<string> {
  * folder, then `pg_ctl start` on a free loopback port with its unix socket inside that
  * folder. Run as root, the server runs as the `postgres` system user (PostgreSQL refuses
  * root). `stop()` shuts it down and deletes the folder; a process that exits without calling
- * it still stops the server on its way out.
+ * it still stops the server on its way out, and one killed outright leaves a small detached
+ * shell behind that does so within seconds.
  *
  * @example
  * ```ts
@@ -204,6 +230,7 @@ export async function startPostgresServer(options: PostgresServerOptions = {}): 
         process.once('exit', stopNow);
         await exec('pg_ctl', ['start', '-D', dataDir, '-w', '-t', '60', '-l', logFile, '-o', serverOptions]);
         const url = `postgresql://postgres@127.0.0.1:${port}/postgres`;
+        const stopSentinel = startSentinel(runner, bindir, dataDir, base);
         return {
           url,
           port,
@@ -212,6 +239,7 @@ export async function startPostgresServer(options: PostgresServerOptions = {}): 
           version,
           stop: async () => {
             process.removeListener('exit', stopNow);
+            stopSentinel();
             if (started) {
               started = false;
               await exec('pg_ctl', ['stop', '-D', dataDir, '-m', 'fast', '-w', '-t', '60']).catch(() =>
