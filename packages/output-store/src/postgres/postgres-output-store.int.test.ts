@@ -1,4 +1,6 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -8,11 +10,14 @@ import { latestPostgresSchemaVersion } from './migrations.js';
 import { PostgresOutputStore } from './postgres-output-store.js';
 
 let database: PostgresDatabase;
+let scratch: string;
 beforeAll(async () => {
   database = await createPostgresDatabase(inject('postgresUrl'), 'contract');
+  scratch = await mkdtemp(join(tmpdir(), 'wharf-pg-store-'));
 });
 afterAll(async () => {
   await database?.drop();
+  await rm(scratch, { recursive: true, force: true });
 });
 
 // Each contract test gets a schema and a blob directory of its own; a 1 KiB inline threshold
@@ -33,7 +38,7 @@ runOutputStoreContract('PostgresOutputStore', (context) =>
 describe('PostgresOutputStore options and schema', () => {
   it('refuses unusable options naming the option', () => {
     const blobs = new LocalBlobStore({
-      root: join(process.env.TMPDIR ?? '/tmp', `wharf-opt-${process.pid}`),
+      root: join(scratch, 'options'),
     });
     const cases: [Record<string, unknown>, string][] = [
       [{ blobs }, 'connectionString'],
@@ -52,7 +57,7 @@ describe('PostgresOutputStore options and schema', () => {
   it('migrates a fresh schema once and refuses a schema written by a newer version', async () => {
     const schema = `newer_${randomBytes(4).toString('hex')}`;
     const blobs = new LocalBlobStore({
-      root: join(process.env.TMPDIR ?? '/tmp', `wharf-newer-${process.pid}`),
+      root: join(scratch, 'newer'),
     });
     const store = await PostgresOutputStore.open({ connectionString: database.url, schema, blobs });
     expect(await store.schemaVersion()).toBe(latestPostgresSchemaVersion);
@@ -75,7 +80,7 @@ describe('PostgresOutputStore options and schema', () => {
   it('works on a pool the caller owns and leaves it open on close', async () => {
     const pool = new pg.Pool({ connectionString: database.url, max: 2 });
     const blobs = new LocalBlobStore({
-      root: join(process.env.TMPDIR ?? '/tmp', `wharf-pool-${process.pid}`),
+      root: join(scratch, 'pool'),
     });
     const store = await PostgresOutputStore.open({
       pool,
@@ -92,5 +97,80 @@ describe('PostgresOutputStore options and schema', () => {
     await pool.end();
     await blobs.close();
     expect(ref.outId).toMatch(/^out_/);
+  });
+
+  it('keeps a body while any row uses it, removes it with the last, and sweeps bodies no row ever used', async () => {
+    const blobs = new LocalBlobStore({
+      root: join(scratch, 'refs'),
+    });
+    const store = await PostgresOutputStore.open({
+      connectionString: database.url,
+      schema: `refs_${randomBytes(4).toString('hex')}`,
+      blobs,
+      inlineThresholdBytes: 16,
+    });
+    const producer = { ownerId: 'o', runId: 'r', spawnId: 's' };
+    const body = Buffer.alloc(5000, 'shared');
+    const sha = createHash('sha256').update(body).digest('hex');
+    const first = await store.emit({
+      producer,
+      content: { kind: 'bytes', bytes: body },
+      idempotencyKey: 'one',
+    });
+    const second = await store.emit({
+      producer,
+      content: { kind: 'bytes', bytes: body },
+      idempotencyKey: 'two',
+    });
+    expect(await blobs.has(sha)).toBe(true);
+    await store.delete(first);
+    expect(await blobs.has(sha)).toBe(true);
+    expect(Buffer.from((await store.get(second)).body).equals(body)).toBe(true);
+    expect(await store.gc({ runId: 'r' })).toEqual({ removed: 1, freedBytes: 5000 });
+    expect(await blobs.has(sha)).toBe(false);
+    // A body stored by an EMIT that died before its row committed.
+    const orphan = Buffer.from('uploaded, never committed');
+    const orphanSha = createHash('sha256').update(orphan).digest('hex');
+    const path = join(blobs.tempDir, 'orphan.part');
+    await writeFile(path, orphan);
+    await blobs.putFile(orphanSha, path, orphan.length);
+    expect(await store.sweepOrphanBlobs()).toBe(1);
+    expect(await blobs.has(orphanSha)).toBe(false);
+    await store.close();
+    await blobs.close();
+  });
+
+  it('replaces an expired holder of a key with a new output, the old ref reading expired', async () => {
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const blobs = new LocalBlobStore({
+      root: join(scratch, 'ttl'),
+    });
+    const store = await PostgresOutputStore.open({
+      connectionString: database.url,
+      schema: `ttl_${randomBytes(4).toString('hex')}`,
+      blobs,
+      inlineThresholdBytes: 16,
+      now: () => now,
+    });
+    const producer = { ownerId: 'o', runId: 'r', spawnId: 's' };
+    const old = await store.emit({
+      producer,
+      content: { kind: 'text', text: 'first body, kept in a blob' },
+      idempotencyKey: 'k',
+      ttlMs: 1000,
+    });
+    now += 1001;
+    expect(await store.findByIdempotencyKey(producer, 'k')).toBeUndefined();
+    const fresh = await store.emit({
+      producer,
+      content: { kind: 'text', text: 'second body' },
+      idempotencyKey: 'k',
+    });
+    expect(fresh.outId).not.toBe(old.outId);
+    await expect(store.stat(old)).rejects.toMatchObject({ code: 'NOT_FOUND', reason: 'expired' });
+    expect(Buffer.from((await store.get(fresh)).body).toString()).toBe('second body');
+    expect(await store.findByIdempotencyKey(producer, 'k')).toEqual(fresh);
+    await store.close();
+    await blobs.close();
   });
 });
