@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { LocalBlobStore } from '@wharf/output-store';
 import { PostgresOutputStore } from '@wharf/output-store/postgres';
 import pg from 'pg';
-import { quantile } from '../output-store/shared.js';
+import { summarise } from '../output-store/shared.js';
 import type { PostgresStoreSizes } from './sizes.js';
 
 /** Latency quantiles (µs) and rate of one side. */
@@ -18,15 +18,6 @@ export interface PostgresGetLatency {
   fillSeconds: number;
   ours: LatencySummary;
   raw: LatencySummary;
-}
-
-function summarise(samples: number[], seconds: number): LatencySummary {
-  samples.sort((left, right) => left - right);
-  return {
-    p50: quantile(samples, 0.5),
-    p99: quantile(samples, 0.99),
-    opsPerSecond: samples.length / seconds,
-  };
 }
 
 /**

@@ -2,12 +2,8 @@ import { open, readdir, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
-import {
-  BlobNotFoundError,
-  InvalidOutputEventError,
-  OutputRangeError,
-  StorageFailureError,
-} from '../errors.js';
+import { resolveRange } from '../byte-range.js';
+import { BlobNotFoundError, InvalidOutputEventError, StorageFailureError } from '../errors.js';
 import { OutputStoreError } from '../output-store-error.js';
 import { BlobDirectory } from './blob-directory.js';
 import type { BlobRange, BlobStore } from './blob-store.js';
@@ -138,17 +134,13 @@ export class LocalBlobStore implements BlobStore {
       await handle.close();
       throw this.#failure(error, `cannot stat blob ${sha256}`);
     }
-    const start = range?.start ?? 0;
-    const end = range?.end ?? sizeBytes;
-    if (
-      !Number.isSafeInteger(start) ||
-      !Number.isSafeInteger(end) ||
-      start < 0 ||
-      end > sizeBytes ||
-      start > end
-    ) {
+    let start: number;
+    let end: number;
+    try {
+      ({ start, end } = resolveRange(range, sizeBytes));
+    } catch (error) {
       await handle.close();
-      throw new OutputRangeError({ start, end }, sizeBytes);
+      throw error;
     }
     if (start === end) {
       await handle.close();
