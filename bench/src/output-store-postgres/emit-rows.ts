@@ -79,20 +79,29 @@ export async function emitRows(url: string, directory: string, sizes: PostgresSt
     await emitSlice(sqlite, body, 0, perSlice, 'warm');
     await insertSlice(-perSlice, perSlice);
     // Each side keeps its best slice: the one least disturbed by other work on the machine.
-    let postgresSeconds = Number.POSITIVE_INFINITY;
-    let sqliteSeconds = Number.POSITIVE_INFINITY;
-    let insertSeconds = Number.POSITIVE_INFINITY;
+    // The order rotates per slice, so no side always follows the same neighbour (SQLite's
+    // writeback, a warm connection).
+    const best = {
+      postgres: Number.POSITIVE_INFINITY,
+      insert: Number.POSITIVE_INFINITY,
+      sqlite: Number.POSITIVE_INFINITY,
+    };
+    const sides: [keyof typeof best, (from: number) => Promise<number>][] = [
+      ['postgres', (from) => emitSlice(postgres, body, from, perSlice, 'emit')],
+      ['insert', (from) => insertSlice(from, perSlice)],
+      ['sqlite', (from) => emitSlice(sqlite, body, from, perSlice, 'emit')],
+    ];
     for (let slice = 0; slice < slices; slice++) {
-      postgresSeconds = Math.min(
-        postgresSeconds,
-        await emitSlice(postgres, body, slice * perSlice, perSlice, 'emit'),
-      );
-      insertSeconds = Math.min(insertSeconds, await insertSlice(slice * perSlice, perSlice));
-      sqliteSeconds = Math.min(
-        sqliteSeconds,
-        await emitSlice(sqlite, body, slice * perSlice, perSlice, 'emit'),
-      );
+      for (let turn = 0; turn < sides.length; turn++) {
+        const side = sides[(slice + turn) % sides.length];
+        if (side === undefined) continue;
+        const [name, run] = side;
+        best[name] = Math.min(best[name], await run(slice * perSlice));
+      }
     }
+    const postgresSeconds = best.postgres;
+    const insertSeconds = best.insert;
+    const sqliteSeconds = best.sqlite;
     const total = perSlice * slices;
     const ours = perSlice / postgresSeconds;
     return {
@@ -106,7 +115,7 @@ export async function emitRows(url: string, directory: string, sizes: PostgresSt
         name: `pg emit ${total} x ${sizes.emitBodyBytes} B vs SQLite emit`,
         ours,
         baseline: perSlice / sqliteSeconds,
-        target: 0.05,
+        target: 0.25,
       },
     };
   } finally {
