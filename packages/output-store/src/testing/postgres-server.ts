@@ -57,9 +57,15 @@ async function hasInitdb(directory: string): Promise<boolean> {
 
 async function findBindir(options: PostgresServerOptions): Promise<string> {
   const env = options.env ?? process.env;
+  // A folder named explicitly must hold the binaries: falling back elsewhere would hide the mistake.
+  const explicit = options.bindir ?? (env.WHARF_PG_BINDIR || undefined);
+  if (explicit !== undefined) {
+    if (await hasInitdb(explicit)) return explicit;
+    throw new StorageFailureError(
+      `${options.bindir ? 'bindir' : 'WHARF_PG_BINDIR'} ${explicit} holds no initdb and pg_ctl`,
+    );
+  }
   const candidates: string[] = [];
-  if (options.bindir) candidates.push(options.bindir);
-  if (env.WHARF_PG_BINDIR) candidates.push(env.WHARF_PG_BINDIR);
   try {
     candidates.push((await run('pg_config', ['--bindir'], { env })).stdout.trim());
   } catch {
