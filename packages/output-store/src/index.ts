@@ -33,20 +33,11 @@ export { createIntakeApp, type IntakeAppOptions, jsonEnvelopeType } from './inta
 export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake-server.js';
 export { reservedLabelKeys } from './label-keys.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
-export { type ProcessSpawnerOptions, processSpawner } from './process-spawner.js';
 export { parseRangeHeader, type RangeRequest } from './range-header.js';
 export { type ReadBody, readBody } from './read-body.js';
 export { planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
-export {
-  composeLayers,
-  type Spawner,
-  type SpawnerLayer,
-  type SpawnResult,
-  type SpawnSpec,
-} from './spawner.js';
-export { type InputInjectOptions, inputInjectLayer, sinkLayer } from './spawner-layers.js';
 export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
 export type {
   ByteRange,

@@ -54,7 +54,10 @@ export interface PostgresOutputStoreOptions {
   readonly connectionString?: string;
   /** A pool the caller owns (and ends); the store never ends it. */
   readonly pool?: pg.Pool;
-  /** Where bodies over the inline threshold go. One blob store (directory, bucket prefix) per schema. */
+  /**
+   * Where bodies over the inline threshold go; the store closes it on `close()`. One blob store
+   * (directory, bucket prefix) per schema.
+   */
   readonly blobs: BlobStore;
   /** The PostgreSQL schema of the store's tables, default `wharf`; created when missing. */
   readonly schema?: string;
@@ -122,8 +125,7 @@ function positiveInteger(
  *   producer: { ownerId: 'o', runId: 'r', spawnId: 's' },
  *   content: { kind: 'text', text: 'hello' }, idempotencyKey: 'k1',
  * });
- * await store.close();
- * await blobs.close();
+ * await store.close(); // closes `blobs` too
  * ```
  */
 export class PostgresOutputStore implements OutputStore {
@@ -398,6 +400,7 @@ export class PostgresOutputStore implements OutputStore {
     this.#closed = true;
     await this.#ready.catch(() => undefined);
     if (this.#ownsPool) await this.#pool.end();
+    await this.#blobs.close();
   }
 
   async #migrate(): Promise<void> {

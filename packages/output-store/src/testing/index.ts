@@ -4,6 +4,7 @@ export {
   runBlobStoreContract,
 } from './blob-store-contract.js';
 export { type ContractContext, type ContractHarness, createContractHarness } from './contract-context.js';
+export { injectedS3Connection } from './injected-s3-connection.js';
 export { type OutputStoreFactory, runOutputStoreContract } from './output-store-contract.js';
 export {
   createPostgresDatabase,
@@ -14,3 +15,11 @@ export {
   type PostgresServerOptions,
   startPostgresServer,
 } from './postgres-server.js';
+export {
+  createS3Bucket,
+  findVersitygw,
+  type S3Connection,
+  type S3Server,
+  type StartS3ServerOptions,
+  startS3Server,
+} from './s3-server.js';
