@@ -106,8 +106,8 @@ function positiveInteger(
  * store. Small bodies live in the row (`bytea`); larger ones are spooled to a local temp
  * file, hashed, stored in a {@link BlobStore} under their SHA-256 and only then is the row
  * committed, so a listed output always has its whole body. The schema is versioned and
- * migrated under an advisory lock; an EMIT is one `INSERT` guarded by the unique (run, spawn,
- * owner, idempotency key), so retries from any process settle on one ref.
+ * migrated under an advisory lock; an EMIT is one `INSERT … ON CONFLICT DO NOTHING` on the
+ * unique (run, spawn, owner, idempotency key), so retries from any process settle on one ref.
  *
  * Removing a body is guarded: an EMIT holds a shared advisory lock on its body's address
  * from before the upload until its row is committed, and a removal takes that lock
@@ -459,8 +459,8 @@ export class PostgresOutputStore implements OutputStore {
   }
 
   /**
-   * One EMIT's row: an `INSERT` the unique idempotency key guards; when the key is taken the
-   * holder answers (same body: its ref; other body: a conflict), unless it has expired, in
+   * One EMIT's row: `INSERT … ON CONFLICT DO NOTHING` on the idempotency key; when the key is
+   * taken the holder answers (same body: its ref; other body: a conflict), unless it has expired, in
    * which case it is removed and the insert tried again.
    */
   async #insert(db: Queryable, event: OutputEvent, spooled: SpooledBody): Promise<OutputRef> {
@@ -469,39 +469,32 @@ export class PostgresOutputStore implements OutputStore {
       const outId = newOutId();
       const values = rowValues(event, spooled, now, outId);
       const body = values.body as Uint8Array | null;
-      try {
-        await db.query({
-          name: `wharf:${this.#schema}:insert`,
-          text: `INSERT INTO ${this.#q}.outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name,
-                   content_type, size_bytes, sha256, created_at, expires_at, storage, body, labels)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)`,
-          values: [
-            outId,
-            values.owner_id,
-            values.run_id,
-            values.spawn_id,
-            values.agent,
-            values.idempotency_key,
-            values.name,
-            values.content_type,
-            values.size_bytes,
-            values.sha256,
-            values.created_at,
-            values.expires_at,
-            values.storage,
-            body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
-            values.labels,
-          ],
-        });
-        return { outId };
-      } catch (error) {
-        // A plain INSERT, not ON CONFLICT DO NOTHING: the speculative insertion costs every EMIT
-        // about a quarter of its time, and a taken key is the rare case. An INSERT racing an
-        // uncommitted one of the same key waits for it, then fails here.
-        const { code, constraint } = error as { code?: string; constraint?: string };
-        if (code !== '23505') throw error;
-        if (constraint !== 'outputs_idempotency') continue;
-      }
+      const inserted = await db.query({
+        name: `wharf:${this.#schema}:insert`,
+        text: `INSERT INTO ${this.#q}.outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name,
+                 content_type, size_bytes, sha256, created_at, expires_at, storage, body, labels)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)
+               ON CONFLICT ON CONSTRAINT outputs_idempotency DO NOTHING`,
+        values: [
+          outId,
+          values.owner_id,
+          values.run_id,
+          values.spawn_id,
+          values.agent,
+          values.idempotency_key,
+          values.name,
+          values.content_type,
+          values.size_bytes,
+          values.sha256,
+          values.created_at,
+          values.expires_at,
+          values.storage,
+          body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+          values.labels,
+        ],
+      });
+      // A racing INSERT of the same key waits for the other to commit, then inserts nothing.
+      if (inserted.rowCount === 1) return { outId };
       const existing = await this.#byKey(db, event.producer, event.idempotencyKey);
       if (!existing) continue;
       if (existing.expiresAt === null || existing.expiresAt > now) {
