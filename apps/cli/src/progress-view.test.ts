@@ -67,7 +67,7 @@ describe('live agent steps and approval gates', () => {
 
   it('shows each running instance with its step, folded tool calls and attempt', () => {
     const lines = progressLines(live(3, ['search', 'search', 'read_file']), 4_000);
-    expect(lines[1]).toMatch(/^ +↳ fetch#0 · step 3 · tools: search ×2, read_file · 1\.2 kB$/);
+    expect(lines[1]).toMatch(/^ +↳ fetch#0 · step 3 · tools: search ×2, read_file · 1\.2KB$/);
     expect(lines[2]).toMatch(/↳ fetch#1 · 10 B · attempt 2$/);
     expect(lines[3]).toContain('awaits approval: Ship it? (wharf approve <run> report)');
   });
@@ -75,7 +75,7 @@ describe('live agent steps and approval gates', () => {
   it('logs a line each time an agent step or its tool calls change', () => {
     const seen = new Map<string, string>();
     expect(changedLines(live(1, ['search']), seen)).toEqual([
-      'fetch: running 0/2 2.5 MB',
+      'fetch: running 0/2 2.4MB',
       '  ↳ fetch#0 · step 1 · tools: search',
       'report: waiting awaits approval: Ship it? (wharf approve <run> report)',
     ]);
