@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { InMemoryOutputStore } from './in-memory-output-store.js';
-import { createIntakeServer, type IntakeServer } from './intake-server.js';
+import { createIntakeServer, type IntakeServer } from './intake/intake-server.js';
 import { processSpawner } from './process-spawner.js';
 import { composeLayers } from './spawner.js';
 import { inputInjectLayer, sinkLayer } from './spawner-layers.js';

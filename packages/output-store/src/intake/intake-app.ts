@@ -7,16 +7,16 @@ import {
   OutputForbiddenError,
   OutputTooLargeError,
   OutputUnauthorizedError,
-} from './errors.js';
+} from '../errors.js';
+import { isOutId } from '../ids.js';
+import { assertLabelKeys } from '../label-keys.js';
+import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from '../schemas.js';
+import { type TokenSecret, verifySpawnToken } from '../spawn-token.js';
+import type { ContentRef, OutputEvent, OutputRecord, OutputRef, OutputStore } from '../types.js';
 import { toHttpError } from './http-error.js';
-import { isOutId } from './ids.js';
 import { jsonNestingDepth } from './json-depth.js';
-import { assertLabelKeys } from './label-keys.js';
 import { parseRangeHeader } from './range-header.js';
-import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from './schemas.js';
 import { SpawnQuota } from './spawn-quota.js';
-import { type TokenSecret, verifySpawnToken } from './spawn-token.js';
-import type { ContentRef, OutputEvent, OutputRecord, OutputRef, OutputStore } from './types.js';
 
 /**
  * Options of {@link createIntakeApp}.
