@@ -18,10 +18,12 @@ const compose = parse(await readFile(new URL('../../docker-compose.yml', import.
 };
 
 describe('docker-compose.yml', () => {
-  it('has the self-hosted layout: PostgreSQL 16, schema job, server, namespace job, UI, Wharf workers', () => {
+  it('has the self-hosted layout: PostgreSQL 16, schema job, server, namespace job, UI, S3 and its bucket job, Wharf workers', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
       [
         'postgresql',
+        's3',
+        's3-bucket',
         'temporal',
         'temporal-namespace',
         'temporal-schema',
@@ -36,7 +38,10 @@ describe('docker-compose.yml', () => {
   it('pins every image version', () => {
     for (const [name, service] of Object.entries(compose.services)) {
       if (service.build !== undefined) continue;
-      expect(service.image, name).toMatch(/:(\$\{[A-Z_]+:-)?\d+\.\d+(\.\d+)?\}?$/);
+      // A semantic version, or MinIO's immutable RELEASE.<timestamp> tags.
+      expect(service.image, name).toMatch(
+        /:(\$\{[A-Z_]+:-)?(\d+\.\d+(\.\d+)?|RELEASE\.\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ)\}?$/,
+      );
     }
   });
 
@@ -49,7 +54,8 @@ describe('docker-compose.yml', () => {
     expect(services['wharf-worker']?.depends_on?.['temporal-namespace']?.condition).toBe(
       'service_completed_successfully',
     );
-    for (const name of ['postgresql', 'temporal-ui', 'wharf-worker']) {
+    expect(services['s3-bucket']?.depends_on?.s3?.condition).toBe('service_healthy');
+    for (const name of ['postgresql', 'temporal-ui', 'wharf-worker', 's3']) {
       expect(services[name]?.healthcheck, name).toBeDefined();
     }
   });
@@ -68,6 +74,16 @@ describe('docker-compose.yml', () => {
       expect(namespaceScript).toContain(attribute);
     expect(services('wharf-worker').volumes).toContain('wharf-data:/data');
     expect(compose.volumes).toHaveProperty('wharf-data');
+  });
+
+  it('keeps the S3 data on a volume and creates the bucket idempotently with its credentials', () => {
+    expect(services('s3').volumes).toContain('s3-data:/data');
+    expect(compose.volumes).toHaveProperty('s3-data');
+    const script = (services('s3-bucket').entrypoint ?? []).join(' ');
+    expect(script).toContain('http://s3:9000');
+    expect(script).toContain('mc mb --ignore-existing wharf/wharf');
+    // `$$` survives Compose interpolation, so the shell reads the container's variables.
+    expect(script).toContain('"$$MINIO_ROOT_USER" "$$MINIO_ROOT_PASSWORD"');
   });
 });
 

@@ -1,3 +1,4 @@
+import { durationSchema } from '@wharf/orchestrator';
 import { InvalidArgumentError } from 'commander';
 
 /**
@@ -20,5 +21,26 @@ export function integerIn(option: string, min: number, max: number): (value: str
       throw new InvalidArgumentError(`${option} must be ${range}, got "${value}".`);
     }
     return number;
+  };
+}
+
+/**
+ * A commander argument parser for a duration (`500ms`, `2s`, `10m`, `1h`, or milliseconds),
+ * returning milliseconds; anything else is refused with a message naming the option.
+ *
+ * @example
+ * ```ts
+ * new Option('--wait-for-inputs <duration>').argParser(durationIn('--wait-for-inputs'));
+ * ```
+ */
+export function durationIn(option: string): (value: string) => number {
+  return (value) => {
+    const parsed = durationSchema.safeParse(/^\d+$/.test(value.trim()) ? Number(value) : value.trim());
+    if (!parsed.success) {
+      throw new InvalidArgumentError(
+        `${option} must be a duration such as 500ms, 30s, 10m or 1h, got "${value}".`,
+      );
+    }
+    return parsed.data;
   };
 }

@@ -1,4 +1,4 @@
-import type { ArtifactStore, ToolCallRecord, WorkerMetadata } from './artifact-store.js';
+import type { ArtifactStore, ByteRange, ToolCallRecord, WorkerMetadata } from './artifact-store.js';
 import { EvidenceError } from './evidence-error.js';
 import {
   entryEnd,
@@ -17,7 +17,7 @@ import {
 } from './evidence-layout.js';
 import { neutralizeEvidenceMarkers } from './evidence-marker.js';
 import { mapConcurrent } from './map-concurrent.js';
-import { clampUtf8, completePrefixLength, decodeUtf8, leadingContinuationBytes, utf8Length } from './utf8.js';
+import { clampUtf8, completePrefixLength, decodeUtf8, utf8CutAfter, utf8Length } from './utf8.js';
 import { waterFill } from './water-fill.js';
 
 /**
@@ -216,7 +216,7 @@ export class EvidenceCompiler {
   async #renderEntry(call: ToolCallRecord, allocation: number, report: CompileReport): Promise<string> {
     const workerId = call.artifactId.slice(0, call.artifactId.indexOf('/'));
     if (allocation >= fullEntryCost(call)) {
-      const content = await this.#read(workerId, call, { offset: 0, length: call.bytes }, report);
+      const content = await this.#read(workerId, call, { start: 0, end: call.bytes }, report);
       const text = content === undefined ? OUTPUT_GONE : decodeUtf8(content);
       return `${entryHeader(call)}${text}${entryEnd(text)}`;
     }
@@ -230,17 +230,17 @@ export class EvidenceCompiler {
     const tailLength = contentBytes - headLength;
     const head =
       headLength > 0
-        ? await this.#read(workerId, call, { offset: 0, length: headLength }, report)
+        ? await this.#read(workerId, call, { start: 0, end: headLength }, report)
         : new Uint8Array();
     const tail = await this.#read(
       workerId,
       call,
-      { offset: call.bytes - tailLength, length: tailLength },
+      { start: call.bytes - tailLength, end: call.bytes },
       report,
     );
     if (head === undefined || tail === undefined) return `${entryHeader(call)}${OUTPUT_GONE}\n\n`;
     const headShown = head.subarray(0, completePrefixLength(head));
-    const tailShown = tail.subarray(leadingContinuationBytes(tail));
+    const tailShown = tail.subarray(utf8CutAfter(tail, 0));
     const cutFrom = headShown.length;
     const cutTo = call.bytes - tailShown.length;
     const tailText = decodeUtf8(tailShown);
@@ -256,7 +256,7 @@ export class EvidenceCompiler {
   async #read(
     workerId: string,
     call: ToolCallRecord,
-    range: { offset: number; length: number },
+    range: ByteRange,
     report: CompileReport,
   ): Promise<Uint8Array | undefined> {
     try {

@@ -8,7 +8,8 @@ export type WharfOrchestratorErrorCode =
   | 'DEV_SERVER_FAILED'
   | 'UNKNOWN_MODEL'
   | 'PAYLOAD_UNAVAILABLE'
-  | 'INVALID_REQUEST';
+  | 'INVALID_REQUEST'
+  | 'INVALID_CONDITION';
 
 /**
  * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,

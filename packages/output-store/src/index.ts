@@ -1,4 +1,6 @@
 export { type AllowedFile, openAllowedFile } from './allowed-file.js';
+export type { BlobRange, BlobStore } from './blobs/blob-store.js';
+export { assertBlobAddress, LocalBlobStore, type LocalBlobStoreOptions } from './blobs/local-blob-store.js';
 export {
   createEmitHandler,
   type EmitHandlerOptions,
@@ -9,9 +11,11 @@ export {
 } from './emit-tool.js';
 export { spawnEnv } from './env-names.js';
 export {
+  BlobNotFoundError,
   IdempotencyConflictError,
   IntakeBusyError,
   InvalidOutputEventError,
+  InvalidStoreOptionError,
   type NotFoundReason,
   OutputForbiddenError,
   OutputNotFoundError,
@@ -30,19 +34,10 @@ export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from 
 export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
 export { reservedLabelKeys } from './label-keys.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
-export { type ProcessSpawnerOptions, processSpawner } from './process-spawner.js';
 export { type ReadBody, readBody } from './read-body.js';
 export { planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
-export {
-  composeLayers,
-  type Spawner,
-  type SpawnerLayer,
-  type SpawnResult,
-  type SpawnSpec,
-} from './spawner.js';
-export { type InputInjectOptions, inputInjectLayer, sinkLayer } from './spawner-layers.js';
 export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
 export type {
   ByteRange,

@@ -18,7 +18,9 @@ export type OutputStoreErrorCode =
   | 'INVALID_RANGE'
   | 'PATH_REJECTED'
   | 'STORAGE_FAILURE'
-  | 'UNAVAILABLE';
+  | 'UNAVAILABLE'
+  | 'BLOB_NOT_FOUND'
+  | 'INVALID_OPTION';
 
 /**
  * Base error of `@wharf/output-store`. Every error the package throws is one of these,

@@ -5,6 +5,7 @@ import {
   preferLineStartAfter,
   utf8CutAfter,
   utf8CutBefore,
+  utf8Length,
 } from './utf8.js';
 
 describe('utf8 cuts', () => {
@@ -12,6 +13,18 @@ describe('utf8 cuts', () => {
 
   it('moves a prefix cut back before a split character', () => {
     expect([1, 2, 3, 4].map((index) => utf8CutBefore(text, index))).toEqual([1, 1, 1, 4]);
+  });
+
+  it('measures UTF-8 as TextEncoder does, lone surrogates included', () => {
+    for (const sample of ['', 'a€🚀', '\uD800x', '\uD800€', '\uDC00\uD800', '\uD83D', 'é\uD83D\uDE80']) {
+      expect(utf8Length(sample)).toBe(new TextEncoder().encode(sample).length);
+    }
+  });
+
+  it('moves over at most three continuation bytes: bytes that are not UTF-8 are cut near where asked', () => {
+    const garbage = new Uint8Array(16).fill(0x80);
+    expect(utf8CutBefore(garbage, 10)).toBe(7);
+    expect(utf8CutAfter(garbage, 10)).toBe(13);
   });
 
   it('moves a suffix start forward past a split character', () => {

@@ -5,8 +5,12 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
 import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import { contextMetrics } from '../context/context-metrics.js';
+import { planContext } from '../context/plan-context.js';
+import { pruneContext } from '../context/prune-context.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type {
   SubagentInput,
   SubagentResult,
@@ -15,7 +19,6 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
-import { contextMetrics, planContext, pruneContext } from './context-pool.js';
 import { runAgent } from './run-agent.js';
 import { runScript } from './run-script.js';
 import { supervise } from './supervise.js';
@@ -108,9 +111,9 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
 }
 
 const NON_RETRYABLE: Record<string, string> = {
-  INVALID_DEFINITION: 'WharfInvalidDefinition',
-  UNKNOWN_MODEL: 'WharfUnknownModel',
-  FORBIDDEN: 'WharfForbidden',
+  INVALID_DEFINITION: wharfFailureTypes.invalidDefinition,
+  UNKNOWN_MODEL: wharfFailureTypes.unknownModel,
+  FORBIDDEN: wharfFailureTypes.forbidden,
 };
 
 /** Turns Wharf errors that a retry cannot fix into non-retryable Temporal failures. */
@@ -123,7 +126,7 @@ async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> 
     }
     const code = (error as { code?: unknown }).code;
     if (code === 'FORBIDDEN' || code === 'UNAUTHORIZED') {
-      throw ApplicationFailure.nonRetryable((error as Error).message, 'WharfForbidden');
+      throw ApplicationFailure.nonRetryable((error as Error).message, wharfFailureTypes.forbidden);
     }
     throw error;
   }

@@ -13,6 +13,9 @@ import {
   resolveLimits,
   type StreamCapture,
 } from '@wharf/stdio-limits';
+import { captureLimitsOf } from '../context/context-limits.js';
+import { wharfFailureTypes } from '../shared/swarm-failure.js';
+import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { inRefsEnv } from './in-refs-env.js';
@@ -63,8 +66,8 @@ export async function runScript(
   const cwd = await workingDirectory(input);
 
   const limits = resolveLimits(
-    { limits: input.limits ?? {}, tasks: {} },
-    { limits: { ...(input.definition.limits ?? {}) } },
+    { limits: captureLimitsOf(input.limits), tasks: {} },
+    { limits: captureLimitsOf(input.definition.limits) },
   );
   const context = Context.current();
   // Per attempt: an orphaned script of a killed attempt never shares files with its retry.
@@ -90,7 +93,8 @@ export async function runScript(
       [spawnEnv.emitKey]: scriptEmitKey(ids),
       WHARF_TASK: input.task,
       WHARF_INSTANCE: String(input.instance),
-      WHARF_RUN_ID: input.runId,
+      // The workflow id, under the variable name scripts already read.
+      WHARF_RUN_ID: swarmWorkflowId(input),
       WHARF_INPUTS: JSON.stringify(input.inputs),
       ...(contextFile === undefined ? {} : { WHARF_CONTEXT_FILE: contextFile }),
     },
@@ -219,7 +223,7 @@ async function workingDirectory(input: SubagentInput): Promise<string | undefine
   if (found?.isDirectory() !== true) {
     throw ApplicationFailure.nonRetryable(
       `task ${input.task}: working directory ${directory} does not exist on worker ${hostname()}`,
-      'WharfInvalidDefinition',
+      wharfFailureTypes.invalidDefinition,
     );
   }
   return directory;

@@ -1,6 +1,6 @@
 import { InMemoryOutputStore, type OutputStore, StorageFailureError } from '@wharf/output-store';
-import { renderContext, type TaskOutput } from '@wharf/stdio-limits';
 import { describe, expect, it } from 'vitest';
+import { renderContext } from './render-context.js';
 import { subagentContext } from './subagent-context.js';
 
 async function storeWith(
@@ -69,7 +69,7 @@ describe('subagentContext', () => {
     expect(await subagentContext(undefined, store)).toBeUndefined();
   });
 
-  it('renders what buildSmartContext would render from the whole bodies, reading about maxBytes', async () => {
+  it('renders what renderContext would render from the whole bodies, reading about maxBytes', async () => {
     const texts: Record<string, string> = {
       a: 'a'.repeat(3_000),
       b: 'ü'.repeat(700),
@@ -102,22 +102,14 @@ describe('subagentContext', () => {
         const reference = renderContext({
           maxBytes,
           maxTasks: 5,
-          candidates: entries.map((entry) => ({
+          entries: entries.map((entry) => ({
+            taskId: entry.taskId,
+            outId: entry.outId,
             relevance: entry.relevance,
             masked: entry.masked === true,
-            output: {
-              taskId: entry.taskId,
-              outputType: 'stdout',
-              content: texts[entry.taskId] as string,
-              originalSize: Buffer.byteLength(texts[entry.taskId] as string),
-              truncated: false,
-              strategy: 'head',
-              filePath: entry.outId,
-              relevanceScore: entry.relevance,
-              completedAt: 0,
-              lastAccessed: 0,
-              dependedBy: [],
-            } satisfies TaskOutput,
+            content: texts[entry.taskId] as string,
+            sizeBytes: Buffer.byteLength(texts[entry.taskId] as string),
+            truncated: false,
           })),
         });
         expect({ maxBytes, maskedTask, ...ours }).toEqual({ maxBytes, maskedTask, ...reference });

@@ -8,6 +8,7 @@ import {
 import type { OutputStore } from '@wharf/output-store';
 import { generateText, isStepCount, wrapLanguageModel } from 'ai';
 import type { ModelRegistry } from '../models/model-registry.js';
+import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SuperviseInput, SuperviseResult } from '../shared/types.js';
 import { safeId } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
@@ -40,7 +41,7 @@ export async function supervise(
   dependencies: SuperviseDependencies,
 ): Promise<SuperviseResult> {
   const model = dependencies.models.resolve(input.agent.model);
-  const runId = safeId(input.runId);
+  const runId = safeId(swarmWorkflowId(input));
   const ownerId = safeId(input.ownerId);
   const compiler = new EvidenceCompiler({ store: dependencies.artifacts });
   let evidenceBytes = 0;

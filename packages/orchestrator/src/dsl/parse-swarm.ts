@@ -1,3 +1,4 @@
+import { utf8Length } from '@wharf/stdio-limits/utf8';
 import {
   type Document,
   isAlias,
@@ -274,20 +275,6 @@ function firstAlias(document: Document): Node | undefined {
     if (found === undefined && isAlias(node)) found = node;
   });
   return found;
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      bytes += 4;
-      index++;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 function pathKeys(path: string): PropertyKey[] {

@@ -1,5 +1,6 @@
-// The swarm workflow. Deterministic: imports only @temporalio/workflow, @wharf/channels,
-// @wharf/context-resolver and pure modules of this package.
+// The swarm workflow: the Temporal driver of a SwarmRun (activities, conditions, handlers,
+// continue-as-new, memo, search attributes, details). Planning, folding and carried state are
+// pure, in ../swarm/. Deterministic: imports only @temporalio/workflow and pure modules.
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -19,27 +20,30 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { ChannelState, ChannelUpdate } from '@wharf/channels';
-import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
-import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
+import { pendingApprovals, renderPendingApprovals } from '../control/approval-gate.js';
+import { loopCaps, TaskSlots } from '../control/task-slots.js';
+import {
+  addInputSignal,
+  approveTaskUpdate,
+  cancelTaskUpdate,
+  progressQuery,
+  stateQuery,
+} from '../shared/definitions.js';
+import { formatBytes, renderProgressTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
 import type {
-  CarriedState,
   ContextPlan,
-  ContextPool,
   SubagentResult,
   SwarmProgress,
   SwarmResult,
   SwarmWorkflowInput,
-  TaskProgress,
   WharfActivities,
 } from '../shared/types.js';
-import { failureReaders, planTasks } from './plan-tasks.js';
-import { formatBytes, renderProgressTable } from './progress-table.js';
+import { type RunPlace, type SubagentCall, subagentCall, supervisorCall } from '../swarm/activity-calls.js';
+import { failedBeforeOutput } from '../swarm/subagent-failure.js';
+import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
 import { runPool } from './run-pool.js';
-import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
-import { SwarmContext } from './swarm-context.js';
 
 /** Most activities one run may have pending (Temporal's per-run cap is 2,000). */
 const MAX_PENDING = 1_900;
@@ -48,7 +52,6 @@ const MAX_PENDING = 1_900;
  * flight finish, then the run continues as new (Temporal suggests staying under 4 MiB).
  */
 const SPLIT_HISTORY_BYTES = 3 * 1024 * 1024;
-const TERMINAL = new Set<TaskProgress['status']>(['done', 'failed', 'skipped', 'cancelled']);
 
 const { runSubagent, supervise } = proxyActivities<WharfActivities>({
   startToCloseTimeout: '30 minutes',
@@ -70,22 +73,11 @@ const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<Wharf
   retry: { maximumAttempts: 3 },
 });
 
-/** An agent's own `timeouts` (milliseconds once parsed) as activity options; they win over the defaults. */
-function agentTimeouts(agent: SwarmDefinition['agents'][string] | undefined): {
-  startToCloseTimeout?: number;
-  heartbeatTimeout?: number;
-} {
-  const timeouts = agent?.timeouts;
-  return {
-    ...(timeouts?.start_to_close === undefined ? {} : { startToCloseTimeout: timeouts.start_to_close }),
-    ...(timeouts?.heartbeat === undefined ? {} : { heartbeatTimeout: timeouts.heartbeat }),
-  };
-}
-
-interface ScheduledInstance {
-  task: string;
-  instance: number;
-  inputs: Record<string, unknown>;
+/** The message of an activity's failure (its cause), or of any other error. */
+function failureMessage(error: unknown): string {
+  return error instanceof ActivityFailure && error.cause !== undefined
+    ? error.cause.message
+    : (error as Error).message;
 }
 
 /**
@@ -104,18 +96,13 @@ interface ScheduledInstance {
  */
 export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmResult> {
   const { definition } = input;
-  const info = workflowInfo();
-  const ownerId = input.ownerId ?? 'default';
-  const runId = info.workflowId;
-  const taskNames = Object.keys(definition.tasks);
-  const carried = input.carried;
+  const place: RunPlace = {
+    ownerId: input.ownerId ?? 'default',
+    runId: workflowInfo().workflowId,
+    workdir: input.workdir,
+    heartbeatTimeoutMs: input.heartbeatTimeoutMs,
+  };
   const maxConcurrent = Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING));
-
-  const state = new ChannelState(swarmChannels(definition));
-  if (carried !== undefined) state.restore(carried.channels);
-  const context = new SwarmContext(carried?.context, input.input ?? {});
-  const compacts: Record<string, string> = { ...(carried?.compacts ?? {}) };
-  const contextPool: ContextPool = carried?.contextPool ?? { entries: [], added: 0, checkpoints: [] };
   // Runs started before Wharf chose contexts replay without them (no local activities).
   const withContext = patched('wharf-context-pool');
   // Runs started before Wharf skipped tasks whose inputs can no longer be written (the untaken
@@ -123,41 +110,49 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   const skipUnresolvable = patched('wharf-skip-unresolvable');
   // Runs started before Wharf split a wide superstep across runs replay running it whole.
   const splitSuperstep = patched('wharf-split-superstep');
-  // Tasks whose loop instances the previous run left unstarted: they resume first.
-  let resume = carried?.resume ?? [];
-  const progress = new Map<string, TaskProgress>(
-    (
-      carried?.progress ??
-      taskNames.map((task) => freshProgress(task, definition.tasks[task] as TaskDefinition))
-    ).map((entry) => [entry.task, entry]),
-  );
-  const scopes = new Map<string, CancellationScope>();
-  let step = carried?.step ?? 0;
-  let status: SwarmProgress['status'] = 'running';
-  let inputsVersion = 0;
-
-  const snapshotProgress = (): SwarmProgress => ({
-    swarm: definition.name,
-    status,
-    step,
-    tasks: taskNames.map((task) => ({ ...(progress.get(task) as TaskProgress) })),
+  // `when:`, map loops, `loop.max_concurrency` and `approval:` gates. Asked only of definitions
+  // that use them, so the histories of other swarms stay as they were.
+  const controlFlow = usesControlFlow(definition) && patched('wharf-control-flow');
+  const run = new SwarmRun({
+    definition,
+    input: input.input ?? {},
+    ...(input.carried === undefined ? {} : { carried: input.carried }),
+    skipUnresolvable,
+    controlFlow,
   });
-  const publish = (): void => setCurrentDetails(renderProgressTable(snapshotProgress()));
+  const scopes = new Map<string, CancellationScope>();
+  const slots = new TaskSlots(controlFlow ? loopCaps(definition.tasks) : {});
+  // Bumped by every signal or update that may let a waiting task run.
+  let inputsVersion = 0;
+  let memoApprovals = '';
+
+  /** The Web UI's current details: the gates waiting (with the command that answers them), then the table. */
+  const publish = (): void => {
+    const progress = run.progress();
+    const gates = controlFlow ? pendingApprovals(progress) : [];
+    const waiting = renderPendingApprovals(gates, place.runId);
+    const table = renderProgressTable(progress);
+    setCurrentDetails(waiting === '' ? table : `${waiting}\n\n${table}`);
+    const names = gates.map((gate) => gate.task);
+    if (controlFlow && names.join(',') !== memoApprovals) {
+      memoApprovals = names.join(',');
+      upsertMemo({ pendingApprovals: names });
+    }
+  };
   const setStatus = (next: SwarmProgress['status']): void => {
-    status = next;
+    run.status = next;
     upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: next }]);
   };
-
-  setHandler(progressQuery, snapshotProgress, {
+  setHandler(progressQuery, () => run.progress(), {
     description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
   });
-  setHandler(stateQuery, () => state.snapshot(), {
+  setHandler(stateQuery, () => run.channels(), {
     description: 'The durable channel snapshot: results per task (refs, sizes, exit codes) and barriers.',
   });
   setHandler(
     addInputSignal,
     ({ key, value }) => {
-      context.addInput(key, value, new Date().toISOString());
+      run.addInput(key, value, new Date().toISOString());
       inputsVersion++;
     },
     { description: 'Adds a value for †input.<key>; tasks waiting on it become ready.' },
@@ -165,157 +160,119 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   setHandler(
     cancelTaskUpdate,
     ({ task, reason }) => {
-      const entry = progress.get(task) as TaskProgress;
-      if (TERMINAL.has(entry.status)) return { cancelled: false, status: entry.status };
+      const outcome = run.cancel(task, reason, Date.now());
+      if (!outcome.cancelled) return outcome;
       scopes.get(task)?.cancel();
-      entry.status = 'cancelled';
-      entry.reason = reason ?? 'cancelled by request';
-      entry.endedAt = Date.now();
       publish();
-      return { cancelled: true, status: entry.status };
+      return outcome;
     },
     {
       description: 'Cancels one task: running instances are cancelled, dependents are skipped.',
       validator: ({ task }) => {
-        if (!progress.has(task)) throw new Error(`unknown task "${task}"; tasks: ${taskNames.join(', ')}`);
+        if (!run.hasTask(task)) throw new Error(`unknown task "${task}"; tasks: ${run.taskNames.join(', ')}`);
       },
     },
   );
 
-  if (carried === undefined) {
+  setHandler(
+    approveTaskUpdate,
+    (request) => {
+      const outcome = run.answerApproval(request, Date.now());
+      inputsVersion++;
+      publish();
+      return outcome;
+    },
+    {
+      description:
+        "Approves or rejects a task's approval gate (with a comment); a rejected task is skipped or failed.",
+      validator: (request) => {
+        if (!controlFlow) throw new Error('this swarm has no approval gate');
+        run.checkApproval(request);
+      },
+    },
+  );
+
+  if (input.carried === undefined) {
     upsertSearchAttributes([
       { key: swarmSearchAttributes.swarm, value: definition.name },
-      { key: swarmSearchAttributes.owner, value: ownerId },
+      { key: swarmSearchAttributes.owner, value: place.ownerId },
       { key: swarmSearchAttributes.status, value: 'running' },
     ]);
-    upsertMemo({ swarm: definition.name, version: definition.version, tasks: taskNames.length });
+    upsertMemo({ swarm: definition.name, version: definition.version, tasks: run.taskNames.length });
   }
   publish();
 
   for (;;) {
-    const scheduled = resume.length > 0 ? resumeStep(resume) : planStep();
-    resume = [];
+    const { instances: scheduled, lostInputs } = run.nextStep(Date.now());
+    for (const lost of lostInputs) log.warn('resumed instance lost inputs', lost);
     if (scheduled.length === 0) {
-      if (taskNames.every((task) => TERMINAL.has((progress.get(task) as TaskProgress).status))) break;
-      // Nothing can run: tasks wait on inputs that nobody will write unless a signal adds them.
+      if (run.allFinished()) break;
       const seen = inputsVersion;
-      const arrived = await condition(() => inputsVersion !== seen, input.waitForInputsMs ?? 0);
-      if (!arrived) {
-        for (const entry of progress.values()) {
-          if (entry.status !== 'waiting' && entry.status !== 'pending') continue;
-          entry.status = 'failed';
-          entry.reason = `inputs never resolved: ${entry.waitingFor.join(', ')}`;
-          entry.endedAt = Date.now();
-        }
+      if (controlFlow && run.pendingApprovals().length > 0) {
+        // Gates wait for an answer (an update), or for the first of their timeouts.
         publish();
-        break;
+        const deadline = run.nextApprovalDeadline();
+        if (deadline === undefined) await condition(() => inputsVersion !== seen);
+        else await condition(() => inputsVersion !== seen, Math.max(1, deadline - Date.now()));
+        continue;
       }
-      continue;
+      // Nothing can run: tasks wait on inputs that nobody will write unless a signal adds them.
+      const arrived = await condition(() => inputsVersion !== seen, input.waitForInputsMs ?? 0);
+      if (arrived) continue;
+      run.failUnresolved(Date.now());
+      publish();
+      break;
     }
-    step += 1;
     const plans = await planContexts(scheduled);
     const results = await runPool(
       scheduled,
       maxConcurrent,
-      (item) => runInstance(item, plans[item.task]),
+      (item) => slots.run(item.task, () => runInstance(item, plans[item.task])),
       splitSuperstep ? { shouldStop: historyFull } : {},
     );
     // Items start in order: the results are those of a prefix of `scheduled`.
-    foldStep(scheduled.slice(0, results.length), results);
+    run.fold(scheduled.slice(0, results.length), results, Date.now());
     const unstarted = [...new Set(scheduled.slice(results.length).map((item) => item.task))];
     await pruneContextPool();
     publish();
     if (unstarted.length > 0 || shouldContinueAsNew()) {
       await condition(allHandlersFinished);
-      const next: CarriedState = {
-        step,
-        channels: state.snapshot(),
-        context: context.messages(),
-        progress: [...progress.values()],
-        compacts,
-        generation: (carried?.generation ?? 0) + 1,
-        contextPool,
-        ...(unstarted.length === 0 ? {} : { resume: unstarted }),
-      };
-      return continueAsNew<typeof swarmWorkflow>({ ...input, carried: next });
+      return continueAsNew<typeof swarmWorkflow>({ ...input, carried: run.carry(unstarted) });
     }
   }
 
-  const outputs: Record<string, string[]> = {};
-  for (const task of taskNames) outputs[task] = [...(progress.get(task) as TaskProgress).outIds];
-  // A skipped task (an untaken branch, or downstream of one) does not fail the swarm.
-  const failedCount = taskNames.filter((task) => {
-    const taskStatus = (progress.get(task) as TaskProgress).status;
-    return taskStatus !== 'done' && !(skipUnresolvable && taskStatus === 'skipped');
-  }).length;
-
-  let supervisorResult: SwarmResult['supervisor'];
+  let supervisor: SwarmResult['supervisor'];
   if (definition.supervisor !== undefined) {
     setStatus('supervising');
     publish();
-    const agent = definition.agents[definition.supervisor.agent];
-    if (agent === undefined)
+    const call = supervisorCall(run, place);
+    if (call === undefined)
       throw ApplicationFailure.nonRetryable('supervisor agent missing', 'WharfInvalidDefinition');
+    const summary = `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(call.input.budgetBytes)}`;
     try {
-      supervisorResult = await supervise.executeWithOptions(
-        {
-          summary: `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(definition.supervisor.evidence_budget_bytes)}`,
-          ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: input.heartbeatTimeoutMs }),
-          ...agentTimeouts(agent),
-        },
-        [
-          {
-            swarm: definition.name,
-            ownerId,
-            runId,
-            agent,
-            question: definition.supervisor.question,
-            budgetBytes: definition.supervisor.evidence_budget_bytes,
-            compacts: orderedCompacts(),
-          },
-        ],
-      );
+      supervisor = await supervise.executeWithOptions({ summary, ...call.options }, [call.input]);
     } catch (error) {
       // The swarm's outputs stand whatever the supervisor does: report its failure beside them.
-      const cause =
-        error instanceof ActivityFailure && error.cause !== undefined ? error.cause : (error as Error);
-      supervisorResult = { answer: '', evidenceBytes: 0, error: cause.message };
+      supervisor = { answer: '', evidenceBytes: 0, error: failureMessage(error) };
     }
   }
-
-  const failed = failedCount > 0 || supervisorResult?.error !== undefined;
-  let contextPoolMetrics: SwarmResult['metrics']['context'];
+  let context: SwarmResult['metrics']['context'];
   if (withContext) {
     try {
-      contextPoolMetrics = await contextMetrics({ definition, pool: contextPool });
+      context = await contextMetrics({ definition, pool: run.contextPool.pool });
     } catch (error) {
       // The swarm's outcome stands; only this figure is missing.
       log.warn('context metrics failed', { error: (error as Error).message });
     }
   }
-  setStatus(failed ? 'failed' : 'completed');
+  const result = run.result({ supervisor, context });
+  setStatus(result.status);
   publish();
-  const result: SwarmResult = {
-    swarm: definition.name,
-    status: failed ? 'failed' : 'completed',
-    outputs,
-    tasks: snapshotProgress().tasks,
-    ...(supervisorResult === undefined ? {} : { supervisor: supervisorResult }),
-    metrics: {
-      totalBytes: (state.get(channelNames.bytes) as number | undefined) ?? 0,
-      taskCount: taskNames.length,
-      failedCount,
-      skippedCount: taskNames.filter((task) => (progress.get(task) as TaskProgress).status === 'skipped')
-        .length,
-      continuedAsNew: carried?.generation ?? 0,
-      ...(contextPoolMetrics === undefined ? {} : { context: contextPoolMetrics }),
-    },
-  };
   // Runs that ended before Wharf failed failed swarms replay as they ran: completed.
   if (!patched('wharf-swarm-outcome')) return result;
   const failedTasks = result.tasks.filter(isTaskFailure).map((task) => task.task);
   upsertMemo({ status: result.status, failedTasks });
-  if (failed && definition.on_failure !== 'complete') {
+  if (result.status === 'failed' && definition.on_failure !== 'complete') {
     // A failed workflow is what the Web UI, its Failures filter and visibility show as failed;
     // the result travels whole in the failure's details (WharfClient.result returns it).
     throw ApplicationFailure.create({
@@ -332,314 +289,89 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
    * superstep, none while the pool is empty). Chosen outputs count as read, for LRU pruning.
    */
   async function planContexts(scheduled: readonly ScheduledInstance[]): Promise<Record<string, ContextPlan>> {
-    if (!withContext || contextPool.entries.length === 0) return {};
-    const tasks = [...new Set(scheduled.map((item) => item.task))].filter((task) => {
-      const spec = definition.tasks[task] as TaskDefinition;
-      return spec.inject_context !== false && spec.context?.mode !== 'none';
-    });
+    if (!withContext || run.contextPool.pool.entries.length === 0) return {};
+    const tasks = run.contextTasks(scheduled);
     if (tasks.length === 0) return {};
     const now = Date.now();
-    let plans: Record<string, ContextPlan>;
     try {
-      plans = await planContext({ definition, pool: contextPool, tasks, now });
+      const plans = await planContext({ definition, pool: run.contextPool.pool, tasks, now });
+      run.contextPool.markRead(plans, now);
+      return plans;
     } catch (error) {
       // A context is a help, not a precondition: run the tasks without one rather than stop.
       log.warn('context planning failed; tasks run without context', { error: (error as Error).message });
       return {};
     }
-    const read = new Map<string, number>();
-    for (const plan of Object.values(plans)) {
-      for (const entry of plan.entries)
-        read.set(entry.taskId, Math.max(read.get(entry.taskId) ?? 0, entry.relevance));
-    }
-    for (const entry of contextPool.entries) {
-      const relevance = read.get(entry.taskId);
-      if (relevance === undefined) continue;
-      entry.lastAccessed = now;
-      entry.relevanceScore = Math.max(entry.relevanceScore, relevance);
-    }
-    return plans;
   }
 
-  /**
-   * Runs the `hooks.post_task` `checkpoint_and_prune` entries that are due, each counting the
-   * outputs added since it last pruned. A prune that fails is retried at the next step.
-   */
+  /** Runs the `hooks.post_task` prunes that are due; a prune that fails is retried at the next step. */
   async function pruneContextPool(): Promise<void> {
     if (!withContext) return;
-    const hooks = definition.hooks?.post_task ?? [];
-    for (const [index, { checkpoint_and_prune: hook }] of hooks.entries()) {
-      const sinceCheckpoint = contextPool.added - (contextPool.checkpoints[index] ?? 0);
-      if (sinceCheckpoint < hook.every) continue;
+    for (const { index, hook, sinceCheckpoint } of run.contextPool.duePrunes(definition)) {
       const now = Date.now();
-      let removed: Set<string>;
       try {
-        removed = new Set(await pruneContext({ definition, pool: contextPool, hook, sinceCheckpoint, now }));
+        const removed = await pruneContext({
+          definition,
+          pool: run.contextPool.pool,
+          hook,
+          sinceCheckpoint,
+          now,
+        });
+        run.contextPool.applyPrune(index, removed, now);
       } catch (error) {
         log.warn('context pruning failed; the pool stays as it is', { error: (error as Error).message });
-        continue;
       }
-      contextPool.entries = contextPool.entries.filter((entry) => !removed.has(entry.taskId));
-      contextPool.checkpoints[index] = contextPool.added;
-      contextPool.lastPrunedAt = now;
     }
   }
 
-  /** Decides what runs in the next superstep; marks skipped and waiting tasks on the way. */
-  function planStep(): ScheduledInstance[] {
-    const scheduled: ScheduledInstance[] = [];
-    const decisions = planTasks({
-      definition,
-      status: (task) => (progress.get(task) as TaskProgress).status,
-      joined: (task) => state.isReady(channelNames.join(task)),
-      resolve: (task, instance) =>
-        context.resolveInputs(task, (definition.tasks[task] as TaskDefinition).inputs, instance),
-      skipUnresolvable,
-    });
-    for (const decision of decisions) {
-      const entry = progress.get(decision.task) as TaskProgress;
-      if (decision.action === 'skip') {
-        entry.status = 'skipped';
-        entry.reason = decision.reason;
-        entry.waitingFor = [];
-        entry.endedAt = Date.now();
-        continue;
-      }
-      if (decision.action === 'wait') {
-        entry.status = 'waiting';
-        entry.waitingFor = decision.waitingFor;
-        continue;
-      }
-      const spec = definition.tasks[decision.task] as TaskDefinition;
-      if (spec.depends_on.length > 0) state.consume(channelNames.join(decision.task));
-      entry.status = 'running';
-      entry.waitingFor = [];
-      entry.startedAt = Date.now();
-      for (const { instance, inputs } of decision.instances)
-        scheduled.push({ task: decision.task, instance, inputs });
-    }
-    return scheduled;
-  }
-
-  /**
-   * The instances a previous run left unstarted, of tasks cut by a history bound. A running
-   * task's instances start in order, so they are those from `instances.done` on.
-   */
-  function resumeStep(tasks: readonly string[]): ScheduledInstance[] {
-    const scheduled: ScheduledInstance[] = [];
-    for (const task of tasks) {
-      const spec = definition.tasks[task] as TaskDefinition;
-      const entry = progress.get(task) as TaskProgress;
-      const total = entry.instances.total;
-      for (let instance = entry.instances.done; instance < total; instance++) {
-        const resolution = context.resolveInputs(task, spec.inputs, total > 1 ? instance : undefined);
-        // The context only grows, so inputs that resolved when the task started still do.
-        if (!resolution.ready) log.warn('resumed instance lost inputs', { task, instance });
-        scheduled.push({ task, instance, inputs: resolution.ready ? resolution.values : {} });
-      }
-    }
-    return scheduled;
-  }
-
+  /** Runs one instance in its task's cancellation scope and event group; any failure becomes a failed result. */
   async function runInstance(
     item: ScheduledInstance,
-    contextPlan: ContextPlan | undefined,
-  ): Promise<SubagentResult | { cancelled: true; reason: string }> {
-    const spec = definition.tasks[item.task] as TaskDefinition;
-    const total = spec.loop?.count ?? 1;
-    const label = total > 1 ? `${item.task}#${item.instance}` : item.task;
-    const entry = progress.get(item.task) as TaskProgress;
-    if (entry.status === 'cancelled') return { cancelled: true, reason: entry.reason ?? 'cancelled' };
+    context: ContextPlan | undefined,
+  ): Promise<InstanceOutcome> {
+    const cancelled = run.cancelReason(item.task);
+    if (cancelled !== undefined) return { cancelled: true, reason: cancelled };
     let scope = scopes.get(item.task);
     if (scope === undefined) {
       scope = new CancellationScope();
       scopes.set(item.task, scope);
     }
-    const kind = spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`;
+    const call = subagentCall(run, item, place, context);
     // One event group per subagent: the Web UI groups its activity's events under its label.
-    const group = createEventGroup(`${label} · ${kind}`, { id: `subagent:${label}` });
+    const group = createEventGroup(call.title, { id: `subagent:${call.label}` });
     try {
-      return await scope.run(() =>
-        group.withScope(() =>
-          runSubagent.executeWithOptions(
-            {
-              summary: `${label} · ${kind}${spec.description ? ` · ${spec.description}` : ''}`,
-              ...(input.heartbeatTimeoutMs === undefined
-                ? {}
-                : { heartbeatTimeout: input.heartbeatTimeoutMs }),
-              ...(spec.script?.timeout_ms === undefined
-                ? {}
-                : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
-              ...agentTimeouts(spec.agent === undefined ? undefined : definition.agents[spec.agent]),
-            },
-            [
-              {
-                swarm: definition.name,
-                ownerId,
-                runId,
-                task: item.task,
-                instance: item.instance,
-                definition: spec,
-                ...(spec.agent === undefined
-                  ? {}
-                  : { agent: definition.agents[spec.agent] as SwarmDefinition['agents'][string] }),
-                ...(definition.limits === undefined ? {} : { limits: definition.limits }),
-                inputs: item.inputs,
-                ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
-                ...(contextPlan === undefined ? {} : { context: contextPlan }),
-                inRefs: spec.depends_on.flatMap(
-                  (dependency) => (progress.get(dependency) as TaskProgress).outIds,
-                ),
-              },
-            ],
-          ),
-        ),
-      );
+      return await scope.run(() => group.withScope(() => dispatchInstance(call)));
     } catch (error) {
-      if (isCancellation(error)) return { cancelled: true, reason: entry.reason ?? 'cancelled' };
-      const message =
-        error instanceof ActivityFailure && error.cause !== undefined
-          ? error.cause.message
-          : (error as Error).message;
-      return {
-        status: 'failed',
-        outputs: [],
-        compact: `[${label}] failed before producing output: ${message}`,
-        bytes: 0,
-        durationMs: 0,
-        preview: '',
-        stderrTail: message,
-      };
+      if (isCancellation(error))
+        return { cancelled: true, reason: run.cancelReason(item.task) ?? 'cancelled' };
+      return failedBeforeOutput(call.label, failureMessage(error));
     }
   }
 
-  /** Folds one superstep's results in task order (the order of `scheduled`), never completion order. */
-  function foldStep(
-    scheduled: readonly ScheduledInstance[],
-    results: readonly (SubagentResult | { cancelled: true; reason: string })[],
-  ): void {
-    const updates: ChannelUpdate[] = [];
-    const finishedTasks = new Set<string>();
-    scheduled.forEach((item, index) => {
-      const result = results[index] as SubagentResult | { cancelled: true; reason: string };
-      const spec = definition.tasks[item.task] as TaskDefinition;
-      const total = spec.loop?.count ?? 1;
-      const entry = progress.get(item.task) as TaskProgress;
-      const label = total > 1 ? `${item.task}#${item.instance}` : item.task;
-      const writes: [string, unknown][] = [];
-      let record: InstanceResult;
-      if ('cancelled' in result) {
-        record = { instance: item.instance, status: 'cancelled', outIds: [], bytes: 0 };
-      } else {
-        record = {
-          instance: item.instance,
-          status: result.status,
-          outIds: result.outputs.map((ref) => ref.outId),
-          bytes: result.bytes,
-          ...(result.exitCode === undefined ? {} : { exitCode: result.exitCode }),
-        };
-        compacts[label] = result.compact;
-        entry.outIds.push(...record.outIds);
-        entry.bytesCaptured += result.bytes;
-        if (result.status === 'failed' && entry.status !== 'cancelled') {
-          entry.status = 'failed';
-          entry.reason = failureReason(result);
-        }
-        context.recordOutput({
-          task: item.task,
-          instance: total > 1 ? item.instance : undefined,
-          output: spec.output,
-          result,
-          date: new Date().toISOString(),
-          wholeFailure: skipUnresolvable,
-        });
-        writes.push([channelNames.bytes, result.bytes]);
-        const main = record.outIds[0];
-        if (main !== undefined) {
-          const now = Date.now();
-          contextPool.entries.push({
-            taskId: label,
-            task: item.task,
-            outId: main,
-            completedAt: now,
-            lastAccessed: now,
-            relevanceScore: 0,
-            ...(spec.agent === undefined ? {} : { agent: spec.agent }),
-          });
-          contextPool.added += 1;
-        }
-      }
-      writes.push([channelNames.results(item.task), record]);
-      entry.instances.done += 1;
-      if (entry.instances.done === entry.instances.total) finishedTasks.add(item.task);
-      updates.push(ChannelUpdate.fromList(writes, { label }));
-    });
-    // A task that finished well releases its dependents' barriers.
-    for (const task of finishedTasks) {
-      const entry = progress.get(task) as TaskProgress;
-      if (entry.status === 'running') entry.status = 'done';
-      entry.endedAt = Date.now();
-      // A failed task releases only the dependents that read its `||` failure branch.
-      const released =
-        entry.status === 'done'
-          ? taskNames.filter((other) => (definition.tasks[other] as TaskDefinition).depends_on.includes(task))
-          : entry.status === 'failed' && skipUnresolvable
-            ? failureReaders(definition, task)
-            : [];
-      const arrivals: [string, unknown][] = released.map((other) => [
-        channelNames.join(other),
-        { [task]: entry.outIds[0] ?? null },
-      ]);
-      if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
-    }
-    state.foldSuperstep(step, updates);
+  /** Dispatches one task instance to its subagent: a `runSubagent` activity, scripts and agents alike. */
+  function dispatchInstance(call: SubagentCall): Promise<SubagentResult> {
+    return runSubagent.executeWithOptions(call.options, [call.input]);
   }
 
   /** True once this run should start no further subagent (see {@link SPLIT_HISTORY_BYTES}). */
   function historyFull(): boolean {
     const current = workflowInfo();
-    return (
-      current.continueAsNewSuggested ||
-      current.historyLength >= (input.historyEventLimit ?? 10_000) ||
-      current.historySize >= SPLIT_HISTORY_BYTES
-    );
+    return shouldContinueAsNew() || current.historySize >= SPLIT_HISTORY_BYTES;
   }
 
   function shouldContinueAsNew(): boolean {
     const current = workflowInfo();
     return current.continueAsNewSuggested || current.historyLength >= (input.historyEventLimit ?? 10_000);
   }
-
-  function orderedCompacts(): string[] {
-    const out: string[] = [];
-    for (const task of taskNames) {
-      const total = definition.tasks[task]?.loop?.count ?? 1;
-      for (let instance = 0; instance < total; instance++) {
-        const compact = compacts[total > 1 ? `${task}#${instance}` : task];
-        if (compact !== undefined) out.push(compact);
-      }
-    }
-    return out;
-  }
 }
 
-function freshProgress(task: string, spec: TaskDefinition): TaskProgress {
-  return {
-    task,
-    status: 'pending',
-    instances: { done: 0, total: spec.loop?.count ?? 1 },
-    bytesCaptured: 0,
-    outIds: [],
-    waitingFor: [],
-  };
-}
-
-function failureReason(result: SubagentResult): string {
-  const parts: string[] = [];
-  if (result.exitCode !== undefined && result.exitCode !== null) parts.push(`exit ${result.exitCode}`);
-  if (result.signal) parts.push(`signal ${result.signal}`);
-  if (result.timedOut) parts.push('timed out');
-  const tail = result.stderrTail?.trim().split('\n').slice(-3).join(' ⏎ ');
-  if (tail) parts.push(tail.length > 300 ? `…${tail.slice(-300)}` : tail);
-  return parts.join(' · ') || 'failed';
+/** True when the definition uses `when:`, a map loop, `loop.max_concurrency` or an `approval:` gate. */
+function usesControlFlow(definition: SwarmWorkflowInput['definition']): boolean {
+  return Object.values(definition.tasks).some(
+    (task) =>
+      task.when !== undefined ||
+      task.approval !== undefined ||
+      task.loop?.type === 'map' ||
+      task.loop?.max_concurrency !== undefined,
+  );
 }

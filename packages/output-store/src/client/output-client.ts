@@ -65,7 +65,7 @@ const knownCodes = new Set<string>([
 
 /**
  * The tiny client a spawned subagent uses: emit its output to the intake and read the
- * outputs named in `IN_REFS`, using the environment `inputInjectLayer` injected.
+ * outputs named in `IN_REFS`, using the environment its spawner gave it (`spawnEnv`).
  *
  * @example
  * ```ts

@@ -11,6 +11,9 @@ const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 4
   INVALID_RANGE: 416,
   STORAGE_FAILURE: 500,
   UNAVAILABLE: 503,
+  // A body missing behind a stored record, or a misconfigured store: the server's fault.
+  BLOB_NOT_FOUND: 500,
+  INVALID_OPTION: 500,
 };
 
 /**

@@ -3,9 +3,12 @@ import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
+import { BlobDirectory } from '../blobs/blob-directory.js';
+import type { BlobStore } from '../blobs/blob-store.js';
 import { resolveRange } from '../byte-range.js';
 import { decodeCursor, encodeCursor, pageLimit } from '../cursor.js';
 import {
+  BlobNotFoundError,
   IdempotencyConflictError,
   type NotFoundReason,
   OutputNotFoundError,
@@ -13,6 +16,7 @@ import {
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
+import { type SpooledBody, spoolBody } from '../spool-body.js';
 import type {
   ByteRange,
   GcResult,
@@ -27,10 +31,9 @@ import type {
   RetentionPolicy,
 } from '../types.js';
 import { validateOutputEvent } from '../validate-event.js';
-import { BlobDirectory } from './blob-directory.js';
+import { ExternalBlobs } from './external-blobs.js';
 import { migrate } from './migrations.js';
 import { type OutputRow, recordColumns, rowToRecord } from './row.js';
-import { type SpooledBody, spoolBody } from './spool-body.js';
 import { parseRow, prepareStatements, rowValues, type Statements } from './statements.js';
 
 /**
@@ -44,8 +47,13 @@ import { parseRow, prepareStatements, rowValues, type Statements } from './state
 export interface SqliteOutputStoreOptions {
   /** The database file; created with its directory. Body files go to `<path>.blobs/`. */
   readonly path: string;
-  /** Where large bodies live, default `<path>.blobs`. */
+  /** Where large bodies live, default `<path>.blobs` (with `blobs`: only their temp files). */
   readonly blobDir?: string;
+  /**
+   * Keep large bodies in this blob store (e.g. an `S3BlobStore`) instead of the directory.
+   * Each body is uploaded before its row commits; the store closes it on `close()`.
+   */
+  readonly blobs?: BlobStore;
   /** Bodies up to this size are stored in the row, default 64 KiB. */
   readonly inlineThresholdBytes?: number;
   /** Largest accepted body, default 4 GiB. */
@@ -90,6 +98,7 @@ interface PendingCommit {
 export class SqliteOutputStore implements OutputStore {
   readonly #db: Database.Database;
   readonly #blobs: BlobDirectory;
+  readonly #external: ExternalBlobs | undefined;
   readonly #inlineThresholdBytes: number;
   readonly #maxBodyBytes: number;
   readonly #allowedRoots: readonly string[];
@@ -147,6 +156,13 @@ export class SqliteOutputStore implements OutputStore {
       });
     }
     this.#blobs = new BlobDirectory(options.blobDir ?? `${options.path}.blobs`);
+    this.#external =
+      options.blobs === undefined
+        ? undefined
+        : new ExternalBlobs(
+            options.blobs,
+            (sha256) => this.#statements.fileShaUsed.get(sha256) !== undefined,
+          );
     this.#sweep();
   }
 
@@ -161,16 +177,21 @@ export class SqliteOutputStore implements OutputStore {
     this.#assertOpen();
     validateOutputEvent(event);
     const spooled = await spoolBody(event.content, {
-      blobs: this.#blobs,
+      temps: this.#blobs,
       inlineThresholdBytes: this.#inlineThresholdBytes,
       maxBodyBytes: this.#maxBodyBytes,
       allowedRoots: this.#allowedRoots,
     });
+    const external = spooled.kind === 'temp' ? this.#external : undefined;
     try {
       this.#assertOpen();
+      if (external && spooled.kind === 'temp') await external.upload(spooled);
       return await this.#commit(event, spooled);
     } finally {
-      if (spooled.kind === 'temp') this.#blobs.releaseTemp(spooled.tempPath);
+      if (spooled.kind === 'temp') {
+        this.#blobs.releaseTemp(spooled.tempPath);
+        external?.settled(spooled.sha256);
+      }
     }
   }
 
@@ -186,6 +207,7 @@ export class SqliteOutputStore implements OutputStore {
       return { record, body: new Uint8Array(body ?? Buffer.alloc(0)) };
     }
     try {
+      if (this.#external) return { record, body: await this.#external.read(row.sha256) };
       return { record, body: new Uint8Array(await readFile(this.#blobs.pathOf(row.sha256))) };
     } catch (error) {
       throw this.#missingBody(ref, error);
@@ -204,6 +226,13 @@ export class SqliteOutputStore implements OutputStore {
       return { record, start, end, stream: Readable.from(slice.byteLength > 0 ? [slice] : []) };
     }
     if (start === end) return { record, start, end, stream: Readable.from([]) };
+    if (this.#external) {
+      try {
+        return { record, start, end, stream: await this.#external.store.open(row.sha256, { start, end }) };
+      } catch (error) {
+        throw this.#missingBody(ref, error);
+      }
+    }
     let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(this.#blobs.pathOf(row.sha256), 'r');
@@ -289,6 +318,7 @@ export class SqliteOutputStore implements OutputStore {
         .immediate();
     } finally {
       this.#dropDoomed();
+      await this.#external?.removals();
     }
   }
 
@@ -299,6 +329,7 @@ export class SqliteOutputStore implements OutputStore {
       return this.#gcTransaction(policy, now);
     } finally {
       this.#dropDoomed();
+      await this.#external?.removals();
     }
   }
 
@@ -342,7 +373,9 @@ export class SqliteOutputStore implements OutputStore {
     if (this.#closed) return;
     this.#flush();
     this.#closed = true;
+    await this.#external?.removals();
     this.#db.close();
+    await this.#external?.store.close();
   }
 
   /**
@@ -444,7 +477,7 @@ export class SqliteOutputStore implements OutputStore {
       }
       this.#remove([{ outId: existing.out_id, reason: 'expired' }]);
     }
-    if (spooled.kind === 'temp') this.#blobs.publish(spooled.tempPath, spooled.sha256);
+    if (spooled.kind === 'temp' && !this.#external) this.#blobs.publish(spooled.tempPath, spooled.sha256);
     const outId = newOutId();
     const labels = event.labels ?? {};
     this.#statements.insert.run(rowValues(event, spooled, now, outId));
@@ -484,11 +517,15 @@ export class SqliteOutputStore implements OutputStore {
     if (this.#doomed.size === 0 || this.#closed) return;
     const shas = [...this.#doomed];
     this.#doomed.clear();
+    const external = this.#external;
     try {
       this.#db
         .transaction(() => {
-          for (const sha256 of shas)
-            if (!this.#statements.fileShaUsed.get(sha256)) this.#blobs.remove(sha256);
+          for (const sha256 of shas) {
+            if (this.#statements.fileShaUsed.get(sha256)) continue;
+            if (external) external.scheduleRemoval(sha256);
+            else this.#blobs.remove(sha256);
+          }
         })
         .immediate();
     } catch {
@@ -527,7 +564,8 @@ export class SqliteOutputStore implements OutputStore {
   }
 
   #missingBody(ref: OutputRef, error: unknown): Error {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    if (OutputStoreError.isInstance(error) && !BlobNotFoundError.isInstance(error)) return error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' || BlobNotFoundError.isInstance(error)) {
       const tombstone = this.#statements.tombstoneOf.get(ref.outId) as { reason: NotFoundReason } | undefined;
       if (tombstone) return new OutputNotFoundError(ref.outId, tombstone.reason);
     }

@@ -1,0 +1,156 @@
+// Pure: what a swarm's subagent and supervisor activities are called with, as plain data.
+import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
+import type { ContextPlan, SubagentInput, SuperviseInput } from '../shared/types.js';
+import type { ScheduledInstance, SwarmRun } from './swarm-run.js';
+
+/** The activity options the swarm sets per call (milliseconds); the workflow's defaults fill the rest. */
+export interface CallOptions {
+  /** One line shown for the activity in the Web UI. */
+  summary: string;
+  heartbeatTimeout?: number;
+  startToCloseTimeout?: number;
+}
+
+/**
+ * An agent's own `timeouts` (milliseconds once parsed) as activity options; they win over the defaults.
+ *
+ * @example
+ * ```ts
+ * agentTimeouts({ model: 'mock:a', timeouts: { heartbeat: 60_000 } }); // { heartbeatTimeout: 60000 }
+ * ```
+ */
+export function agentTimeouts(agent: SwarmDefinition['agents'][string] | undefined): {
+  startToCloseTimeout?: number;
+  heartbeatTimeout?: number;
+} {
+  const timeouts = agent?.timeouts;
+  return {
+    ...(timeouts?.start_to_close === undefined ? {} : { startToCloseTimeout: timeouts.start_to_close }),
+    ...(timeouts?.heartbeat === undefined ? {} : { heartbeatTimeout: timeouts.heartbeat }),
+  };
+}
+
+/**
+ * Options of one instance's subagent activity: its title and description as summary, the
+ * run's heartbeat timeout, a script's own timeout plus a minute, then the agent's timeouts.
+ *
+ * @example
+ * ```ts
+ * subagentCallOptions({ definition, spec, title: 'count#2 · script' }); // { summary: 'count#2 · script · …' }
+ * ```
+ */
+export function subagentCallOptions(options: {
+  definition: SwarmDefinition;
+  spec: TaskDefinition;
+  /** `<label> · <kind>`, as the event group reads. */
+  title: string;
+  heartbeatTimeoutMs?: number | undefined;
+}): CallOptions {
+  const { definition, spec, heartbeatTimeoutMs } = options;
+  return {
+    summary: `${options.title}${spec.description ? ` · ${spec.description}` : ''}`,
+    ...(heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: heartbeatTimeoutMs }),
+    ...(spec.script?.timeout_ms === undefined
+      ? {}
+      : { startToCloseTimeout: spec.script.timeout_ms + 60_000 }),
+    ...agentTimeouts(spec.agent === undefined ? undefined : definition.agents[spec.agent]),
+  };
+}
+
+/** Where a run's subagents and supervisor run, from the workflow's input. */
+export interface RunPlace {
+  ownerId: string;
+  /** The workflow id: scopes artifacts and outputs. */
+  runId: string;
+  workdir?: string | undefined;
+  heartbeatTimeoutMs?: number | undefined;
+}
+
+/** What the workflow needs to run one instance. */
+export interface SubagentCall {
+  /** `task`, or `task#i` for a loop instance. */
+  label: string;
+  /** `<label> · script` or `<label> · agent <name>`: the event group's name. */
+  title: string;
+  options: CallOptions;
+  input: SubagentInput;
+}
+
+/**
+ * What one instance's subagent is given (its resolved inputs, its IN_REFS: every out id of the
+ * tasks it depends on, its context plan) and the options of its activity.
+ *
+ * @example
+ * ```ts
+ * const call = subagentCall(run, { task: 'report', instance: 0, inputs: {} }, place, undefined);
+ * call.input.inRefs; // ['out_…'] of report's dependencies
+ * ```
+ */
+export function subagentCall(
+  run: SwarmRun,
+  item: ScheduledInstance,
+  place: RunPlace,
+  context: ContextPlan | undefined,
+): SubagentCall {
+  const { definition } = run;
+  const spec = run.spec(item.task);
+  const label = run.label(item.task, item.instance);
+  const title = `${label} · ${spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`}`;
+  const agent = spec.agent === undefined ? undefined : definition.agents[spec.agent];
+  const input: SubagentInput = {
+    swarm: definition.name,
+    ownerId: place.ownerId,
+    runId: place.runId,
+    task: item.task,
+    instance: item.instance,
+    definition: spec,
+    ...(agent === undefined ? {} : { agent }),
+    ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+    inputs: item.inputs,
+    ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
+    ...(context === undefined ? {} : { context }),
+    inRefs: spec.depends_on.flatMap((dependency) => run.outIds(dependency)),
+  };
+  const options = subagentCallOptions({
+    definition,
+    spec,
+    title,
+    heartbeatTimeoutMs: place.heartbeatTimeoutMs,
+  });
+  return { label, title, options, input };
+}
+
+/**
+ * The supervisor's activity timeouts and input (every compact payload, in task order), or
+ * `undefined` when the swarm has no supervisor or its agent is missing.
+ *
+ * @example
+ * ```ts
+ * const call = supervisorCall(run, place);
+ * call?.input.compacts; // one per finished instance
+ * ```
+ */
+export function supervisorCall(
+  run: SwarmRun,
+  place: RunPlace,
+): { options: Omit<CallOptions, 'summary'>; input: SuperviseInput } | undefined {
+  const { definition } = run;
+  const supervisor = definition.supervisor;
+  const agent = supervisor === undefined ? undefined : definition.agents[supervisor.agent];
+  if (supervisor === undefined || agent === undefined) return undefined;
+  return {
+    options: {
+      ...(place.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: place.heartbeatTimeoutMs }),
+      ...agentTimeouts(agent),
+    },
+    input: {
+      swarm: definition.name,
+      ownerId: place.ownerId,
+      runId: place.runId,
+      agent,
+      question: supervisor.question,
+      budgetBytes: supervisor.evidence_budget_bytes,
+      compacts: run.orderedCompacts(),
+    },
+  };
+}

@@ -1,0 +1,84 @@
+// Pure: the swarm's context pool and the rules that change it. Runs inside the workflow sandbox.
+import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { ContextPlan, ContextPool, ContextPoolEntry } from '../shared/types.js';
+
+/** A `hooks.post_task` `checkpoint_and_prune` entry that is due. */
+export interface DuePrune {
+  /** The hook's index in `hooks.post_task`. */
+  index: number;
+  hook: NonNullable<SwarmDefinition['hooks']>['post_task'][number]['checkpoint_and_prune'];
+  /** Outputs added to the pool since this hook last pruned. */
+  sinceCheckpoint: number;
+}
+
+/**
+ * The context pool of one swarm: one metadata entry per finished main output (never a body),
+ * which later tasks' contexts are chosen from and `checkpoint_and_prune` hooks trim. Choosing
+ * and pruning run as local activities; this class applies what they decide. Every time is a
+ * parameter.
+ *
+ * @example
+ * ```ts
+ * const pool = new ContextPoolState(carried?.contextPool);
+ * pool.add({ taskId: 'fetch', task: 'fetch', outId: 'out_1' }, now);
+ * for (const due of pool.duePrunes(definition)) pool.applyPrune(due.index, ['fetch'], now);
+ * ```
+ */
+export class ContextPoolState {
+  /** The pool as carried over continue-as-new and handed to the local activities. */
+  readonly pool: ContextPool;
+
+  constructor(carried?: ContextPool) {
+    this.pool = carried ?? { entries: [], added: 0, checkpoints: [] };
+  }
+
+  /** Adds a finished output, completed and last read at `now`, not yet relevant to anything. */
+  add(
+    output: Pick<ContextPoolEntry, 'taskId' | 'task' | 'outId'> & { agent?: string | undefined },
+    now: number,
+  ): void {
+    this.pool.entries.push({
+      taskId: output.taskId,
+      task: output.task,
+      outId: output.outId,
+      completedAt: now,
+      lastAccessed: now,
+      relevanceScore: 0,
+      ...(output.agent === undefined ? {} : { agent: output.agent }),
+    });
+    this.pool.added += 1;
+  }
+
+  /** Marks the outputs the plans chose as read at `now` (for LRU pruning), keeping each one's best relevance. */
+  markRead(plans: Readonly<Record<string, ContextPlan>>, now: number): void {
+    const read = new Map<string, number>();
+    for (const plan of Object.values(plans)) {
+      for (const entry of plan.entries)
+        read.set(entry.taskId, Math.max(read.get(entry.taskId) ?? 0, entry.relevance));
+    }
+    for (const entry of this.pool.entries) {
+      const relevance = read.get(entry.taskId);
+      if (relevance === undefined) continue;
+      entry.lastAccessed = now;
+      entry.relevanceScore = Math.max(entry.relevanceScore, relevance);
+    }
+  }
+
+  /** The definition's `checkpoint_and_prune` hooks that are due: `every` outputs added since each last pruned. */
+  duePrunes(definition: SwarmDefinition): DuePrune[] {
+    const due: DuePrune[] = [];
+    for (const [index, { checkpoint_and_prune: hook }] of (definition.hooks?.post_task ?? []).entries()) {
+      const sinceCheckpoint = this.pool.added - (this.pool.checkpoints[index] ?? 0);
+      if (sinceCheckpoint >= hook.every) due.push({ index, hook, sinceCheckpoint });
+    }
+    return due;
+  }
+
+  /** Removes what hook `index` pruned from the pool (never from the store) and checkpoints the hook at `now`. */
+  applyPrune(index: number, removed: readonly string[], now: number): void {
+    const gone = new Set(removed);
+    this.pool.entries = this.pool.entries.filter((entry) => !gone.has(entry.taskId));
+    this.pool.checkpoints[index] = this.pool.added;
+    this.pool.lastPrunedAt = now;
+  }
+}

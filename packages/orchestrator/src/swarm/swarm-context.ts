@@ -1,0 +1,130 @@
+// The swarm's context: task inputs resolve from it, task outputs are appended to it.
+// Deterministic (runs in the workflow sandbox); the caller passes every timestamp.
+import {
+  applyOutput,
+  type Call,
+  ContextLog,
+  type ContextMessage,
+  resolveCall,
+} from '@wharf/context-resolver';
+import type { TaskDefinition } from '../dsl/swarm-schema.js';
+import type { SubagentResult } from '../shared/types.js';
+
+/** The value a task's output path receives: the ref and a compact view, never the body. */
+export interface TaskOutputValue {
+  outId: string | null;
+  outIds: string[];
+  status: 'ok' | 'failed';
+  bytes: number;
+  exitCode: number | null;
+  preview: string;
+}
+
+/** Outcome of {@link SwarmContext.resolveInputs}. */
+export type InputResolution =
+  | { ready: true; values: Record<string, unknown> }
+  | { ready: false; missing: string[]; arguments: { argument: string; missing: readonly string[] }[] };
+
+/** What {@link SwarmContext.recordOutput} writes. */
+export interface RecordedOutput {
+  task: string;
+  /** Loop instance; `undefined` for a task without a loop. */
+  instance: number | undefined;
+  output: TaskDefinition['output'];
+  result: SubagentResult;
+  /** ISO timestamp from the workflow clock. */
+  date: string;
+  /**
+   * Write a failure as the whole {@link TaskOutputValue} plus `message`, so `†failed.outId`
+   * resolves like `†ok.outId`. Off only for runs recorded before Wharf did this, which
+   * wrote `{ name, message }` alone.
+   */
+  wholeFailure?: boolean;
+}
+
+/**
+ * Wraps a `ContextLog` with the swarm's conventions:
+ * - the start input is one `input` message (`†input.<key>`), the `addInput` signal appends more;
+ * - a task's `inputs` are resolved as a call whose arguments are the input expressions;
+ *   loop instance `i` resolves with `_instance: "<task>#<i>"`, so it sees the shared context
+ *   plus its own instance data;
+ * - a task's `output` path receives a {@link TaskOutputValue} (ref, size, status, preview);
+ *   loop instances write to the shared context with `push` (unless the task names another
+ *   method), in instance order, so later tasks see one array of instance results;
+ * - a failed task writes its error to the right side of `†ok || †failed`, if there is one: the
+ *   same {@link TaskOutputValue} (status `failed`) plus `message` (the end of its stderr).
+ */
+export class SwarmContext {
+  readonly #log: ContextLog;
+
+  constructor(messages: readonly unknown[] | undefined, input: Record<string, unknown>) {
+    if (messages !== undefined) {
+      this.#log = ContextLog.from(messages);
+    } else {
+      this.#log = new ContextLog();
+      this.#log.append({ type: 'input', data: toJson(input) });
+    }
+  }
+
+  /** Adds `†input.<key>` (from a signal). */
+  addInput(key: string, value: unknown, date: string): void {
+    this.#log.append({ type: 'input', data: { [key]: toJson(value) }, _date: date } as ContextMessage);
+  }
+
+  /** Resolves a task's input expressions, or reports which paths are still missing. */
+  resolveInputs(task: string, inputs: Record<string, string>, instance: number | undefined): InputResolution {
+    const call: Call = { _tool: task, ...inputs };
+    if (instance !== undefined) call._instance = `${task}#${instance}`;
+    const resolution = resolveCall(this.#log, call);
+    if (resolution.status === 'not-ready')
+      return { ready: false, missing: [...resolution.missing], arguments: [...resolution.arguments] };
+    const values: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(resolution.call)) if (!key.startsWith('_')) values[key] = value;
+    return { ready: true, values };
+  }
+
+  /**
+   * Resolves one `†` expression (`†a`, `†a || †b`, `†a && †b`) against the shared context, as a
+   * task sees it before any of its loop instances runs: a `when:` reference, a map loop's `over`.
+   */
+  evaluate(task: string, expression: string): InputResolution {
+    const resolution = this.resolveInputs(task, { value: expression }, undefined);
+    return resolution.ready ? { ready: true, values: resolution.values } : resolution;
+  }
+
+  /** Appends a finished task's output value to its output path (no-op without one). */
+  recordOutput(recorded: RecordedOutput): void {
+    const { output, result } = recorded;
+    if (output === undefined) return;
+    const path = typeof output === 'string' ? output : output.path;
+    const declared = typeof output === 'string' ? undefined : output.method;
+    const method = declared ?? (recorded.instance === undefined ? 'set' : 'push');
+    const outIds = result.outputs.map((ref) => ref.outId);
+    const value: TaskOutputValue = {
+      outId: outIds[0] ?? null,
+      outIds,
+      status: result.status,
+      bytes: result.bytes,
+      exitCode: result.exitCode ?? null,
+      preview: result.preview,
+    };
+    const call: Call = { _tool: recorded.task, _outputPath: path, _outputMethod: method };
+    if (result.status === 'ok') {
+      applyOutput(this.#log, call, value, { date: recorded.date });
+    } else {
+      const message = result.stderrTail ?? 'task failed';
+      // applyOutput keeps only `name` and `message` of an error object: without `name` it keeps all.
+      const error = recorded.wholeFailure ? { ...value, message } : { name: 'TaskFailed', message, ...value };
+      applyOutput(this.#log, call, error, { date: recorded.date, outcome: 'failure' });
+    }
+  }
+
+  /** The messages, for continue-as-new. */
+  messages(): ContextMessage[] {
+    return this.#log.messages.map((message) => message);
+  }
+}
+
+function toJson(value: unknown): ContextMessage['data'] {
+  return JSON.parse(JSON.stringify(value ?? null)) as ContextMessage['data'];
+}

@@ -1,0 +1,418 @@
+import { describe, expect, it } from 'vitest';
+import { parseSwarm } from '../dsl/parse-swarm.js';
+import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import { WharfOrchestratorError } from '../orchestrator-error.js';
+import type { CarriedState, SubagentResult } from '../shared/types.js';
+import { subagentCall } from './activity-calls.js';
+import { splitSuperstepRun2Input } from './fixtures/split-superstep-run-2.test.data.js';
+import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from './swarm-run.js';
+
+const definition = parseSwarm(`
+name: core
+tasks:
+  fetch:
+    script: { content: 'true' }
+    output: †data.fetch || †data.fetch_error
+  count:
+    depends_on: [fetch]
+    loop: { type: repeat, count: 3 }
+    inputs: { source: †data.fetch.outId }
+    script: { content: 'true' }
+    output: †data.counts
+  report:
+    depends_on: [count]
+    inputs: { counts: †data.counts }
+    script: { content: 'true' }
+  on_fetch_error:
+    depends_on: [fetch]
+    inputs: { message: †data.fetch_error.message }
+    script: { content: 'true' }
+`);
+
+const place = { ownerId: 'owner', runId: 'wf-1' };
+
+function ok(outId: string, bytes = 10): SubagentResult {
+  return {
+    status: 'ok',
+    outputs: [{ outId }],
+    compact: `compact of ${outId}`,
+    bytes,
+    exitCode: 0,
+    durationMs: 1,
+    preview: `preview of ${outId}`,
+  };
+}
+
+function failed(stderrTail: string, exitCode = 3): SubagentResult {
+  return {
+    status: 'failed',
+    outputs: [{ outId: 'out_err' }],
+    compact: 'failed',
+    bytes: 5,
+    exitCode,
+    durationMs: 1,
+    preview: '',
+    stderrTail,
+  };
+}
+
+function statuses(run: SwarmRun): Record<string, string> {
+  return Object.fromEntries(run.progress().tasks.map((task) => [task.task, task.status]));
+}
+
+/** Runs steps until `count` is scheduled; returns its instances. */
+function upToCount(run: SwarmRun): ScheduledInstance[] {
+  const first = run.nextStep(1_000).instances;
+  run.fold(first, [ok('out_fetch')], 1_100);
+  return run.nextStep(1_200).instances;
+}
+
+describe('SwarmRun planning', () => {
+  it('runs first only the tasks without dependencies, and counts the step', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const { instances, lostInputs } = run.nextStep(1_000);
+    expect(instances).toEqual([{ task: 'fetch', instance: 0, inputs: {} }]);
+    expect(lostInputs).toEqual([]);
+    expect(run.step).toBe(1);
+    expect(statuses(run)).toEqual({
+      fetch: 'running',
+      count: 'pending',
+      report: 'pending',
+      on_fetch_error: 'pending',
+    });
+    expect(run.progress().tasks[0]).toMatchObject({ startedAt: 1_000, waitingFor: [] });
+  });
+
+  it('schedules every loop instance with its resolved inputs once the dependency arrived', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const instances = upToCount(run);
+    expect(instances).toEqual(
+      [0, 1, 2].map((instance) => ({ task: 'count', instance, inputs: { source: 'out_fetch' } })),
+    );
+    expect(run.step).toBe(2);
+    expect(run.progress().tasks.find((task) => task.task === 'fetch')).toMatchObject({
+      status: 'done',
+      endedAt: 1_100,
+      outIds: ['out_fetch'],
+      instances: { done: 1, total: 1 },
+    });
+    // The untaken failure branch can no longer be written: its reader is skipped, not left waiting.
+    expect(run.progress().tasks.find((task) => task.task === 'on_fetch_error')).toMatchObject({
+      status: 'skipped',
+      reason: 'input †data.fetch_error.message can no longer be written (fetch done)',
+      endedAt: 1_200,
+    });
+  });
+
+  it('plans nothing while a task waits for an input; an added input makes it ready', () => {
+    const gated = parseSwarm(`
+name: gated
+tasks:
+  greet: { inputs: { who: †input.who }, script: { content: 'true' } }
+`);
+    const run = new SwarmRun({ definition: gated, skipUnresolvable: true });
+    expect(run.nextStep(1).instances).toEqual([]);
+    expect(run.step).toBe(0);
+    expect(run.progress().tasks[0]).toMatchObject({ status: 'waiting', waitingFor: ['†input.who'] });
+    run.addInput('who', 'wharf', '2026-01-01T00:00:00.000Z');
+    expect(run.nextStep(2).instances).toEqual([{ task: 'greet', instance: 0, inputs: { who: 'wharf' } }]);
+  });
+});
+
+describe('SwarmRun folding', () => {
+  it('folds in the order of the instances, whatever order they finished in', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const instances = upToCount(run);
+    run.fold(instances, [ok('out_c0', 1), ok('out_c1', 2), ok('out_c2', 4)], 2_000);
+    expect(run.outputs().count).toEqual(['out_c0', 'out_c1', 'out_c2']);
+    expect(run.progress().tasks.find((task) => task.task === 'count')).toMatchObject({
+      status: 'done',
+      instances: { done: 3, total: 3 },
+      bytesCaptured: 7,
+    });
+    expect(run.totalBytes()).toBe(17);
+    // Loop instances pushed their values in instance order; the join reads them in that order.
+    const [report] = run.nextStep(2_100).instances;
+    const counts = (report?.inputs.counts ?? []) as { outId: string }[];
+    expect(counts.map((value) => value.outId)).toEqual(['out_c0', 'out_c1', 'out_c2']);
+    // IN_REFS: every out id of the dependencies, from the results channel.
+    expect(subagentCall(run, report as ScheduledInstance, place, undefined).input.inRefs).toEqual([
+      'out_c0',
+      'out_c1',
+      'out_c2',
+    ]);
+    expect(run.orderedCompacts()).toEqual([
+      'compact of out_fetch',
+      'compact of out_c0',
+      'compact of out_c1',
+      'compact of out_c2',
+    ]);
+  });
+
+  it('keeps what each instance produced in its results channel, the one record of it', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const instances = upToCount(run);
+    run.fold(instances, [ok('out_c0'), failed('boom', 2), { cancelled: true, reason: 'x' }], 2_000);
+    const values = run.channels().values as Record<string, unknown>;
+    expect(values['results:count']).toEqual([
+      { instance: 0, status: 'ok', outIds: ['out_c0'], bytes: 10, exitCode: 0 },
+      { instance: 1, status: 'failed', outIds: ['out_err'], bytes: 5, exitCode: 2 },
+      { instance: 2, status: 'cancelled', outIds: [], bytes: 0 },
+    ]);
+    expect(run.outputs().count).toEqual(['out_c0', 'out_err']);
+  });
+
+  it('refuses outcomes that do not match the instances', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const { instances } = run.nextStep(1);
+    expect(() => run.fold(instances, [], 2)).toThrow(/fold got 0 outcomes for 1 instances/);
+  });
+
+  it('adds each main output to the context pool under its instance label', () => {
+    const pooled = parseSwarm(`
+name: pooled
+tasks:
+  fan: { loop: { type: repeat, count: 2 }, script: { content: 'true' } }
+hooks:
+  post_task:
+    - checkpoint_and_prune: { every: 2, strategy: direct_dependencies }
+`);
+    const run = new SwarmRun({ definition: pooled, skipUnresolvable: true });
+    const { instances } = run.nextStep(1);
+    expect(run.contextPool.duePrunes(pooled)).toEqual([]);
+    run.fold(instances, [ok('out_0'), ok('out_1')], 50);
+    expect(
+      run.contextPool.pool.entries.map((entry) => [entry.taskId, entry.outId, entry.completedAt]),
+    ).toEqual([
+      ['fan#0', 'out_0', 50],
+      ['fan#1', 'out_1', 50],
+    ]);
+    run.contextPool.markRead(
+      { other: { entries: [{ taskId: 'fan#1', outId: 'out_1', relevance: 0.8 }], maxBytes: 1, maxTasks: 1 } },
+      60,
+    );
+    expect(run.contextPool.pool.entries[1]).toMatchObject({ lastAccessed: 60, relevanceScore: 0.8 });
+    const [due] = run.contextPool.duePrunes(pooled);
+    expect(due).toMatchObject({ index: 0, sinceCheckpoint: 2 });
+    run.contextPool.applyPrune(0, ['fan#0'], 70);
+    expect(run.contextPool.pool).toMatchObject({ added: 2, checkpoints: [2], lastPrunedAt: 70 });
+    expect(run.contextPool.pool.entries.map((entry) => entry.taskId)).toEqual(['fan#1']);
+    expect(run.contextPool.duePrunes(pooled)).toEqual([]);
+  });
+});
+
+describe('SwarmRun skips', () => {
+  it('skips the dependents of a failure, runs the reader of its `||` branch; skipped tasks do not fail the swarm', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const first = run.nextStep(1).instances;
+    run.fold(first, [failed('line 1\ndisk on fire\n')], 2);
+    const { instances } = run.nextStep(3);
+    expect(instances).toEqual([
+      { task: 'on_fetch_error', instance: 0, inputs: { message: 'line 1\ndisk on fire\n' } },
+    ]);
+    expect(run.progress().tasks.find((task) => task.task === 'count')).toMatchObject({
+      status: 'skipped',
+      reason: 'dependency fetch failed',
+    });
+    expect(run.progress().tasks.find((task) => task.task === 'report')).toMatchObject({
+      status: 'skipped',
+      reason: 'dependency count skipped',
+    });
+    run.fold(instances, [ok('out_recovered')], 4);
+    expect(run.allFinished()).toBe(true);
+    const result = run.result({});
+    expect(result.status).toBe('failed');
+    expect(result.metrics).toMatchObject({ failedCount: 1, skippedCount: 2, taskCount: 4 });
+  });
+
+  it('without wharf-skip-unresolvable, a failure skips every dependent and a skip counts as a failure', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: false });
+    run.fold(run.nextStep(1).instances, [failed('boom')], 2);
+    expect(run.nextStep(3).instances).toEqual([]);
+    expect(statuses(run)).toEqual({
+      fetch: 'failed',
+      count: 'skipped',
+      report: 'skipped',
+      on_fetch_error: 'skipped',
+    });
+    expect(run.result({}).metrics).toMatchObject({ failedCount: 4, skippedCount: 3 });
+  });
+
+  it('completes when the only unfinished task is an untaken branch', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const instances = upToCount(run);
+    run.fold(instances, [ok('out_c0'), ok('out_c1'), ok('out_c2')], 3);
+    run.fold(run.nextStep(4).instances, [ok('out_report')], 5);
+    expect(run.nextStep(6).instances).toEqual([]);
+    expect(run.allFinished()).toBe(true);
+    expect(run.result({ supervisor: { answer: 'fine', evidenceBytes: 3 } })).toMatchObject({
+      status: 'completed',
+      outputs: {
+        fetch: ['out_fetch'],
+        count: ['out_c0', 'out_c1', 'out_c2'],
+        report: ['out_report'],
+        on_fetch_error: [],
+      },
+      metrics: { failedCount: 0, skippedCount: 1, continuedAsNew: 0 },
+    });
+  });
+
+  it('cancels a running task: its instances fold as cancelled, its dependents are skipped', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const instances = upToCount(run);
+    expect(run.cancel('count', 'not needed', 1_500)).toEqual({ cancelled: true, status: 'cancelled' });
+    expect(run.cancelReason('count')).toBe('not needed');
+    run.fold(
+      instances,
+      [ok('out_c0'), { cancelled: true, reason: 'not needed' }, { cancelled: true, reason: 'not needed' }],
+      2_000,
+    );
+    expect(run.progress().tasks.find((task) => task.task === 'count')).toMatchObject({
+      status: 'cancelled',
+      reason: 'not needed',
+      instances: { done: 3, total: 3 },
+    });
+    run.nextStep(2_100);
+    expect(run.progress().tasks.find((task) => task.task === 'report')).toMatchObject({
+      status: 'skipped',
+      reason: 'dependency count cancelled',
+    });
+    expect(run.cancel('fetch', undefined, 3_000)).toEqual({ cancelled: false, status: 'done' });
+    expect(run.allFinished()).toBe(true);
+  });
+
+  it('names the tasks when asked about one it does not have', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    expect(run.hasTask('ghost')).toBe(false);
+    let caught: unknown;
+    try {
+      run.cancel('ghost', undefined, 1);
+    } catch (error) {
+      caught = error;
+    }
+    expect(WharfOrchestratorError.isInstance(caught)).toBe(true);
+    expect((caught as WharfOrchestratorError).code).toBe('INVALID_REQUEST');
+    expect((caught as Error).message).toBe(
+      'unknown task "ghost"; tasks: fetch, count, report, on_fetch_error',
+    );
+  });
+});
+
+describe('SwarmRun failures', () => {
+  it('reads a failure into the task reason: exit code, signal, timeout, the last lines of stderr', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const tail = `${'x'.repeat(400)}\nsecond\nthird\nfourth\n`;
+    run.fold(run.nextStep(1).instances, [{ ...failed(tail, 137), signal: 'SIGKILL', timedOut: true }], 2);
+    const reason = run.progress().tasks[0]?.reason ?? '';
+    expect(reason).toBe('exit 137 · signal SIGKILL · timed out · second ⏎ third ⏎ fourth');
+    const long = new SwarmRun({ definition, skipUnresolvable: true });
+    long.fold(long.nextStep(1).instances, [{ ...failed(`${'y'.repeat(400)}\n`), exitCode: null }], 2);
+    expect(long.progress().tasks[0]?.reason).toBe(`…${'y'.repeat(300)}`);
+    const bare = new SwarmRun({ definition, skipUnresolvable: true });
+    const { exitCode: _none, ...withoutExit } = failed('');
+    bare.fold(bare.nextStep(1).instances, [withoutExit], 2);
+    expect(bare.progress().tasks[0]?.reason).toBe('failed');
+  });
+
+  it('fails the tasks whose inputs never resolved, naming the paths', () => {
+    const gated = parseSwarm(`
+name: gated
+tasks:
+  greet: { inputs: { who: †input.who }, script: { content: 'true' } }
+`);
+    const run = new SwarmRun({ definition: gated, skipUnresolvable: true });
+    run.nextStep(1);
+    run.failUnresolved(9);
+    expect(run.progress().tasks[0]).toMatchObject({
+      status: 'failed',
+      reason: 'inputs never resolved: †input.who',
+      endedAt: 9,
+    });
+    expect(run.result({}).status).toBe('failed');
+  });
+
+  it('fails the swarm when the supervisor could not answer, though every task is done', () => {
+    const single = parseSwarm('name: one\ntasks:\n  a: { script: { content: "true" } }\n');
+    const run = new SwarmRun({ definition: single, skipUnresolvable: true });
+    run.fold(run.nextStep(1).instances, [ok('out_a')], 2);
+    const result = run.result({ supervisor: { answer: '', evidenceBytes: 0, error: 'unknown model' } });
+    expect(result.status).toBe('failed');
+    expect(result.metrics.failedCount).toBe(0);
+  });
+});
+
+describe('SwarmRun carried state', () => {
+  function roundTrip(state: CarriedState): CarriedState {
+    return JSON.parse(JSON.stringify(state)) as CarriedState;
+  }
+
+  it('carries everything over continue-as-new: the next run reports and plans as this one would', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const instances = upToCount(run);
+    run.fold(instances, [ok('out_c0'), ok('out_c1'), ok('out_c2')], 3);
+    const carried = roundTrip(run.carry());
+    expect(carried.generation).toBe(1);
+    expect(carried.resume).toBeUndefined();
+    const next = new SwarmRun({ definition, carried, skipUnresolvable: true });
+    expect(next.generation).toBe(1);
+    expect(next.progress()).toEqual(run.progress());
+    expect(next.channels()).toEqual(run.channels());
+    expect(next.outputs()).toEqual(run.outputs());
+    expect(next.orderedCompacts()).toEqual(run.orderedCompacts());
+    expect(next.contextPool.pool).toEqual(run.contextPool.pool);
+    expect(next.nextStep(4).instances).toEqual(run.nextStep(4).instances);
+    expect(next.step).toBe(run.step);
+  });
+
+  it('resumes a loop cut by a history bound from the first instance not started', () => {
+    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const instances = upToCount(run);
+    run.fold(instances.slice(0, 1), [ok('out_c0')], 3);
+    const next = new SwarmRun({
+      definition,
+      carried: roundTrip(run.carry(['count'])),
+      skipUnresolvable: true,
+    });
+    expect(next.progress().tasks.find((task) => task.task === 'count')).toMatchObject({
+      status: 'running',
+      instances: { done: 1, total: 3 },
+    });
+    const resumed = next.nextStep(4);
+    expect(resumed.instances).toEqual(
+      [1, 2].map((instance) => ({ task: 'count', instance, inputs: { source: 'out_fetch' } })),
+    );
+    expect(resumed.lostInputs).toEqual([]);
+    expect(next.step).toBe(3);
+    next.fold(resumed.instances, [ok('out_c1'), ok('out_c2')], 5);
+    expect(next.outputs().count).toEqual(['out_c0', 'out_c1', 'out_c2']);
+    expect(next.nextStep(6).instances.map((item) => item.task)).toEqual(['report']);
+  });
+
+  it('restores the state a run of the previous workflow code carried (a split wide loop)', () => {
+    const input = splitSuperstepRun2Input as { definition: SwarmDefinition; carried: CarriedState };
+    const run = new SwarmRun({
+      definition: input.definition,
+      carried: input.carried,
+      skipUnresolvable: true,
+    });
+    // What the old code kept beside the channels is exactly what the results channels say.
+    expect(run.progress().tasks).toEqual(input.carried.progress);
+    expect(run.generation).toBe(1);
+    const { instances, lostInputs } = run.nextStep(1);
+    expect(instances.map((item) => item.instance)).toEqual(
+      Array.from({ length: 14 }, (_, index) => index + 10),
+    );
+    expect(lostInputs).toEqual([]);
+    const fan = input.carried.progress.find((task) => task.task === 'fan');
+    run.fold(
+      instances,
+      instances.map((item): InstanceOutcome => ok(`out_new${item.instance}`)),
+      2,
+    );
+    expect(run.outputs().fan).toEqual([
+      ...(fan?.outIds ?? []),
+      ...instances.map((item) => `out_new${item.instance}`),
+    ]);
+    expect(run.nextStep(3).instances.map((item) => item.task)).toEqual(['join']);
+  });
+});

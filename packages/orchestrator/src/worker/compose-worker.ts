@@ -1,0 +1,118 @@
+import { join } from 'node:path';
+import type { DataConverter } from '@temporalio/common';
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { createIntakeServer, type IntakeServer } from '@wharf/output-store';
+import { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
+import { type DataDir, openDataDir } from '../embedded/data-dir.js';
+import { spawnCredentials } from '../embedded/spawn-credentials.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import { createWharfWorker } from './create-wharf-worker.js';
+
+/** Options of {@link composeWorker}. */
+export interface ComposeWorkerOptions {
+  /** Data directory: `outputs.db`, `artifacts/`, `work/`, `secret`, `process-groups/`. */
+  dataDir: string;
+  /** Where the EMIT intake server listens. Default `127.0.0.1`, any free port. */
+  intake?: { hostname?: string; port?: number };
+  models?: ModelRegistry;
+}
+
+/** What {@link ComposedWorker.startWorker} takes: where the worker polls, and how much it runs. */
+export interface StartComposedWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  /** Default `wharf`. */
+  taskQueue?: string;
+  /** Most subagents at once. Default 8. */
+  maxConcurrentActivities?: number;
+  workerOptions?: Partial<WorkerOptions>;
+}
+
+/** A worker started by {@link ComposedWorker.startWorker}. */
+export interface ComposedWorkerRun {
+  worker: Worker;
+  /** Process groups of scripts a killed predecessor left running, ended before the worker started. */
+  reaped: number[];
+  /** Resolves when the worker has stopped and the scripts it left are ended. */
+  done: Promise<void>;
+}
+
+/** The stores, the intake server and the data converter of one data directory. */
+export interface ComposedWorker {
+  data: DataDir;
+  intake: IntakeServer;
+  /** Offloads payloads over 256 KiB to `data.store`; give clients the same one. */
+  dataConverter: DataConverter;
+  /** Runs a worker on these parts (one per composition). */
+  startWorker(options: StartComposedWorkerOptions): Promise<ComposedWorkerRun>;
+  /** Closes the intake server, then the stores. Stop the worker first. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one place a Wharf worker process is put together, used by `startEmbedded` and by
+ * `apps/worker`: opens the data directory's output store and artifact store, starts the EMIT
+ * intake server on them, and builds the data converter; `startWorker` then ends the scripts a
+ * killed predecessor left (`process-groups/`), and runs `createWharfWorker` with the stores,
+ * spawn credentials for the intake server and the converter. When the worker stops, the
+ * scripts it leaves are ended too.
+ *
+ * @example
+ * ```ts
+ * const parts = await composeWorker({ dataDir: '.wharf', models: createModelRegistry() });
+ * const { done } = await parts.startWorker({ connection: await NativeConnection.connect() });
+ * await done;
+ * await parts.close();
+ * ```
+ */
+export async function composeWorker(options: ComposeWorkerOptions): Promise<ComposedWorker> {
+  const data = await openDataDir(options.dataDir);
+  let intake: IntakeServer;
+  try {
+    intake = await createIntakeServer({
+      store: data.store,
+      secret: data.secret,
+      ...(options.intake?.hostname === undefined ? {} : { hostname: options.intake.hostname }),
+      ...(options.intake?.port === undefined ? {} : { port: options.intake.port }),
+    });
+  } catch (error) {
+    await data.close();
+    throw error;
+  }
+  const dataConverter = createWharfDataConverter({ store: data.store });
+  return {
+    data,
+    intake,
+    dataConverter,
+    async startWorker(start) {
+      const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
+      const reaped = await processGroups.reap();
+      const worker = await createWharfWorker({
+        connection: start.connection,
+        ...(start.namespace === undefined ? {} : { namespace: start.namespace }),
+        ...(start.taskQueue === undefined ? {} : { taskQueue: start.taskQueue }),
+        ...(start.maxConcurrentActivities === undefined
+          ? {}
+          : { maxConcurrentActivities: start.maxConcurrentActivities }),
+        ...(start.workerOptions === undefined ? {} : { workerOptions: start.workerOptions }),
+        store: data.store,
+        artifacts: data.artifacts,
+        workDir: data.workDir,
+        dataConverter,
+        spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
+        processGroups,
+        ...(options.models === undefined ? {} : { models: options.models }),
+      });
+      const done = worker.run().finally(async () => {
+        // Running scripts were cancelled after the grace period; end whatever of them is left.
+        await processGroups.reap({ graceMs: 1_000 });
+      });
+      return { worker, reaped, done };
+    },
+    async close() {
+      await intake.close();
+      await data.close();
+    },
+  };
+}

@@ -1,0 +1,10 @@
+export { BackendMissingError, InvalidStoreUrlError } from './config-errors.js';
+export {
+  type DataPlane,
+  type OpenDataPlaneOptions,
+  openDataPlane,
+  s3OptionsFrom,
+} from './open-data-plane.js';
+export { type BlobsConfig, parseBlobsUrl } from './parse-blobs-url.js';
+export { parseStoreUrl, type StoreConfig } from './parse-store-url.js';
+export { type DataPlaneEnv, dataPlaneEnvSchema, s3BucketSchema, s3QuerySchema } from './schemas.js';
