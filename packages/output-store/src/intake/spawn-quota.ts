@@ -1,5 +1,5 @@
-import { OutputForbiddenError } from './errors.js';
-import type { SpawnTokenClaims } from './schemas.js';
+import { OutputForbiddenError } from '../errors.js';
+import type { SpawnTokenClaims } from '../schemas.js';
 
 /**
  * Gives back a slot taken by {@link SpawnQuota.reserve}; calling it again does nothing.
