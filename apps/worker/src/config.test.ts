@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadWorkerConfig } from './config.js';
+import { intakeLimits, loadWorkerConfig } from './config.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
 describe('loadWorkerConfig', () => {
@@ -54,5 +54,44 @@ describe('loadWorkerConfig', () => {
     expect(messageOf({ WHARF_GC_MAX_AGE: '7d' })).toContain(
       'WHARF_GC_MAX_AGE: has no effect without WHARF_GC_INTERVAL',
     );
+  });
+
+  it('reads the intake limits, leaving unset ones to the intake defaults', () => {
+    expect(intakeLimits(loadWorkerConfig({}))).toEqual({});
+    const config = loadWorkerConfig({
+      WHARF_INTAKE_HEADERS_TIMEOUT_MS: '5000',
+      WHARF_INTAKE_REQUEST_TIMEOUT_MS: '300000',
+      WHARF_INTAKE_IDLE_TIMEOUT_MS: '20000',
+      WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: '64',
+      WHARF_INTAKE_MAX_BODY_BYTES: '1048576',
+    });
+    expect(intakeLimits(config)).toEqual({
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 300_000,
+      idleTimeoutMs: 20_000,
+      maxConcurrentRequests: 64,
+      maxBodyBytes: 1_048_576,
+    });
+  });
+
+  it('refuses a bad intake limit with a typed error naming the variable', () => {
+    let caught: unknown;
+    try {
+      loadWorkerConfig({
+        WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: '0',
+        WHARF_INTAKE_REQUEST_TIMEOUT_MS: 'soon',
+        WHARF_INTAKE_MAX_BODY_BYTES: '1.5',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(WorkerConfigError.isInstance(caught)).toBe(true);
+    expect(caught).toMatchObject({ code: 'INVALID_ENV' });
+    expect([...(caught as WorkerConfigError).variables].sort()).toEqual([
+      'WHARF_INTAKE_MAX_BODY_BYTES',
+      'WHARF_INTAKE_MAX_CONCURRENT_REQUESTS',
+      'WHARF_INTAKE_REQUEST_TIMEOUT_MS',
+    ]);
+    expect((caught as Error).message).toMatch(/WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: /);
   });
 });

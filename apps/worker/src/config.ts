@@ -1,4 +1,4 @@
-import { parseAge, parseSize } from '@wharf/orchestrator/worker';
+import { type IntakeLimits, parseAge, parseSize } from '@wharf/orchestrator/worker';
 import { z } from 'zod';
 import { WorkerConfigError } from './worker-config-error.js';
 
@@ -14,6 +14,10 @@ const parsed = (parse: (text: string, what: string) => number, name: string) =>
     }
   });
 
+/** A positive whole number below `max`; unset leaves the intake's own default. */
+const positive = (max: number) => z.coerce.number().int().min(1).max(max).optional();
+const DAY_MS = 86_400_000;
+
 /** The worker's environment, validated. */
 export const workerEnvSchema = z
   .object({
@@ -25,6 +29,12 @@ export const workerEnvSchema = z
     /** Port of the EMIT intake server this worker runs for its subagents; 0 = any free port. */
     WHARF_INTAKE_PORT: port.default(0),
     WHARF_INTAKE_HOST: z.string().min(1).default('127.0.0.1'),
+    /** Intake limits (see `createIntakeServer`); unset keeps the intake's default. */
+    WHARF_INTAKE_HEADERS_TIMEOUT_MS: positive(DAY_MS),
+    WHARF_INTAKE_REQUEST_TIMEOUT_MS: positive(DAY_MS),
+    WHARF_INTAKE_IDLE_TIMEOUT_MS: positive(DAY_MS),
+    WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: positive(10_000),
+    WHARF_INTAKE_MAX_BODY_BYTES: positive(Number.MAX_SAFE_INTEGER),
     /** Health endpoint (`GET /healthz`); 0 = any free port. */
     WHARF_HEALTH_PORT: port.default(0),
     WHARF_MAX_CONCURRENT: z.coerce.number().int().min(1).max(2_000).default(8),
@@ -63,5 +73,28 @@ export function loadWorkerConfig(env: Record<string, string | undefined>): Worke
   const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   throw new WorkerConfigError('INVALID_ENV', `Invalid worker environment:\n${lines.join('\n')}`, {
     cause: parsed.error,
+    variables: [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))],
   });
+}
+
+/**
+ * The intake limits the environment sets, for `composeWorker({ intake: { limits } })`; a
+ * variable left unset is left out, so the intake's default applies.
+ *
+ * @example
+ * ```ts
+ * intakeLimits(loadWorkerConfig({ WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: '64' })); // { maxConcurrentRequests: 64 }
+ * ```
+ */
+export function intakeLimits(config: WorkerConfig): IntakeLimits {
+  const entries = {
+    headersTimeoutMs: config.WHARF_INTAKE_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.WHARF_INTAKE_REQUEST_TIMEOUT_MS,
+    idleTimeoutMs: config.WHARF_INTAKE_IDLE_TIMEOUT_MS,
+    maxConcurrentRequests: config.WHARF_INTAKE_MAX_CONCURRENT_REQUESTS,
+    maxBodyBytes: config.WHARF_INTAKE_MAX_BODY_BYTES,
+  };
+  return Object.fromEntries(
+    Object.entries(entries).filter(([, value]) => value !== undefined),
+  ) as IntakeLimits;
 }

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { composeWorker } from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
-import type { WorkerConfig } from './config.js';
+import { intakeLimits, type WorkerConfig } from './config.js';
 
 /** A running worker process's parts. */
 export interface RunningWorker {
@@ -34,7 +34,11 @@ export async function startWorker(
   installRuntime(logger);
   const parts = await composeWorker({
     dataDir: config.WHARF_DATA_DIR,
-    intake: { hostname: config.WHARF_INTAKE_HOST, port: config.WHARF_INTAKE_PORT },
+    intake: {
+      hostname: config.WHARF_INTAKE_HOST,
+      port: config.WHARF_INTAKE_PORT,
+      limits: intakeLimits(config),
+    },
   });
   const { intake } = parts;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
-import { createIntakeServer, type IntakeServer } from '@wharf/output-store';
+import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
 import { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import { type DataDir, openDataDir } from '../embedded/data-dir.js';
@@ -10,12 +10,26 @@ import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { createWharfWorker } from './create-wharf-worker.js';
 
+/**
+ * Limits of the EMIT intake server passed through to `createIntakeServer` (its defaults apply
+ * to any left out): header, whole-request and idle timeouts, concurrent `/v1` requests, body cap.
+ *
+ * @example
+ * ```ts
+ * const limits: IntakeLimits = { maxConcurrentRequests: 64, requestTimeoutMs: 300_000 };
+ * ```
+ */
+export type IntakeLimits = Pick<
+  IntakeServerOptions,
+  'headersTimeoutMs' | 'requestTimeoutMs' | 'idleTimeoutMs' | 'maxConcurrentRequests' | 'maxBodyBytes'
+>;
+
 /** Options of {@link composeWorker}. */
 export interface ComposeWorkerOptions {
   /** Data directory: `outputs.db`, `artifacts/`, `work/`, `secret`, `process-groups/`. */
   dataDir: string;
-  /** Where the EMIT intake server listens. Default `127.0.0.1`, any free port. */
-  intake?: { hostname?: string; port?: number };
+  /** Where the EMIT intake server listens (default `127.0.0.1`, any free port) and its limits. */
+  intake?: { hostname?: string; port?: number; limits?: IntakeLimits };
   models?: ModelRegistry;
 }
 
@@ -82,6 +96,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
       secret: data.secret,
       ...(options.intake?.hostname === undefined ? {} : { hostname: options.intake.hostname }),
       ...(options.intake?.port === undefined ? {} : { port: options.intake.port }),
+      ...options.intake?.limits,
     });
   } catch (error) {
     await data.close();

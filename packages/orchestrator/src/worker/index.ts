@@ -16,6 +16,7 @@ export {
   type ComposedWorkerRun,
   type ComposeWorkerOptions,
   composeWorker,
+  type IntakeLimits,
   type StartComposedWorkerOptions,
 } from './compose-worker.js';
 export { createWharfWorker, type WharfWorkerOptions, workflowsPath } from './create-wharf-worker.js';

@@ -41,6 +41,7 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type RunPlace, type SubagentCall, subagentCall, supervisorCall } from '../swarm/activity-calls.js';
+import { DEFAULT_CONTEXT_POOL_CAP } from '../swarm/context-pool-state.js';
 import { failedBeforeOutput } from '../swarm/subagent-failure.js';
 import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
 import { runPool } from './run-pool.js';
@@ -116,6 +117,10 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   // `when:`, map loops, `loop.max_concurrency` and `approval:` gates. Asked only of definitions
   // that use them, so the histories of other swarms stay as they were.
   const controlFlow = usesControlFlow(definition) && patched('wharf-control-flow');
+  // Runs started before Wharf capped the context pool carry it whole.
+  const poolCap = patched('wharf-pool-cap')
+    ? Math.max(1, Math.floor(input.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP))
+    : undefined;
   const run = new SwarmRun({
     definition,
     input: input.input ?? {},
@@ -242,6 +247,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     run.fold(scheduled.slice(0, results.length), results, Date.now());
     const unstarted = [...new Set(scheduled.slice(results.length).map((item) => item.task))];
     await pruneContextPool();
+    if (poolCap !== undefined) run.contextPool.applyCap(definition, run.progress().tasks, poolCap);
     publish();
     if (unstarted.length > 0 || shouldContinueAsNew()) {
       await condition(allHandlersFinished);
