@@ -1,24 +1,23 @@
+import type { Benchmark } from './benchmark.js';
 import { channelsBenchmark } from './channels/index.js';
 import { contextResolverBenchmark } from './context-resolver/index.js';
 import { evidenceBenchmark } from './evidence/index.js';
+import { contextPlanBenchmark } from './orchestrator/context-plan.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
 import { outputStoreBenchmark } from './output-store/index.js';
 import { outputStoreS3Benchmark } from './output-store/s3-benchmark.js';
+import { postgresStoreBenchmark } from './output-store-postgres/index.js';
 import { stdioLimitsBenchmark } from './stdio-limits/index.js';
-/** A benchmark: runs its workload against a baseline and returns a printable report. */
-export interface Benchmark {
-  name: string;
-  run(options: { smoke: boolean }): Promise<string>;
-}
-
 /** Every benchmark `pnpm bench` runs, in order. Each package's benchmark adds itself here. */
 export const benchmarks: Benchmark[] = [
   channelsBenchmark,
   stdioLimitsBenchmark,
+  contextPlanBenchmark,
   contextResolverBenchmark,
   evidenceBenchmark,
   outputStoreBenchmark,
+  postgresStoreBenchmark,
   outputStoreS3Benchmark,
   orchestratorBenchmark,
   wideSwarmBenchmark,

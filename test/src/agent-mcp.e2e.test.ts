@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { createModelRegistry, parseSwarm } from '@wharf/orchestrator';
+import { parseSwarm } from '@wharf/orchestrator';
+import { createModelRegistry } from '@wharf/orchestrator/node';
 import { connectMcpServers, type McpTools } from '@wharf/orchestrator/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scriptedModel, toolResultsSent } from './scripted-model.js';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
-import { createWharfDataConverter } from '@wharf/orchestrator';
+import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { InMemoryOutputStore } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +20,10 @@ async function readmes(): Promise<{ name: string; code: string }[]> {
       if (block !== undefined) found.push({ name: `${group}/${name}`, code: block });
     }
   }
+  // The examples' README runs from a directory holding a copy of examples/, as from a checkout.
+  const examples = await readFile(join(root, 'examples', 'README.md'), 'utf8');
+  const block = /```ts\n([\s\S]*?)```/.exec(examples)?.[1];
+  if (block !== undefined) found.push({ name: 'examples/README', code: block });
   return found;
 }
 
@@ -39,6 +43,7 @@ describe('README examples run as written', () => {
         'packages/stdio-limits',
         'packages/evidence',
         'packages/orchestrator',
+        'examples/README',
       ]),
     );
   });
@@ -48,9 +53,17 @@ describe('README examples run as written', () => {
     const script = join(scriptsDir, `${name.replace('/', '-')}.mts`);
     await writeFile(script, code.replaceAll('127.0.0.1:7233', inject('temporalAddress')));
     const cwd = await mkdtemp(join(tmpdir(), 'wharf-readme-'));
+    if (name === 'examples/README')
+      await cp(join(root, 'examples'), join(cwd, 'examples'), { recursive: true });
     try {
       const { stdout } = await execFileAsync(process.execPath, [script], { cwd, timeout: 120_000 });
       if (name === 'packages/orchestrator') expect(stdout).toContain("status: 'completed'");
+      if (name === 'examples/README') {
+        expect(stdout).toContain('publish waits: Every changed package passed its tests.');
+        expect(stdout).toContain('test ×4: done');
+        expect(stdout).toContain('publish: done');
+        expect(stdout).toContain('hold: skipped (when: †data.failures.preview > 0 is false)');
+      }
     } finally {
       await rm(cwd, { recursive: true, force: true });
     }

@@ -1,4 +1,5 @@
-import { createModelRegistry, parseSwarm, SwarmDefinitionError } from '@wharf/orchestrator';
+import { parseSwarm, SwarmDefinitionError } from '@wharf/orchestrator';
+import { createModelRegistry } from '@wharf/orchestrator/node';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';

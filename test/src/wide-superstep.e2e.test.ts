@@ -1,6 +1,7 @@
 import { Worker } from '@temporalio/worker';
-import { createWharfDataConverter, parseSwarm } from '@wharf/orchestrator';
+import { parseSwarm } from '@wharf/orchestrator';
 import { runChainHistory } from '@wharf/orchestrator/client';
+import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv, wharfBundle } from './swarm-env.js';
 

@@ -1,3 +1,5 @@
+import { durationSchema } from '@wharf/orchestrator';
+import { parseAge, parseSize } from '@wharf/orchestrator/worker';
 import { InvalidArgumentError } from 'commander';
 
 /**
@@ -21,4 +23,57 @@ export function integerIn(option: string, min: number, max: number): (value: str
     }
     return number;
   };
+}
+
+/**
+ * A commander argument parser for a duration (`500ms`, `2s`, `10m`, `1h`, or milliseconds),
+ * returning milliseconds; anything else is refused with a message naming the option.
+ *
+ * @example
+ * ```ts
+ * new Option('--wait-for-inputs <duration>').argParser(durationIn('--wait-for-inputs'));
+ * ```
+ */
+export function durationIn(option: string): (value: string) => number {
+  return (value) => {
+    const parsed = durationSchema.safeParse(/^\d+$/.test(value.trim()) ? Number(value) : value.trim());
+    if (!parsed.success) {
+      throw new InvalidArgumentError(
+        `${option} must be a duration such as 500ms, 30s, 10m or 1h, got "${value}".`,
+      );
+    }
+    return parsed.data;
+  };
+}
+
+/**
+ * A commander argument parser for an age (`30s`, `15m`, `12h`, `7d`, `2w`) in milliseconds.
+ *
+ * @example
+ * ```ts
+ * new Option('--older-than <age>').argParser(age('--older-than'));
+ * ```
+ */
+export function age(option: string): (value: string) => number {
+  return (value) => usage(() => parseAge(value, option));
+}
+
+/**
+ * A commander argument parser for a size (`1048576`, `512MiB`, `10GB`) in bytes.
+ *
+ * @example
+ * ```ts
+ * new Option('--max-bytes <size>').argParser(size('--max-bytes'));
+ * ```
+ */
+export function size(option: string): (value: string) => number {
+  return (value) => usage(() => parseSize(value, option));
+}
+
+function usage(parse: () => number): number {
+  try {
+    return parse();
+  } catch (error) {
+    throw new InvalidArgumentError(`${(error as Error).message}.`);
+  }
 }

@@ -1,13 +1,15 @@
 import { Command, CommanderError, Option } from 'commander';
 import { CliError } from './cli-error.js';
+import { approveCommand, inputCommand } from './commands/control.js';
 import { devCommand } from './commands/dev.js';
 import { emitCommand } from './commands/emit.js';
+import { gcCommand } from './commands/gc.js';
 import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
 import { runCommand } from './commands/run.js';
 import { statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
 import { ensureDataDir } from './ensure-data-dir.js';
-import { integerIn } from './option-parsers.js';
+import { age, durationIn, integerIn, size } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -15,7 +17,8 @@ const dataDirOption = () => new Option('--data-dir <dir>', 'Wharf data directory
 const addressDefault = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 
 /**
- * The `wharf` command line: `dev`, `run`, `status`, `outputs`, `evidence`, `validate`, `emit`.
+ * The `wharf` command line: `dev`, `run`, `status`, `approve`, `input`, `outputs`, `evidence`,
+ * `validate`, `emit`, `gc`.
  *
  * @example
  * ```ts
@@ -43,7 +46,17 @@ export function createProgram(io: CliIo = processIo): Command {
     .command('run <swarm.yaml>')
     .description('Validate and run a swarm; prints the result, the out ids and the Web UI link')
     .option('-i, --input <key=value>', 'a value for †input.<key> (repeatable)', collect, [])
-    .option('-f, --follow', 'show live progress per task', false)
+    .option(
+      '-f, --follow',
+      "show live progress: each task's status, each running agent's step and tool calls",
+      false,
+    )
+    .addOption(
+      new Option(
+        '--wait-for-inputs <duration>',
+        'when only tasks waiting on †input.* remain, wait this long for `wharf input` (e.g. 10m)',
+      ).argParser(durationIn('--wait-for-inputs')),
+    )
     .option('--json', 'print the result as JSON', false)
     .option('--owner <id>', 'owner id recorded on outputs and evidence', 'default')
     .option('--workdir <dir>', 'directory the scripts run in, on the workers (default: the current one)')
@@ -59,10 +72,16 @@ export function createProgram(io: CliIo = processIo): Command {
           owner: string;
           address?: string;
           dataDir: string;
+          waitForInputs?: number;
         },
       ) => {
         await ensureDataDir(options.dataDir);
-        const result = await runCommand(file, options, io);
+        const { waitForInputs, ...rest } = options;
+        const result = await runCommand(
+          file,
+          { ...rest, ...(waitForInputs === undefined ? {} : { waitForInputsMs: waitForInputs }) },
+          io,
+        );
         if (result.status !== 'completed') {
           throw new CliError(
             'SWARM_FAILED',
@@ -84,6 +103,44 @@ export function createProgram(io: CliIo = processIo): Command {
         workflowId: string,
         options: { address: string; namespace: string; json: boolean; dataDir: string },
       ) => statusCommand(workflowId, options, io),
+    );
+
+  program
+    .command('approve <workflowId> <task>')
+    .description("Approve (or with --reject, reject) a task's approval gate")
+    .option('--reject', 'reject instead of approve', false)
+    .option('--comment <text>', 'why; recorded with the decision (a rejected task shows it as its reason)')
+    .option('--by <name>', 'who answers', process.env.USER)
+    .option('--address <host:port>', 'Temporal server', addressDefault)
+    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--json', 'print JSON', false)
+    .action(
+      async (
+        workflowId: string,
+        task: string,
+        options: {
+          reject: boolean;
+          comment?: string;
+          by?: string;
+          address: string;
+          namespace: string;
+          json: boolean;
+        },
+      ) => approveCommand(workflowId, task, options, io),
+    );
+
+  program
+    .command('input <workflowId> [key=value...]')
+    .description('Add †input.* values to a running swarm (values that read as JSON are JSON)')
+    .option('--json <object>', 'the values as one JSON object')
+    .option('--address <host:port>', 'Temporal server', addressDefault)
+    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .action(
+      async (
+        workflowId: string,
+        pairs: string[],
+        options: { json?: string; address: string; namespace: string },
+      ) => inputCommand(workflowId, pairs, options, io),
     );
 
   const outputs = program.command('outputs').description('Read stored outputs');
@@ -161,6 +218,39 @@ export function createProgram(io: CliIo = processIo): Command {
         json: boolean;
       }) => {
         await emitCommand(options, io);
+      },
+    );
+
+  program
+    .command('gc')
+    .description(
+      'Remove stored outputs by a retention policy (and the evidence of runs left without any); prints what it removed',
+    )
+    .option(
+      '--older-than <age>',
+      'remove outputs stored longer ago than this (e.g. 12h, 7d, 2w)',
+      age('--older-than'),
+    )
+    .option(
+      '--max-bytes <size>',
+      'then remove the oldest until the store holds at most this (e.g. 10GiB)',
+      size('--max-bytes'),
+    )
+    .option('--run <workflowId>', 'remove every output of this run')
+    .option('--dry-run', 'print what would be removed, remove nothing', false)
+    .option('--json', 'print the report as JSON', false)
+    .addOption(dataDirOption())
+    .action(
+      async (options: {
+        olderThan?: number;
+        maxBytes?: number;
+        run?: string;
+        dryRun: boolean;
+        json: boolean;
+        dataDir: string;
+      }) => {
+        await ensureDataDir(options.dataDir);
+        await gcCommand(options, io);
       },
     );
 

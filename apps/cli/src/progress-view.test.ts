@@ -31,7 +31,7 @@ const progress = (status: 'running' | 'done'): SwarmProgress => ({
 describe('progressLines', () => {
   it('shows status, bytes, elapsed time and what a task waits for', () => {
     const [fetch, report] = progressLines(progress('running'), 4_000);
-    expect(fetch).toMatch(/^▶ +fetch +running +2\.5 MB +3\.0s$/);
+    expect(fetch).toMatch(/^▶ +fetch +running +2\.4MB +3\.0s$/);
     expect(report).toContain('waits for †data.x');
   });
 
@@ -39,15 +39,56 @@ describe('progressLines', () => {
     const done = progress('done');
     const usage = { calls: 3, inputTokens: 3000, outputTokens: 120, totalTokens: 3120, costUsd: 0.0012 };
     const [fetch] = progressLines({ ...done, tasks: [{ ...(done.tasks[0] as TaskProgress), usage }] }, 4_000);
-    expect(fetch).toMatch(/^✔ +fetch +done +2\.5 MB +\d+\.\ds {2}3\.0k in \/ 120 out tok · \$0\.0012$/);
+    expect(fetch).toMatch(/^✔ +fetch +done +2\.4MB +\d+\.\ds {2}3\.0k in \/ 120 out tok · \$0\.0012$/);
   });
 });
 
 describe('changedLines', () => {
   it('prints a line only when a task changes', () => {
     const seen = new Map<string, string>();
-    expect(changedLines(progress('running'), seen)).toEqual(['fetch: running 2.5 MB', 'report: waiting']);
+    expect(changedLines(progress('running'), seen)).toEqual(['fetch: running 2.4MB', 'report: waiting']);
     expect(changedLines(progress('running'), seen)).toEqual([]);
-    expect(changedLines(progress('done'), seen)).toEqual(['fetch: done 2.5 MB out_1']);
+    expect(changedLines(progress('done'), seen)).toEqual(['fetch: done 2.4MB out_1']);
+  });
+});
+
+describe('live agent steps and approval gates', () => {
+  const live = (step: number, toolCalls: string[]): SwarmProgress => {
+    const base = progress('running');
+    const [fetch, report] = base.tasks as [SwarmProgress['tasks'][number], SwarmProgress['tasks'][number]];
+    return {
+      ...base,
+      tasks: [
+        {
+          ...fetch,
+          instances: { done: 0, total: 2 },
+          live: [
+            { instance: 0, activity: 'runSubagent', attempt: 1, step, toolCalls, bytes: 1_200 },
+            { instance: 1, activity: 'runSubagent', attempt: 2, bytes: 10 },
+          ],
+        },
+        { ...report, waitingFor: [], approval: { prompt: 'Ship it?', requestedAt: 1 } },
+      ],
+    };
+  };
+
+  it('shows each running instance with its step, folded tool calls and attempt', () => {
+    const lines = progressLines(live(3, ['search', 'search', 'read_file']), 4_000);
+    expect(lines[1]).toMatch(/^ +↳ fetch#0 · step 3 · tools: search ×2, read_file · 1\.2KB$/);
+    expect(lines[2]).toMatch(/↳ fetch#1 · 10 B · attempt 2$/);
+    expect(lines[3]).toContain('awaits approval: Ship it? (wharf approve <run> report)');
+  });
+
+  it('logs a line each time an agent step or its tool calls change', () => {
+    const seen = new Map<string, string>();
+    expect(changedLines(live(1, ['search']), seen)).toEqual([
+      'fetch: running 0/2 2.4MB',
+      '  ↳ fetch#0 · step 1 · tools: search',
+      'report: waiting awaits approval: Ship it? (wharf approve <run> report)',
+    ]);
+    expect(changedLines(live(1, ['search']), seen)).toEqual([]);
+    expect(changedLines(live(2, ['search', 'fetch_url']), seen)).toEqual([
+      '  ↳ fetch#0 · step 2 · tools: search, fetch_url',
+    ]);
   });
 });

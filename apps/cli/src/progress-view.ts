@@ -1,8 +1,17 @@
-import { formatBytes, formatUsage, type SwarmProgress, statusMarks } from '@wharf/orchestrator';
+import {
+  formatBytes,
+  formatUsage,
+  type LiveInstance,
+  type SwarmProgress,
+  statusMarks,
+  type TaskProgress,
+} from '@wharf/orchestrator';
 
 /**
  * One line per task: mark, name, status, instances, bytes captured, elapsed, model usage (agent
- * tasks), note.
+ * tasks), note; under a
+ * running task one line per running subagent with its agent step and tool calls (from the
+ * heartbeats `WharfClient.progress` read), under a gated task what its approval waits for.
  *
  * @example
  * ```ts
@@ -11,23 +20,55 @@ import { formatBytes, formatUsage, type SwarmProgress, statusMarks } from '@whar
  */
 export function progressLines(progress: SwarmProgress, now: number): string[] {
   const width = Math.max(4, ...progress.tasks.map((task) => task.task.length));
-  return progress.tasks.map((task) => {
+  return progress.tasks.flatMap((task) => {
     const elapsed =
       task.startedAt === undefined ? '' : `${(((task.endedAt ?? now) - task.startedAt) / 1000).toFixed(1)}s`;
     const instances = task.instances.total > 1 ? ` ${task.instances.done}/${task.instances.total}` : '';
-    const note = task.reason ?? (task.waitingFor.length > 0 ? `waits for ${task.waitingFor.join(', ')}` : '');
-    return [
+    const line = [
       statusMarks[task.status],
       task.task.padEnd(width),
       `${task.status}${instances}`.padEnd(14),
       formatBytes(task.bytesCaptured).padStart(9),
       elapsed.padStart(7),
       ...(task.usage === undefined ? [] : [formatUsage(task.usage)]),
-      note,
+      noteOf(task),
     ]
       .join('  ')
       .trimEnd();
+    const indent = ' '.repeat(width + 5);
+    return [line, ...(task.live ?? []).map((live) => `${indent}${liveLine(task.task, live)}`)];
   });
+}
+
+/** Why a task is where it is: its reason, its pending approval, or what it waits for. */
+function noteOf(task: TaskProgress): string {
+  if (task.reason !== undefined) return task.reason;
+  const gate = task.approval;
+  if (task.status === 'waiting' && gate?.requestedAt !== undefined && gate.decision === undefined) {
+    return `awaits approval${gate.prompt === undefined ? '' : `: ${gate.prompt}`} (wharf approve <run> ${task.task})`;
+  }
+  return task.waitingFor.length > 0 ? `waits for ${task.waitingFor.join(', ')}` : '';
+}
+
+/** `#2 step 3 · search, read_file ×2 · 1.2 KB` for one running subagent. */
+export function liveLine(task: string, live: LiveInstance): string {
+  const parts = [live.instance === undefined ? task : `${task}#${live.instance}`];
+  if (live.step !== undefined) parts.push(`step ${live.step}`);
+  if (live.toolCalls !== undefined && live.toolCalls.length > 0) parts.push(toolSummary(live.toolCalls));
+  if (live.bytes !== undefined && live.bytes > 0) parts.push(formatBytes(live.bytes));
+  if (live.attempt > 1) parts.push(`attempt ${live.attempt}`);
+  return `↳ ${parts.join(' · ')}`;
+}
+
+/** The last few tool calls, repeats folded: `search ×2, read_file`. */
+function toolSummary(calls: readonly string[]): string {
+  const folded: { name: string; count: number }[] = [];
+  for (const name of calls.slice(-8)) {
+    const last = folded.at(-1);
+    if (last?.name === name) last.count += 1;
+    else folded.push({ name, count: 1 });
+  }
+  return `tools: ${folded.map(({ name, count }) => (count > 1 ? `${name} ×${count}` : name)).join(', ')}`;
 }
 
 /**
@@ -42,19 +83,32 @@ export function progressLines(progress: SwarmProgress, now: number): string[] {
 export function changedLines(progress: SwarmProgress, seen: Map<string, string>): string[] {
   const lines: string[] = [];
   for (const task of progress.tasks) {
-    const key = `${task.status}:${task.instances.done}`;
-    if (seen.get(task.task) === key) continue;
-    seen.set(task.task, key);
-    if (task.status === 'pending') continue;
-    const detail = [
-      task.instances.total > 1 ? `${task.instances.done}/${task.instances.total}` : '',
-      task.bytesCaptured > 0 ? formatBytes(task.bytesCaptured) : '',
-      task.outIds.length > 0 ? task.outIds.join(',') : '',
-      task.reason ?? '',
-    ]
-      .filter(Boolean)
-      .join(' ');
-    lines.push(`${task.task}: ${task.status}${detail ? ` ${detail}` : ''}`);
+    const gate = task.approval;
+    const awaiting =
+      task.status === 'waiting' && gate?.requestedAt !== undefined && gate.decision === undefined;
+    const key = `${task.status}:${task.instances.done}${awaiting ? ':approval' : ''}`;
+    if (seen.get(task.task) !== key) {
+      seen.set(task.task, key);
+      if (task.status === 'pending') continue;
+      const detail = [
+        task.instances.total > 1 ? `${task.instances.done}/${task.instances.total}` : '',
+        task.bytesCaptured > 0 ? formatBytes(task.bytesCaptured) : '',
+        task.outIds.length > 0 ? task.outIds.join(',') : '',
+        awaiting ? noteOf(task) : (task.reason ?? ''),
+      ]
+        .filter(Boolean)
+        .join(' ');
+      lines.push(`${task.task}: ${task.status}${detail ? ` ${detail}` : ''}`);
+    }
+    // A running agent's step and tool calls, each time they change.
+    for (const live of task.live ?? []) {
+      if (live.step === undefined && live.toolCalls === undefined) continue;
+      const id = `${task.task}#${live.instance ?? ''}`;
+      const text = liveLine(task.task, { ...live, bytes: 0 });
+      if (seen.get(id) === text) continue;
+      seen.set(id, text);
+      lines.push(`  ${text}`);
+    }
   }
   return lines;
 }

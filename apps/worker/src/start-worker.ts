@@ -1,12 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
-import { openDataDir, spawnCredentials } from '@wharf/orchestrator/embedded';
-import { createWharfWorker, ProcessGroupRegistry } from '@wharf/orchestrator/worker';
-import { createIntakeServer } from '@wharf/output-store';
+import { composeWorker } from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
-import type { WorkerConfig } from './config.js';
+import { intakeLimits, type WorkerConfig } from './config.js';
 
 /** A running worker process's parts. */
 export interface RunningWorker {
@@ -35,30 +32,53 @@ export async function startWorker(
   logger: Logger = pino({ level: config.LOG_LEVEL }),
 ): Promise<RunningWorker> {
   installRuntime(logger);
-  const data = await openDataDir(config.WHARF_DATA_DIR);
-  // Scripts a predecessor left running when it was killed outright (SIGKILL, OOM, power).
-  const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
-  const reaped = await processGroups.reap();
-  if (reaped.length > 0) logger.warn({ processGroups: reaped }, 'orphan-scripts-killed');
-  const intake = await createIntakeServer({
-    store: data.store,
-    secret: data.secret,
-    hostname: config.WHARF_INTAKE_HOST,
-    port: config.WHARF_INTAKE_PORT,
+  const parts = await composeWorker({
+    dataDir: config.WHARF_DATA_DIR,
+    intake: {
+      hostname: config.WHARF_INTAKE_HOST,
+      port: config.WHARF_INTAKE_PORT,
+      limits: intakeLimits(config),
+    },
   });
+  const { intake } = parts;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const worker = await createWharfWorker({
+  // Ends the scripts a predecessor left running when it was killed outright (SIGKILL, OOM, power).
+  const {
+    worker,
+    reaped,
+    done: stopped,
+  } = await parts.startWorker({
     connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: config.WHARF_TASK_QUEUE,
-    store: data.store,
-    artifacts: data.artifacts,
-    workDir: data.workDir,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
-    spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
-    processGroups,
     workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
+    ...(config.WHARF_GC_INTERVAL === undefined
+      ? {}
+      : {
+          gc: {
+            intervalMs: config.WHARF_GC_INTERVAL,
+            policy: {
+              ...(config.WHARF_GC_MAX_AGE === undefined ? {} : { olderThanMs: config.WHARF_GC_MAX_AGE }),
+              ...(config.WHARF_GC_MAX_BYTES === undefined
+                ? {}
+                : { maxTotalBytes: config.WHARF_GC_MAX_BYTES }),
+            },
+            onReport: (report) =>
+              logger[report.outputs.length > 0 ? 'info' : 'debug'](
+                {
+                  removed: report.outputs.length,
+                  freedBytes: report.freedBytes,
+                  runs: report.runs.map((run) => run.runId),
+                  kept: report.kept,
+                },
+                'gc',
+              ),
+            onError: (error) => logger.error({ error: (error as Error).message }, 'gc-failed'),
+          },
+        }),
   });
+  if (reaped.length > 0) logger.warn({ processGroups: reaped }, 'orphan-scripts-killed');
   const health = await listen(
     createServer((request, response) => {
       if (request.url !== '/healthz') {
@@ -88,13 +108,10 @@ export async function startWorker(
     },
     'worker-start',
   );
-  const done = worker.run().finally(async () => {
-    // Running scripts were cancelled after the grace period; end whatever of them is left.
-    await processGroups.reap({ graceMs: 1_000 });
+  const done = stopped.finally(async () => {
     await new Promise<void>((resolve) => health.close(() => resolve()));
-    await intake.close();
     await connection.close();
-    await data.close();
+    await parts.close();
     logger.info('worker-end');
   });
   return {

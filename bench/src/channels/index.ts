@@ -1,5 +1,5 @@
+import type { Benchmark } from '../benchmark.js';
 import { formatTable } from '../harness.js';
-import type { Benchmark } from '../registry.js';
 import { channelLevelRows } from './channel-level.js';
 import { checkpointRows } from './checkpoint.js';
 import { readCostNotes, readIsolationRows } from './read-cost.js';

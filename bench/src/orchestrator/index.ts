@@ -11,8 +11,8 @@ import { WharfClient } from '@wharf/orchestrator/client';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
 import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
+import type { Benchmark } from '../benchmark.js';
 import { formatTable } from '../harness.js';
-import type { Benchmark } from '../registry.js';
 import * as bareActivities from './bare-activities.js';
 
 const COMMAND = 'echo "subagent $WHARF_INSTANCE"';

@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { InMemoryArtifactStore } from '@wharf/evidence';
-import { createWharfDataConverter, parseSwarm, wharfSearchAttributeKinds } from '@wharf/orchestrator';
+import { parseSwarm, wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { runChainHistory, WharfClient } from '@wharf/orchestrator/client';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
+import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
+import type { Benchmark } from '../benchmark.js';
 import { formatTable } from '../harness.js';
-import type { Benchmark } from '../registry.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 const MIB = 1024 * 1024;

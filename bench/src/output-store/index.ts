@@ -1,5 +1,5 @@
+import type { Benchmark } from '../benchmark.js';
 import { formatRate, formatTable } from '../harness.js';
-import type { Benchmark } from '../registry.js';
 import { emitThroughput } from './emit-throughput.js';
 import { getLatency } from './get-latency.js';
 import { httpIntake } from './http-intake.js';

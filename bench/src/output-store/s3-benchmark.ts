@@ -1,6 +1,6 @@
 import { startS3Server } from '@wharf/output-store/testing';
+import type { Benchmark } from '../benchmark.js';
 import { formatTable } from '../harness.js';
-import type { Benchmark } from '../registry.js';
 import { s3Ingest } from './s3-ingest.js';
 import { withTempDir } from './shared.js';
 

@@ -3,6 +3,7 @@ import { applyOutput } from './apply-output.js';
 import type { Context } from './context.js';
 import { resolveReference } from './context.js';
 import { ContextLog } from './context-log.js';
+import { InvalidExpressionError } from './context-resolver-error.js';
 import { resolveCall } from './resolve-call.js';
 import type { ContextMessage } from './schemas.js';
 
@@ -31,6 +32,23 @@ describe('applyOutput', () => {
       found: true,
       value: { name: 'Alex', status: 'inactive' },
     });
+  });
+
+  it('refuses an output path index past a million as an invalid path, pointing at the index', () => {
+    const context: ContextMessage[] = [];
+    let thrown: unknown;
+    try {
+      applyOutput(context, { _tool: 't', _outputPath: '†data.rows.2000000.name' }, 1, { date });
+    } catch (error) {
+      thrown = error;
+    }
+    expect(InvalidExpressionError.isInstance(thrown)).toBe(true);
+    expect(thrown).toMatchObject({
+      code: 'INVALID_PATH',
+      expression: '†data.rows.2000000.name',
+      position: 11,
+    });
+    expect(context).toEqual([]);
   });
 
   it('writes nothing for a call without _outputPath and says so', () => {

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { checkCall } from './check-call.js';
 import { appendMessages, type Context } from './context.js';
-import { ContextResolverError } from './context-resolver-error.js';
+import { ContextResolverError, InvalidExpressionError } from './context-resolver-error.js';
 import { isJsonObject, type JsonValue, setKey, toJsonValue } from './json.js';
 import { parseOutputPath } from './output-plan.js';
-import { isArrayIndex, type Reference } from './path.js';
+import { formatReference, isArrayIndex, type Reference } from './path.js';
 import type { Call, ContextMessage, OutputMethod } from './schemas.js';
 
 /**
@@ -110,10 +110,18 @@ export function applyOutput(
 }
 
 function checkDestination(destination: Reference): void {
+  const text = formatReference(destination);
+  let position = text.length - destination.path.join('.').length;
   for (const segment of destination.path) {
     if (isArrayIndex(segment) && Number(segment) > 1_000_000) {
-      throw new ContextResolverError('INVALID_PATH', `output path index ${segment} is too large`);
+      throw new InvalidExpressionError({
+        expression: text,
+        position,
+        expected: 'an index of at most 1000000 (output path index too large)',
+        code: 'INVALID_PATH',
+      });
     }
+    position += segment.length + 1;
   }
 }
 

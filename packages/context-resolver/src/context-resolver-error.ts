@@ -86,9 +86,9 @@ export class TypeMismatchError extends ContextResolverError {
     this.conflictingMessageIndex = options.conflictingMessageIndex;
   }
 
-  /** True for a TypeMismatchError from any realm (not for other resolver errors). */
+  /** True for a TypeMismatchError from any realm (by code; not for other resolver errors). */
   static override isInstance(value: unknown): value is TypeMismatchError {
-    return ContextResolverError.isInstance(value) && value.name === 'TypeMismatchError';
+    return ContextResolverError.isInstance(value) && value.code === 'TYPE_MISMATCH';
   }
 }
 
@@ -124,8 +124,11 @@ export class InvalidExpressionError extends ContextResolverError {
     this.expected = options.expected;
   }
 
-  /** True for a InvalidExpressionError from any realm (not for other resolver errors). */
+  /** True for a InvalidExpressionError from any realm (by code; not for other resolver errors). */
   static override isInstance(value: unknown): value is InvalidExpressionError {
-    return ContextResolverError.isInstance(value) && value.name === 'InvalidExpressionError';
+    return (
+      ContextResolverError.isInstance(value) &&
+      (value.code === 'INVALID_EXPRESSION' || value.code === 'INVALID_PATH')
+    );
   }
 }

@@ -91,16 +91,17 @@ export interface ToolCallRecord extends ToolCallInput {
 export type ToolOutputSource = string | Uint8Array | { filePath: string };
 
 /**
- * A byte range of a stored artifact: `length` bytes from `offset` (clamped to the end).
+ * A byte range of a stored artifact: `start` inclusive, `end` exclusive, both optional and
+ * clamped to the artifact's size (the same shape as `@wharf/output-store`'s `ByteRange`).
  *
  * @example
  * ```ts
- * const tail: ByteRange = { offset: size - 1024, length: 1024 };
+ * const tail: ByteRange = { start: size - 1024 };
  * ```
  */
 export interface ByteRange {
-  offset: number;
-  length: number;
+  readonly start?: number;
+  readonly end?: number;
 }
 
 /**
@@ -116,7 +117,7 @@ export interface ByteRange {
  * await store.putWorker({ workerId: 'w1', jobId: '1', runId: 'r1', ownerId: 'o1',
  *   status: 'running', startedAt: new Date().toISOString() });
  * await store.putToolCall('w1', call, output);
- * const head = await store.readToolOutput('w1', 1, { offset: 0, length: 1024 });
+ * const head = await store.readToolOutput('w1', 1, { start: 0, end: 1024 });
  * ```
  */
 export interface ArtifactStore {

@@ -9,7 +9,7 @@ import {
   getToolOutputInputSchema,
   getWorkerEvidenceInputSchema,
 } from './schemas.js';
-import { completePrefixLength, decodeUtf8, leadingContinuationBytes } from './utf8.js';
+import { completePrefixLength, decodeUtf8, utf8CutAfter } from './utf8.js';
 
 /**
  * Options of {@link createEvidenceTools}.
@@ -117,11 +117,14 @@ export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTool
       const length = Math.min(input.length ?? maxOutput, maxOutput);
       let bytes: Uint8Array;
       try {
-        bytes = await scope.store.readToolOutput(parsed.workerId, parsed.seq, { offset, length });
+        bytes = await scope.store.readToolOutput(parsed.workerId, parsed.seq, {
+          start: offset,
+          end: offset + length,
+        });
       } catch {
         return gone;
       }
-      const skip = offset > 0 ? leadingContinuationBytes(bytes) : 0;
+      const skip = offset > 0 ? utf8CutAfter(bytes, 0) : 0;
       const end = offset + bytes.length < record.bytes ? completePrefixLength(bytes) : bytes.length;
       const shown = bytes.subarray(skip, Math.max(skip, end));
       const from = offset + skip;

@@ -1,6 +1,7 @@
 /**
  * Human-readable size: `523 B`, `45KB`, `1.5MB`, `100MB` (powers of 1024, one decimal
- * below ten).
+ * below ten). `@wharf/orchestrator` exports the same `formatBytes` (this package installs
+ * alone, so it keeps its own copy).
  *
  * @example
  * ```ts

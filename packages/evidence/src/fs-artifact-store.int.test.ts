@@ -83,7 +83,7 @@ describe('FsArtifactStore layout', () => {
     );
     expect(record.bytes).toBe(1024 ** 3);
     await expect(stat(capture)).rejects.toThrow();
-    const tail = await store.readToolOutput('w', 1, { offset: 1024 ** 3 - 10, length: 10 });
+    const tail = await store.readToolOutput('w', 1, { start: 1024 ** 3 - 10, end: 1024 ** 3 });
     expect(tail).toEqual(new Uint8Array(10));
     expect(store.bytesRead).toBe(10);
   });

@@ -14,7 +14,7 @@ import { EvidenceError } from './evidence-error.js';
 import { type FileSourceOptions, FileSourcePolicy } from './file-source.js';
 import { assertId, compareIds, toolOutputFileName } from './ids.js';
 import { mapConcurrent } from './map-concurrent.js';
-import { checkRange } from './range.js';
+import { checkRange, rangeWithin } from './range.js';
 import {
   parseOrThrow,
   parseStoredJson,
@@ -240,9 +240,8 @@ export class FsArtifactStore implements ArtifactStore {
     if (range) checkRange(range);
     const handle = await this.#openOutput(workerId, seq);
     try {
-      const size = (await handle.stat()).size;
-      const offset = Math.min(range?.offset ?? 0, size);
-      const length = Math.min(range ? range.length : size, size - offset);
+      const { start: offset, end } = rangeWithin(range, (await handle.stat()).size);
+      const length = end - offset;
       const buffer = new Uint8Array(length);
       let filled = 0;
       while (filled < length) {

@@ -9,7 +9,7 @@ import type {
 import { EvidenceError } from './evidence-error.js';
 import { discardFileSource, type FileSourceOptions, FileSourcePolicy } from './file-source.js';
 import { assertId, compareIds } from './ids.js';
-import { checkRange } from './range.js';
+import { checkRange, rangeWithin } from './range.js';
 import { parseOrThrow, toolCallInputSchema } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
 import { toolCallRecord } from './tool-call-record.js';
@@ -154,8 +154,7 @@ export class InMemoryArtifactStore implements ArtifactStore {
     const call = this.#entry(workerId)?.calls.get(seq);
     if (!call)
       throw new EvidenceError('ARTIFACT_NOT_FOUND', `tool call ${seq} of worker ${workerId} does not exist`);
-    const start = Math.min(range?.offset ?? 0, call.output.length);
-    const end = range ? Math.min(start + range.length, call.output.length) : call.output.length;
+    const { start, end } = rangeWithin(range, call.output.length);
     this.#bytesRead += end - start;
     return call.output.slice(start, end);
   }

@@ -18,7 +18,7 @@ import {
   FileSourcePolicy,
 } from './file-source.js';
 import { assertId, compareIds } from './ids.js';
-import { checkRange } from './range.js';
+import { checkRange, rangeWithin } from './range.js';
 import { parseOrThrow, parseStoredJson, toolCallInputSchema, workerMetadataSchema } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
 import { toolCallRecord } from './tool-call-record.js';
@@ -258,8 +258,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     const missing = () =>
       new EvidenceError('ARTIFACT_NOT_FOUND', `tool call ${seq} of worker ${workerId} does not exist`);
     if (!record) throw missing();
-    const start = Math.min(range?.offset ?? 0, record.sizeBytes);
-    const end = range ? Math.min(start + range.length, record.sizeBytes) : record.sizeBytes;
+    const { start, end } = rangeWithin(range, record.sizeBytes);
     if (end <= start) return new Uint8Array();
     try {
       const opened = await this.outputs.openBody({ outId: record.outId }, { start, end });

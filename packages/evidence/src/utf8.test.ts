@@ -1,13 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  clampUtf8,
-  completePrefixLength,
-  decodeUtf8,
-  encodeUtf8,
-  leadingContinuationBytes,
-  utf8Length,
-} from './utf8.js';
+import { clampUtf8, completePrefixLength, decodeUtf8, encodeUtf8, utf8CutAfter, utf8Length } from './utf8.js';
 
 describe('utf8 helpers', () => {
   it('measures, clamps and decodes without growing', () => {
@@ -24,7 +17,7 @@ describe('utf8 helpers', () => {
         const start = Math.min(first, second, bytes.length);
         const end = Math.min(Math.max(first, second), bytes.length);
         const slice = bytes.subarray(start, end);
-        const skip = start > 0 ? leadingContinuationBytes(slice) : 0;
+        const skip = start > 0 ? utf8CutAfter(slice, 0) : 0;
         const kept = slice.subarray(
           skip,
           Math.max(skip, end < bytes.length ? completePrefixLength(slice) : slice.length),

@@ -2,8 +2,13 @@ const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenientDecoder = new TextDecoder('utf-8', { ignoreBOM: true });
 
+function isContinuation(byte: number | undefined): boolean {
+  return byte !== undefined && (byte & 0xc0) === 0x80;
+}
+
 /**
- * Size of a string in UTF-8 bytes.
+ * Size of a string in UTF-8 bytes, as `TextEncoder` would encode it (a lone surrogate is the
+ * three bytes of U+FFFD).
  *
  * @example
  * ```ts
@@ -25,6 +30,38 @@ export function utf8Length(text: string): number {
     } else bytes += 3;
   }
   return bytes;
+}
+
+/**
+ * Largest cut point `<= index` that does not split a UTF-8 character: `bytes.subarray(0, cut)`
+ * ends on a whole character. It moves back over at most three continuation bytes (a character
+ * has no more), so bytes that are not UTF-8 are cut where asked, give or take three.
+ *
+ * @example
+ * ```ts
+ * utf8CutBefore(encodeUtf8('aé'), 2); // 1 — 'é' is two bytes, so the cut moves before it
+ * ```
+ */
+export function utf8CutBefore(bytes: Uint8Array, index: number): number {
+  let cut = Math.max(0, Math.min(index, bytes.length));
+  for (let steps = 0; steps < 3 && cut > 0 && cut < bytes.length && isContinuation(bytes[cut]); steps++)
+    cut--;
+  return cut;
+}
+
+/**
+ * Smallest cut point `>= index` that does not split a UTF-8 character: `bytes.subarray(cut)`
+ * starts on a whole character. It moves forward over at most three continuation bytes.
+ *
+ * @example
+ * ```ts
+ * utf8CutAfter(encodeUtf8('éa'), 1); // 2
+ * ```
+ */
+export function utf8CutAfter(bytes: Uint8Array, index: number): number {
+  let cut = Math.max(0, Math.min(index, bytes.length));
+  for (let steps = 0; steps < 3 && cut < bytes.length && isContinuation(bytes[cut]); steps++) cut++;
+  return cut;
 }
 
 /**
@@ -52,7 +89,7 @@ export function clampUtf8(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return '';
   if (text.length <= maxBytes / 3 || utf8Length(text) <= maxBytes) return text;
   const bytes = encoder.encode(text);
-  return decodeUtf8(bytes.subarray(0, startOfCharacter(bytes, maxBytes)));
+  return decodeUtf8(bytes.subarray(0, utf8CutBefore(bytes, maxBytes)));
 }
 
 /**
@@ -73,25 +110,6 @@ export function decodeUtf8(bytes: Uint8Array): string {
 }
 
 /**
- * The largest index ≤ `index` that starts a character (is not a continuation byte), so
- * cutting at it keeps whole characters on both sides.
- *
- * @example
- * ```ts
- * startOfCharacter(encodeUtf8('é'), 1); // 0
- * ```
- */
-export function startOfCharacter(bytes: Uint8Array, index: number): number {
-  let position = Math.min(index, bytes.length);
-  let steps = 0;
-  while (position > 0 && position < bytes.length && ((bytes[position] ?? 0) & 0xc0) === 0x80 && steps < 3) {
-    position--;
-    steps++;
-  }
-  return position;
-}
-
-/**
  * Length of the longest prefix of `bytes` that does not end inside a multi-byte character
  * (for a head cut read without the bytes that follow it).
  *
@@ -109,19 +127,4 @@ export function completePrefixLength(bytes: Uint8Array): number {
     return needed > back ? length - back : length;
   }
   return length;
-}
-
-/**
- * Number of leading continuation bytes (at most three) of a tail cut, i.e. the bytes of a
- * character that started before the cut.
- *
- * @example
- * ```ts
- * leadingContinuationBytes(encodeUtf8('é').subarray(1)); // 1
- * ```
- */
-export function leadingContinuationBytes(bytes: Uint8Array): number {
-  let count = 0;
-  while (count < 3 && count < bytes.length && ((bytes[count] ?? 0) & 0xc0) === 0x80) count++;
-  return count;
 }

@@ -1,48 +1,97 @@
+// The workflow-safe root: the swarm DSL, types, handler definitions and pure helpers. Nothing
+// reachable from here imports a Node builtin or a Node-only package (index.test.ts walks it);
+// the data converter and the model registry are in `@wharf/orchestrator/node`.
+
 export {
-  createOutputStoreStorageDriver,
-  createWharfDataConverter,
-  type OutputStoreStorageDriverOptions,
-  type WharfDataConverterOptions,
-} from './converter/output-store-storage-driver.js';
+  type ContextLimits,
+  type ContextLimitsInput,
+  defaultContextLimits,
+  resolveContextLimits,
+} from './context/context-limits.js';
+export { contextMetrics } from './context/context-metrics.js';
+export { planContext } from './context/plan-context.js';
+export { pruneContext } from './context/prune-context.js';
+export { dependencyDepths, RECENT_WINDOW_MS, relevanceScorer } from './context/relevance.js';
+export {
+  type ApprovalVerdict,
+  answerApproval,
+  approvalVerdict,
+  openApproval,
+  type PendingApproval,
+  pendingApprovals,
+  renderPendingApprovals,
+} from './control/approval-gate.js';
+export { type ConditionLookup, evaluateWhen, truthy, type WhenOutcome } from './control/evaluate-when.js';
+export { expandMapLoop, MAX_MAP_ITEMS, type MapExpansion } from './control/expand-map-loop.js';
+export type { GraphDefinition, GraphTask } from './dsl/graph-definition.js';
+export { InvalidConditionError } from './dsl/invalid-condition-error.js';
 export { type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
 export { formatSwarmIssue, SwarmDefinitionError, type SwarmIssue } from './dsl/swarm-definition-error.js';
 export { SwarmDefinitionTooLargeError } from './dsl/swarm-definition-too-large-error.js';
 export {
   type AgentDefinition,
+  type ApprovalDefinition,
+  durationSchema,
+  type LoopDefinition,
   type SwarmDefinition,
   swarmDefinitionSchema,
   type TaskDefinition,
 } from './dsl/swarm-schema.js';
 export { defaultSwarmSizeLimits, type SwarmSizeLimits } from './dsl/swarm-size-limits.js';
+export { ancestorsOf, dependencyOrder, findCycle, validateGraph } from './dsl/validate-graph.js';
 export {
-  ancestorsOf,
-  dependencyOrder,
-  findCycle,
-  type GraphDefinition,
-  type GraphTask,
-  validateGraph,
-} from './dsl/validate-graph.js';
-export {
-  createModelRegistry,
-  type ModelPrice,
-  type ModelRegistry,
-  type ModelRegistryOptions,
-  type WharfLanguageModel,
-} from './models/model-registry.js';
+  type ComparisonOperator,
+  type Condition,
+  type ConditionLiteral,
+  conditionAsExpression,
+  conditionReferences,
+  parseWhen,
+} from './dsl/when-condition.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
 export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';
-export { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from './shared/definitions.js';
+export {
+  addInputSignal,
+  approveTaskUpdate,
+  cancelTaskUpdate,
+  progressQuery,
+  stateQuery,
+} from './shared/definitions.js';
+export {
+  formatBytes,
+  renderProgressTable,
+  renderTaskTable,
+  statusMarks,
+} from './shared/progress-table.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
-export { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from './shared/swarm-failure.js';
+export {
+  describeSwarmFailure,
+  isTaskFailure,
+  nonRetryableFailureTypes,
+  swarmFailedErrorType,
+  wharfFailureTypes,
+} from './shared/swarm-failure.js';
+export { swarmWorkflowId } from './shared/swarm-workflow-id.js';
 export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
 export type {
   AgentUsage,
+  ApprovalState,
+  ApproveTaskRequest,
+  ApproveTaskResult,
   CarriedState,
+  ContextPlan,
+  ContextPlanEntry,
+  ContextPool,
+  ContextPoolEntry,
+  LiveInstance,
   OutputRefJson,
+  PlanContextInput,
+  PruneContextInput,
+  SubagentHeartbeat,
   SubagentInput,
   SubagentResult,
   SuperviseInput,
   SuperviseResult,
+  SwarmContextMetrics,
   SwarmProgress,
   SwarmResult,
   SwarmWorkflowInput,
@@ -50,9 +99,3 @@ export type {
   TaskStatus,
   WharfActivities,
 } from './shared/types.js';
-export {
-  formatBytes,
-  renderProgressTable,
-  renderTaskTable,
-  statusMarks,
-} from './workflows/progress-table.js';

@@ -86,6 +86,12 @@ export interface EmitHandlerOptions {
    * the same body gets the same ref and a different body never conflicts.
    */
   readonly idempotencyKey?: (input: EmitToolInput, callIndex: number) => string;
+  /** Labels every output gets, over the call's own (e.g. the task and attempt). */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Media type of a call that names none. Default: the store's. */
+  readonly contentType?: string;
+  /** Told of every stored output, in call order (e.g. to list the refs a run produced). */
+  readonly onEmit?: (ref: OutputRef, result: EmitToolResult) => void;
 }
 
 /**
@@ -106,14 +112,21 @@ export function createEmitHandler(options: EmitHandlerOptions): (input: unknown)
     const key =
       options.idempotencyKey?.(input, callIndex) ??
       `${options.keyPrefix}/${createHash('sha256').update(input.content).digest('hex')}`;
+    const contentType = input.contentType ?? options.contentType;
+    const labels =
+      input.labels === undefined && options.labels === undefined
+        ? undefined
+        : { ...input.labels, ...options.labels };
     const ref: OutputRef = await options.store.emit({
       producer: options.producer,
       content: { kind: 'text', text: input.content },
       idempotencyKey: key,
       ...(input.name === undefined ? {} : { name: input.name }),
-      ...(input.contentType === undefined ? {} : { contentType: input.contentType }),
-      ...(input.labels === undefined ? {} : { labels: input.labels }),
+      ...(contentType === undefined ? {} : { contentType }),
+      ...(labels === undefined ? {} : { labels }),
     });
-    return { outId: ref.outId, sizeBytes: Buffer.byteLength(input.content) };
+    const result = { outId: ref.outId, sizeBytes: Buffer.byteLength(input.content) };
+    options.onEmit?.(ref, result);
+    return result;
   };
 }

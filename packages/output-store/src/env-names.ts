@@ -1,5 +1,5 @@
 /**
- * Environment variables a spawn receives from `inputInjectLayer` and the client reads:
+ * Environment variables a spawn receives from whoever starts it and the client reads:
  * `IN_REFS` (comma-separated output ids), the intake URL, the spawn's token and the base of
  * its EMIT idempotency keys (stable across retries, so a retried spawn gets the same refs).
  *

@@ -31,12 +31,12 @@ export class OutputNotFoundError extends OutputStoreError {
     this.reason = reason;
   }
 
-  /** True for a OutputNotFoundError from any realm (not for other store errors). */
+  /** True for a OutputNotFoundError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is OutputNotFoundError {
-    return OutputStoreError.isInstance(value) && value.name === 'OutputNotFoundError';
+    return OutputStoreError.isInstance(value) && value.code === 'NOT_FOUND';
   }
 
-  /** True for a not-found error from any realm. */
+  /** The same as {@link OutputNotFoundError.isInstance} (errors are told apart by code). */
   static isNotFound(value: unknown): value is OutputNotFoundError {
     return OutputStoreError.isInstance(value) && value.code === 'NOT_FOUND';
   }
@@ -57,9 +57,9 @@ export class OutputForbiddenError extends OutputStoreError {
     this.name = 'OutputForbiddenError';
   }
 
-  /** True for a OutputForbiddenError from any realm (not for other store errors). */
+  /** True for a OutputForbiddenError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is OutputForbiddenError {
-    return OutputStoreError.isInstance(value) && value.name === 'OutputForbiddenError';
+    return OutputStoreError.isInstance(value) && value.code === 'FORBIDDEN';
   }
 }
 
@@ -77,9 +77,9 @@ export class OutputUnauthorizedError extends OutputStoreError {
     this.name = 'OutputUnauthorizedError';
   }
 
-  /** True for a OutputUnauthorizedError from any realm (not for other store errors). */
+  /** True for a OutputUnauthorizedError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is OutputUnauthorizedError {
-    return OutputStoreError.isInstance(value) && value.name === 'OutputUnauthorizedError';
+    return OutputStoreError.isInstance(value) && value.code === 'UNAUTHORIZED';
   }
 }
 
@@ -99,9 +99,9 @@ export class OutputTooLargeError extends OutputStoreError {
     this.limitBytes = limitBytes;
   }
 
-  /** True for a OutputTooLargeError from any realm (not for other store errors). */
+  /** True for a OutputTooLargeError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is OutputTooLargeError {
-    return OutputStoreError.isInstance(value) && value.name === 'OutputTooLargeError';
+    return OutputStoreError.isInstance(value) && value.code === 'TOO_LARGE';
   }
 }
 
@@ -123,9 +123,9 @@ export class InvalidOutputEventError extends OutputStoreError {
     this.reason = reason;
   }
 
-  /** True for a InvalidOutputEventError from any realm (not for other store errors). */
+  /** True for a InvalidOutputEventError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is InvalidOutputEventError {
-    return OutputStoreError.isInstance(value) && value.name === 'InvalidOutputEventError';
+    return OutputStoreError.isInstance(value) && value.code === 'INVALID_EVENT';
   }
 }
 
@@ -150,9 +150,9 @@ export class IdempotencyConflictError extends OutputStoreError {
     this.existingOutId = existingOutId;
   }
 
-  /** True for a IdempotencyConflictError from any realm (not for other store errors). */
+  /** True for a IdempotencyConflictError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is IdempotencyConflictError {
-    return OutputStoreError.isInstance(value) && value.name === 'IdempotencyConflictError';
+    return OutputStoreError.isInstance(value) && value.code === 'IDEMPOTENCY_CONFLICT';
   }
 }
 
@@ -175,9 +175,9 @@ export class OutputRangeError extends OutputStoreError {
     this.sizeBytes = sizeBytes;
   }
 
-  /** True for a OutputRangeError from any realm (not for other store errors). */
+  /** True for a OutputRangeError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is OutputRangeError {
-    return OutputStoreError.isInstance(value) && value.name === 'OutputRangeError';
+    return OutputStoreError.isInstance(value) && value.code === 'INVALID_RANGE';
   }
 }
 
@@ -221,9 +221,9 @@ export class OutputPathError extends OutputStoreError {
     this.reason = reason;
   }
 
-  /** True for a OutputPathError from any realm (not for other store errors). */
+  /** True for a OutputPathError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is OutputPathError {
-    return OutputStoreError.isInstance(value) && value.name === 'OutputPathError';
+    return OutputStoreError.isInstance(value) && value.code === 'PATH_REJECTED';
   }
 }
 
@@ -241,9 +241,9 @@ export class StorageFailureError extends OutputStoreError {
     this.name = 'StorageFailureError';
   }
 
-  /** True for a StorageFailureError from any realm (not for other store errors). */
+  /** True for a StorageFailureError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is StorageFailureError {
-    return OutputStoreError.isInstance(value) && value.name === 'StorageFailureError';
+    return OutputStoreError.isInstance(value) && value.code === 'STORAGE_FAILURE';
   }
 }
 
@@ -269,9 +269,9 @@ export class IntakeBusyError extends OutputStoreError {
     this.retryAfterSeconds = retryAfterSeconds;
   }
 
-  /** True for a IntakeBusyError from any realm (not for other store errors). */
+  /** True for a IntakeBusyError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is IntakeBusyError {
-    return OutputStoreError.isInstance(value) && value.name === 'IntakeBusyError';
+    return OutputStoreError.isInstance(value) && value.code === 'UNAVAILABLE';
   }
 }
 
@@ -293,9 +293,9 @@ export class BlobNotFoundError extends OutputStoreError {
     this.sha256 = sha256;
   }
 
-  /** True for a BlobNotFoundError from any realm (not for other store errors). */
+  /** True for a BlobNotFoundError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is BlobNotFoundError {
-    return OutputStoreError.isInstance(value) && value.name === 'BlobNotFoundError';
+    return OutputStoreError.isInstance(value) && value.code === 'BLOB_NOT_FOUND';
   }
 }
 
@@ -317,7 +317,10 @@ export class InvalidStoreOptionError extends OutputStoreError {
     this.reason = reason;
   }
 
-  /** True for a InvalidStoreOptionError from any realm (not for other store errors). */
+  /**
+   * True for a InvalidStoreOptionError from any realm. By name: `INVALID_OPTION` is shared with
+   * the configuration's `InvalidStoreUrlError`, which has other fields.
+   */
   static override isInstance(value: unknown): value is InvalidStoreOptionError {
     return OutputStoreError.isInstance(value) && value.name === 'InvalidStoreOptionError';
   }

@@ -1,5 +1,6 @@
 export { type AllowedFile, openAllowedFile } from './allowed-file.js';
 export type { BlobRange, BlobStore } from './blobs/blob-store.js';
+export { assertBlobAddress, LocalBlobStore, type LocalBlobStoreOptions } from './blobs/local-blob-store.js';
 export {
   createEmitHandler,
   type EmitHandlerOptions,
@@ -25,27 +26,18 @@ export {
   type PathRejection,
   StorageFailureError,
 } from './errors.js';
-export { type HttpErrorBody, toHttpError } from './http-error.js';
 export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
-export { createIntakeApp, type IntakeAppOptions, jsonEnvelopeType } from './intake-app.js';
-export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake-server.js';
+export { type HttpErrorBody, toHttpError } from './intake/http-error.js';
+export { createIntakeApp, type IntakeAppOptions, jsonEnvelopeType } from './intake/intake-app.js';
+export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake/intake-server.js';
+export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
 export { reservedLabelKeys } from './label-keys.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
-export { type ProcessSpawnerOptions, processSpawner } from './process-spawner.js';
-export { parseRangeHeader, type RangeRequest } from './range-header.js';
 export { type ReadBody, readBody } from './read-body.js';
 export { planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
-export {
-  composeLayers,
-  type Spawner,
-  type SpawnerLayer,
-  type SpawnResult,
-  type SpawnSpec,
-} from './spawner.js';
-export { type InputInjectOptions, inputInjectLayer, sinkLayer } from './spawner-layers.js';
 export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
 export type {
   ByteRange,

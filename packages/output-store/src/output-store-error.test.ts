@@ -36,4 +36,16 @@ describe('OutputStoreError', () => {
     expect(StorageFailureError.isInstance(failure)).toBe(true);
     expect(OutputStoreError.isInstance(failure)).toBe(true);
   });
+
+  it("a subclass's isInstance goes by code, as in every Wharf package (an error rebuilt from an HTTP answer counts)", () => {
+    const rebuilt = new OutputStoreError('NOT_FOUND', 'output out_x not found (deleted)');
+    expect(OutputNotFoundError.isInstance(rebuilt)).toBe(true);
+    expect(OutputForbiddenError.isInstance(rebuilt)).toBe(false);
+    const foreign = Object.assign(Object.create(null), {
+      [Symbol.for('@wharf/output-store/error')]: true,
+      name: 'SomethingElse',
+      code: 'STORAGE_FAILURE',
+    });
+    expect(StorageFailureError.isInstance(foreign)).toBe(true);
+  });
 });

@@ -20,35 +20,26 @@ describe('configuration examples', () => {
       max_stderr_bytes: 262_144,
       max_combined_bytes: 1_572_864,
       truncation_strategy: 'tail',
-      max_context_bytes: 102_400,
-      max_context_tasks: 10,
-      cleanup_strategy: { type: 'most_recent', keep_count: 20 },
+      external_storage_threshold: 1_048_576,
+      drain_timeout_ms: 2_000,
     });
     expect(limits.external_storage_dir).toBeUndefined();
   });
 
-  it('conservative: small caps, summary, LRU cleanup', () => {
+  it('conservative: small caps, summary', () => {
     const workflow = parseWorkflowYaml(`
 name: "Memory-Constrained Workflow"
 version: "1.0.0"
 limits:
   max_stdout_bytes: 102400  # 100KB
   max_stderr_bytes: 51200   # 50KB
-  max_context_bytes: 51200  # 50KB
-  max_context_tasks: 5
   truncation_strategy: summary
-  cleanup_strategy:
-    type: lru
-    keep_count: 10
 `);
     expect(resolveLimits(workflow)).toMatchObject({
       max_stdout_bytes: 102_400,
       max_stderr_bytes: 51_200,
       max_combined_bytes: 1_572_864,
-      max_context_bytes: 51_200,
-      max_context_tasks: 5,
       truncation_strategy: 'summary',
-      cleanup_strategy: { type: 'lru', keep_count: 10 },
     });
   });
 
@@ -59,8 +50,6 @@ version: "1.0.0"
 limits:
   max_stdout_bytes: 10485760  # 10MB
   max_stderr_bytes: 2097152   # 2MB
-  max_context_bytes: 1048576  # 1MB
-  max_context_tasks: 50
   external_storage_threshold: 5242880  # 5MB
   truncation_strategy: both
 `);
@@ -68,34 +57,28 @@ limits:
       max_stdout_bytes: 10_485_760,
       max_stderr_bytes: 2_097_152,
       max_combined_bytes: 12_582_912,
-      max_context_tasks: 50,
       external_storage_threshold: 5_242_880,
       truncation_strategy: 'both',
     });
   });
 
-  it('dependency-focused: direct-dependency cleanup and a task context block', () => {
+  it('reads only limits: the rest of a workflow passes through untouched', () => {
     const workflow = parseWorkflowYaml(`
 name: "Dependency-Aware Workflow"
 version: "1.0.0"
 limits:
-  max_context_bytes: 204800  # 200KB
-  cleanup_strategy:
-    type: direct_dependencies  # Only keep dependency outputs
+  max_stdout_bytes: 204800
 tasks:
   fetch:
     output: "data.json"
   process:
     depends_on: [fetch]
-    context:
-      mode: automatic  # Only include 'fetch' output
-      min_relevance: 0.8
+    limits: { truncation_strategy: head }
 `);
     expect(resolveLimits(workflow, 'process')).toMatchObject({
-      max_context_bytes: 204_800,
-      cleanup_strategy: { type: 'direct_dependencies' },
+      max_stdout_bytes: 204_800,
+      truncation_strategy: 'head',
     });
-    expect(workflow.tasks?.process?.context).toEqual({ mode: 'automatic', min_relevance: 0.8 });
     expect(workflow.tasks?.process?.depends_on).toEqual(['fetch']);
     expect(workflow.tasks?.fetch?.output).toBe('data.json');
   });
@@ -155,9 +138,9 @@ describe('invalid configuration', () => {
   });
 
   it('names the task when its limits are wrong', () => {
-    const workflow = { tasks: { build: { limits: { cleanup_strategy: { type: 'lru' } } } } };
+    const workflow = { tasks: { build: { limits: { truncation_strategy: 'middle' } } } };
     const error = thrown(() => resolveLimits(workflow as never, 'build'));
-    expect(error.issues[0]?.path).toBe('tasks.build.limits.cleanup_strategy.keep_count');
+    expect(error.issues[0]?.path).toBe('tasks.build.limits.truncation_strategy');
     expect(
       thrown(() => parseWorkflowYaml(`tasks:\n  t:\n    limits:\n      max_stderr_bytes: 1.5\n`)).issues[0]
         ?.path,
@@ -166,8 +149,8 @@ describe('invalid configuration', () => {
 
   it('reports YAML syntax errors and non-limit errors with their own codes', () => {
     expect(thrown(() => parseWorkflowYaml('limits: [unclosed')).code).toBe('INVALID_YAML');
-    const error = thrown(() => parseWorkflowYaml('tasks:\n  t:\n    depends_on: fetch\n'));
+    const error = thrown(() => parseWorkflowYaml('tasks: [fetch]\n'));
     expect(error.code).toBe('INVALID_WORKFLOW');
-    expect(error.issues[0]?.path).toBe('tasks.t.depends_on');
+    expect(error.issues[0]?.path).toBe('tasks');
   });
 });

@@ -1,10 +1,9 @@
 import { parse as parseYaml } from 'yaml';
 import type { z } from 'zod';
 import {
-  type CleanupStrategyConfig,
   type LimitsInput,
   limitsInputSchema,
-  type TaskDefinition,
+  type TaskLimits,
   type WorkflowDefinition,
   workflowDefinitionSchema,
 } from './schemas.js';
@@ -16,11 +15,6 @@ export interface ResolvedLimits {
   max_stderr_bytes: number;
   max_combined_bytes: number;
   truncation_strategy: 'head' | 'tail' | 'both' | 'summary';
-  max_context_bytes: number;
-  max_context_tasks: number;
-  relevance_threshold: number;
-  time_window_secs?: number;
-  cleanup_strategy: CleanupStrategyConfig;
   /** Streams above this many bytes, and any stream that gets cut, are stored in full. */
   external_storage_threshold: number;
   /** Directory for spill files; without it nothing is spilled. */
@@ -31,7 +25,6 @@ export interface ResolvedLimits {
   kill_on_overflow: boolean;
   timeout_ms?: number;
   drain_timeout_ms: number;
-  context_masking?: { keep_recent: number };
 }
 
 /**
@@ -48,10 +41,6 @@ export const DEFAULT_LIMITS = Object.freeze({
   max_stderr_bytes: 262_144,
   max_combined_bytes: 1_572_864,
   truncation_strategy: 'tail',
-  max_context_bytes: 102_400,
-  max_context_tasks: 10,
-  relevance_threshold: 0.3,
-  cleanup_strategy: Object.freeze({ type: 'most_recent', keep_count: 20 }),
   external_storage_threshold: 1_048_576,
   compress_external: false,
   max_external_bytes: 1_073_741_824,
@@ -75,7 +64,7 @@ export function parseLimits(input: unknown, path = 'limits'): LimitsInput {
 }
 
 /**
- * Validates a workflow definition (the fields this package reads; others pass through).
+ * Validates the `limits` of a workflow definition and of its tasks (other keys pass through).
  *
  * @example
  * ```ts
@@ -127,7 +116,7 @@ export function parseWorkflowYaml(text: string): WorkflowDefinition {
  * resolveLimits(workflow, 'verbose').max_stdout_bytes; // 2097152
  * ```
  */
-export function resolveLimits(workflow?: WorkflowDefinition, task?: string | TaskDefinition): ResolvedLimits {
+export function resolveLimits(workflow?: WorkflowDefinition, task?: string | TaskLimits): ResolvedLimits {
   const workflowLimits = parseLimits(workflow?.limits, 'limits');
   const definition = typeof task === 'string' ? workflow?.tasks?.[task] : task;
   const taskPath = typeof task === 'string' ? `tasks.${task}.limits` : 'task.limits';

@@ -5,6 +5,7 @@ import {
   preferLineStartAfter,
   utf8CutAfter,
   utf8CutBefore,
+  utf8Length,
 } from './utf8.js';
 
 describe('utf8 cuts', () => {
@@ -12,6 +13,18 @@ describe('utf8 cuts', () => {
 
   it('moves a prefix cut back before a split character', () => {
     expect([1, 2, 3, 4].map((index) => utf8CutBefore(text, index))).toEqual([1, 1, 1, 4]);
+  });
+
+  it('measures UTF-8 as TextEncoder does, lone surrogates included', () => {
+    for (const sample of ['', 'a€🚀', '\uD800x', '\uD800€', '\uDC00\uD800', '\uD83D', 'é\uD83D\uDE80']) {
+      expect(utf8Length(sample)).toBe(new TextEncoder().encode(sample).length);
+    }
+  });
+
+  it('moves over at most three continuation bytes: bytes that are not UTF-8 are cut near where asked', () => {
+    const garbage = new Uint8Array(16).fill(0x80);
+    expect(utf8CutBefore(garbage, 10)).toBe(7);
+    expect(utf8CutAfter(garbage, 10)).toBe(13);
   });
 
   it('moves a suffix start forward past a split character', () => {
@@ -35,5 +48,24 @@ describe('utf8 cuts', () => {
   it('counts newlines', () => {
     expect(countNewlines(Buffer.from('\n\na\nb'))).toBe(3);
     expect(countNewlines(Buffer.alloc(0))).toBe(0);
+  });
+
+  it('counts newlines at every alignment, next to look-alike bytes', () => {
+    // Bytes one bit away from a newline (0x0b, 0x08, 0x8a, 0x4a) must not count.
+    const alphabet = [0x0a, 0x0b, 0x08, 0x8a, 0x4a, 0x00, 0xff, 0x61];
+    let seed = 7;
+    const backing = Buffer.alloc(4096);
+    for (let index = 0; index < backing.length; index++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      backing[index] = alphabet[seed >>> 29] ?? 0x61;
+    }
+    for (const offset of [0, 1, 2, 3, 5]) {
+      for (const length of [0, 1, 3, 4, 7, 8, 9, 63, 1000, 4000]) {
+        const bytes = backing.subarray(offset, offset + length);
+        const expected = bytes.reduce((sum, byte) => sum + (byte === 0x0a ? 1 : 0), 0);
+        expect(countNewlines(bytes), `offset ${offset}, length ${length}`).toBe(expected);
+      }
+    }
+    expect(countNewlines(Buffer.alloc(1 << 16, 0x0a))).toBe(1 << 16);
   });
 });

@@ -1,13 +1,13 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import {
-  createModelRegistry,
   formatBytes,
   type SwarmDefinition,
   type SwarmResult,
   WharfOrchestratorError,
 } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
+import { createModelRegistry } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
@@ -24,6 +24,8 @@ export interface RunOptions {
   owner: string;
   /** Directory scripts run in (default: the current one). */
   workdir?: string;
+  /** When only tasks waiting on `†input.*` remain, wait this long for `wharf input`. */
+  waitForInputsMs?: number;
 }
 
 /**
@@ -46,9 +48,17 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(definition, inputs, {
       ownerId: options.owner,
       workdir: resolve(options.workdir ?? process.cwd()),
+      ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
     });
     const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
     io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
+    const gated = Object.entries(definition.tasks).filter(([, task]) => task.approval !== undefined);
+    if (gated.length > 0) {
+      const address = embedded.address === '127.0.0.1:7233' ? '' : ` --address ${embedded.address}`;
+      io.err(
+        `wharf: ${gated.map(([name]) => name).join(', ')} wait${gated.length === 1 ? 's' : ''} for approval; answer with: wharf approve ${workflowId} <task>${address} [--reject] [--comment …]`,
+      );
+    }
     const resultPromise = embedded.wharf.result(workflowId);
     if (options.follow && !options.json) await follow(embedded.wharf, workflowId, resultPromise, io);
     const result = await resultPromise;

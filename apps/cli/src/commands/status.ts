@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { createWharfDataConverter, formatUsage, swarmUsage } from '@wharf/orchestrator';
+import { formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
+import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { SqliteOutputStore } from '@wharf/output-store';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
@@ -56,6 +57,14 @@ export async function statusCommand(
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
     const usage = swarmUsage(progress.tasks);
     if (usage !== undefined) io.out(`model usage so far: ${formatUsage(usage)}`);
+    const gates = pendingApprovals(progress);
+    if (gates.length > 0) {
+      io.out(`\nWaiting for approval (${gates.length}):`);
+      for (const gate of gates) {
+        io.out(`  ${gate.task}${gate.prompt === undefined ? '' : `: ${gate.prompt}`}`);
+        io.out(`    wharf approve ${workflowId} ${gate.task} [--reject] [--comment "…"]`);
+      }
+    }
   } finally {
     await store?.close();
     await connection.close();

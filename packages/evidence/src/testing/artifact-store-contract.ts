@@ -271,14 +271,19 @@ export function describeArtifactStoreContract(
       const bytes = new TextEncoder().encode(body);
       await store.putToolCall('w1', call(1), body);
       expect(await store.readToolOutput('w1', 1)).toEqual(bytes);
-      expect(await store.readToolOutput('w1', 1, { offset: 3, length: 5 })).toEqual(bytes.subarray(3, 8));
-      expect(await store.readToolOutput('w1', 1, { offset: bytes.length - 4, length: 100 })).toEqual(
-        bytes.subarray(bytes.length - 4),
+      expect(await store.readToolOutput('w1', 1, { start: 3, end: 8 })).toEqual(bytes.subarray(3, 8));
+      expect(
+        await store.readToolOutput('w1', 1, { start: bytes.length - 4, end: bytes.length + 96 }),
+      ).toEqual(bytes.subarray(bytes.length - 4));
+      expect((await store.readToolOutput('w1', 1, { start: 10_000, end: 10_005 })).length).toBe(0);
+      expect((await store.readToolOutput('w1', 1, { start: 0, end: 0 })).length).toBe(0);
+      await expectCode(store.readToolOutput('w1', 1, { start: -1, end: 5 }), 'INVALID_RANGE');
+      await expectCode(store.readToolOutput('w1', 1, { start: 0, end: 1.5 }), 'INVALID_RANGE');
+      await expectCode(store.readToolOutput('w1', 1, { start: 5, end: 3 }), 'INVALID_RANGE');
+      expect(await store.readToolOutput('w1', 1, { start: bytes.length - 2 })).toEqual(
+        bytes.subarray(bytes.length - 2),
       );
-      expect((await store.readToolOutput('w1', 1, { offset: 10_000, length: 5 })).length).toBe(0);
-      expect((await store.readToolOutput('w1', 1, { offset: 0, length: 0 })).length).toBe(0);
-      await expectCode(store.readToolOutput('w1', 1, { offset: -1, length: 5 }), 'INVALID_RANGE');
-      await expectCode(store.readToolOutput('w1', 1, { offset: 0, length: 1.5 }), 'INVALID_RANGE');
+      expect(await store.readToolOutput('w1', 1, { end: 2 })).toEqual(bytes.subarray(0, 2));
       await expectCode(store.readToolOutput('w1', 7), 'ARTIFACT_NOT_FOUND');
       await expectCode(store.readToolOutput('ghost', 1), 'ARTIFACT_NOT_FOUND');
     });
@@ -289,7 +294,7 @@ export function describeArtifactStoreContract(
       for (let index = 0; index < big.length; index++) big[index] = 97 + (index % 26);
       await store.putToolCall('w1', call(1), big);
       const before = harness.bytesRead?.() ?? 0;
-      const slice = await store.readToolOutput('w1', 1, { offset: 3_000_000, length: 100 });
+      const slice = await store.readToolOutput('w1', 1, { start: 3_000_000, end: 3_000_100 });
       expect(slice).toEqual(big.subarray(3_000_000, 3_000_100));
       if (harness.bytesRead) expect(harness.bytesRead() - before).toBeLessThanOrEqual(100 + 64 * 1024);
     });

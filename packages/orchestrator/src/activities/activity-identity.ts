@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyScope } from '@wharf/output-store';
+import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SubagentInput } from '../shared/types.js';
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -29,6 +30,7 @@ export interface SubagentIds {
   jobId: string;
   /** Unique across runs: `<run>:<job>`. */
   workerId: string;
+  /** The stores' run scope: the swarm's workflow id, made safe for paths. */
   runId: string;
   ownerId: string;
   /** Prefix of the EMIT idempotency keys: the same for every retry of this activity. */
@@ -45,12 +47,14 @@ export interface SubagentIds {
  * ```
  */
 export function subagentIds(
-  input: Pick<SubagentInput, 'task' | 'instance' | 'runId' | 'ownerId' | 'definition'>,
+  input: Pick<SubagentInput, 'task' | 'instance' | 'workflowId' | 'runId' | 'ownerId' | 'definition'>,
   activity: { workflowId: string; runId: string; activityId: string },
 ): SubagentIds {
-  const looped = (input.definition.loop?.count ?? 1) > 1;
+  // Every instance of a map loop is its own job, even when the list has one item.
+  const loop = input.definition.loop;
+  const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;
   const jobId = safeId(looped ? `${input.task}.${input.instance}` : input.task);
-  const runId = safeId(input.runId);
+  const runId = safeId(swarmWorkflowId(input));
   return {
     jobId,
     workerId: safeId(`${runId}:${jobId}`),

@@ -4,11 +4,15 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
-import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import type { ProcessGroupRegistry, Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { createAgentActivities } from '../agent/agent-activities.js';
+import { contextMetrics } from '../context/context-metrics.js';
+import { planContext } from '../context/plan-context.js';
+import { pruneContext } from '../context/prune-context.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type {
   SubagentInput,
   SubagentResult,
@@ -17,7 +21,6 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
-import { contextMetrics, planContext, pruneContext } from './context-pool.js';
 import { runAgent } from './run-agent.js';
 import { runScript } from './run-script.js';
 import { supervise } from './supervise.js';
@@ -47,6 +50,12 @@ export interface ActivityDependencies {
    * tools of MCP servers (`await mcpClient.tools()`). A worker tool named like a built-in wins.
    */
   tools?: ToolSet;
+  /**
+   * Summarizes a script's stdout when its limits say `truncation_strategy: summary` and it went
+   * over `max_stdout_bytes` (e.g. `modelSummarizer(model)`). Without one the summary output
+   * says no summarizer is configured and keeps the first and last bytes.
+   */
+  summarizer?: Summarizer;
 }
 
 /**
@@ -99,6 +108,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
               ...(dependencies.processGroups === undefined
                 ? {}
                 : { processGroups: dependencies.processGroups }),
+              ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
             })
           : runAgent(input, ids, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
       );
@@ -129,10 +139,10 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
 }
 
 const NON_RETRYABLE: Record<string, string> = {
-  INVALID_DEFINITION: 'WharfInvalidDefinition',
-  UNKNOWN_MODEL: 'WharfUnknownModel',
-  UNKNOWN_TOOL: 'WharfInvalidDefinition',
-  FORBIDDEN: 'WharfForbidden',
+  INVALID_DEFINITION: wharfFailureTypes.invalidDefinition,
+  UNKNOWN_MODEL: wharfFailureTypes.unknownModel,
+  FORBIDDEN: wharfFailureTypes.forbidden,
+  UNKNOWN_TOOL: wharfFailureTypes.invalidDefinition,
 };
 
 /** Turns Wharf errors that a retry cannot fix into non-retryable Temporal failures. */
@@ -145,7 +155,7 @@ async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> 
     }
     const code = (error as { code?: unknown }).code;
     if (code === 'FORBIDDEN' || code === 'UNAUTHORIZED') {
-      throw ApplicationFailure.nonRetryable((error as Error).message, 'WharfForbidden');
+      throw ApplicationFailure.nonRetryable((error as Error).message, wharfFailureTypes.forbidden);
     }
     throw error;
   }

@@ -12,7 +12,7 @@ import { readInputTool } from '../agent/read-input-tool.js';
 import { usageOf } from '../agent/usage-of.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import type { SubagentInput, SubagentResult } from '../shared/types.js';
+import type { SubagentHeartbeat, SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
 import { recordWorker } from './record-worker.js';
@@ -109,6 +109,15 @@ export async function runAgent(
   };
   const recorded = recordingTools(tools, record);
 
+  // What `wharf run --follow` shows of this agent: the heartbeats carry its step and tool calls.
+  const live: SubagentHeartbeat = {
+    task: input.task,
+    // Only a loop instance is told apart by its number.
+    ...(input.definition.loop === undefined ? {} : { instance: input.instance }),
+    bytes: 0,
+    step: 0,
+    toolCalls: [],
+  };
   let text: string;
   let usage: SubagentResult['usage'];
   try {
@@ -122,9 +131,17 @@ export async function runAgent(
           tools: recorded,
           stopWhen: isStepCount(agent.max_steps),
           abortSignal: context.cancellationSignal,
-          onStepFinish: () => context.heartbeat({ task: input.task, bytes }),
+          onStepFinish: (step) => {
+            live.step = (live.step ?? 0) + 1;
+            live.toolCalls = [
+              ...(live.toolCalls ?? []),
+              ...step.toolCalls.map((call) => call.toolName),
+            ].slice(-8);
+            live.bytes = bytes;
+            context.heartbeat(live);
+          },
         }),
-      { task: input.task },
+      live,
     );
     text = result.text;
     usage = usageOf(result.totalUsage, dependencies.models.price?.(agent.model), result.steps.length);

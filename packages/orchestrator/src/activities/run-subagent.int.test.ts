@@ -17,7 +17,7 @@ function scriptInput(content: string, cwd?: string): SubagentInput {
   return {
     swarm: 's',
     ownerId: 'team',
-    runId: 'wf-1',
+    workflowId: 'wf-1',
     task: 'build',
     instance: 0,
     definition: definition.tasks.build as SubagentInput['definition'],

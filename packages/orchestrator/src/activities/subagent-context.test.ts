@@ -1,6 +1,6 @@
 import { InMemoryOutputStore, type OutputStore, StorageFailureError } from '@wharf/output-store';
-import { renderContext, type TaskOutput } from '@wharf/stdio-limits';
 import { describe, expect, it } from 'vitest';
+import { renderContext } from './render-context.js';
 import { subagentContext } from './subagent-context.js';
 
 async function storeWith(
@@ -69,7 +69,7 @@ describe('subagentContext', () => {
     expect(await subagentContext(undefined, store)).toBeUndefined();
   });
 
-  it('renders what buildSmartContext would render from the whole bodies, reading about maxBytes', async () => {
+  it('renders what renderContext would render from the whole bodies, reading about maxBytes', async () => {
     const texts: Record<string, string> = {
       a: 'a'.repeat(3_000),
       b: 'ü'.repeat(700),
@@ -82,6 +82,7 @@ describe('subagentContext', () => {
     let read = 0;
     const counting = {
       stat: (ref: { outId: string }) => store.stat(ref),
+      list: (query: Parameters<OutputStore['list']>[0]) => store.list(query),
       openBody: async (...args: Parameters<OutputStore['openBody']>) => {
         const body = await store.openBody(...args);
         read += body.end - body.start;
@@ -102,22 +103,14 @@ describe('subagentContext', () => {
         const reference = renderContext({
           maxBytes,
           maxTasks: 5,
-          candidates: entries.map((entry) => ({
+          entries: entries.map((entry) => ({
+            taskId: entry.taskId,
+            outId: entry.outId,
             relevance: entry.relevance,
             masked: entry.masked === true,
-            output: {
-              taskId: entry.taskId,
-              outputType: 'stdout',
-              content: texts[entry.taskId] as string,
-              originalSize: Buffer.byteLength(texts[entry.taskId] as string),
-              truncated: false,
-              strategy: 'head',
-              filePath: entry.outId,
-              relevanceScore: entry.relevance,
-              completedAt: 0,
-              lastAccessed: 0,
-              dependedBy: [],
-            } satisfies TaskOutput,
+            content: texts[entry.taskId] as string,
+            sizeBytes: Buffer.byteLength(texts[entry.taskId] as string),
+            truncated: false,
           })),
         });
         expect({ maxBytes, maskedTask, ...ours }).toEqual({ maxBytes, maskedTask, ...reference });
@@ -151,5 +144,57 @@ describe('subagentContext', () => {
         failing,
       ),
     ).rejects.toThrow('disk unreadable');
+  });
+});
+
+describe('subagentContext with stored summaries (truncation_strategy: summary)', () => {
+  async function withSummary(summaryText: string) {
+    const store = new InMemoryOutputStore();
+    const producer = { ownerId: 'o', runId: 'r', spawnId: 'build' };
+    const big = await store.emit({
+      producer,
+      content: { kind: 'text', text: 'line\n'.repeat(2_000) },
+      idempotencyKey: 'stdout',
+      labels: { stream: 'stdout' },
+    });
+    await store.emit({
+      producer,
+      content: { kind: 'text', text: summaryText },
+      idempotencyKey: 'summary',
+      labels: { stream: 'summary' },
+    });
+    // Another subagent's summary must not be taken for this one.
+    await store.emit({
+      producer: { ...producer, spawnId: 'other' },
+      content: { kind: 'text', text: 'not this one' },
+      idempotencyKey: 'other-summary',
+      labels: { stream: 'summary' },
+    });
+    return { store, outId: big.outId };
+  }
+
+  it('shows the summary instead of a cut body when it fits', async () => {
+    const { store, outId } = await withSummary(
+      '--- Output Summary (10000 bytes) ---\n2,000 lines, all "line".',
+    );
+    const context = await subagentContext(
+      { entries: [{ taskId: 'build', outId, relevance: 1 }], maxBytes: 500, maxTasks: 10 },
+      store,
+    );
+    expect(context?.text).toContain(
+      'Task: build (relevance: 1.00)\n--- Output Summary (10000 bytes) ---\n2,000 lines',
+    );
+    expect(context?.text).not.toContain('line\nline\n');
+    expect(context?.text).not.toContain('not this one');
+  });
+
+  it('cuts the body as usual when the summary does not fit either', async () => {
+    const { store, outId } = await withSummary('s'.repeat(600));
+    const context = await subagentContext(
+      { entries: [{ taskId: 'build', outId, relevance: 1 }], maxBytes: 500, maxTasks: 10 },
+      store,
+    );
+    expect(context?.text).toContain('[Output was truncated]');
+    expect(context?.text).toContain('line\nline\n');
   });
 });

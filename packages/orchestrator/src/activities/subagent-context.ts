@@ -1,24 +1,24 @@
 import { OutputNotFoundError, type OutputStore, readBody } from '@wharf/output-store';
-import {
-  type ContextCandidate,
-  maskOutput,
-  renderContext,
-  type SmartContext,
-  utf8CutAfter,
-} from '@wharf/stdio-limits';
+import { utf8CutAfter } from '@wharf/stdio-limits';
 import type { ContextPlan } from '../shared/types.js';
-import { storedOutput } from './context-pool.js';
+import {
+  type LoadedContextEntry,
+  maskedTombstone,
+  type RenderedContext,
+  renderContext,
+} from './render-context.js';
 
 /** Bytes read past the budget: enough to end the first character past it (UTF-8: ≤ 4 bytes). */
 const LOOKAHEAD = 8;
 
 /**
  * The context text of a subagent: reads the bodies its plan chose from the output store and
- * renders them in stdio-limits' format (`=== RELEVANT CONTEXT ===` … totals line), exactly as
- * `buildSmartContext` would with the whole bodies in memory. Bodies are read in order and only
+ * renders them (`=== RELEVANT CONTEXT ===` … totals line) exactly as {@link renderContext} would
+ * with the whole bodies in memory. Bodies are read in order and only
  * as far as the remaining budget (plus a few bytes), so a context of `maxBytes` reads about
  * `maxBytes` whatever the outputs' sizes. A masked output becomes a tombstone with its size and
- * out id; an output the store no longer has is shown as gone instead of failing the task (other
+ * out id; a body that does not fit whole is replaced by the summary its subagent stored beside
+ * it (`truncation_strategy: summary`, label `stream: summary`) when that fits; an output the store no longer has is shown as gone instead of failing the task (other
  * store errors propagate, so the activity retries).
  *
  * @example
@@ -30,17 +30,24 @@ const LOOKAHEAD = 8;
 export async function subagentContext(
   plan: ContextPlan | undefined,
   store: OutputStore,
-): Promise<SmartContext | undefined> {
+): Promise<RenderedContext | undefined> {
   if (plan === undefined || plan.entries.length === 0) return undefined;
-  const candidates: ContextCandidate[] = [];
+  const loaded: LoadedContextEntry[] = [];
   let used = 0;
   for (const entry of plan.entries.slice(0, plan.maxTasks)) {
-    const output = storedOutput(entry.taskId, entry.outId, entry.relevance);
-    let masked = entry.masked === true;
+    const output: LoadedContextEntry = {
+      taskId: entry.taskId,
+      outId: entry.outId,
+      relevance: entry.relevance,
+      masked: entry.masked === true,
+      content: '',
+      sizeBytes: 0,
+      truncated: false,
+    };
     try {
       const record = await store.stat({ outId: entry.outId });
-      output.originalSize = record.sizeBytes;
-      if (!masked && record.sizeBytes > 0) {
+      output.sizeBytes = record.sizeBytes;
+      if (!output.masked && record.sizeBytes > 0) {
         const remaining = Math.max(0, plan.maxBytes - used);
         const end = Math.min(record.sizeBytes, remaining + LOOKAHEAD);
         const { bytes } = await readBody(store, { outId: entry.outId }, { start: 0, end });
@@ -51,17 +58,43 @@ export async function subagentContext(
           'utf8',
         );
         output.truncated = !whole;
+        if (!whole) {
+          // `truncation_strategy: summary`: a body that does not fit shows its stored summary instead, when that fits.
+          const summary = await storedSummary(store, record.producer, remaining);
+          if (summary !== undefined) {
+            output.content = summary;
+            output.truncated = false;
+          }
+        }
       }
     } catch (error) {
       if (!OutputNotFoundError.isNotFound(error)) throw error;
-      masked = false;
+      output.masked = false;
       output.content = `[output ${entry.outId} no longer available: ${error.message}]`;
     }
-    candidates.push({ output, relevance: entry.relevance, masked });
+    loaded.push(output);
     // The renderer stops at the first output that does not fit: so can the reading.
-    const shown = Buffer.byteLength(masked ? maskOutput(output) : output.content, 'utf8');
+    const shown = Buffer.byteLength(output.masked ? maskedTombstone(output) : output.content, 'utf8');
     if (used + shown > plan.maxBytes) break;
     used += shown;
   }
-  return renderContext({ candidates, maxBytes: plan.maxBytes, maxTasks: plan.maxTasks });
+  return renderContext({ entries: loaded, maxBytes: plan.maxBytes, maxTasks: plan.maxTasks });
+}
+
+/** The summary a subagent stored beside its stdout (label `stream: summary`), if it fits `maxBytes`. */
+async function storedSummary(
+  store: OutputStore,
+  producer: { runId: string; spawnId: string },
+  maxBytes: number,
+): Promise<string | undefined> {
+  const page = await store.list({
+    runId: producer.runId,
+    spawnId: producer.spawnId,
+    labels: { stream: 'summary' },
+    limit: 1,
+  });
+  const record = page.records[0];
+  if (record === undefined || record.sizeBytes > maxBytes) return undefined;
+  const { bytes } = await readBody(store, { outId: record.outId });
+  return bytes.toString('utf8');
 }

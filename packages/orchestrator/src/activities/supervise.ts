@@ -9,6 +9,7 @@ import type { OutputStore } from '@wharf/output-store';
 import { generateText, isStepCount, wrapLanguageModel } from 'ai';
 import { usageOf } from '../agent/usage-of.js';
 import type { ModelRegistry } from '../models/model-registry.js';
+import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SuperviseInput, SuperviseResult } from '../shared/types.js';
 import { safeId } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
@@ -41,7 +42,7 @@ export async function supervise(
   dependencies: SuperviseDependencies,
 ): Promise<SuperviseResult> {
   const model = dependencies.models.resolve(input.agent.model);
-  const runId = safeId(input.runId);
+  const runId = safeId(swarmWorkflowId(input));
   const ownerId = safeId(input.ownerId);
   const compiler = new EvidenceCompiler({ store: dependencies.artifacts });
   let evidenceBytes = 0;

@@ -8,6 +8,7 @@ import { recordWorker } from '../activities/record-worker.js';
 import { agentPrompt } from '../activities/run-agent.js';
 import { subagentContext } from '../activities/subagent-context.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type {
   AgentActivities,
   AgentFinishInput,
@@ -77,8 +78,9 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         swarm: input.swarm,
         task: input.task,
         instance: input.instance,
-        looped: (input.definition.loop?.count ?? 1) > 1,
-        runId: input.runId,
+        // As subagentIds counts it: every instance of a map loop is a job of its own.
+        looped: input.definition.loop?.type === 'map' || (input.definition.loop?.count ?? 1) > 1,
+        runId: swarmWorkflowId(input),
         ownerId: input.ownerId,
         model: agent.model,
         ...(agent.system === undefined ? {} : { system: agent.system }),

@@ -5,13 +5,27 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
+import { type PendingApproval, pendingApprovals } from '../control/approval-gate.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
+import {
+  addInputSignal,
+  approveTaskUpdate,
+  cancelTaskUpdate,
+  progressQuery,
+  stateQuery,
+} from '../shared/definitions.js';
+import { renderTaskTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
-import type { SwarmProgress, SwarmResult, SwarmWorkflowInput } from '../shared/types.js';
-import { renderTaskTable } from '../workflows/progress-table.js';
+import type {
+  ApproveTaskResult,
+  LiveInstance,
+  SubagentHeartbeat,
+  SwarmProgress,
+  SwarmResult,
+  SwarmWorkflowInput,
+} from '../shared/types.js';
 import { swarmResultFromFailure } from './swarm-result-from-failure.js';
 
 /** Options of {@link WharfClient}. */
@@ -32,6 +46,8 @@ export interface StartSwarmOptions {
   maxConcurrentTasks?: number;
   historyEventLimit?: number;
   waitForInputsMs?: number;
+  /** Most entries the swarm's context pool keeps (see `SwarmWorkflowInput.contextPoolCap`). */
+  contextPoolCap?: number;
   heartbeatTimeoutMs?: number;
   /** Directory scripts run in on the workers (e.g. the repository a swarm checks). */
   workdir?: string;
@@ -87,6 +103,7 @@ export class WharfClient {
       ...(options.maxConcurrentTasks === undefined ? {} : { maxConcurrentTasks: options.maxConcurrentTasks }),
       ...(options.historyEventLimit === undefined ? {} : { historyEventLimit: options.historyEventLimit }),
       ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
+      ...(options.contextPoolCap === undefined ? {} : { contextPoolCap: options.contextPoolCap }),
       ...(options.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: options.heartbeatTimeoutMs }),
       ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
     };
@@ -127,33 +144,75 @@ export class WharfClient {
     return this.client.workflow.getHandle(workflowId).query(stateQuery);
   }
 
-  /** Per-task status, bytes and out ids; running tasks' bytes come from activity heartbeats. */
+  /**
+   * Per-task status, bytes and out ids. For running tasks, what their subagents report in
+   * their heartbeats: bytes captured so far, and in {@link TaskProgress.live} each running
+   * instance's agent step and tool calls.
+   */
   async progress(workflowId: string): Promise<SwarmProgress> {
     const handle = this.client.workflow.getHandle(workflowId);
     const progress = await handle.query(progressQuery);
     const description = await handle.describe();
-    const live = new Map<string, number>();
+    const live = new Map<string, LiveInstance[]>();
     for (const pending of description.raw.pendingActivities ?? []) {
-      const summary =
-        pending.activityType?.name === 'runSubagent' ? pending.heartbeatDetails?.payloads?.[0] : undefined;
-      if (summary?.data === undefined || summary.data === null) continue;
-      try {
-        const details = JSON.parse(new TextDecoder().decode(summary.data)) as {
-          task?: string;
-          bytes?: number;
-        };
-        if (typeof details.task === 'string' && typeof details.bytes === 'number') {
-          live.set(details.task, (live.get(details.task) ?? 0) + details.bytes);
-        }
-      } catch {
-        // heartbeat details in another format: ignore
-      }
+      const details = heartbeatOf(pending.heartbeatDetails?.payloads?.[0]?.data);
+      if (details === undefined) continue;
+      const instance: LiveInstance = {
+        activity: pending.activityType?.name ?? 'activity',
+        attempt: pending.attempt ?? 1,
+        ...(details.instance === undefined ? {} : { instance: details.instance }),
+        ...(details.bytes === undefined ? {} : { bytes: details.bytes }),
+        ...(details.step === undefined ? {} : { step: details.step }),
+        ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
+      };
+      const list = live.get(details.task);
+      if (list === undefined) live.set(details.task, [instance]);
+      else list.push(instance);
     }
     for (const task of progress.tasks) {
-      const bytes = live.get(task.task);
-      if (task.status === 'running' && bytes !== undefined) task.bytesCaptured += bytes;
+      const instances = live.get(task.task);
+      if (task.status !== 'running' || instances === undefined) continue;
+      task.live = instances.sort((left, right) => (left.instance ?? 0) - (right.instance ?? 0));
+      task.bytesCaptured += instances.reduce((sum, instance) => sum + (instance.bytes ?? 0), 0);
     }
     return progress;
+  }
+
+  /**
+   * Approves or rejects a task's `approval:` gate. An approved task runs at the swarm's next
+   * step; a rejected one is skipped (or failed, with `on_reject: fail`), the comment recorded
+   * as its reason. Throws `INVALID_REQUEST` naming the problem for an unknown task, a task
+   * without a gate, a finished task or a gate already answered.
+   *
+   * @example
+   * ```ts
+   * await wharf.approveTask(workflowId, 'deploy', { approve: false, comment: 'not on a Friday' });
+   * ```
+   */
+  async approveTask(
+    workflowId: string,
+    task: string,
+    answer: { approve: boolean; comment?: string; by?: string },
+  ): Promise<ApproveTaskResult> {
+    try {
+      return await this.client.workflow
+        .getHandle(workflowId)
+        .executeUpdate(approveTaskUpdate, { args: [{ task, ...answer }] });
+    } catch (error) {
+      throw rejectedUpdate(error, `approveTask(${task})`);
+    }
+  }
+
+  /**
+   * The approval gates waiting for an answer, in task order.
+   *
+   * @example
+   * ```ts
+   * for (const gate of await wharf.pendingApprovals(workflowId)) console.log(gate.task, gate.prompt);
+   * ```
+   */
+  async pendingApprovals(workflowId: string): Promise<PendingApproval[]> {
+    return pendingApprovals(await this.client.workflow.getHandle(workflowId).query(progressQuery));
   }
 
   /** Cancels one task; its dependents are skipped. */
@@ -167,19 +226,62 @@ export class WharfClient {
         .getHandle(workflowId)
         .executeUpdate(cancelTaskUpdate, { args: [{ task, ...(reason === undefined ? {} : { reason }) }] });
     } catch (error) {
-      // A rejected update (unknown task) carries the validator's message as its cause.
-      const cause = (error as { cause?: unknown }).cause;
-      if (error instanceof WorkflowUpdateFailedError && cause instanceof Error) {
-        throw new WharfOrchestratorError('INVALID_REQUEST', `cancelTask(${task}): ${cause.message}`, {
-          cause: error,
-        });
-      }
-      throw error;
+      throw rejectedUpdate(error, `cancelTask(${task})`);
     }
   }
 
-  /** Adds a value for `†input.<key>`. */
+  /** Adds a value for `†input.<key>`; tasks waiting on it become ready. */
   async addInput(workflowId: string, key: string, value: unknown): Promise<void> {
     await this.client.workflow.getHandle(workflowId).signal(addInputSignal, { key, value });
   }
+
+  /**
+   * Adds several `†input.*` values, one `addInput` signal each, in the order given.
+   *
+   * @example
+   * ```ts
+   * await wharf.addInputs(workflowId, { region: 'eu', replicas: 3 });
+   * ```
+   */
+  async addInputs(workflowId: string, values: Record<string, unknown>): Promise<void> {
+    const handle = this.client.workflow.getHandle(workflowId);
+    for (const [key, value] of Object.entries(values)) await handle.signal(addInputSignal, { key, value });
+  }
+}
+
+/** A rejected update (its validator threw) as an `INVALID_REQUEST` naming the reason; else as it is. */
+function rejectedUpdate(error: unknown, what: string): unknown {
+  const cause = (error as { cause?: unknown }).cause;
+  if (error instanceof WorkflowUpdateFailedError && cause instanceof Error) {
+    return new WharfOrchestratorError('INVALID_REQUEST', `${what}: ${cause.message}`, { cause: error });
+  }
+  return error;
+}
+
+/** A subagent's heartbeat details (JSON payload data), or undefined in any other format. */
+function heartbeatOf(data: Uint8Array | null | undefined): SubagentHeartbeat | undefined {
+  if (data === undefined || data === null) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(new TextDecoder().decode(data));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const details = value as Record<string, unknown>;
+  if (typeof details.task !== 'string') return undefined;
+  const number = (key: string) => (typeof details[key] === 'number' ? (details[key] as number) : undefined);
+  const instance = number('instance');
+  const bytes = number('bytes');
+  const step = number('step');
+  const toolCalls = Array.isArray(details.toolCalls)
+    ? details.toolCalls.filter((name): name is string => typeof name === 'string')
+    : undefined;
+  return {
+    task: details.task,
+    ...(instance === undefined ? {} : { instance }),
+    ...(bytes === undefined ? {} : { bytes }),
+    ...(step === undefined ? {} : { step }),
+    ...(toolCalls === undefined ? {} : { toolCalls }),
+  };
 }

@@ -226,6 +226,17 @@ describe('size limits', () => {
     });
   });
 
+  it('counts the size in UTF-8 bytes as encoded, lone surrogates included', () => {
+    const text = `${oneTask}# ${'\uD800€'.repeat(1_000)}\n`;
+    const size = new TextEncoder().encode(text).length;
+    expect(() =>
+      parseSwarm(text, { sizeLimits: { ...defaultSwarmSizeLimits, maxBytes: size } }),
+    ).not.toThrow();
+    expect(() => parseSwarm(text, { sizeLimits: { ...defaultSwarmSizeLimits, maxBytes: size - 1 } })).toThrow(
+      SwarmDefinitionTooLargeError,
+    );
+  });
+
   it('rejects YAML over maxBytes before parsing it, with a typed error', () => {
     const text = `${oneTask}# ${'x'.repeat(defaultSwarmSizeLimits.maxBytes)}\n`;
     const error = tooLarge(() => parseSwarm(text, { source: 'big.yaml' }));

@@ -1,3 +1,4 @@
+import { utf8Length } from '@wharf/stdio-limits/utf8';
 import {
   type Document,
   isAlias,
@@ -17,6 +18,7 @@ import { SwarmDefinitionTooLargeError } from './swarm-definition-too-large-error
 import { type SwarmDefinition, swarmDefinitionSchema } from './swarm-schema.js';
 import { defaultSwarmSizeLimits, type SwarmSizeLimits } from './swarm-size-limits.js';
 import { validateGraph } from './validate-graph.js';
+import { validateOptions } from './validate-options.js';
 import { validateTools } from './validate-tools.js';
 import { YamlLocator } from './yaml-locator.js';
 
@@ -144,9 +146,11 @@ function check(
 ): { issues: SwarmIssue[]; definition?: SwarmDefinition } {
   const parsed = swarmDefinitionSchema.safeParse(value);
   if (parsed.success) {
-    const issues = [...validateTools(parsed.data.agents, workerTools), ...validateGraph(parsed.data)].map(
-      (issue) => place(issue, pathKeys(issue.path)),
-    );
+    const issues = [
+      ...validateTools(parsed.data.agents, workerTools),
+      ...validateGraph(parsed.data),
+      ...validateOptions(parsed.data),
+    ].map((issue) => place(issue, pathKeys(issue.path)));
     return issues.length > 0 ? { issues } : { issues, definition: parsed.data };
   }
   const schemaIssues = parsed.error.issues.map((issue) => place(describe(issue), issue.path));
@@ -284,20 +288,6 @@ function firstAlias(document: Document): Node | undefined {
     if (found === undefined && isAlias(node)) found = node;
   });
   return found;
-}
-
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      bytes += 4;
-      index++;
-    } else bytes += 3;
-  }
-  return bytes;
 }
 
 function pathKeys(path: string): PropertyKey[] {

@@ -1,9 +1,9 @@
-import type { GraphDefinition, GraphTask } from './validate-graph.js';
+import type { GraphDefinition, GraphTask } from './graph-definition.js';
 
 /**
  * The part of a definition that failed the schema which the graph checks can still read:
  * every task name under `tasks`, and of each task only the fields of the right shape
- * (`depends_on` names, `agent`, context lists, string `inputs`, `output`). Lets one report
+ * (`depends_on` names, `agent`, context lists, string `inputs`, `when`, `loop.over`, `output`). Lets one report
  * carry schema problems and unknown names, cycles or unsatisfiable `†` inputs together.
  * Undefined when `tasks` is not a mapping.
  *
@@ -35,6 +35,8 @@ export function readableGraph(value: unknown): GraphDefinition | undefined {
         ),
       );
     }
+    if (typeof spec.when === 'string') task.when = spec.when;
+    if (isRecord(spec.loop) && typeof spec.loop.over === 'string') task.loop = { over: spec.loop.over };
     if (typeof spec.output === 'string') task.output = spec.output;
     else if (isRecord(spec.output) && typeof spec.output.path === 'string')
       task.output = { path: spec.output.path };

@@ -1,5 +1,6 @@
-import { limitsInputSchema } from '@wharf/stdio-limits';
+import { limitsInputSchema } from '@wharf/stdio-limits/schemas';
 import { z } from 'zod';
+import { contextLimitsShape } from '../context/context-limits.js';
 
 /** Task and agent names: letters, digits, `_` and `-`, starting with a letter. */
 const name = z
@@ -20,11 +21,34 @@ export const scriptSchema = z.strictObject({
   timeout_ms: z.number().int().positive().optional(),
 });
 
-/** `loop: { type: repeat, count }` runs a task `count` times as separate instances. */
-export const loopSchema = z.strictObject({
-  type: z.literal('repeat'),
-  count: z.number().int().min(1).max(10_000),
-});
+/** Most loop instances one task may have in flight at once; absent means no cap of its own. */
+const maxConcurrency = z.number().int().min(1).max(2_000).optional();
+
+/**
+ * A task's loop:
+ * - `{ type: repeat, count }` runs the task `count` times as separate instances;
+ * - `{ type: map, over: †path }` runs one instance per item of a list known only at run time
+ *   (the value at `over` once it resolves: a list, or a string with one item per non-blank line);
+ *   each instance gets `item` and `index` among its inputs.
+ * `max_concurrency` caps how many of the task's instances run at once.
+ */
+export const loopSchema = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('repeat'),
+    count: z.number().int().min(1).max(10_000),
+    max_concurrency: maxConcurrency,
+  }),
+  z.strictObject({
+    type: z.literal('map'),
+    /** A `†` reference (or `||`/`&&` expression) whose value is the list to fan out over. */
+    over: z.string().min(1, 'must be a †reference to a list'),
+    /** Never set: the instance count is known only at run time (code reading `loop.count ?? 1` sees 1). */
+    count: z
+      .undefined({ error: 'a map loop has no count: it runs one instance per item of `over`' })
+      .optional(),
+    max_concurrency: maxConcurrency,
+  }),
+]);
 
 /** Where a task's result goes: an output path, optionally with a write method. */
 export const outputSchema = z.union([
@@ -35,6 +59,12 @@ export const outputSchema = z.union([
   }),
 ]);
 
+/**
+ * A `limits` block: the capture limits of `@wharf/stdio-limits` (stream caps, truncation,
+ * spill files, timeouts) and the context limits (how much of the earlier outputs a task sees).
+ */
+export const limitsSchema = limitsInputSchema.extend(contextLimitsShape);
+
 /** Which earlier outputs a task sees (Tier 3 context control). */
 export const contextControlSchema = z.strictObject({
   mode: z.enum(['automatic', 'manual', 'none']).optional(),
@@ -43,38 +73,6 @@ export const contextControlSchema = z.strictObject({
   min_relevance: z.number().min(0).max(1).optional(),
   max_bytes: z.number().int().nonnegative().optional(),
 });
-
-/** One task of a swarm: a script or an agent. */
-export const taskSchema = z
-  .strictObject({
-    description: z.string().optional(),
-    script: scriptSchema.optional(),
-    agent: name.optional(),
-    prompt: z.string().optional(),
-    depends_on: z.array(name).default([]),
-    loop: loopSchema.optional(),
-    limits: limitsInputSchema.optional(),
-    context: contextControlSchema.optional(),
-    inject_context: z.boolean().default(true),
-    /** Named inputs holding `†` references or expressions, resolved before the task runs. */
-    inputs: z.record(z.string(), z.string()).default({}),
-    output: outputSchema.optional(),
-  })
-  .superRefine((task, context) => {
-    if (task.script === undefined && task.agent === undefined) {
-      context.addIssue({ code: 'custom', message: 'a task needs either `script` or `agent`', path: [] });
-    }
-    if (task.script !== undefined && task.agent !== undefined) {
-      context.addIssue({
-        code: 'custom',
-        message: 'a task has `script` or `agent`, not both',
-        path: ['agent'],
-      });
-    }
-    if (task.prompt !== undefined && task.agent === undefined) {
-      context.addIssue({ code: 'custom', message: '`prompt` only applies to agent tasks', path: ['prompt'] });
-    }
-  });
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|milliseconds?|s|secs?|seconds?|m|mins?|minutes?|h|hours?)$/;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
@@ -95,6 +93,69 @@ export const durationSchema = z.union([
     })
     .refine((ms) => ms > 0, 'must be longer than 0'),
 ]);
+
+/**
+ * A human approval gate: once the task could run, it waits until someone approves or rejects
+ * it (`wharf approve RUN TASK [--reject] [--comment …]`, the `approveTask` update). A rejected
+ * task is skipped (`on_reject: skip`, the default; its dependents are skipped too) or failed
+ * (`on_reject: fail`). With `timeout`, no answer in time counts as `on_timeout` (default `reject`).
+ */
+export const approvalSchema = z.strictObject({
+  /** What the approver is asked; shown in `wharf status` and the Web UI. */
+  prompt: z.string().min(1).optional(),
+  timeout: durationSchema.optional(),
+  on_timeout: z.enum(['reject', 'approve']).default('reject'),
+  on_reject: z.enum(['skip', 'fail']).default('skip'),
+});
+
+/** One task of a swarm: a script or an agent. */
+export const taskSchema = z
+  .strictObject({
+    description: z.string().optional(),
+    script: scriptSchema.optional(),
+    agent: name.optional(),
+    prompt: z.string().optional(),
+    depends_on: z.array(name).default([]),
+    /**
+     * Run the task only when this condition over `†` values holds; otherwise it is skipped (and
+     * its dependents with it). See `parseWhen` for the grammar and what counts as true.
+     */
+    when: z.string().min(1, 'must be a condition such as †data.check.exitCode == 0').optional(),
+    loop: loopSchema.optional(),
+    approval: approvalSchema.optional(),
+    limits: limitsSchema.optional(),
+    context: contextControlSchema.optional(),
+    inject_context: z.boolean().default(true),
+    /** Named inputs holding `†` references or expressions, resolved before the task runs. */
+    inputs: z.record(z.string(), z.string()).default({}),
+    output: outputSchema.optional(),
+  })
+  .superRefine((task, context) => {
+    if (task.script === undefined && task.agent === undefined) {
+      context.addIssue({ code: 'custom', message: 'a task needs either `script` or `agent`', path: [] });
+    }
+    if (task.script !== undefined && task.agent !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: 'a task has `script` or `agent`, not both',
+        path: ['agent'],
+      });
+    }
+    if (task.loop?.type === 'map') {
+      for (const reserved of ['item', 'index']) {
+        if (Object.hasOwn(task.inputs, reserved)) {
+          context.addIssue({
+            code: 'custom',
+            message: `\`${reserved}\` is set by \`loop: { type: map }\` for each instance; name this input otherwise`,
+            path: ['inputs', reserved],
+          });
+        }
+      }
+    }
+    if (task.prompt !== undefined && task.agent === undefined) {
+      context.addIssue({ code: 'custom', message: '`prompt` only applies to agent tasks', path: ['prompt'] });
+    }
+  });
 
 /** Activity timeouts of an agent's tasks and of the supervisor step it runs (milliseconds once parsed). */
 export const agentTimeoutsSchema = z.strictObject({
@@ -141,7 +202,7 @@ export const swarmDefinitionSchema = z.strictObject({
   name: z.string().min(1),
   version: z.union([z.string(), z.number()]).transform(String).default('1'),
   description: z.string().optional(),
-  limits: limitsInputSchema.optional(),
+  limits: limitsSchema.optional(),
   agents: z.record(name, agentSchema).default({}),
   channels: z.record(name, channelSpecSchema).default({}),
   tasks: z
@@ -161,5 +222,9 @@ export const swarmDefinitionSchema = z.strictObject({
 export type SwarmDefinition = z.output<typeof swarmDefinitionSchema>;
 /** One validated task. */
 export type TaskDefinition = z.output<typeof taskSchema>;
+/** One validated loop. */
+export type LoopDefinition = z.output<typeof loopSchema>;
+/** One validated approval gate. */
+export type ApprovalDefinition = z.output<typeof approvalSchema>;
 /** One validated agent. */
 export type AgentDefinition = z.output<typeof agentSchema>;

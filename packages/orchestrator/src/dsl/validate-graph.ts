@@ -1,27 +1,7 @@
+import type { GraphDefinition } from './graph-definition.js';
 import { nameHint } from './suggest-names.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
 import { validateReferences } from './validate-references.js';
-
-/** What the graph checks read of one task; a validated `TaskDefinition` is one. */
-export interface GraphTask {
-  depends_on: readonly string[];
-  agent?: string | undefined;
-  context?:
-    | { include_tasks?: readonly string[] | undefined; exclude_tasks?: readonly string[] | undefined }
-    | undefined;
-  inputs?: Readonly<Record<string, string>> | undefined;
-  output?: string | { path: string } | undefined;
-}
-
-/**
- * What the graph checks read of a definition; a validated `SwarmDefinition` is one. When
- * `agents` is undefined (it could not be read), agent names are not checked.
- */
-export interface GraphDefinition {
-  tasks: Readonly<Record<string, GraphTask>>;
-  agents?: Readonly<Record<string, unknown>> | undefined;
-  supervisor?: { agent: string } | undefined;
-}
 
 /** A cycle longer than this is shown by its first and last few tasks. */
 const CYCLE_SHOWN = 10;

@@ -6,9 +6,10 @@ import {
   parseReference,
   type Reference,
 } from '@wharf/context-resolver';
+import type { GraphDefinition } from './graph-definition.js';
 import { pathsOverlap } from './paths-overlap.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
-import type { GraphDefinition } from './validate-graph.js';
+import { conditionAsExpression, parseWhen } from './when-condition.js';
 
 interface Destination {
   task: string;
@@ -24,7 +25,8 @@ interface Reader {
 const WRITERS_SHOWN = 5;
 
 /**
- * Checks every task's `†` inputs against the tasks that write them, before anything runs:
+ * Checks every task's `†` inputs (and its `when:` condition and map loop's `over`) against
+ * the tasks that write them, before anything runs:
  * a reference nobody writes, or one written only by a task that does not run before the
  * reader (not among its dependencies, direct or transitive), is an issue. `†input.*` comes
  * from the start input or the `addInput` signal and is always allowed. With `||`, one
@@ -57,18 +59,25 @@ export function validateReferences(definition: GraphDefinition, order: readonly 
   }
 
   const readers = new Map<string, Reader[]>();
+  const read = (task: string, where: string, parse: () => Expression | undefined) => {
+    try {
+      const expression = parse();
+      if (expression === undefined) return;
+      const list = readers.get(task);
+      if (list === undefined) readers.set(task, [{ where, expression }]);
+      else list.push({ where, expression });
+    } catch (error) {
+      issues.push({ path: where, message: describe(error) });
+    }
+  };
   for (const [task, spec] of Object.entries(definition.tasks)) {
     for (const [name, text] of Object.entries(spec.inputs ?? {})) {
-      const where = `tasks.${task}.inputs.${name}`;
-      try {
-        const expression = parseExpression(text);
-        const list = readers.get(task);
-        if (list === undefined) readers.set(task, [{ where, expression }]);
-        else list.push({ where, expression });
-      } catch (error) {
-        issues.push({ path: where, message: describe(error) });
-      }
+      read(task, `tasks.${task}.inputs.${name}`, () => parseExpression(text));
     }
+    const { when } = spec;
+    if (when !== undefined) read(task, `tasks.${task}.when`, () => conditionAsExpression(parseWhen(when)));
+    const over = spec.loop?.over;
+    if (over !== undefined) read(task, `tasks.${task}.loop.over`, () => parseExpression(over));
   }
   if (readers.size === 0) return issues;
 

@@ -2,20 +2,17 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { createIntakeServer, type IntakeServer } from '@wharf/output-store';
-import { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import type { IntakeServer } from '@wharf/output-store';
 import type { ToolSet } from 'ai';
 import { z } from 'zod';
 import { WharfClient } from '../client/wharf-client.js';
-import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import { type DevServer, startDevServer } from '../dev-server/start-dev-server.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { wharfSearchAttributeKinds } from '../shared/search-attributes.js';
-import { createWharfWorker } from '../worker/create-wharf-worker.js';
-import { type DataDir, openDataDir } from './data-dir.js';
+import { composeWorker } from '../worker/compose-worker.js';
+import type { DataDir } from './data-dir.js';
 import { ensureSearchAttributes } from './search-attributes.js';
-import { spawnCredentials } from './spawn-credentials.js';
 import { swarmOutcomeLogger } from './swarm-outcome-logger.js';
 
 /** Options of {@link startEmbedded}. */
@@ -116,8 +113,14 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   quietRuntime();
   const namespace = options.namespace ?? 'default';
   const taskQueue = options.taskQueue ?? 'wharf';
-  const data = await openDataDir(options.dataDir ?? '.wharf');
-  const cleanups: (() => Promise<void>)[] = [() => data.close()];
+  // The stores, the intake server and the converter, put together as apps/worker does.
+  const parts = await composeWorker({
+    dataDir: options.dataDir ?? '.wharf',
+    ...(options.models === undefined ? {} : { models: options.models }),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+  });
+  const { data, intake, dataConverter } = parts;
+  const cleanups: (() => Promise<void>)[] = [() => parts.close()];
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
@@ -158,34 +161,17 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     const added = await ensureSearchAttributes(connection, namespace);
     if (added.length > 0) progress(`registered search attributes ${added.join(', ')}`);
 
-    // Worker and client offload payloads over 256 KiB to the data directory's output store.
-    const dataConverter = createWharfDataConverter({ store: data.store });
-    const intake = await createIntakeServer({ store: data.store, secret: data.secret });
-    cleanups.push(() => intake.close());
-
     if (options.worker ?? true) {
       const nativeConnection = await NativeConnection.connect({ address });
-      // Scripts an earlier process on this data directory left running when it was killed.
-      const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
-      await processGroups.reap();
-      const worker: Worker = await createWharfWorker({
+      // Ends the scripts an earlier process on this data directory left running when killed.
+      const { worker, done } = await parts.startWorker({
         connection: nativeConnection,
         taskQueue,
         namespace,
-        store: data.store,
-        artifacts: data.artifacts,
-        workDir: data.workDir,
-        dataConverter,
-        spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
-        processGroups,
-        ...(options.models === undefined ? {} : { models: options.models }),
-        ...(options.tools === undefined ? {} : { tools: options.tools }),
       });
-      const running = worker.run();
       cleanups.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
-        await running.catch(() => {});
-        await processGroups.reap({ graceMs: 1_000 });
+        await done.catch(() => {});
         await nativeConnection.close();
       });
     }

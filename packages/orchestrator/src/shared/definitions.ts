@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { SwarmProgress } from './types.js';
+import type { ApproveTaskRequest, ApproveTaskResult, SwarmProgress } from './types.js';
 
 /** Query: the swarm's durable channel snapshot (refs and compact payloads only). */
 export const stateQuery = defineQuery<unknown>('state');
@@ -15,3 +15,9 @@ export const cancelTaskUpdate = defineUpdate<
 
 /** Signal: add a value for `†input.<key>` references; tasks waiting on it become ready. */
 export const addInputSignal = defineSignal<[{ key: string; value: unknown }]>('addInput');
+
+/**
+ * Update: approve or reject a task's `approval:` gate, with an optional comment. Rejected
+ * when the task has no gate, is unknown, already finished or was already answered.
+ */
+export const approveTaskUpdate = defineUpdate<ApproveTaskResult, [ApproveTaskRequest]>('approveTask');

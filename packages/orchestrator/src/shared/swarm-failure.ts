@@ -14,6 +14,38 @@ import type { SwarmResult, TaskProgress } from './types.js';
  */
 export const swarmFailedErrorType = 'WharfSwarmFailed';
 
+/**
+ * Every `ApplicationFailure` type Wharf raises, defined once. `swarmFailed` ends a workflow
+ * whose tasks failed; the others are non-retryable activity failures that no retry can fix:
+ * a definition the worker cannot run, a model id the registry does not know, and a store
+ * that refused the caller.
+ *
+ * @example
+ * ```ts
+ * throw ApplicationFailure.nonRetryable('supervisor agent missing', wharfFailureTypes.invalidDefinition);
+ * ```
+ */
+export const wharfFailureTypes = Object.freeze({
+  swarmFailed: swarmFailedErrorType,
+  invalidDefinition: 'WharfInvalidDefinition',
+  unknownModel: 'WharfUnknownModel',
+  forbidden: 'WharfForbidden',
+} as const);
+
+/**
+ * The failure types an activity retry policy should not retry.
+ *
+ * @example
+ * ```ts
+ * proxyActivities<WharfActivities>({ retry: { nonRetryableErrorTypes: [...nonRetryableFailureTypes] } });
+ * ```
+ */
+export const nonRetryableFailureTypes: readonly string[] = Object.freeze([
+  wharfFailureTypes.invalidDefinition,
+  wharfFailureTypes.forbidden,
+  wharfFailureTypes.unknownModel,
+]);
+
 /** Task statuses that count as failures in reports: they come first, with their reasons. */
 const FAILURE_STATUSES: ReadonlySet<TaskProgress['status']> = new Set(['failed', 'cancelled']);
 

@@ -1,6 +1,5 @@
 // Plain JSON types shared by the workflow, its activities and the client.
 // Workflow-safe: no imports with side effects, no Node APIs.
-import type { ContextMetrics } from '@wharf/stdio-limits';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 
 /** A stored output's handle, as it travels through workflow history. */
@@ -30,6 +29,72 @@ export interface TaskProgress {
   endedAt?: number;
   /** Model usage of an agent task's instances that finished, summed. */
   usage?: AgentUsage;
+  /** The task's `approval:` gate, once the task reached it (or was answered early). */
+  approval?: ApprovalState;
+  /**
+   * What its running subagents are doing, from their heartbeats: filled in by
+   * `WharfClient.progress`, never by the workflow.
+   */
+  live?: LiveInstance[];
+}
+
+/** A task's approval gate as the workflow records it. */
+export interface ApprovalState {
+  prompt?: string;
+  /** Workflow time the task reached the gate (could have run but for the approval). */
+  requestedAt?: number;
+  /** Workflow time an unanswered gate is decided by its `on_timeout`. */
+  deadline?: number;
+  decision?: 'approved' | 'rejected';
+  comment?: string;
+  /** Who answered (free text, e.g. a user name). */
+  by?: string;
+  decidedAt?: number;
+  /** The decision is the gate's `on_timeout`, nobody answered. */
+  timedOut?: boolean;
+}
+
+/** Argument of the `approveTask` update. */
+export interface ApproveTaskRequest {
+  task: string;
+  /** `true` approves, `false` rejects. */
+  approve: boolean;
+  comment?: string;
+  by?: string;
+}
+
+/** What the `approveTask` update returns. */
+export interface ApproveTaskResult {
+  task: string;
+  decision: 'approved' | 'rejected';
+  /** The task's status when the update was handled (it runs at the next step once approved). */
+  status: TaskStatus;
+}
+
+/**
+ * What a running subagent reports in its heartbeat details (every field but `task` optional:
+ * a script reports bytes, an agent its step and the tools it called).
+ */
+export interface SubagentHeartbeat {
+  task: string;
+  instance?: number;
+  /** Bytes of output captured so far. */
+  bytes?: number;
+  /** Agent steps finished so far. */
+  step?: number;
+  /** Tool calls of the agent so far, oldest first (names only; the last few). */
+  toolCalls?: string[];
+}
+
+/** One running subagent, as {@link TaskProgress.live} shows it. */
+export interface LiveInstance {
+  instance?: number;
+  /** The activity type (`runSubagent`, or a per-step activity). */
+  activity: string;
+  attempt: number;
+  bytes?: number;
+  step?: number;
+  toolCalls?: string[];
 }
 
 /** What the `progress` query returns. */
@@ -44,8 +109,13 @@ export interface SwarmProgress {
 export interface SubagentInput {
   swarm: string;
   ownerId: string;
-  /** Workflow id: scopes artifacts and outputs. */
-  runId: string;
+  /** The swarm's workflow id: scopes artifacts and outputs (read it with `swarmWorkflowId`). */
+  workflowId?: string;
+  /**
+   * The workflow id under its former name, which runs started before `workflowId` still
+   * send; read only when `workflowId` is absent.
+   */
+  runId?: string;
   task: string;
   /** Loop instance index (0 when the task has no loop). */
   instance: number;
@@ -131,13 +201,20 @@ export interface PruneContextInput {
   now: number;
 }
 
-/**
- * Size and shape of a swarm's context pool at the end: stdio-limits' context metrics, where
- * `totalBytes` counts the pooled outputs as stored (a deleted one counts 0), `truncatedCount`
- * the outputs over the swarm's `max_context_bytes` (a context shows them cut; the store keeps
- * them whole) and `externalCount` the outputs whose body lives in the output store (all).
- */
-export type SwarmContextMetrics = ContextMetrics;
+/** Size and shape of a swarm's context pool at the end. */
+export interface SwarmContextMetrics {
+  /** Bytes of the pooled outputs as stored (a deleted one counts 0). */
+  totalBytes: number;
+  taskCount: number;
+  /** Outputs over the swarm's `max_context_bytes` (a context shows them cut; the store keeps them whole). */
+  truncatedCount: number;
+  /** Outputs whose body lives in the output store (all of them). */
+  externalCount: number;
+  /** Mean relevance score, 0 when the pool is empty. */
+  avgRelevance: number;
+  /** Workflow time (epoch ms) of the last prune, or null. */
+  lastPrunedAt: number | null;
+}
 
 /** What a finished subagent hands back to the workflow. Bounded in size whatever the output. */
 export interface SubagentResult {
@@ -177,7 +254,10 @@ export interface AgentUsage {
 export interface SuperviseInput {
   swarm: string;
   ownerId: string;
-  runId: string;
+  /** The swarm's workflow id (read it with `swarmWorkflowId`). */
+  workflowId?: string;
+  /** The workflow id under its former name, as runs started before `workflowId` send it. */
+  runId?: string;
   agent: SwarmDefinition['agents'][string];
   question: string;
   budgetBytes: number;
@@ -213,6 +293,8 @@ export interface SwarmWorkflowInput {
   workdir?: string;
   /** When nothing can run and tasks wait on `†input.*` paths, wait this long for an `addInput` signal. Default 0. */
   waitForInputsMs?: number;
+  /** Most entries the context pool keeps (newest, those unfinished tasks read first). Default 500. */
+  contextPoolCap?: number;
   /** State carried across continue-as-new. */
   carried?: CarriedState;
 }

@@ -151,3 +151,152 @@ tasks:
     expect(failed.on_err).toEqual({ task: 'on_err', action: 'skip', reason: 'dependency check failed' });
   });
 });
+
+describe('planTasks with when:, map loops and approval gates', () => {
+  const swarm = parseSwarm(`
+name: control
+tasks:
+  check:
+    script: { content: 'true' }
+    output: †data.check
+  list:
+    script: { content: 'true' }
+    output: †data.list
+  deploy:
+    depends_on: [check]
+    when: "†data.check.preview == 'yes'"
+    script: { content: 'true' }
+    output: †data.deploy
+  announce:
+    depends_on: [deploy]
+    script: { content: 'true' }
+  probe:
+    script: { content: 'true' }
+    output: †data.probe_ok || †data.probe_error
+  fine:
+    depends_on: [probe]
+    when: "!†data.probe_error"
+    script: { content: 'true' }
+  each:
+    depends_on: [list, check]
+    loop: { type: map, over: †data.list.preview }
+    inputs: { check: †data.check.exitCode }
+    script: { content: 'true' }
+  gated:
+    approval: {}
+    script: { content: 'true' }
+`);
+
+  function record(context: SwarmContext, task: string, preview: string): void {
+    context.recordOutput({
+      task,
+      instance: undefined,
+      output: swarm.tasks[task]?.output,
+      result: { ...result('ok', `out_${task}`), preview },
+      date: '2026-01-01T00:00:00.000Z',
+      wholeFailure: true,
+    });
+  }
+
+  function planControl(
+    statuses: Record<string, TaskStatus>,
+    context: SwarmContext,
+    approved: (task: string) => boolean = () => true,
+    joinedAll = false,
+  ): Record<string, TaskDecision> {
+    const decisions = planTasks({
+      definition: swarm,
+      status: (task) => statuses[task] ?? 'pending',
+      joined: (task) =>
+        joinedAll ||
+        (swarm.tasks[task]?.depends_on ?? []).every((dependency) => statuses[dependency] === 'done'),
+      resolve: (task, instance) => context.resolveInputs(task, swarm.tasks[task]?.inputs ?? {}, instance),
+      evaluate: (task, expression) => context.evaluate(task, expression),
+      approved,
+      skipUnresolvable: true,
+    });
+    return Object.fromEntries(decisions.map((decision) => [decision.task, decision]));
+  }
+
+  it('skips an untaken branch and its dependents in one plan; a condition on the dead path holds', () => {
+    const context = new SwarmContext(undefined, {});
+    record(context, 'check', 'no\n');
+    const decisions = planControl({ check: 'done' }, context);
+    expect(decisions.deploy).toEqual({
+      task: 'deploy',
+      action: 'skip',
+      reason: "when: †data.check.preview == 'yes' is false",
+    });
+    expect(decisions.announce).toEqual({
+      task: 'announce',
+      action: 'skip',
+      reason: 'dependency deploy skipped',
+    });
+    // The probe succeeded: nothing can write †data.probe_error any more, `!†data.probe_error` holds.
+    record(context, 'probe', 'ok');
+    expect(planControl({ check: 'done', probe: 'done' }, context).fine).toMatchObject({ action: 'run' });
+  });
+
+  it('runs the taken branch; a condition on a path still to be written waits', () => {
+    const context = new SwarmContext(undefined, {});
+    record(context, 'check', 'yes\n');
+    const decisions = planControl({ check: 'done' }, context);
+    expect(decisions.deploy).toMatchObject({ action: 'run' });
+    // While the probe runs, its error side may still be written: the condition waits.
+    expect(planControl({ check: 'done', probe: 'running' }, context, () => true, true).fine).toEqual({
+      task: 'fine',
+      action: 'wait',
+      waitingFor: ['†data.probe_error'],
+    });
+  });
+
+  it('fans a map loop out over the list once it is written, each instance with its item and index', () => {
+    const context = new SwarmContext(undefined, {});
+    record(context, 'check', 'yes');
+    expect(planControl({ check: 'done', list: 'running' }, context).each).toBeUndefined();
+    record(context, 'list', 'a.ts\nb.ts\n');
+    expect(planControl({ check: 'done', list: 'done' }, context).each).toEqual({
+      task: 'each',
+      action: 'run',
+      instances: [
+        { instance: 0, inputs: { check: 0, item: 'a.ts', index: 0 } },
+        { instance: 1, inputs: { check: 0, item: 'b.ts', index: 1 } },
+      ],
+    });
+  });
+
+  it('fails a map loop whose over is no list, and runs none for an empty one', () => {
+    const context = new SwarmContext(undefined, {});
+    record(context, 'check', 'yes');
+    record(context, 'list', '\n');
+    expect(planControl({ list: 'done', check: 'done' }, context).each).toEqual({
+      task: 'each',
+      action: 'run',
+      instances: [],
+    });
+    const scalar = new SwarmContext(undefined, {});
+    record(scalar, 'check', 'yes');
+    scalar.recordOutput({
+      task: 'list',
+      instance: undefined,
+      output: '†data.list.preview',
+      result: result('ok', 'x'),
+      date: '2026-01-01T00:00:00.000Z',
+    });
+    // †data.list.preview now holds the whole output value (an object), not a string.
+    expect(planControl({ list: 'done', check: 'done' }, scalar).each).toEqual({
+      task: 'each',
+      action: 'fail',
+      reason: 'loop.over is an object, not a list',
+    });
+  });
+
+  it('holds a task that could run at its approval gate until it is approved', () => {
+    const context = new SwarmContext(undefined, {});
+    expect(planControl({}, context, (task) => task !== 'gated').gated).toEqual({
+      task: 'gated',
+      action: 'approval',
+    });
+    expect(planControl({}, context).gated).toMatchObject({ action: 'run' });
+  });
+});

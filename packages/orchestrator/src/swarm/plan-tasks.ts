@@ -7,8 +7,11 @@ import {
   parseReference,
   type Reference,
 } from '@wharf/context-resolver';
+import { evaluateWhen } from '../control/evaluate-when.js';
+import { expandMapLoop } from '../control/expand-map-loop.js';
 import { pathsOverlap } from '../dsl/paths-overlap.js';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
+import { parseWhen } from '../dsl/when-condition.js';
 import type { TaskStatus } from '../shared/types.js';
 import type { InputResolution } from './swarm-context.js';
 
@@ -26,12 +29,24 @@ export interface PlanView {
    * dependency's `||` failure branch run. Off only for runs recorded before Wharf did this.
    */
   skipUnresolvable: boolean;
+  /**
+   * Resolves one `†` expression for a task (its `when:` references, its map loop's `over`).
+   * Without it, `when:` and map loops are not planned (runs recorded before Wharf had them).
+   */
+  evaluate?: (task: string, expression: string) => InputResolution;
+  /** False while a task's `approval:` gate has not approved it (absent: no gate holds anything). */
+  approved?: (task: string) => boolean;
 }
 
 /** One decision of {@link planTasks}. */
 export type TaskDecision =
   | { task: string; action: 'skip'; reason: string }
   | { task: string; action: 'wait'; waitingFor: string[] }
+  /** Could run, but its `approval:` gate has not approved it yet. */
+  | { task: string; action: 'approval' }
+  /** Cannot run: its map loop's `over` is not a list. */
+  | { task: string; action: 'fail'; reason: string }
+  /** A map loop's instances carry its `item` and `index` among their inputs; none for an empty list. */
   | { task: string; action: 'run'; instances: { instance: number; inputs: Record<string, unknown> }[] };
 
 /** A path some task's `output` writes: on success, or (the right side of `||`) on failure. */
@@ -71,13 +86,73 @@ export function planTasks(view: PlanView): TaskDecision[] {
   const resolveAll = (task: string): InputResolution[] => {
     let cached = resolutions.get(task);
     if (cached === undefined) {
-      const total = (definition.tasks[task] as TaskDefinition).loop?.count ?? 1;
-      cached = Array.from({ length: total }, (_, instance) =>
-        view.resolve(task, total > 1 ? instance : undefined),
-      );
+      const spec = definition.tasks[task] as TaskDefinition;
+      const items = spec.loop?.type === 'map' ? mapItems(task) : undefined;
+      if (items !== undefined && !Array.isArray(items)) cached = [];
+      else if (items !== undefined) {
+        // Every item is an instance, even a single one: `task#0` reads and writes as an instance.
+        cached = items.map((item, index) => {
+          const resolution = view.resolve(task, index);
+          return resolution.ready
+            ? { ready: true, values: { ...resolution.values, item, index } }
+            : resolution;
+        });
+      } else {
+        const total = spec.loop?.count ?? 1;
+        cached = Array.from({ length: total }, (_, instance) =>
+          view.resolve(task, total > 1 ? instance : undefined),
+        );
+      }
       resolutions.set(task, cached);
     }
     return cached;
+  };
+  /** A map loop's items; its `over` resolution while unresolved; a reason when it is no list. */
+  const overs = new Map<string, unknown[] | InputResolution | string>();
+  const mapItems = (task: string): unknown[] | InputResolution | string => {
+    let cached = overs.get(task);
+    if (cached === undefined) {
+      const loop = (definition.tasks[task] as TaskDefinition).loop;
+      const resolution =
+        loop?.type === 'map' && view.evaluate !== undefined ? view.evaluate(task, loop.over) : undefined;
+      if (resolution === undefined) cached = [];
+      else if (!resolution.ready) cached = resolution;
+      else {
+        const expansion = expandMapLoop(resolution.values.value);
+        cached = expansion.ok ? expansion.items : expansion.reason;
+      }
+      overs.set(task, cached);
+    }
+    return cached;
+  };
+  /** A `when:` condition's outcome; `undefined` without a condition. */
+  const conditions = new Map<string, ReturnType<typeof evaluateWhen>>();
+  const condition = (task: string): ReturnType<typeof evaluateWhen> | undefined => {
+    const text = (definition.tasks[task] as TaskDefinition).when;
+    const evaluate = view.evaluate;
+    if (text === undefined || evaluate === undefined) return undefined;
+    let cached = conditions.get(task);
+    if (cached === undefined) {
+      cached = evaluateWhen(parseWhen(text), (reference) => {
+        const resolution = evaluate(task, reference);
+        if (resolution.ready) return { state: 'value', value: resolution.values.value };
+        return isDead(reference) ? { state: 'dead' } : { state: 'pending' };
+      });
+      // A condition waiting on a path that a later skip makes dead is decided again.
+      if (cached.decided) conditions.set(task, cached);
+    }
+    return cached;
+  };
+  /** True once nothing can write the reference: `†input.*` never, else every writer finished. */
+  const isDead = (text: string): boolean => {
+    const reference = parseReference(text);
+    if (reference.kind === 'input') return false;
+    return !destinations.some(
+      (destination) =>
+        destination.reference.kind === reference.kind &&
+        pathsOverlap(destination.reference.path, reference.path) &&
+        !FINISHED.has(status(destination.task)),
+    );
   };
 
   // Runs recorded before Wharf skipped unresolvable inputs made one pass per superstep.
@@ -101,17 +176,30 @@ export function planTasks(view: PlanView): TaskDecision[] {
     }
     const spec = definition.tasks[task] as TaskDefinition;
     if (spec.depends_on.length > 0 && !view.joined(task)) continue;
+    const gate = condition(task);
+    if (gate !== undefined && !gate.decided) {
+      decisions.push({ task, action: 'wait', waitingFor: gate.waitingFor });
+      continue;
+    }
+    const items = spec.loop?.type === 'map' ? mapItems(task) : undefined;
+    if (typeof items === 'string') {
+      decisions.push({ task, action: 'fail', reason: items });
+      continue;
+    }
+    if (items !== undefined && !Array.isArray(items)) {
+      decisions.push({ task, action: 'wait', waitingFor: items.ready ? [] : items.missing });
+      continue;
+    }
     const missing = new Set<string>();
     const instances: { instance: number; inputs: Record<string, unknown> }[] = [];
     resolveAll(task).forEach((resolution, instance) => {
       if (resolution.ready) instances.push({ instance, inputs: resolution.values });
       else for (const path of resolution.missing) missing.add(path);
     });
-    decisions.push(
-      missing.size > 0
-        ? { task, action: 'wait', waitingFor: [...missing] }
-        : { task, action: 'run', instances },
-    );
+    if (missing.size > 0) decisions.push({ task, action: 'wait', waitingFor: [...missing] });
+    else if (view.approved !== undefined && !view.approved(task))
+      decisions.push({ task, action: 'approval' });
+    else decisions.push({ task, action: 'run', instances });
   }
   return decisions;
 
@@ -125,6 +213,19 @@ export function planTasks(view: PlanView): TaskDecision[] {
     });
     if (blocked !== undefined) return `dependency ${blocked} ${status(blocked)}`;
     if (!view.skipUnresolvable) return undefined;
+    const gate = condition(task);
+    if (gate?.decided && !gate.value) return `when: ${spec.when} is false`;
+    if (spec.loop?.type === 'map') {
+      const items = mapItems(task);
+      if (typeof items !== 'string' && !Array.isArray(items) && !items.ready) {
+        const dead = unresolvable(
+          { over: spec.loop.over },
+          { ...items, arguments: [{ argument: 'over', missing: items.missing }] },
+          isDead,
+        );
+        if (dead.length > 0) return `loop.over ${dead.join(', ')} can no longer be written`;
+      }
+    }
     for (const resolution of resolveAll(task)) {
       if (resolution.ready) continue;
       const dead = unresolvable(spec.inputs, resolution, (text) => {

@@ -1,11 +1,22 @@
 // Pure: the state of one swarm run and the rules that change it. No Temporal import: the
 // workflow (workflows/swarm-workflow.ts) drives it, and passes in every timestamp.
 import { type ChannelSnapshot, ChannelState, ChannelUpdate } from '@wharf/channels';
+import type { ResolveOptions } from '@wharf/context-resolver';
+import {
+  answerApproval,
+  approvalVerdict,
+  openApproval,
+  type PendingApproval,
+  pendingApprovals,
+} from '../control/approval-gate.js';
+import { expandMapLoop } from '../control/expand-map-loop.js';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { addUsage, swarmUsage } from '../shared/agent-usage.js';
 import type {
   AgentUsage,
+  ApproveTaskRequest,
+  ApproveTaskResult,
   CarriedState,
   SubagentResult,
   SuperviseResult,
@@ -19,8 +30,15 @@ import { ContextPoolState } from './context-pool-state.js';
 import { failureReaders, planTasks } from './plan-tasks.js';
 import { failureReason } from './subagent-failure.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
-import { SwarmContext } from './swarm-context.js';
-import { TaskBoard } from './task-board.js';
+import { SwarmContext, taskOutputValue } from './swarm-context.js';
+import { FINISHED_STATUSES, TaskBoard } from './task-board.js';
+import {
+  CHANNELS_KIND,
+  type ChannelTargets,
+  channelTargets,
+  channelWrite,
+  readChannel,
+} from './user-channels.js';
 
 /** One loop instance (or the one run of a task without a loop) chosen to run in a superstep. */
 export interface ScheduledInstance {
@@ -53,6 +71,22 @@ export interface SwarmRunOptions {
    * did this (the `wharf-skip-unresolvable` patch).
    */
   skipUnresolvable: boolean;
+  /**
+   * Tasks write the user's channels with `output: †channels.<name>` (folded by the channel's
+   * rule) and read them with `†channels.<name>` inputs. Off only for runs recorded before Wharf
+   * did this (the `wharf-user-channels` patch): they wrote and read such paths in the context.
+   */
+  userChannels?: boolean;
+  /**
+   * Apply `limits.cleanup_strategy` to the context pool after every fold. Off only for runs
+   * recorded before Wharf did this (the `wharf-cleanup-strategy` patch).
+   */
+  cleanupPool?: boolean;
+  /**
+   * Apply `when:`, map loops and `approval:` gates. Off only for runs recorded before Wharf had
+   * them (the `wharf-control-flow` patch); such runs never had a definition that uses them.
+   */
+  controlFlow?: boolean;
 }
 
 /**
@@ -78,6 +112,11 @@ export class SwarmRun {
   readonly generation: number;
   status: SwarmProgress['status'] = 'running';
   readonly #skipUnresolvable: boolean;
+  /** Per task, the user channels its output writes (empty unless `userChannels`). */
+  readonly #channelTargets: Map<string, ChannelTargets>;
+  readonly #kinds: ResolveOptions['kinds'];
+  readonly #cleanupPool: boolean;
+  readonly #controlFlow: boolean;
   readonly #state: ChannelState;
   readonly #context: SwarmContext;
   readonly #compacts: Record<string, string>;
@@ -91,6 +130,13 @@ export class SwarmRun {
     this.definition = definition;
     this.taskNames = Object.keys(definition.tasks);
     this.#skipUnresolvable = options.skipUnresolvable;
+    const userChannels = options.userChannels === true;
+    this.#cleanupPool = options.cleanupPool === true;
+    this.#channelTargets = userChannels ? channelTargets(definition) : new Map();
+    this.#kinds = userChannels
+      ? { [CHANNELS_KIND]: (path) => readChannel(this.#state, definition, path) }
+      : undefined;
+    this.#controlFlow = options.controlFlow ?? false;
     this.#state = new ChannelState(swarmChannels(definition));
     if (carried !== undefined) this.#state.restore(carried.channels);
     this.#context = new SwarmContext(carried?.context, options.input ?? {});
@@ -131,7 +177,7 @@ export class SwarmRun {
 
   /** `task` for a task without a loop, `task#i` for loop instance `i`. */
   label(task: string, instance: number): string {
-    return (this.spec(task).loop?.count ?? 1) > 1 ? `${task}#${instance}` : task;
+    return this.#looped(task) ? `${task}#${instance}` : task;
   }
 
   /** Adds `†input.<key>` (from a signal); `date` is an ISO timestamp from the workflow clock. */
@@ -150,6 +196,77 @@ export class SwarmRun {
   /** Why the task was cancelled, or `undefined` while it is not. */
   cancelReason(task: string): string | undefined {
     return this.#tasks.cancelReason(task);
+  }
+
+  /**
+   * Throws a typed error (code `INVALID_REQUEST`) naming why `request` cannot answer a gate: an
+   * unknown task, one without `approval:`, one already finished or already answered.
+   */
+  checkApproval(request: ApproveTaskRequest): void {
+    const entry = this.#tasks.get(request.task);
+    if (this.spec(request.task).approval === undefined)
+      throw new WharfOrchestratorError('INVALID_REQUEST', `task ${request.task} has no approval gate`);
+    if (FINISHED_STATUSES.has(entry.status))
+      throw new WharfOrchestratorError('INVALID_REQUEST', `task ${request.task} already ${entry.status}`);
+    if (entry.approval?.decision !== undefined)
+      throw new WharfOrchestratorError(
+        'INVALID_REQUEST',
+        `task ${request.task} was already ${entry.approval.decision}`,
+      );
+  }
+
+  /**
+   * Answers a task's gate (see {@link checkApproval}): approved, it runs at the next step;
+   * rejected, it is skipped or failed at once (its `on_reject`) with the answer as its reason.
+   */
+  answerApproval(request: ApproveTaskRequest, now: number): ApproveTaskResult {
+    this.checkApproval(request);
+    const entry = this.#tasks.get(request.task);
+    const answered = answerApproval(entry.approval, request, now);
+    if ('refused' in answered) throw new WharfOrchestratorError('INVALID_REQUEST', answered.refused);
+    entry.approval = answered;
+    this.#decideGate(request.task, now);
+    return {
+      task: request.task,
+      decision: answered.decision ?? (request.approve ? 'approved' : 'rejected'),
+      status: entry.status,
+    };
+  }
+
+  /** Decides every open gate whose timeout passed by `now` (its `on_timeout`). */
+  expireApprovals(now: number): void {
+    for (const task of this.taskNames) {
+      const entry = this.#tasks.get(task);
+      if (entry.approval?.deadline !== undefined && entry.approval.decision === undefined)
+        this.#decideGate(task, now);
+    }
+  }
+
+  /** The gates waiting for an answer, in task order. */
+  pendingApprovals(): PendingApproval[] {
+    return pendingApprovals({ tasks: this.#taskProgress() });
+  }
+
+  /** The earliest deadline of a gate waiting for an answer, if any has one. */
+  nextApprovalDeadline(): number | undefined {
+    const deadlines = this.pendingApprovals().flatMap((gate) =>
+      gate.deadline === undefined ? [] : [gate.deadline],
+    );
+    return deadlines.length === 0 ? undefined : Math.min(...deadlines);
+  }
+
+  /** Applies a gate's verdict at `now`: a rejection ends the task (skipped or failed) unless it finished. */
+  #decideGate(task: string, now: number): void {
+    const gate = this.spec(task).approval;
+    const entry = this.#tasks.get(task);
+    if (gate === undefined || entry.approval === undefined) return;
+    const { verdict, state } = approvalVerdict(gate, entry.approval, now);
+    entry.approval = state;
+    if (!verdict.decided || verdict.approved || FINISHED_STATUSES.has(entry.status)) return;
+    entry.status = gate.on_reject === 'fail' ? 'failed' : 'skipped';
+    entry.reason = verdict.reason;
+    entry.waitingFor = [];
+    entry.endedAt = now;
   }
 
   /** True once every task has finished (done, failed, skipped or cancelled). */
@@ -202,7 +319,7 @@ export class SwarmRun {
     instances.forEach((item, index) => {
       const outcome = outcomes[index] as InstanceOutcome;
       const spec = this.spec(item.task);
-      const looped = (spec.loop?.count ?? 1) > 1;
+      const looped = this.#looped(item.task);
       const entry = this.#tasks.get(item.task);
       const label = this.label(item.task, item.instance);
       const writes: [string, unknown][] = [];
@@ -230,7 +347,21 @@ export class SwarmRun {
           result: outcome,
           date,
           wholeFailure: this.#skipUnresolvable,
+          ...(this.#kinds === undefined ? {} : { skipKind: CHANNELS_KIND }),
         });
+        const targets = this.#channelTargets.get(item.task);
+        const names = outcome.status === 'ok' ? targets?.success : targets?.failure;
+        if (names !== undefined && names.length > 0) {
+          const value = {
+            ...taskOutputValue(outcome),
+            ...(outcome.status === 'ok' ? {} : { message: outcome.stderrTail ?? 'task failed' }),
+          };
+          for (const name of names) {
+            const channel = this.definition.channels[name];
+            if (channel === undefined) continue; // the definition check rejects this
+            writes.push([channelNames.user(name), channelWrite(channel, { task: item.task, label, value })]);
+          }
+        }
         writes.push([channelNames.bytes, outcome.bytes]);
         const main = record.outIds[0];
         if (main !== undefined)
@@ -245,7 +376,7 @@ export class SwarmRun {
     });
     // Instances folded before this step, plus this step's: a task whose count reaches its total ended.
     const finished = [...folded].filter(
-      ([task, step]) => this.#results(task).length + step.count === (this.spec(task).loop?.count ?? 1),
+      ([task, step]) => this.#results(task).length + step.count === this.#total(task),
     );
     for (const [task, step] of finished) {
       const entry = this.#tasks.get(task);
@@ -265,6 +396,7 @@ export class SwarmRun {
       if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
     }
     this.#state.foldSuperstep(this.#step, updates);
+    if (this.#cleanupPool) this.#pool.cleanup(this.definition, now);
   }
 
   /**
@@ -351,9 +483,9 @@ export class SwarmRun {
   orderedCompacts(): string[] {
     const out: string[] = [];
     for (const task of this.taskNames) {
-      const total = this.spec(task).loop?.count ?? 1;
+      const total = this.#total(task);
       for (let instance = 0; instance < total; instance++) {
-        const compact = this.#compacts[total > 1 ? `${task}#${instance}` : task];
+        const compact = this.#compacts[this.label(task, instance)];
         if (compact !== undefined) out.push(compact);
       }
     }
@@ -376,7 +508,7 @@ export class SwarmRun {
       return {
         task,
         status: entry.status,
-        instances: { done: results.length, total: this.spec(task).loop?.count ?? 1 },
+        instances: { done: results.length, total: this.#total(task) },
         bytesCaptured: results.reduce((sum, record) => sum + record.bytes, 0),
         ...usageOf(results),
         outIds: results.flatMap((record) => record.outIds),
@@ -384,20 +516,55 @@ export class SwarmRun {
         ...(entry.reason === undefined ? {} : { reason: entry.reason }),
         ...(entry.startedAt === undefined ? {} : { startedAt: entry.startedAt }),
         ...(entry.endedAt === undefined ? {} : { endedAt: entry.endedAt }),
+        ...(entry.approval === undefined ? {} : { approval: { ...entry.approval } }),
       };
     });
   }
 
+  /** A map loop's items as its list resolves now (undefined when it does not, or is no list). */
+  #mapItems(task: string): unknown[] | undefined {
+    const loop = this.spec(task).loop;
+    if (loop?.type !== 'map') return undefined;
+    const resolution = this.#context.evaluate(task, loop.over);
+    if (!resolution.ready) return undefined;
+    const expansion = expandMapLoop(resolution.values.value);
+    return expansion.ok ? expansion.items : undefined;
+  }
+
+  /** True when the task runs as instances `task#i`: a map loop (any length), a repeat loop of more than one. */
+  #looped(task: string): boolean {
+    const loop = this.spec(task).loop;
+    return loop?.type === 'map' || (loop?.count ?? 1) > 1;
+  }
+
+  /** The task's instance count: a repeat loop's count, a map loop's items once known (0 before). */
+  #total(task: string): number {
+    const loop = this.spec(task).loop;
+    if (loop?.type === 'map') return this.#tasks.get(task).total ?? 0;
+    return loop?.count ?? 1;
+  }
+
   /** Decides what runs in the next superstep; marks skipped and waiting tasks on the way. */
   #planStep(now: number): PlannedStep {
+    if (this.#controlFlow) this.expireApprovals(now);
     const instances: ScheduledInstance[] = [];
     const decisions = planTasks({
       definition: this.definition,
       status: (task) => this.#tasks.get(task).status,
       joined: (task) => this.#state.isReady(channelNames.join(task)),
-      resolve: (task, instance) => this.#context.resolveInputs(task, this.spec(task).inputs, instance),
+      resolve: (task, instance) =>
+        this.#context.resolveInputs(task, this.spec(task).inputs, instance, this.#kinds),
       skipUnresolvable: this.#skipUnresolvable,
+      ...(this.#controlFlow
+        ? {
+            evaluate: (task: string, expression: string) => this.#context.evaluate(task, expression),
+            approved: (task: string) =>
+              this.spec(task).approval === undefined ||
+              this.#tasks.get(task).approval?.decision === 'approved',
+          }
+        : {}),
     });
+    const emptied: string[] = [];
     for (const decision of decisions) {
       const entry = this.#tasks.get(decision.task);
       if (decision.action === 'skip') {
@@ -412,13 +579,46 @@ export class SwarmRun {
         entry.waitingFor = decision.waitingFor;
         continue;
       }
+      if (decision.action === 'approval') {
+        entry.status = 'waiting';
+        entry.waitingFor = ['approval'];
+        entry.approval = openApproval(this.spec(decision.task).approval ?? defaultGate, entry.approval, now);
+        continue;
+      }
+      if (decision.action === 'fail') {
+        entry.status = 'failed';
+        entry.reason = decision.reason;
+        entry.waitingFor = [];
+        entry.endedAt = now;
+        continue;
+      }
       if (this.spec(decision.task).depends_on.length > 0)
         this.#state.consume(channelNames.join(decision.task));
       entry.status = 'running';
       entry.waitingFor = [];
       entry.startedAt = now;
+      if (this.spec(decision.task).loop?.type === 'map') {
+        entry.total = decision.instances.length;
+        if (entry.total === 0) emptied.push(decision.task);
+      }
       for (const { instance, inputs } of decision.instances)
         instances.push({ task: decision.task, instance, inputs });
+    }
+    // A map loop over an empty list is done at once: its dependents are released now.
+    if (emptied.length > 0) {
+      const updates: ChannelUpdate[] = [];
+      for (const task of emptied) {
+        const entry = this.#tasks.get(task);
+        entry.status = 'done';
+        entry.endedAt = now;
+        const arrivals: [string, unknown][] = this.taskNames
+          .filter((other) => this.spec(other).depends_on.includes(task))
+          .map((other) => [channelNames.join(other), { [task]: null }]);
+        if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
+      }
+      this.#state.foldSuperstep(this.#step, updates);
+      // Their dependents may run in this very step.
+      instances.push(...this.#planStep(now).instances);
     }
     return { instances, lostInputs: [] };
   }
@@ -431,17 +631,33 @@ export class SwarmRun {
     const planned: PlannedStep = { instances: [], lostInputs: [] };
     for (const task of tasks) {
       const spec = this.spec(task);
-      const total = spec.loop?.count ?? 1;
+      const total = this.#total(task);
+      const items = spec.loop?.type === 'map' ? this.#mapItems(task) : undefined;
       for (let instance = this.#results(task).length; instance < total; instance++) {
-        const resolution = this.#context.resolveInputs(task, spec.inputs, total > 1 ? instance : undefined);
-        // The context only grows, so inputs that resolved when the task started still do.
-        if (!resolution.ready) planned.lostInputs.push({ task, instance });
-        planned.instances.push({ task, instance, inputs: resolution.ready ? resolution.values : {} });
+        const resolution = this.#context.resolveInputs(
+          task,
+          spec.inputs,
+          this.#looped(task) ? instance : undefined,
+          this.#kinds,
+        );
+        // The context only grows, so inputs (and a map loop's list) that resolved when the task started still do.
+        if (!resolution.ready || (items !== undefined && instance >= items.length))
+          planned.lostInputs.push({ task, instance });
+        const inputs = resolution.ready ? resolution.values : {};
+        planned.instances.push({
+          task,
+          instance,
+          inputs:
+            items === undefined ? inputs : { ...inputs, item: items[instance] ?? null, index: instance },
+        });
       }
     }
     return planned;
   }
 }
+
+/** What a gate is when the definition lost it (never, for a validated definition). */
+const defaultGate = { on_timeout: 'reject', on_reject: 'skip' } as const;
 
 function unknownTask(task: string, tasks: readonly string[]): WharfOrchestratorError {
   return new WharfOrchestratorError('INVALID_REQUEST', `unknown task "${task}"; tasks: ${tasks.join(', ')}`);

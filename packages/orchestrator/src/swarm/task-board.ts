@@ -1,6 +1,6 @@
 // Pure: the status of every task of one swarm run. Runs inside the workflow sandbox.
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import type { TaskProgress, TaskStatus } from '../shared/types.js';
+import type { ApprovalState, TaskProgress, TaskStatus } from '../shared/types.js';
 
 /**
  * A task's own state. What it produced (out ids, bytes, instances done) is not here: the
@@ -15,6 +15,10 @@ export interface TaskState {
   /** Workflow-clock milliseconds. */
   startedAt?: number;
   endedAt?: number;
+  /** A map loop's instance count, once its list resolved. */
+  total?: number;
+  /** Its `approval:` gate, once opened or answered. */
+  approval?: ApprovalState;
 }
 
 /** Statuses a task never leaves. */
@@ -108,5 +112,7 @@ function restoreTask(carried: TaskProgress | undefined): TaskState {
     ...(carried.reason === undefined ? {} : { reason: carried.reason }),
     ...(carried.startedAt === undefined ? {} : { startedAt: carried.startedAt }),
     ...(carried.endedAt === undefined ? {} : { endedAt: carried.endedAt }),
+    ...(carried.instances.total === undefined ? {} : { total: carried.instances.total }),
+    ...(carried.approval === undefined ? {} : { approval: { ...carried.approval } }),
   };
 }

@@ -40,7 +40,9 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
     },
   });
-  const label = `${input.task}${(input.definition.loop?.count ?? 1) > 1 ? `#${input.instance}` : ''}`;
+  const loop = input.definition.loop;
+  const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;
+  const label = `${input.task}${looped ? `#${input.instance}` : ''}`;
   const start = await agentStart(input);
   const conversation = [...start.conversation];
   const emitted: string[] = [];

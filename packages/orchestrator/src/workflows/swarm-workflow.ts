@@ -21,7 +21,16 @@ import {
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { addInputSignal, cancelTaskUpdate, progressQuery, stateQuery } from '../shared/definitions.js';
+import { pendingApprovals, renderPendingApprovals } from '../control/approval-gate.js';
+import { loopCaps, TaskSlots } from '../control/task-slots.js';
+import {
+  addInputSignal,
+  approveTaskUpdate,
+  cancelTaskUpdate,
+  progressQuery,
+  stateQuery,
+} from '../shared/definitions.js';
+import { formatBytes, renderProgressTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
 import type {
@@ -33,10 +42,10 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type RunPlace, type SubagentCall, subagentCall, supervisorCall } from '../swarm/activity-calls.js';
+import { DEFAULT_CONTEXT_POOL_CAP } from '../swarm/context-pool-state.js';
 import { failedBeforeOutput } from '../swarm/subagent-failure.js';
 import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
 import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
-import { formatBytes, renderProgressTable } from './progress-table.js';
 import { runPool } from './run-pool.js';
 
 /** Most activities one run may have pending (Temporal's per-run cap is 2,000). */
@@ -104,16 +113,47 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   const skipUnresolvable = patched('wharf-skip-unresolvable');
   // Runs started before Wharf split a wide superstep across runs replay running it whole.
   const splitSuperstep = patched('wharf-split-superstep');
+  // Runs started before Wharf folded `†channels.<name>` outputs into the user's channels wrote
+  // and read them in the context; only swarms that declare channels ask.
+  const userChannels = Object.keys(definition.channels).length > 0 && patched('wharf-user-channels');
+  // `when:`, map loops, `loop.max_concurrency` and `approval:` gates. Asked only of definitions
+  // that use them, so the histories of other swarms stay as they were.
+  const controlFlow = usesControlFlow(definition) && patched('wharf-control-flow');
+  // Runs started before Wharf capped the context pool carry it whole.
+  const poolCap = patched('wharf-pool-cap')
+    ? Math.max(1, Math.floor(input.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP))
+    : undefined;
   const run = new SwarmRun({
     definition,
     input: input.input ?? {},
     ...(input.carried === undefined ? {} : { carried: input.carried }),
     skipUnresolvable,
+    userChannels,
+    // Runs started before Wharf applied `limits.cleanup_strategy` kept the whole pool; only
+    // swarms that set one ask.
+    cleanupPool:
+      withContext && definition.limits?.cleanup_strategy !== undefined && patched('wharf-cleanup-strategy'),
+    controlFlow,
   });
   const scopes = new Map<string, CancellationScope>();
+  const slots = new TaskSlots(controlFlow ? loopCaps(definition.tasks) : {});
+  // Bumped by every signal or update that may let a waiting task run.
   let inputsVersion = 0;
+  let memoApprovals = '';
 
-  const publish = (): void => setCurrentDetails(renderProgressTable(run.progress()));
+  /** The Web UI's current details: the gates waiting (with the command that answers them), then the table. */
+  const publish = (): void => {
+    const progress = run.progress();
+    const gates = controlFlow ? pendingApprovals(progress) : [];
+    const waiting = renderPendingApprovals(gates, place.runId);
+    const table = renderProgressTable(progress);
+    setCurrentDetails(waiting === '' ? table : `${waiting}\n\n${table}`);
+    const names = gates.map((gate) => gate.task);
+    if (controlFlow && names.join(',') !== memoApprovals) {
+      memoApprovals = names.join(',');
+      upsertMemo({ pendingApprovals: names });
+    }
+  };
   const setStatus = (next: SwarmProgress['status']): void => {
     run.status = next;
     upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: next }]);
@@ -149,6 +189,24 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     },
   );
 
+  setHandler(
+    approveTaskUpdate,
+    (request) => {
+      const outcome = run.answerApproval(request, Date.now());
+      inputsVersion++;
+      publish();
+      return outcome;
+    },
+    {
+      description:
+        "Approves or rejects a task's approval gate (with a comment); a rejected task is skipped or failed.",
+      validator: (request) => {
+        if (!controlFlow) throw new Error('this swarm has no approval gate');
+        run.checkApproval(request);
+      },
+    },
+  );
+
   if (input.carried === undefined) {
     upsertSearchAttributes([
       { key: swarmSearchAttributes.swarm, value: definition.name },
@@ -164,8 +222,16 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     for (const lost of lostInputs) log.warn('resumed instance lost inputs', lost);
     if (scheduled.length === 0) {
       if (run.allFinished()) break;
-      // Nothing can run: tasks wait on inputs that nobody will write unless a signal adds them.
       const seen = inputsVersion;
+      if (controlFlow && run.pendingApprovals().length > 0) {
+        // Gates wait for an answer (an update), or for the first of their timeouts.
+        publish();
+        const deadline = run.nextApprovalDeadline();
+        if (deadline === undefined) await condition(() => inputsVersion !== seen);
+        else await condition(() => inputsVersion !== seen, Math.max(1, deadline - Date.now()));
+        continue;
+      }
+      // Nothing can run: tasks wait on inputs that nobody will write unless a signal adds them.
       const arrived = await condition(() => inputsVersion !== seen, input.waitForInputsMs ?? 0);
       if (arrived) continue;
       run.failUnresolved(Date.now());
@@ -176,13 +242,14 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     const results = await runPool(
       scheduled,
       maxConcurrent,
-      (item) => runInstance(item, plans[item.task]),
+      (item) => slots.run(item.task, () => runInstance(item, plans[item.task])),
       splitSuperstep ? { shouldStop: historyFull } : {},
     );
     // Items start in order: the results are those of a prefix of `scheduled`.
     run.fold(scheduled.slice(0, results.length), results, Date.now());
     const unstarted = [...new Set(scheduled.slice(results.length).map((item) => item.task))];
     await pruneContextPool();
+    if (poolCap !== undefined) run.contextPool.applyCap(definition, run.progress().tasks, poolCap);
     publish();
     if (unstarted.length > 0 || shouldContinueAsNew()) {
       await condition(allHandlersFinished);
@@ -331,4 +398,15 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     const current = workflowInfo();
     return current.continueAsNewSuggested || current.historyLength >= (input.historyEventLimit ?? 10_000);
   }
+}
+
+/** True when the definition uses `when:`, a map loop, `loop.max_concurrency` or an `approval:` gate. */
+function usesControlFlow(definition: SwarmWorkflowInput['definition']): boolean {
+  return Object.values(definition.tasks).some(
+    (task) =>
+      task.when !== undefined ||
+      task.approval !== undefined ||
+      task.loop?.type === 'map' ||
+      task.loop?.max_concurrency !== undefined,
+  );
 }

@@ -1,0 +1,110 @@
+import { Connection } from '@temporalio/client';
+import { WharfOrchestratorError } from '@wharf/orchestrator';
+import { WharfClient } from '@wharf/orchestrator/client';
+import { CliError } from '../cli-error.js';
+import { type CliIo, printJson } from '../output.js';
+import { parseInputs } from '../parse-inputs.js';
+
+/** Where the swarm runs: the Temporal server and namespace. */
+export interface ServerOptions {
+  address: string;
+  namespace: string;
+}
+
+/**
+ * `wharf approve RUN TASK [--reject] [--comment …]`: answers a task's approval gate. An
+ * approved task runs at the swarm's next step; a rejected one is skipped (or failed, as its
+ * `on_reject` says) with the comment as its reason.
+ */
+export async function approveCommand(
+  workflowId: string,
+  task: string,
+  options: ServerOptions & { reject: boolean; comment?: string; by?: string; json: boolean },
+  io: CliIo,
+): Promise<void> {
+  await withClient(options, async (wharf) => {
+    const result = await wharf
+      .approveTask(workflowId, task, {
+        approve: !options.reject,
+        ...(options.comment === undefined ? {} : { comment: options.comment }),
+        ...(options.by === undefined ? {} : { by: options.by }),
+      })
+      .catch((error: unknown) => refused(error, workflowId));
+    if (options.json) return printJson(io, result);
+    io.out(`${workflowId}: ${task} ${result.decision}${options.comment ? ` (${options.comment})` : ''}`);
+  });
+}
+
+/**
+ * `wharf input RUN key=value… | --json '{…}'`: adds `†input.*` values to a running swarm; tasks
+ * waiting on them become ready.
+ */
+export async function inputCommand(
+  workflowId: string,
+  pairs: readonly string[],
+  options: ServerOptions & { json?: string },
+  io: CliIo,
+): Promise<void> {
+  const values = { ...jsonObject(options.json), ...parseInputs(pairs) };
+  if (Object.keys(values).length === 0) {
+    throw new CliError('USAGE', 'wharf input needs key=value pairs or --json \'{"key": …}\'');
+  }
+  await withClient(options, async (wharf) => {
+    await wharf.client.workflow
+      .getHandle(workflowId)
+      .describe()
+      .catch((error: Error) => {
+        throw new CliError('NOT_FOUND', `cannot signal ${workflowId}: ${error.message}`, { cause: error });
+      });
+    await wharf.addInputs(workflowId, values).catch((error: Error) => {
+      // A swarm that already ended takes no more input.
+      throw new CliError('NOT_FOUND', `cannot signal ${workflowId}: ${error.message}`, { cause: error });
+    });
+    io.out(
+      `${workflowId}: added ${Object.keys(values)
+        .map((key) => `†input.${key}`)
+        .join(', ')}`,
+    );
+  });
+}
+
+function jsonObject(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CliError('USAGE', `--json is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new CliError('USAGE', '--json expects an object of input values, e.g. \'{"region": "eu"}\'');
+  }
+  return value as Record<string, unknown>;
+}
+
+function refused(error: unknown, workflowId: string): never {
+  if (WharfOrchestratorError.isInstance(error) && error.code === 'INVALID_REQUEST') {
+    throw new CliError('USAGE', error.message, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  throw new CliError('NOT_FOUND', `cannot update ${workflowId}: ${message}`, { cause: error });
+}
+
+/** Connects to the server, runs `fn` with a client, closes the connection. */
+export async function withClient<TResult>(
+  options: ServerOptions,
+  fn: (wharf: WharfClient) => Promise<TResult>,
+): Promise<TResult> {
+  const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
+    (error: Error) => {
+      throw new CliError('UNREACHABLE', `no Temporal server at ${options.address}: ${error.message}`, {
+        cause: error,
+      });
+    },
+  );
+  try {
+    return await fn(new WharfClient({ connection, namespace: options.namespace }));
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,149 @@
+import { join } from 'node:path';
+import type { DataConverter } from '@temporalio/common';
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
+import { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import type { ToolSet } from 'ai';
+import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
+import { type DataDir, openDataDir } from '../embedded/data-dir.js';
+import { spawnCredentials } from '../embedded/spawn-credentials.js';
+import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
+import type { ModelRegistry } from '../models/model-registry.js';
+import { createWharfWorker } from './create-wharf-worker.js';
+
+/**
+ * Limits of the EMIT intake server passed through to `createIntakeServer` (its defaults apply
+ * to any left out): header, whole-request and idle timeouts, concurrent `/v1` requests, body cap.
+ *
+ * @example
+ * ```ts
+ * const limits: IntakeLimits = { maxConcurrentRequests: 64, requestTimeoutMs: 300_000 };
+ * ```
+ */
+export type IntakeLimits = Pick<
+  IntakeServerOptions,
+  'headersTimeoutMs' | 'requestTimeoutMs' | 'idleTimeoutMs' | 'maxConcurrentRequests' | 'maxBodyBytes'
+>;
+
+/** Options of {@link composeWorker}. */
+export interface ComposeWorkerOptions {
+  /** Data directory: `outputs.db`, `artifacts/`, `work/`, `secret`, `process-groups/`. */
+  dataDir: string;
+  /** Where the EMIT intake server listens (default `127.0.0.1`, any free port) and its limits. */
+  intake?: { hostname?: string; port?: number; limits?: IntakeLimits };
+  models?: ModelRegistry;
+  /** Tools agents may select besides the built-ins (see `createWharfWorker`). */
+  tools?: ToolSet;
+}
+
+/** What {@link ComposedWorker.startWorker} takes: where the worker polls, and how much it runs. */
+export interface StartComposedWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  /** Default `wharf`. */
+  taskQueue?: string;
+  /** Most subagents at once. Default 8. */
+  maxConcurrentActivities?: number;
+  workerOptions?: Partial<WorkerOptions>;
+  /**
+   * Collect garbage in the data directory while the worker runs: every `intervalMs`, remove the
+   * outputs `policy` says (and the evidence of runs left without any). Default: off.
+   */
+  gc?: Omit<GcScheduleOptions, 'store' | 'artifacts'>;
+}
+
+/** A worker started by {@link ComposedWorker.startWorker}. */
+export interface ComposedWorkerRun {
+  worker: Worker;
+  /** Process groups of scripts a killed predecessor left running, ended before the worker started. */
+  reaped: number[];
+  /** Resolves when the worker has stopped and the scripts it left are ended. */
+  done: Promise<void>;
+}
+
+/** The stores, the intake server and the data converter of one data directory. */
+export interface ComposedWorker {
+  data: DataDir;
+  intake: IntakeServer;
+  /** Offloads payloads over 256 KiB to `data.store`; give clients the same one. */
+  dataConverter: DataConverter;
+  /** Runs a worker on these parts (one per composition). */
+  startWorker(options: StartComposedWorkerOptions): Promise<ComposedWorkerRun>;
+  /** Closes the intake server, then the stores. Stop the worker first. */
+  close(): Promise<void>;
+}
+
+/**
+ * The one place a Wharf worker process is put together, used by `startEmbedded` and by
+ * `apps/worker`: opens the data directory's output store and artifact store, starts the EMIT
+ * intake server on them, and builds the data converter; `startWorker` then ends the scripts a
+ * killed predecessor left (`process-groups/`), and runs `createWharfWorker` with the stores,
+ * spawn credentials for the intake server and the converter, and (with `gc`) a scheduled
+ * collection of the data directory's outputs. When the worker stops, the schedule stops and the
+ * scripts it leaves are ended too.
+ *
+ * @example
+ * ```ts
+ * const parts = await composeWorker({ dataDir: '.wharf', models: createModelRegistry() });
+ * const { done } = await parts.startWorker({ connection: await NativeConnection.connect() });
+ * await done;
+ * await parts.close();
+ * ```
+ */
+export async function composeWorker(options: ComposeWorkerOptions): Promise<ComposedWorker> {
+  const data = await openDataDir(options.dataDir);
+  let intake: IntakeServer;
+  try {
+    intake = await createIntakeServer({
+      store: data.store,
+      secret: data.secret,
+      ...(options.intake?.hostname === undefined ? {} : { hostname: options.intake.hostname }),
+      ...(options.intake?.port === undefined ? {} : { port: options.intake.port }),
+      ...options.intake?.limits,
+    });
+  } catch (error) {
+    await data.close();
+    throw error;
+  }
+  const dataConverter = createWharfDataConverter({ store: data.store });
+  return {
+    data,
+    intake,
+    dataConverter,
+    async startWorker(start) {
+      const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
+      const reaped = await processGroups.reap();
+      const worker = await createWharfWorker({
+        connection: start.connection,
+        ...(start.namespace === undefined ? {} : { namespace: start.namespace }),
+        ...(start.taskQueue === undefined ? {} : { taskQueue: start.taskQueue }),
+        ...(start.maxConcurrentActivities === undefined
+          ? {}
+          : { maxConcurrentActivities: start.maxConcurrentActivities }),
+        ...(start.workerOptions === undefined ? {} : { workerOptions: start.workerOptions }),
+        store: data.store,
+        artifacts: data.artifacts,
+        workDir: data.workDir,
+        dataConverter,
+        spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
+        processGroups,
+        ...(options.models === undefined ? {} : { models: options.models }),
+        ...(options.tools === undefined ? {} : { tools: options.tools }),
+      });
+      const gc =
+        start.gc === undefined
+          ? undefined
+          : startGcSchedule({ ...start.gc, store: data.store, artifacts: data.artifacts });
+      const done = worker.run().finally(async () => {
+        await gc?.stop();
+        // Running scripts were cancelled after the grace period; end whatever of them is left.
+        await processGroups.reap({ graceMs: 1_000 });
+      });
+      return { worker, reaped, done };
+    },
+    async close() {
+      await intake.close();
+      await data.close();
+    },
+  };
+}
