@@ -201,6 +201,15 @@ tasks:
         for (let attempt = 0; attempt < 300 && !existsSync(pidFile); attempt++) {
           await new Promise((resolve) => setTimeout(resolve, 100));
         }
+        // The swarm's progress shows what the agent's running step reports.
+        let live: unknown;
+        for (let attempt = 0; attempt < 100 && live === undefined; attempt++) {
+          live = (await env.wharf.progress(workflowId)).tasks[0]?.live;
+          if (live === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+        }
+        expect(live).toEqual([
+          expect.objectContaining({ activity: 'agentToolCall', attempt: 1, step: 0, toolCalls: ['shell'] }),
+        ]);
         await env.wharf.cancelTask(workflowId, 'nap', 'enough');
         return env.wharf.result(workflowId);
       },

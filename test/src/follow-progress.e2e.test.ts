@@ -69,7 +69,8 @@ tasks:
         }
         expect(review.status).toBe('running');
         expect(review.live).toEqual([
-          expect.objectContaining({ activity: 'runSubagent', attempt: 1, step: 1, toolCalls: ['emit'] }),
+          // An agent task runs one activity per step: here its second model call.
+          expect.objectContaining({ activity: 'agentModelStep', attempt: 1, step: 1, toolCalls: ['emit'] }),
         ]);
         // A task without a loop is one subagent: no instance number.
         expect(review.live?.[0]?.instance).toBeUndefined();

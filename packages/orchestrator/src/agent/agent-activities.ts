@@ -17,6 +17,7 @@ import type {
   AgentStepInput,
   AgentTaskInput,
   AgentUsage,
+  SubagentHeartbeat,
   SubagentResult,
 } from '../shared/types.js';
 import type { AgentBrief } from './agent-brief.js';
@@ -121,6 +122,14 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       const tools = agentTools(agentToolsOptions(dependencies, brief, ids, { emitKey: `${key}/offered` }));
       const messages = await loadConversation(store, input.conversation);
       const context = Context.current();
+      // What `WharfClient.progress` shows for a running agent: the steps it finished so far.
+      const heartbeat: SubagentHeartbeat = {
+        task: brief.task,
+        ...(brief.looped ? { instance: brief.instance } : {}),
+        step: input.step,
+        ...toolCallsSoFar(messages),
+      };
+      context.heartbeat(heartbeat);
       const result = await heartbeatWhile(
         context,
         () =>
@@ -131,7 +140,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
             tools: offeredTools(tools),
             abortSignal: context.cancellationSignal,
           }),
-        { task: brief.task, step: input.step },
+        heartbeat,
       );
       const usage = usageOf(result.usage, dependencies.models.price?.(brief.model));
       const meta = {
@@ -237,4 +246,14 @@ function stepResult(
     usage: meta.usage,
     textBytes: Buffer.byteLength(meta.text),
   };
+}
+
+/** The names of the last tool calls in a conversation, oldest first, for heartbeats. */
+function toolCallsSoFar(messages: readonly ModelMessage[]): { toolCalls?: string[] } {
+  const names: string[] = [];
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) if (part.type === 'tool-call') names.push(part.toolName);
+  }
+  return names.length === 0 ? {} : { toolCalls: names.slice(-5) };
 }

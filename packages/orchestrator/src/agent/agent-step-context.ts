@@ -5,7 +5,7 @@ import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { SubagentInput } from '../shared/types.js';
+import type { SubagentHeartbeat, SubagentInput } from '../shared/types.js';
 import { type AgentBrief, agentBriefSchema, briefIdentity } from './agent-brief.js';
 import type { AgentToolsOptions } from './agent-tools.js';
 
@@ -60,7 +60,7 @@ export function agentToolsOptions(
   dependencies: AgentActivityDependencies,
   brief: AgentBrief,
   ids: SubagentIds,
-  call: { emitKey: string; spillDir?: string },
+  call: { emitKey: string; spillDir?: string; heartbeat?: SubagentHeartbeat },
 ): AgentToolsOptions {
   const context = Context.current();
   return {
@@ -78,7 +78,8 @@ export function agentToolsOptions(
       env: dependencies.env,
       signal: context.cancellationSignal,
       ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
-      onProgress: (bytes: number) => context.heartbeat({ task: brief.task, bytes }),
+      onProgress: (bytes: number) =>
+        context.heartbeat({ ...(call.heartbeat ?? { task: brief.task }), bytes }),
     },
   };
 }

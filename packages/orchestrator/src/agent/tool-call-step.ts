@@ -8,7 +8,7 @@ import { resolveLimits, truncateOutput } from '@wharf/stdio-limits';
 import type { ModelMessage } from 'ai';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import type { AgentToolCallInput, AgentToolCallResult } from '../shared/types.js';
+import type { AgentToolCallInput, AgentToolCallResult, SubagentHeartbeat } from '../shared/types.js';
 import {
   type AgentActivityDependencies,
   agentToolsOptions,
@@ -49,6 +49,13 @@ export async function agentToolCallStep(
     );
   }
   const context = Context.current();
+  // What `WharfClient.progress` shows for a running agent: its step and the tool it runs.
+  const heartbeat: SubagentHeartbeat = {
+    task: brief.task,
+    ...(brief.looped ? { instance: brief.instance } : {}),
+    step: input.step,
+    toolCalls: [call.toolName],
+  };
   const spillDir = join(
     dependencies.workDir,
     ids.workerId,
@@ -59,12 +66,14 @@ export async function agentToolCallStep(
     ...agentToolsOptions(dependencies, brief, ids, {
       emitKey: `${ids.emitKeyPrefix}/emit/${input.step}/${input.toolCallId}`,
       spillDir,
+      heartbeat,
     }),
     onEmit: (ref) => {
       emitted = ref;
     },
   });
   const began = new Date();
+  context.heartbeat(heartbeat);
   let outcome: ToolOutput;
   try {
     const chosen = tools[call.toolName];
@@ -80,7 +89,7 @@ export async function agentToolCallStep(
             abortSignal: context.cancellationSignal,
           }),
         ),
-      { task: brief.task, tool: call.toolName },
+      heartbeat,
     );
     outcome = isToolOutput(value) ? value : { text: asText(value), full: asText(value) };
   } catch (error) {

@@ -154,7 +154,17 @@ export class WharfClient {
     const progress = await handle.query(progressQuery);
     const description = await handle.describe();
     const live = new Map<string, LiveInstance[]>();
-    for (const pending of description.raw.pendingActivities ?? []) {
+    const pendingActivities = [...(description.raw.pendingActivities ?? [])];
+    // An agent task runs as a child workflow: its step activities heartbeat there.
+    for (const child of description.raw.pendingChildren ?? []) {
+      if (child.workflowTypeName !== 'agentTaskWorkflow' || !child.workflowId) continue;
+      const agent = await this.client.workflow
+        .getHandle(child.workflowId)
+        .describe()
+        .catch(() => undefined);
+      pendingActivities.push(...(agent?.raw.pendingActivities ?? []));
+    }
+    for (const pending of pendingActivities) {
       const details = heartbeatOf(pending.heartbeatDetails?.payloads?.[0]?.data);
       if (details === undefined) continue;
       const instance: LiveInstance = {
