@@ -30,7 +30,10 @@ async function openExistingStore(plane: ResolvedDataPlane): Promise<DataPlane | 
  */
 export function dataPlaneStatus(options: { json: boolean; dataDir?: string }, io: CliIo): void {
   const { location } = resolveOrRefuse(options.dataDir ?? '.wharf');
-  if (options.json) return printJson(io, location);
+  if (options.json) {
+    printJson(io, location);
+    return;
+  }
   io.out(`store:    ${location.store}`);
   io.out(`blobs:    ${location.blobs}`);
   io.out(`evidence: ${location.artifacts}`);
