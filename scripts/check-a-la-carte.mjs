@@ -53,8 +53,8 @@ const mustNotInstall = {
   '@wharf/channels': { only: ['@wharf/channels'] },
   '@wharf/context-resolver': { only: ['@wharf/context-resolver', 'zod'] },
   '@wharf/evidence': { never: ['better-sqlite3', 'hono', '@hono/node-server', '@wharf/output-store'] },
-  // The S3 blob store's SDK is an optional peer: SQLite users never download it.
-  '@wharf/output-store': { never: ['@aws-sdk/client-s3', '@aws-sdk/lib-storage'] },
+  // The S3 SDK and the PostgreSQL driver are optional peers: SQLite users never download them.
+  '@wharf/output-store': { never: ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', 'pg'] },
   '@wharf/stdio-limits': { never: ['better-sqlite3', 'hono', '@temporalio/worker'] },
 };
 

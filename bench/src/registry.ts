@@ -7,6 +7,7 @@ import { orchestratorBenchmark } from './orchestrator/index.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
 import { outputStoreBenchmark } from './output-store/index.js';
 import { outputStoreS3Benchmark } from './output-store/s3-benchmark.js';
+import { postgresStoreBenchmark } from './output-store-postgres/index.js';
 import { stdioLimitsBenchmark } from './stdio-limits/index.js';
 /** Every benchmark `pnpm bench` runs, in order. Each package's benchmark adds itself here. */
 export const benchmarks: Benchmark[] = [
@@ -16,6 +17,7 @@ export const benchmarks: Benchmark[] = [
   contextResolverBenchmark,
   evidenceBenchmark,
   outputStoreBenchmark,
+  postgresStoreBenchmark,
   outputStoreS3Benchmark,
   orchestratorBenchmark,
   wideSwarmBenchmark,

@@ -1,6 +1,7 @@
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
 import type { TestProject } from 'vitest/node';
+import { startPostgres } from './servers/postgres-server.js';
 import { s3ServerFor } from './servers/s3-server.js';
 
 declare module 'vitest' {
@@ -9,6 +10,8 @@ declare module 'vitest' {
     temporalAddress: string;
     /** Web UI of that server, when this run started it. */
     temporalUiUrl: string;
+    /** PostgreSQL server (superuser, `postgres` database); each test file creates its own database on it. */
+    postgresUrl: string;
     /**
      * The endpoint of the run's S3-compatible server (versitygw, or `WHARF_TEST_S3_ENDPOINT`);
      * empty when it could not be started. `s3Connection` and `s3Error` (declared by
@@ -18,13 +21,55 @@ declare module 'vitest' {
   }
 }
 
-// Several projects (int, e2e) list this setup; they share one server per run.
-interface Shared {
-  server: Promise<DevServer>;
+// Several projects (int, e2e) list this setup; they share one server of each kind per run.
+interface Shared<TServer> {
+  server: Promise<TServer>;
   users: number;
 }
-const key = Symbol.for('@wharf/test/dev-server');
-const registry = globalThis as unknown as Record<symbol, Shared | undefined>;
+const registry = globalThis as unknown as Record<symbol, Shared<unknown> | undefined>;
+
+/** Starts the server under `key` once, or joins the one already starting; returns it and a release. */
+async function share<TServer extends { stop(): Promise<void> }>(
+  key: symbol,
+  start: () => Promise<TServer>,
+): Promise<{ server: TServer; release: () => Promise<void> }> {
+  let shared = registry[key] as Shared<TServer> | undefined;
+  if (shared === undefined) {
+    shared = { server: start(), users: 0 };
+    registry[key] = shared;
+  }
+  shared.users += 1;
+  const server = await shared.server;
+  return {
+    server,
+    release: async () => {
+      const current = registry[key];
+      if (current === undefined) return;
+      current.users -= 1;
+      if (current.users === 0) {
+        registry[key] = undefined;
+        await server.stop();
+      }
+    },
+  };
+}
+
+/**
+ * PostgreSQL for the tiers: `WHARF_TEST_POSTGRES_URL` when set, else one throwaway server
+ * per run (initdb + pg_ctl). A machine without PostgreSQL fails here, loudly: no test is
+ * skipped for want of it.
+ */
+async function providePostgres(project: TestProject): Promise<() => Promise<void>> {
+  const external = process.env.WHARF_TEST_POSTGRES_URL;
+  if (external !== undefined && external !== '') {
+    project.provide('postgresUrl', external);
+    return async () => {};
+  }
+  const { server, release } = await share(Symbol.for('@wharf/test/postgres'), startPostgres);
+  console.log(`[wharf test] PostgreSQL ${server.url} (${server.version})`);
+  project.provide('postgresUrl', server.url);
+  return release;
+}
 
 type S3Started = Awaited<ReturnType<typeof s3ServerFor>>;
 interface SharedS3 {
@@ -75,42 +120,40 @@ async function provideS3(project: TestProject): Promise<() => Promise<void>> {
 
 /**
  * Vitest global setup: uses `TEMPORAL_ADDRESS` when set, else starts one local
- * `temporal server start-dev` for the whole run and always stops it. Likewise an S3 server:
- * `WHARF_TEST_S3_ENDPOINT` when set, else a local versitygw.
+ * `temporal server start-dev` for the whole run and always stops it; the same for
+ * PostgreSQL (`WHARF_TEST_POSTGRES_URL`). Likewise an S3 server: `WHARF_TEST_S3_ENDPOINT`
+ * when set, else a local versitygw.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
-  const stopS3 = await provideS3(project);
-  const stopTemporal = await setupTemporal(project);
-  return async () => {
-    await stopTemporal();
-    await stopS3();
+  const started = await Promise.allSettled([
+    provideTemporal(project),
+    providePostgres(project),
+    provideS3(project),
+  ]);
+  const stops = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  const stopAll = async () => {
+    for (const stop of stops) await stop();
   };
+  const failed = started.find((outcome) => outcome.status === 'rejected');
+  if (failed) {
+    await stopAll();
+    throw failed.reason;
+  }
+  return stopAll;
 }
 
-async function setupTemporal(project: TestProject): Promise<() => Promise<void>> {
+async function provideTemporal(project: TestProject): Promise<() => Promise<void>> {
   const external = process.env.TEMPORAL_ADDRESS;
   if (external !== undefined && external !== '') {
     project.provide('temporalAddress', external);
     project.provide('temporalUiUrl', '');
     return async () => {};
   }
-  let shared = registry[key];
-  if (shared === undefined) {
-    shared = { server: startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds }), users: 0 };
-    registry[key] = shared;
-  }
-  shared.users += 1;
-  const server = await shared.server;
+  const { server, release } = await share<DevServer>(Symbol.for('@wharf/test/dev-server'), () =>
+    startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds }),
+  );
   console.log(`[wharf test] Temporal dev server ${server.address} (pid ${server.pid})`);
   project.provide('temporalAddress', server.address);
   project.provide('temporalUiUrl', server.uiUrl ?? '');
-  return async () => {
-    const current = registry[key];
-    if (current === undefined) return;
-    current.users -= 1;
-    if (current.users === 0) {
-      registry[key] = undefined;
-      await server.stop();
-    }
-  };
+  return release;
 }

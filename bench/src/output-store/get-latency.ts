@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { SqliteOutputStore } from '@wharf/output-store';
 import Database from 'better-sqlite3';
-import { quantile, withTempDir } from './shared.js';
+import { summarise, withTempDir } from './shared.js';
 import type { OutputStoreSizes } from './sizes.js';
 
 /** Result of benchmark 4: `get` latency quantiles on a big store, with a raw SELECT for scale. */
@@ -10,15 +10,6 @@ export interface GetLatencyResult {
   fillSeconds: number;
   ours: { p50: number; p99: number; opsPerSecond: number };
   raw: { p50: number; p99: number; opsPerSecond: number };
-}
-
-function summarise(samples: number[], seconds: number): { p50: number; p99: number; opsPerSecond: number } {
-  samples.sort((left, right) => left - right);
-  return {
-    p50: quantile(samples, 0.5),
-    p99: quantile(samples, 0.99),
-    opsPerSecond: samples.length / seconds,
-  };
 }
 
 /** Benchmark 4: `get` (record + 256 B body) on a store holding N records. */

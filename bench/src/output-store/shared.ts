@@ -18,6 +18,21 @@ export function quantile(sorted: readonly number[], q: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
 }
 
+/**
+ * p50, p99 and rate of latency samples (µs) taken over `seconds`; sorts `samples` in place.
+ */
+export function summarise(
+  samples: number[],
+  seconds: number,
+): { p50: number; p99: number; opsPerSecond: number } {
+  samples.sort((left, right) => left - right);
+  return {
+    p50: quantile(samples, 0.5),
+    p99: quantile(samples, 0.99),
+    opsPerSecond: samples.length / seconds,
+  };
+}
+
 /** Formats microseconds for a report line. */
 export function micros(value: number): string {
   return `${value.toFixed(1)} µs`;

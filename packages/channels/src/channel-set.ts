@@ -132,7 +132,7 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
 
   /** The durable view: every checkpointed channel that holds a value. */
   snapshot(): ChannelSnapshot {
-    return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, values: this.#durableValues(false) };
+    return { format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, values: this.#durableValues() };
   }
 
   /** The snapshot, so that `JSON.stringify(set)` writes a checkpoint. */
@@ -141,12 +141,33 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
   }
 
   /**
-   * `JSON.stringify(set.snapshot())` without the defensive copies: the fastest way to a
-   * checkpoint string. `extra` adds envelope fields (the state's `step`).
+   * The text of `JSON.stringify(set.snapshot())` (the same JSON value, members possibly in
+   * another order), without the defensive copies: the fastest way to a checkpoint string. A
+   * channel that writes its own text (a {@link Topic}) writes only what changed since its last
+   * checkpoint text, and the longest such channel is written last, where
+   * {@link ChannelSet.restoreText} can keep its text. `extra` adds envelope fields (the state's `step`).
    */
   snapshotText(extra: { step?: number } = {}): string {
-    const values = this.#durableValues(true);
-    return JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, ...extra, values });
+    // Concatenated, not joined: joining would copy a long Topic's reused text once more.
+    let members = '';
+    let last: Cell | undefined;
+    let lastLength = -1;
+    for (const cell of this.#cells.values()) {
+      if (!cell.channel.checkpointed || cell.value === undefined) continue;
+      if (writesOwnText(cell.channel)) {
+        const length = Array.isArray(cell.value) ? cell.value.length : 0;
+        if (length > lastLength) {
+          if (last !== undefined) members = withMember(members, last);
+          last = cell;
+          lastLength = length;
+          continue;
+        }
+      }
+      members = withMember(members, cell);
+    }
+    if (last !== undefined) members = withMember(members, last);
+    const envelope = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, ...extra });
+    return `${envelope.slice(0, -1)},"values":{${members}}}`;
   }
 
   /**
@@ -166,27 +187,98 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
    * @throws {@link SnapshotError} when the text is not JSON, and as `restore` does.
    */
   restoreText(text: string): this {
-    return this.#restore(parseSnapshotText(text), true);
+    this.adoptText(text);
+    return this;
   }
 
   /**
-   * Restores from a snapshot object nobody else holds (just parsed), adopting its values.
+   * {@link ChannelSet.restoreText}, returning the snapshot's step. When the text ends with a
+   * channel that reads its own text (as {@link ChannelSet.snapshotText} writes it), that
+   * channel's value is parsed on its own and keeps its text; everything else is parsed as usual.
    * @internal
    */
-  adopt(snapshot: unknown): this {
-    return this.#restore(snapshot, true);
+  adoptText(text: string): number | undefined {
+    const split = this.#splitText(text);
+    if (split !== undefined) {
+      const { step } = readSnapshotEnvelope(split.envelope);
+      this.#restore(split.envelope, true, split);
+      return step;
+    }
+    const snapshot = parseSnapshotText(text);
+    const { step } = readSnapshotEnvelope(snapshot);
+    this.#restore(snapshot, true);
+    return step;
   }
 
-  #durableValues(serialising: boolean): Record<string, JsonValue> {
+  /**
+   * Splits checkpoint text whose last member is a channel that reads its own text:
+   * `<head>"name":[…]}}` is `<head>"name":[]}}` (the envelope, parsed as usual) with
+   * `[…]` in the placeholder's slot (parsed by the channel, which keeps the text). Both parts
+   * being JSON makes the whole text JSON with exactly that value there, so nothing is parsed
+   * twice. Returns `undefined` whenever that cannot be established: the caller parses the whole
+   * text instead.
+   */
+  #splitText(text: string): Split | undefined {
+    if (!text.endsWith(']}}')) return undefined;
+    // Where each such channel's key first appears, searched from the start (the other channels
+    // come first, so this never reads the long value); the one appearing last is tried first.
+    const candidates: { cell: Cell; key: string; at: number }[] = [];
+    for (const cell of this.#cells.values()) {
+      if (!writesOwnText(cell.channel)) continue;
+      const key = `${JSON.stringify(cell.name)}:[`;
+      const at = text.indexOf(key);
+      if (at > 0) candidates.push({ cell, key, at });
+    }
+    candidates.sort((left, right) => right.at - left.at);
+    for (const { cell, key, at: first } of candidates) {
+      // A few more places the key appears (inside other values); a wrong one fails to parse.
+      for (let at = first, attempt = 0; at > 0 && attempt < 4; attempt++) {
+        const split = this.#splitAt(text, cell, at + key.length - 1);
+        if (split !== undefined) return split;
+        at = text.indexOf(key, at + 1);
+      }
+    }
+    return undefined;
+  }
+
+  /** `#splitText` with the value of `cell` starting at `start` (its '['), or `undefined`. */
+  #splitAt(text: string, cell: Cell, start: number): Split | undefined {
+    // The key's quote must open a member name: preceded by '{' or ',' (not '\\' or a space).
+    const before = text.charCodeAt(start - JSON.stringify(cell.name).length - 2);
+    if (before !== 123 && before !== 44) return undefined;
+    let envelope: unknown;
+    try {
+      envelope = JSON.parse(`${text.slice(0, start)}[]}}`);
+    } catch {
+      return undefined;
+    }
+    // The slot closes the object that closes the root: with no other root members it is the
+    // last `values` member, and the last member of a name is the one JSON.parse keeps.
+    if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return undefined;
+    for (const key of Object.keys(envelope)) if (!ENVELOPE_KEYS.has(key)) return undefined;
+    const values = (envelope as { values?: unknown }).values;
+    if (typeof values !== 'object' || values === null) return undefined;
+    const placeholder = (values as Record<string, unknown>)[cell.name];
+    if (!Array.isArray(placeholder) || placeholder.length > 0) return undefined;
+    try {
+      const read = cell.channel.fromSnapshotText as NonNullable<AnyChannel['fromSnapshotText']>;
+      return { envelope, cell, value: read.call(cell.channel, text.slice(start, -2), cell.name) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  #durableValues(): Record<string, JsonValue> {
     const values: Record<string, JsonValue> = {};
     for (const cell of this.#cells.values()) {
       if (!cell.channel.checkpointed || cell.value === undefined) continue;
-      values[cell.name] = cell.channel.toSnapshot(cell.value, serialising);
+      values[cell.name] = cell.channel.toSnapshot(cell.value);
     }
     return values;
   }
 
-  #restore(snapshot: unknown, owned: boolean): this {
+  /** `read`: one channel's value, already restored from its own text (see `#splitText`). */
+  #restore(snapshot: unknown, owned: boolean, read?: Split): this {
     const { values } = readSnapshotEnvelope(snapshot);
     const restored = new Map<Cell, unknown>();
     for (const name of Object.keys(values)) {
@@ -198,6 +290,10 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
           'INVALID_SNAPSHOT',
           `Channel "${name}" (${cell.channel.kind}) is never checkpointed.`,
         );
+      }
+      if (cell === read?.cell) {
+        restored.set(cell, read.value);
+        continue;
       }
       try {
         restored.set(cell, cell.channel.fromSnapshot(values[name], name, owned));
@@ -250,4 +346,32 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
     if (cell === undefined) throw new UnknownChannelError(name, this.names());
     return cell;
   }
+}
+
+/** Checkpoint text cut in two by `ChannelSet.#splitText`. */
+interface Split {
+  /** The envelope with an empty placeholder list in the slot of `cell`. */
+  readonly envelope: unknown;
+  readonly cell: Cell;
+  /** The value of `cell`, restored from its own text. */
+  readonly value: unknown;
+}
+
+/** The members a snapshot envelope may have. */
+const ENVELOPE_KEYS = new Set(['format', 'version', 'step', 'values']);
+
+/** Does the channel write and read its own checkpoint text? */
+function writesOwnText(channel: AnyChannel): boolean {
+  return typeof channel.snapshotText === 'function' && typeof channel.fromSnapshotText === 'function';
+}
+
+/** `members` with `"name":<value text>` of a cell added, unless JSON.stringify would leave it out (undefined). */
+function withMember(members: string, cell: Cell): string {
+  const { channel } = cell;
+  const text: string | undefined = writesOwnText(channel)
+    ? (channel.snapshotText as NonNullable<AnyChannel['snapshotText']>).call(channel, cell.value)
+    : JSON.stringify(channel.toSnapshot(cell.value, true));
+  if (text === undefined) return members;
+  const member = `${JSON.stringify(cell.name)}:${text}`;
+  return members === '' ? member : `${members},${member}`;
 }

@@ -7,7 +7,7 @@ import { ChannelUpdate, checkStep } from './channel-update.js';
 import type { JsonValue } from './json-value.js';
 import { sealJson, sealJsonList } from './json-value.js';
 import type { ChannelSnapshot } from './snapshot.js';
-import { parseSnapshotText, readSnapshotEnvelope } from './snapshot.js';
+import { readSnapshotEnvelope } from './snapshot.js';
 
 /**
  * Workflow state made of channels, and its own reducer: {@link ChannelState.apply} folds
@@ -208,10 +208,7 @@ export class ChannelState<TChannels extends ChannelRecord = ChannelRecord> {
 
   /** {@link ChannelState.restore} from checkpoint text, adopting the parsed values without a copy. */
   restoreText(text: string): this {
-    const snapshot = parseSnapshotText(text);
-    const { step } = readSnapshotEnvelope(snapshot);
-    this.channels.adopt(snapshot);
-    return this.#restarted(step);
+    return this.#restarted(this.channels.adoptText(text));
   }
 
   #restarted(step: number | undefined): this {

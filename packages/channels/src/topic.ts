@@ -1,3 +1,4 @@
+import { AppendOnlyText } from './append-only-text.js';
 import { appendOnlyView } from './append-only-view.js';
 import type { Channel } from './channel.js';
 import { InvalidUpdateError } from './channel-error.js';
@@ -32,8 +33,10 @@ export interface TopicOptions {
  * Append channel: every write adds to a list that grows across steps (use
  * {@link ChannelState.reset} to empty it). Concurrent same-step writes are appended in the
  * order of the updates, never in arrival order. Appending is amortised O(1) and snapshots
- * are a single copy of the list (none with `snapshotText`), so a long topic never makes
- * checkpoints quadratic. A read is O(1) whatever the length: it hands out a read-only view of
+ * are a single copy of the list, so a long topic never makes checkpoints quadratic. Checkpoint
+ * text (`snapshotText`) serialises only what was appended since the list's last checkpoint
+ * text, written or restored (see {@link AppendOnlyText}; the list keeps that text in memory).
+ * A read is O(1) whatever the length: it hands out a read-only view of
  * the list (see {@link appendOnlyView}), made once per change, that refuses every change and
  * keeps showing the items it had when it was read, whatever is appended later.
  *
@@ -51,6 +54,7 @@ export class Topic<TItem = JsonValue> implements Channel<readonly TItem[], TItem
   readonly clearsOnStep = false;
   readonly spreadsArrays: boolean;
   readonly #spread: boolean;
+  readonly #texts = new AppendOnlyText();
 
   constructor(options: TopicOptions = {}) {
     this.#spread = (options.arrays ?? 'spread') === 'spread';
@@ -82,6 +86,16 @@ export class Topic<TItem = JsonValue> implements Channel<readonly TItem[], TItem
 
   toSnapshot(value: readonly TItem[], serialising?: boolean): JsonValue {
     return (serialising === true ? value : value.slice()) as JsonValue;
+  }
+
+  snapshotText(value: readonly TItem[]): string {
+    return this.#texts.write(value);
+  }
+
+  fromSnapshotText(text: string, channel: string): readonly TItem[] {
+    const list = this.fromSnapshot(JSON.parse(text), channel, true);
+    this.#texts.remember(list, text);
+    return list;
   }
 
   fromSnapshot(value: unknown, channel: string, owned?: boolean): readonly TItem[] {

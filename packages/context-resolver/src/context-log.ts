@@ -1,10 +1,11 @@
 import { ContextResolverError } from './context-resolver-error.js';
 import { foldWrites, type Resolution } from './fold.js';
-import { type JsonValue, toJsonValue } from './json.js';
+import { isJsonObject, type JsonValue, toJsonValue } from './json.js';
 import { parsePath, parseReference, type Reference } from './path.js';
 import { type IndexNode, type IndexScope, PathIndex } from './path-index.js';
 import type { ResolveOptions } from './scan-resolve.js';
 import { type ContextMessage, contextMessageSchema } from './schemas.js';
+import { valueAtPathText } from './value-at-path-text.js';
 import { checkWrite, messageWrites, pathWrite, type Write } from './writes.js';
 
 /** A checked message: its writes and where they go in the index. */
@@ -120,8 +121,9 @@ export class ContextLog {
 
   /**
    * Throws `INVALID_MESSAGE` when `message` could not be indexed (what `#prepare` would throw),
-   * without building its writes: the checks of `messageWrites` and `pathWrite`, with `_path`
-   * parsed once per distinct text.
+   * without building its writes: the checks of `messageWrites` and `pathWrite`. A `_path` is
+   * first matched against the keys of `data` in place ({@link valueAtPathText}); only what that
+   * cannot decide is parsed (once per distinct text) and walked.
    */
   #check(message: ContextMessage, messageIndex: number): void {
     if (typeof message !== 'object' || message === null || typeof message.type !== 'string') {
@@ -130,6 +132,11 @@ export class ContextLog {
     const data = message.data;
     if (data === undefined) return; // writes nothing (see messageWrites)
     const pathText = message._path;
+    if (typeof pathText === 'string') {
+      // The common case (an object path, ASCII keys) needs neither the parsed path nor a lookup.
+      const value = valueAtPathText(data as JsonValue, pathText);
+      if (value !== undefined && isFitFor(message._outputMethod, value)) return;
+    }
     try {
       if (typeof pathText === 'string') {
         let path = this.#paths.get(pathText);
@@ -205,4 +212,10 @@ export class ContextLog {
     const window = this.#index.window(parsed, options.instance);
     return foldWrites(window.reverse(), parsed);
   }
+}
+
+/** Does `value` suit `method` (what `checkWrite` throws for, as a test)? */
+function isFitFor(method: string | undefined, value: JsonValue): boolean {
+  if (method === 'merge') return isJsonObject(value);
+  return method !== 'concat' || Array.isArray(value);
 }

@@ -293,9 +293,9 @@ export class BlobNotFoundError extends OutputStoreError {
     this.sha256 = sha256;
   }
 
-  /** True for a BlobNotFoundError from any realm (not for other store errors). */
+  /** True for a BlobNotFoundError from any realm (by code; not for other store errors). */
   static override isInstance(value: unknown): value is BlobNotFoundError {
-    return OutputStoreError.isInstance(value) && value.name === 'BlobNotFoundError';
+    return OutputStoreError.isInstance(value) && value.code === 'BLOB_NOT_FOUND';
   }
 }
 
@@ -317,7 +317,10 @@ export class InvalidStoreOptionError extends OutputStoreError {
     this.reason = reason;
   }
 
-  /** True for a InvalidStoreOptionError from any realm (not for other store errors). */
+  /**
+   * True for a InvalidStoreOptionError from any realm. By name: `INVALID_OPTION` is shared with
+   * the configuration's `InvalidStoreUrlError`, which has other fields.
+   */
   static override isInstance(value: unknown): value is InvalidStoreOptionError {
     return OutputStoreError.isInstance(value) && value.name === 'InvalidStoreOptionError';
   }

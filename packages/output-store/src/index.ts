@@ -1,5 +1,6 @@
 export { type AllowedFile, openAllowedFile } from './allowed-file.js';
 export type { BlobRange, BlobStore } from './blobs/blob-store.js';
+export { assertBlobAddress, LocalBlobStore, type LocalBlobStoreOptions } from './blobs/local-blob-store.js';
 export {
   createEmitHandler,
   type EmitHandlerOptions,

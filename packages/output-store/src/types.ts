@@ -215,7 +215,7 @@ export interface GcResult {
 
 /**
  * The output store (intake → allocate ref → register → persist). Implemented by
- * `InMemoryOutputStore` and `SqliteOutputStore`; any backend should pass
+ * `InMemoryOutputStore`, `SqliteOutputStore` and `PostgresOutputStore`; any backend should pass
  * `runOutputStoreContract` from `@wharf/output-store/testing`.
  *
  * @example

@@ -3,9 +3,14 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { S3BlobStore } from '../s3/s3-blob-store.js';
-import { createS3Bucket, injectedS3Connection, type S3Connection } from '../testing/index.js';
+import {
+  createPostgresDatabase,
+  createS3Bucket,
+  injectedS3Connection,
+  type S3Connection,
+} from '../testing/index.js';
 import type { OutputStore, Producer } from '../types.js';
 import { openDataPlane } from './open-data-plane.js';
 
@@ -109,6 +114,25 @@ describe('openDataPlane', () => {
       expect(await plane.store.count()).toBe(0);
     } finally {
       await plane.close();
+    }
+  });
+
+  it('opens a postgres:// WHARF_STORE with its bodies in the WHARF_BLOBS directory', async () => {
+    const database = await createPostgresDatabase(inject('postgresUrl'), 'data_plane');
+    const blobRoot = join(directory, 'pg-blobs');
+    try {
+      const plane = await openDataPlane({
+        env: { WHARF_STORE: database.url, WHARF_BLOBS: `file://${blobRoot}` },
+      });
+      try {
+        expect(plane.storeConfig).toEqual({ kind: 'postgres', url: database.url });
+        await roundTrip(plane.store, randomBytes(200_000));
+        expect(bodyFiles(blobRoot)).toHaveLength(1);
+      } finally {
+        await plane.close();
+      }
+    } finally {
+      await database.drop();
     }
   });
 

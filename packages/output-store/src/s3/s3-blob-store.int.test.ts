@@ -6,7 +6,12 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BlobNotFoundError, StorageFailureError } from '../errors.js';
-import { createS3Bucket, injectedS3Connection, type S3Connection } from '../testing/index.js';
+import {
+  createS3Bucket,
+  injectedS3Connection,
+  runBlobStoreContract,
+  type S3Connection,
+} from '../testing/index.js';
 import { S3BlobStore, type S3BlobStoreOptions } from './s3-blob-store.js';
 
 const bucket = 's3-blob-store-test';
@@ -59,6 +64,12 @@ beforeAll(async () => {
   connection = injectedS3Connection();
   await createS3Bucket(connection, bucket);
 });
+
+// The behaviour every blob store shares, each test under a prefix of its own.
+runBlobStoreContract(
+  'S3BlobStore',
+  (context) => new S3BlobStore(storeOptions({ prefix: context.namespace })),
+);
 
 beforeEach(async () => {
   scratch = await mkdtemp(join(tmpdir(), 'wharf-s3-blobs-'));

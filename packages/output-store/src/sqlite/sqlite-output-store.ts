@@ -3,6 +3,7 @@ import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
+import { BlobDirectory } from '../blobs/blob-directory.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { resolveRange } from '../byte-range.js';
 import { decodeCursor, encodeCursor, pageLimit } from '../cursor.js';
@@ -15,6 +16,7 @@ import {
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
+import { type SpooledBody, spoolBody } from '../spool-body.js';
 import type {
   ByteRange,
   GcResult,
@@ -29,11 +31,9 @@ import type {
   RetentionPolicy,
 } from '../types.js';
 import { validateOutputEvent } from '../validate-event.js';
-import { BlobDirectory } from './blob-directory.js';
 import { ExternalBlobs } from './external-blobs.js';
 import { migrate } from './migrations.js';
 import { type OutputRow, recordColumns, rowToRecord } from './row.js';
-import { type SpooledBody, spoolBody } from './spool-body.js';
 import { parseRow, prepareStatements, rowValues, type Statements } from './statements.js';
 
 /**
@@ -171,7 +171,7 @@ export class SqliteOutputStore implements OutputStore {
     this.#assertOpen();
     validateOutputEvent(event);
     const spooled = await spoolBody(event.content, {
-      blobs: this.#blobs,
+      temps: this.#blobs,
       inlineThresholdBytes: this.#inlineThresholdBytes,
       maxBodyBytes: this.#maxBodyBytes,
       allowedRoots: this.#allowedRoots,

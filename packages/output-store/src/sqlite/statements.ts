@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import { StorageFailureError } from '../errors.js';
 import { defaultContentType } from '../inline-content.js';
+import type { SpooledBody } from '../spool-body.js';
 import type { OutputEvent } from '../types.js';
 import { type OutputRow, outputRowSchema, recordColumns } from './row.js';
-import type { SpooledBody } from './spool-body.js';
 
 /**
  * Named parameters of an `outputs` insert for one event and its spooled body.

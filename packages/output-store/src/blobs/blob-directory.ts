@@ -10,6 +10,7 @@ import {
   rmSync,
   unlinkSync,
 } from 'node:fs';
+import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** Temp files being written by any store instance of this process. */
@@ -22,6 +23,15 @@ function processAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function fsyncPath(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
@@ -91,6 +101,39 @@ export class BlobDirectory {
     renameSync(tempPath, target);
     activeTemps.delete(tempPath);
     fsyncDirectory(directory);
+  }
+
+  /**
+   * Asynchronous {@link BlobDirectory.publish} of any finished file, not only this
+   * directory's own temp files: fsyncs it, renames it to its content address (copying it
+   * through a fsynced temp file first when it lives on another file system) and fsyncs the
+   * address's folder. An address already taken keeps its file. The source is gone afterwards,
+   * stored or not.
+   */
+  async adopt(sourcePath: string, sha256: string): Promise<void> {
+    const target = this.pathOf(sha256);
+    try {
+      if (existsSync(target)) return;
+      await fsyncPath(sourcePath);
+      const directory = join(this.root, sha256.slice(0, 2));
+      await mkdir(directory, { recursive: true });
+      try {
+        await rename(sourcePath, target);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
+        const temp = this.claimTemp();
+        try {
+          await copyFile(sourcePath, temp);
+          await fsyncPath(temp);
+          await rename(temp, target);
+        } finally {
+          this.releaseTemp(temp);
+        }
+      }
+      fsyncDirectory(directory);
+    } finally {
+      await rm(sourcePath, { force: true });
+    }
   }
 
   /** Deletes a body file; missing files are fine. */

@@ -1,10 +1,18 @@
 import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
-import { openAllowedFile } from '../allowed-file.js';
-import { OutputTooLargeError } from '../errors.js';
-import { inlineBytes } from '../inline-content.js';
-import type { ContentRef } from '../types.js';
-import type { BlobDirectory } from './blob-directory.js';
+import { openAllowedFile } from './allowed-file.js';
+import { OutputTooLargeError } from './errors.js';
+import { inlineBytes } from './inline-content.js';
+import type { ContentRef } from './types.js';
+
+/**
+ * Where spooled bodies are written: a fresh temp path per body, released (deleted if still
+ * there) when the body has been stored or given up. `BlobDirectory` is one.
+ */
+export interface TempArea {
+  claimTemp(): string;
+  releaseTemp(path: string): void;
+}
 
 /** A body ready to commit: small ones in memory, large ones in an fsynced temp file. */
 export type SpooledBody =
@@ -13,7 +21,7 @@ export type SpooledBody =
 
 /** Options of {@link spoolBody}. */
 export interface SpoolOptions {
-  readonly blobs: BlobDirectory;
+  readonly temps: TempArea;
   readonly inlineThresholdBytes: number;
   readonly maxBodyBytes: number;
   readonly allowedRoots: readonly string[];
@@ -88,7 +96,7 @@ async function spoolChunks(
       }
       pending.push(Buffer.from(buffer));
       if (total > options.inlineThresholdBytes) {
-        tempPath = options.blobs.claimTemp();
+        tempPath = options.temps.claimTemp();
         handle = await open(tempPath, 'wx');
         await handle.writev(pending);
         pending.length = 0;
@@ -102,7 +110,7 @@ async function spoolChunks(
     return { kind: 'temp', tempPath, sizeBytes: total, sha256 };
   } catch (error) {
     await handle?.close().catch(() => undefined);
-    if (tempPath) options.blobs.releaseTemp(tempPath);
+    if (tempPath) options.temps.releaseTemp(tempPath);
     throw error;
   }
 }

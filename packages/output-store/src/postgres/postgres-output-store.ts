@@ -1,0 +1,697 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import pg from 'pg';
+import { BlobDirectory } from '../blobs/blob-directory.js';
+import type { BlobStore } from '../blobs/blob-store.js';
+import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import { resolveRange } from '../byte-range.js';
+import { decodeCursor, encodeCursor, pageLimit } from '../cursor.js';
+import {
+  BlobNotFoundError,
+  IdempotencyConflictError,
+  InvalidStoreOptionError,
+  type NotFoundReason,
+  OutputNotFoundError,
+  StorageFailureError,
+} from '../errors.js';
+import { newOutId } from '../ids.js';
+import { OutputStoreError } from '../output-store-error.js';
+import { type SpooledBody, spoolBody, type TempArea } from '../spool-body.js';
+import { type OutputRow, recordColumns, rowToRecord } from '../sqlite/row.js';
+import { rowValues } from '../sqlite/statements.js';
+import type {
+  ByteRange,
+  GcResult,
+  IdempotencyScope,
+  ListPage,
+  ListQuery,
+  OpenedBody,
+  OutputEvent,
+  OutputRecord,
+  OutputRef,
+  OutputStore,
+  RetentionPolicy,
+} from '../types.js';
+import { validateOutputEvent } from '../validate-event.js';
+import { blobLockKey, lockKey32, lockKey64 } from './lock-keys.js';
+import { latestPostgresSchemaVersion, migratePostgres } from './migrations.js';
+import { parsePostgresRow, toNumber } from './row.js';
+
+/**
+ * Options of {@link PostgresOutputStore}. Give `connectionString` or `pool`.
+ *
+ * @example
+ * ```ts
+ * const options: PostgresOutputStoreOptions = {
+ *   connectionString: 'postgresql://wharf@db:5432/wharf',
+ *   blobs: new LocalBlobStore({ root: '/srv/wharf/blobs' }),
+ * };
+ * ```
+ */
+export interface PostgresOutputStoreOptions {
+  /** Where the database is; the store opens (and on close ends) a pool of its own. */
+  readonly connectionString?: string;
+  /** A pool the caller owns (and ends); the store never ends it. */
+  readonly pool?: pg.Pool;
+  /**
+   * Where bodies over the inline threshold go; the store closes it on `close()`. One blob store
+   * (directory, bucket prefix) per schema.
+   */
+  readonly blobs: BlobStore;
+  /** The PostgreSQL schema of the store's tables, default `wharf`; created when missing. */
+  readonly schema?: string;
+  /** Bodies up to this size are stored in the row, default 64 KiB. */
+  readonly inlineThresholdBytes?: number;
+  /** Largest accepted body, default 4 GiB. */
+  readonly maxBodyBytes?: number;
+  /** Directories `file` content may come from; none by default. */
+  readonly allowedRoots?: readonly string[];
+  /**
+   * Where large bodies are spooled and hashed before upload: the blob store's own temp
+   * folder for a {@link LocalBlobStore} (so storing is a rename), else `<tmpdir>/wharf-spool`.
+   */
+  readonly spoolDir?: string;
+  /** Size of the store's own pool, default 10. */
+  readonly maxConnections?: number;
+  /** Clock in epoch milliseconds (tests). */
+  readonly now?: () => number;
+}
+
+type Queryable = pg.Pool | pg.PoolClient;
+type Removed = { out_id: string; sha256: string; storage: string; size_bytes: unknown };
+
+async function readAll(stream: Readable): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(chunk as Buffer);
+  return new Uint8Array(Buffer.concat(chunks));
+}
+
+const schemaPattern = /^[a-z_][a-z0-9_]{0,62}$/;
+
+function positiveInteger(
+  value: number | undefined,
+  fallback: number,
+  option: string,
+  minimum: number,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < minimum)
+    throw new InvalidStoreOptionError(option, `must be an integer of at least ${minimum}`);
+  return value;
+}
+
+/**
+ * An {@link OutputStore} on PostgreSQL, for several workers on several machines sharing one
+ * store. Small bodies live in the row (`bytea`); larger ones are spooled to a local temp
+ * file, hashed, stored in a {@link BlobStore} under their SHA-256 and only then is the row
+ * committed, so a listed output always has its whole body. The schema is versioned and
+ * migrated under an advisory lock; an EMIT is one `INSERT … ON CONFLICT DO NOTHING` on the
+ * unique (run, spawn, owner, idempotency key), so retries from any process settle on one ref.
+ *
+ * Removing a body is guarded: an EMIT holds a shared advisory lock on its body's address
+ * from before the upload until its row is committed, and a removal takes that lock
+ * exclusively (or skips the body) and removes it only if no row references it. `gc` also
+ * sweeps bodies no row references (left by an EMIT that died between upload and commit).
+ *
+ * @example
+ * ```ts
+ * import { LocalBlobStore } from '@wharf/output-store';
+ * import { PostgresOutputStore } from '@wharf/output-store/postgres';
+ *
+ * const blobs = new LocalBlobStore({ root: '/srv/wharf/blobs' });
+ * const store = await PostgresOutputStore.open({ connectionString: process.env.DATABASE_URL, blobs });
+ * const ref = await store.emit({
+ *   producer: { ownerId: 'o', runId: 'r', spawnId: 's' },
+ *   content: { kind: 'text', text: 'hello' }, idempotencyKey: 'k1',
+ * });
+ * await store.close(); // closes `blobs` too
+ * ```
+ */
+export class PostgresOutputStore implements OutputStore {
+  readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
+  readonly #blobs: BlobStore;
+  readonly #temps: TempArea;
+  readonly #schema: string;
+  readonly #q: string;
+  readonly #inlineThresholdBytes: number;
+  readonly #maxBodyBytes: number;
+  readonly #allowedRoots: readonly string[];
+  readonly #now: () => number;
+  readonly #blobLockSpace: number;
+  readonly #ready: Promise<void>;
+  #closed = false;
+
+  /** Opens a store and waits until its schema is migrated (failing if it cannot be). */
+  static async open(options: PostgresOutputStoreOptions): Promise<PostgresOutputStore> {
+    const store = new PostgresOutputStore(options);
+    try {
+      await store.ready();
+    } catch (error) {
+      await store.close().catch(() => undefined);
+      throw error;
+    }
+    return store;
+  }
+
+  constructor(options: PostgresOutputStoreOptions) {
+    const schema = options.schema ?? 'wharf';
+    if (!schemaPattern.test(schema))
+      throw new InvalidStoreOptionError(
+        'schema',
+        'must be a lower-case SQL identifier ([a-z_][a-z0-9_]*, at most 63)',
+      );
+    if ((options.pool === undefined) === (options.connectionString === undefined))
+      throw new InvalidStoreOptionError('connectionString', 'or pool must be given (exactly one of them)');
+    if (typeof options.blobs?.putFile !== 'function')
+      throw new InvalidStoreOptionError('blobs', 'must be a BlobStore (for example a LocalBlobStore)');
+    this.#inlineThresholdBytes = positiveInteger(
+      options.inlineThresholdBytes,
+      64 * 1024,
+      'inlineThresholdBytes',
+      0,
+    );
+    this.#maxBodyBytes = positiveInteger(options.maxBodyBytes, 4 * 2 ** 30, 'maxBodyBytes', 1);
+    const maxConnections = positiveInteger(options.maxConnections, 10, 'maxConnections', 1);
+    this.#schema = schema;
+    this.#q = `"${schema}"`;
+    this.#blobs = options.blobs;
+    this.#allowedRoots = options.allowedRoots ?? [];
+    this.#now = options.now ?? Date.now;
+    this.#blobLockSpace = lockKey32(`blob:${schema}`);
+    if (options.spoolDir === undefined && options.blobs instanceof LocalBlobStore)
+      this.#temps = options.blobs;
+    else {
+      const spool = new BlobDirectory(options.spoolDir ?? join(tmpdir(), 'wharf-spool'));
+      spool.removeDeadTemps();
+      this.#temps = spool;
+    }
+    if (options.pool) {
+      this.#pool = options.pool;
+      this.#ownsPool = false;
+    } else {
+      this.#pool = new pg.Pool({ connectionString: options.connectionString, max: maxConnections });
+      // An idle connection the server closed must not crash the process; the next query reconnects.
+      this.#pool.on('error', () => undefined);
+      this.#ownsPool = true;
+    }
+    this.#ready = this.#migrate();
+    this.#ready.catch(() => undefined);
+  }
+
+  /** Resolves once the schema is migrated; rejects with the reason it could not be. */
+  async ready(): Promise<void> {
+    await this.#ready;
+  }
+
+  /** The schema version of the database. */
+  async schemaVersion(): Promise<number> {
+    await this.#open();
+    const { rows } = await this.#pool.query(
+      `SELECT MAX(version) AS version FROM ${this.#q}.schema_migrations`,
+    );
+    return toNumber(rows[0]?.version);
+  }
+
+  async emit(event: OutputEvent): Promise<OutputRef> {
+    await this.#open();
+    validateOutputEvent(event);
+    const spooled = await spoolBody(event.content, {
+      temps: this.#temps,
+      inlineThresholdBytes: this.#inlineThresholdBytes,
+      maxBodyBytes: this.#maxBodyBytes,
+      allowedRoots: this.#allowedRoots,
+    });
+    try {
+      this.#assertOpen();
+      if (spooled.kind === 'inline')
+        return await this.#guard('cannot store output', () => this.#insert(this.#pool, event, spooled));
+      return await this.#emitFile(event, spooled);
+    } finally {
+      if (spooled.kind === 'temp') this.#temps.releaseTemp(spooled.tempPath);
+    }
+  }
+
+  async stat(ref: OutputRef): Promise<OutputRecord> {
+    return rowToRecord(await this.#liveRow(ref, false));
+  }
+
+  async get(ref: OutputRef): Promise<{ record: OutputRecord; body: Uint8Array }> {
+    const row = await this.#liveRow(ref, true);
+    const record = rowToRecord(row);
+    if (row.storage === 'inline') return { record, body: new Uint8Array(row.body ?? Buffer.alloc(0)) };
+    try {
+      return { record, body: await readAll(await this.#blobs.open(row.sha256)) };
+    } catch (error) {
+      throw await this.#missingBody(ref, error);
+    }
+  }
+
+  async openBody(ref: OutputRef, range?: ByteRange): Promise<OpenedBody> {
+    const row = await this.#liveRow(ref, true);
+    const record = rowToRecord(row);
+    const { start, end } = resolveRange(range, row.size_bytes);
+    if (row.storage === 'inline') {
+      const slice = (row.body ?? Buffer.alloc(0)).subarray(start, end);
+      return { record, start, end, stream: Readable.from(slice.byteLength > 0 ? [slice] : []) };
+    }
+    if (start === end) return { record, start, end, stream: Readable.from([]) };
+    try {
+      return { record, start, end, stream: await this.#blobs.open(row.sha256, { start, end }) };
+    } catch (error) {
+      throw await this.#missingBody(ref, error);
+    }
+  }
+
+  async list(query: ListQuery = {}): Promise<ListPage> {
+    await this.#open();
+    const limit = pageLimit(query.limit);
+    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
+    const { where, parameters } = this.#filter(query, after);
+    const { rows } = await this.#guard('cannot list outputs', () =>
+      this.#pool.query(
+        `SELECT ${recordColumns} FROM ${this.#q}.outputs WHERE ${where} ORDER BY seq LIMIT $${parameters.length + 1}`,
+        [...parameters, limit + 1],
+      ),
+    );
+    const parsed = rows.map((row) => parsePostgresRow(row));
+    const page = parsed.slice(0, limit);
+    const last = page.at(-1);
+    return {
+      records: page.map(rowToRecord),
+      ...(parsed.length > limit && last ? { nextCursor: encodeCursor(last.seq) } : {}),
+    };
+  }
+
+  async count(query: ListQuery = {}): Promise<number> {
+    await this.#open();
+    const { where, parameters } = this.#filter(query, 0);
+    const { rows } = await this.#guard('cannot count outputs', () =>
+      this.#pool.query(`SELECT COUNT(*) AS total FROM ${this.#q}.outputs WHERE ${where}`, parameters),
+    );
+    return toNumber(rows[0]?.total);
+  }
+
+  async findByIdempotencyKey(
+    scope: IdempotencyScope,
+    idempotencyKey: string,
+  ): Promise<OutputRef | undefined> {
+    await this.#open();
+    const existing = await this.#guard('cannot look up the key', () =>
+      this.#byKey(this.#pool, scope, idempotencyKey),
+    );
+    if (!existing || (existing.expiresAt !== null && existing.expiresAt <= this.#now())) return undefined;
+    return { outId: existing.outId };
+  }
+
+  async delete(ref: OutputRef): Promise<boolean> {
+    await this.#open();
+    const removed = await this.#guard('cannot delete output', () =>
+      this.#removeRows(this.#pool, [ref.outId], 'deleted'),
+    );
+    await this.#dropUnreferenced(removed.doomed);
+    return removed.removed > 0;
+  }
+
+  async gc(policy: RetentionPolicy = {}): Promise<GcResult> {
+    await this.#open();
+    const now = this.#now();
+    const result = await this.#guard('cannot apply retention', () =>
+      this.#transaction(async (client) => {
+        // One gc at a time per schema: the eviction pass reads the total it then cuts to.
+        await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [lockKey64(`gc:${this.#schema}`)]);
+        const expired = await client.query<{ out_id: string }>(
+          `SELECT out_id FROM ${this.#q}.outputs
+           WHERE expires_at <= $1 OR ($2::bigint IS NOT NULL AND created_at < $2::bigint)`,
+          [now, policy.olderThanMs === undefined ? null : now - policy.olderThanMs],
+        );
+        const first = await this.#removeRows(
+          client,
+          expired.rows.map((row) => row.out_id),
+          'expired',
+        );
+        let removed = first.removed;
+        let freedBytes = first.freedBytes;
+        const doomed = [...first.doomed];
+        const steps: [string, unknown[], NotFoundReason][] = [];
+        if (policy.runId !== undefined)
+          steps.push([`SELECT out_id FROM ${this.#q}.outputs WHERE run_id = $1`, [policy.runId], 'deleted']);
+        if (policy.maxTotalBytes !== undefined)
+          // Oldest first until the total holds: a row goes when it and every newer row exceed the cap.
+          steps.push([
+            `SELECT out_id FROM (
+               SELECT out_id, SUM(size_bytes) OVER (ORDER BY seq DESC ROWS UNBOUNDED PRECEDING) AS newer
+               FROM ${this.#q}.outputs) ranked
+             WHERE newer > $1`,
+            [policy.maxTotalBytes],
+            'evicted',
+          ]);
+        for (const [sql, parameters, reason] of steps) {
+          const { rows } = await client.query<{ out_id: string }>(sql, parameters);
+          const step = await this.#removeRows(
+            client,
+            rows.map((row) => row.out_id),
+            reason,
+          );
+          removed += step.removed;
+          freedBytes += step.freedBytes;
+          doomed.push(...step.doomed);
+        }
+        return { removed, freedBytes, doomed };
+      }),
+    );
+    await this.#dropUnreferenced(result.doomed);
+    await this.sweepOrphanBlobs();
+    return { removed: result.removed, freedBytes: result.freedBytes };
+  }
+
+  /**
+   * Removes bodies in the blob store that no row references (an EMIT that died between its
+   * upload and its commit leaves one). Bodies an EMIT in flight is storing are left alone.
+   * `gc` runs it; it lists the whole blob store. Returns how many bodies it removed.
+   */
+  async sweepOrphanBlobs(): Promise<number> {
+    await this.#open();
+    let removed = 0;
+    let batch: string[] = [];
+    const flush = async () => {
+      const candidates = batch;
+      batch = [];
+      if (candidates.length === 0) return;
+      const referenced = await this.#referenced(this.#pool, candidates);
+      removed += await this.#dropUnreferenced(candidates.filter((sha256) => !referenced.has(sha256)));
+    };
+    try {
+      for await (const sha256 of this.#blobs.list()) {
+        batch.push(sha256);
+        if (batch.length >= 500) await flush();
+      }
+      await flush();
+    } catch (error) {
+      if (OutputStoreError.isInstance(error)) throw error;
+      throw new StorageFailureError(`cannot sweep unreferenced bodies: ${String(error)}`, { cause: error });
+    }
+    return removed;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#ready.catch(() => undefined);
+    if (this.#ownsPool) await this.#pool.end();
+    await this.#blobs.close();
+  }
+
+  async #migrate(): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.#pool.connect();
+    } catch (error) {
+      throw new StorageFailureError(`cannot connect to PostgreSQL: ${String(error)}`, { cause: error });
+    }
+    try {
+      await migratePostgres(client, this.#schema, latestPostgresSchemaVersion);
+    } catch (error) {
+      if (OutputStoreError.isInstance(error)) throw error;
+      throw new StorageFailureError(`cannot migrate PostgreSQL schema "${this.#schema}": ${String(error)}`, {
+        cause: error,
+      });
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * A body over the threshold: under a shared lock on its address, upload it, then commit
+   * the row; a removal of that address waits (or skips) until the row is visible.
+   */
+  async #emitFile(event: OutputEvent, spooled: Extract<SpooledBody, { kind: 'temp' }>): Promise<OutputRef> {
+    const client = await this.#guard('cannot connect to PostgreSQL', () => this.#pool.connect());
+    const key = [this.#blobLockSpace, blobLockKey(spooled.sha256)];
+    let broken: Error | undefined;
+    let stored = false;
+    try {
+      await this.#guard('cannot lock the body address', () =>
+        client.query('SELECT pg_advisory_lock_shared($1, $2)', key),
+      );
+      try {
+        await this.#blobs.putFile(spooled.sha256, spooled.tempPath, spooled.sizeBytes);
+        const ref = await this.#guard('cannot store output', () => this.#insert(client, event, spooled));
+        stored = true;
+        return ref;
+      } finally {
+        await client.query('SELECT pg_advisory_unlock_shared($1, $2)', key).catch((error: unknown) => {
+          // A connection that may still hold the lock must not go back to the pool.
+          broken = error instanceof Error ? error : new Error(String(error));
+        });
+      }
+    } catch (error) {
+      broken ??= OutputStoreError.isInstance(error) ? undefined : (error as Error);
+      throw OutputStoreError.isInstance(error)
+        ? error
+        : new StorageFailureError(`cannot store output: ${String(error)}`, { cause: error });
+    } finally {
+      client.release(broken);
+      // A conflicting or failed EMIT may have left its upload unreferenced.
+      if (!stored) await this.#dropUnreferenced([spooled.sha256]).catch(() => undefined);
+    }
+  }
+
+  /**
+   * One EMIT's row: `INSERT … ON CONFLICT DO NOTHING` on the idempotency key; when the key is
+   * taken the holder answers (same body: its ref; other body: a conflict), unless it has expired, in
+   * which case it is removed and the insert tried again.
+   */
+  async #insert(db: Queryable, event: OutputEvent, spooled: SpooledBody): Promise<OutputRef> {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const now = this.#now();
+      const outId = newOutId();
+      const values = rowValues(event, spooled, now, outId);
+      const body = values.body as Uint8Array | null;
+      const inserted = await db.query({
+        name: `wharf:${this.#schema}:insert`,
+        text: `INSERT INTO ${this.#q}.outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name,
+                 content_type, size_bytes, sha256, created_at, expires_at, storage, body, labels)
+               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)
+               ON CONFLICT ON CONSTRAINT outputs_idempotency DO NOTHING`,
+        values: [
+          outId,
+          values.owner_id,
+          values.run_id,
+          values.spawn_id,
+          values.agent,
+          values.idempotency_key,
+          values.name,
+          values.content_type,
+          values.size_bytes,
+          values.sha256,
+          values.created_at,
+          values.expires_at,
+          values.storage,
+          body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+          values.labels,
+        ],
+      });
+      // A racing INSERT of the same key waits for the other to commit, then inserts nothing.
+      if (inserted.rowCount === 1) return { outId };
+      const existing = await this.#byKey(db, event.producer, event.idempotencyKey);
+      if (!existing) continue;
+      if (existing.expiresAt === null || existing.expiresAt > now) {
+        if (existing.sha256 !== spooled.sha256)
+          throw new IdempotencyConflictError(event.idempotencyKey, existing.outId);
+        return { outId: existing.outId };
+      }
+      const removed = await this.#removeRows(db, [existing.outId], 'expired');
+      if (removed.doomed.length > 0) void this.#dropUnreferenced(removed.doomed).catch(() => undefined);
+    }
+    throw new StorageFailureError(
+      `cannot store output under key "${event.idempotencyKey}": it kept changing hands`,
+    );
+  }
+
+  async #byKey(
+    db: Queryable,
+    scope: IdempotencyScope,
+    idempotencyKey: string,
+  ): Promise<{ outId: string; sha256: string; expiresAt: number | null } | undefined> {
+    const { rows } = await db.query({
+      name: `wharf:${this.#schema}:by-key`,
+      text: `SELECT out_id, sha256, expires_at FROM ${this.#q}.outputs
+             WHERE owner_id = $1 AND run_id = $2 AND spawn_id = $3 AND idempotency_key = $4`,
+      values: [scope.ownerId, scope.runId, scope.spawnId, idempotencyKey],
+    });
+    const row = rows[0] as { out_id: string; sha256: string; expires_at: unknown } | undefined;
+    if (!row) return undefined;
+    return {
+      outId: row.out_id,
+      sha256: row.sha256,
+      expiresAt: row.expires_at === null ? null : toNumber(row.expires_at),
+    };
+  }
+
+  /** Deletes rows and tombstones them in one statement; returns the body addresses they used. */
+  async #removeRows(
+    db: Queryable,
+    outIds: readonly string[],
+    reason: NotFoundReason,
+  ): Promise<{ removed: number; freedBytes: number; doomed: string[] }> {
+    if (outIds.length === 0) return { removed: 0, freedBytes: 0, doomed: [] };
+    const { rows } = await db.query<Removed>(
+      `WITH removed AS (
+         DELETE FROM ${this.#q}.outputs WHERE out_id = ANY($1::text[])
+         RETURNING out_id, sha256, storage, size_bytes
+       ), stones AS (
+         INSERT INTO ${this.#q}.tombstones (out_id, reason, removed_at)
+         SELECT out_id, $2, $3 FROM removed
+         ON CONFLICT (out_id) DO UPDATE SET reason = EXCLUDED.reason, removed_at = EXCLUDED.removed_at
+       )
+       SELECT out_id, sha256, storage, size_bytes FROM removed`,
+      [outIds, reason, this.#now()],
+    );
+    return {
+      removed: rows.length,
+      freedBytes: rows.reduce((sum, row) => sum + toNumber(row.size_bytes), 0),
+      doomed: rows.filter((row) => row.storage === 'file').map((row) => row.sha256),
+    };
+  }
+
+  /** The addresses among `shas` that some row stores its body under. */
+  async #referenced(db: Queryable, shas: readonly string[]): Promise<Set<string>> {
+    const { rows } = await db.query<{ sha256: string }>(
+      `SELECT DISTINCT sha256 FROM ${this.#q}.outputs WHERE storage = 'file' AND sha256 = ANY($1::text[])`,
+      [shas],
+    );
+    return new Set(rows.map((row) => row.sha256));
+  }
+
+  /**
+   * Removes the bodies among `shas` that no row references, each under an exclusive lock on
+   * its address taken without waiting: an address an EMIT holds is skipped (its row is on the
+   * way, or the next sweep finds it unreferenced). The reference check runs after the lock,
+   * so it sees every row committed before. Returns how many bodies it removed.
+   */
+  async #dropUnreferenced(shas: readonly string[]): Promise<number> {
+    const unique = [...new Set(shas)];
+    if (unique.length === 0 || this.#closed) return 0;
+    try {
+      return await this.#transaction(async (client) => {
+        const locked: string[] = [];
+        for (const sha256 of unique) {
+          const { rows } = await client.query<{ locked: boolean }>(
+            'SELECT pg_try_advisory_xact_lock($1, $2) AS locked',
+            [this.#blobLockSpace, blobLockKey(sha256)],
+          );
+          if (rows[0]?.locked) locked.push(sha256);
+        }
+        if (locked.length === 0) return 0;
+        const referenced = await this.#referenced(client, locked);
+        let removed = 0;
+        for (const sha256 of locked) {
+          if (referenced.has(sha256)) continue;
+          await this.#blobs.remove(sha256);
+          removed += 1;
+        }
+        return removed;
+      });
+    } catch {
+      // Left for the next sweep: an unreferenced body costs space, never correctness.
+      return 0;
+    }
+  }
+
+  async #transaction<TResult>(work: (client: pg.PoolClient) => Promise<TResult>): Promise<TResult> {
+    const client = await this.#pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query('BEGIN');
+      const result = await work(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch((rollbackError: unknown) => {
+        broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  #filter(query: ListQuery, after: number): { where: string; parameters: unknown[] } {
+    const parameters: unknown[] = [after, this.#now()];
+    const clauses = ['seq > $1', '(expires_at IS NULL OR expires_at > $2)'];
+    for (const [column, value] of [
+      ['owner_id', query.ownerId],
+      ['run_id', query.runId],
+      ['spawn_id', query.spawnId],
+    ] as const) {
+      if (value === undefined) continue;
+      parameters.push(value);
+      clauses.push(`${column} = $${parameters.length}`);
+    }
+    if (query.labels && Object.keys(query.labels).length > 0) {
+      parameters.push(JSON.stringify(query.labels));
+      clauses.push(`labels @> $${parameters.length}::jsonb`);
+    }
+    return { where: clauses.join(' AND '), parameters };
+  }
+
+  async #liveRow(ref: OutputRef, withBody: boolean): Promise<OutputRow & { body?: Buffer | null }> {
+    await this.#open();
+    const { rows } = await this.#guard('cannot read output', () =>
+      this.#pool.query({
+        name: `wharf:${this.#schema}:${withBody ? 'row-body' : 'row'}`,
+        text: `SELECT ${recordColumns}${withBody ? ', body' : ''} FROM ${this.#q}.outputs WHERE out_id = $1`,
+        values: [ref.outId],
+      }),
+    );
+    const raw = rows[0] as Record<string, unknown> | undefined;
+    if (raw === undefined)
+      throw new OutputNotFoundError(ref.outId, (await this.#tombstone(ref.outId)) ?? 'unknown');
+    const row = parsePostgresRow(raw);
+    if (row.expires_at !== null && row.expires_at <= this.#now())
+      throw new OutputNotFoundError(ref.outId, 'expired');
+    return { ...row, body: Buffer.isBuffer(raw.body) ? raw.body : null };
+  }
+
+  async #tombstone(outId: string): Promise<NotFoundReason | undefined> {
+    const { rows } = await this.#guard('cannot read output', () =>
+      this.#pool.query({
+        name: `wharf:${this.#schema}:tombstone`,
+        text: `SELECT reason FROM ${this.#q}.tombstones WHERE out_id = $1`,
+        values: [outId],
+      }),
+    );
+    const reason = (rows[0] as { reason?: string } | undefined)?.reason;
+    return reason === 'deleted' || reason === 'expired' || reason === 'evicted' ? reason : undefined;
+  }
+
+  async #missingBody(ref: OutputRef, error: unknown): Promise<Error> {
+    if (BlobNotFoundError.isInstance(error)) {
+      const reason = await this.#tombstone(ref.outId);
+      if (reason) return new OutputNotFoundError(ref.outId, reason);
+    }
+    return new StorageFailureError(`body of ${ref.outId} is unreadable: ${String(error)}`, { cause: error });
+  }
+
+  /** Runs a driver call, turning a driver error into a {@link StorageFailureError}. */
+  async #guard<TResult>(what: string, work: () => Promise<TResult>): Promise<TResult> {
+    try {
+      return await work();
+    } catch (error) {
+      if (OutputStoreError.isInstance(error)) throw error;
+      throw new StorageFailureError(`${what}: ${String(error)}`, { cause: error });
+    }
+  }
+
+  async #open(): Promise<void> {
+    this.#assertOpen();
+    await this.#ready;
+    this.#assertOpen();
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StorageFailureError('the output store is closed');
+  }
+}

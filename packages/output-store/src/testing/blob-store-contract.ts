@@ -1,0 +1,226 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { BlobStore } from '../blobs/blob-store.js';
+import { BlobNotFoundError } from '../errors.js';
+import { OutputStoreError } from '../output-store-error.js';
+
+/**
+ * What the blob contract hands a factory: a scratch directory of its own and a fresh,
+ * unique name (for a bucket prefix, a schema, a folder) so no two tests share blobs.
+ *
+ * @example
+ * ```ts
+ * const factory: BlobStoreFactory = (context) =>
+ *   new LocalBlobStore({ root: join(context.scratchDir, context.namespace) });
+ * ```
+ */
+export interface BlobContractContext {
+  readonly scratchDir: string;
+  readonly namespace: string;
+}
+
+/**
+ * Builds the blob store under test for one contract test.
+ *
+ * @example
+ * ```ts
+ * const factory: BlobStoreFactory = (context) => new LocalBlobStore({ root: context.scratchDir });
+ * ```
+ */
+export type BlobStoreFactory = (context: BlobContractContext) => BlobStore | Promise<BlobStore>;
+
+function sha256(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+async function readAll(stream: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+async function listed(blobs: BlobStore): Promise<string[]> {
+  const addresses: string[] = [];
+  for await (const address of blobs.list()) addresses.push(address);
+  return addresses.sort();
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    if (OutputStoreError.isInstance(error)) return error.code;
+    throw error;
+  }
+  throw new Error('expected the call to fail');
+}
+
+/** Deterministic bytes of a given size, distinct per seed. */
+function bodyOf(seed: string, size: number): Buffer {
+  const out = Buffer.alloc(size);
+  let block = createHash('sha256').update(seed).digest();
+  for (let offset = 0; offset < size; offset += block.length) {
+    block.copy(out, offset);
+    block = createHash('sha256').update(block).digest();
+  }
+  return out;
+}
+
+/**
+ * The behavioural contract of a {@link BlobStore}, as a vitest suite: put, open (whole and
+ * ranges), has, remove, list, idempotent and concurrent puts of one address, typed
+ * `BlobNotFoundError` for missing bodies, refused malformed addresses, and closing.
+ *
+ * @example
+ * ```ts
+ * import { runBlobStoreContract } from '@wharf/output-store/testing';
+ * runBlobStoreContract('LocalBlobStore', (context) => new LocalBlobStore({ root: context.scratchDir }));
+ * ```
+ */
+export function runBlobStoreContract(name: string, factory: BlobStoreFactory): void {
+  describe(`BlobStore contract: ${name}`, () => {
+    let base: string;
+    let blobs: BlobStore;
+    let counter = 0;
+
+    /** Writes `bytes` to a fresh source file and returns its path. */
+    async function source(bytes: Uint8Array): Promise<string> {
+      counter += 1;
+      const path = join(base, `source-${counter}.part`);
+      await writeFile(path, bytes);
+      return path;
+    }
+
+    async function put(bytes: Uint8Array): Promise<string> {
+      const address = sha256(bytes);
+      await blobs.putFile(address, await source(bytes), bytes.byteLength);
+      return address;
+    }
+
+    beforeEach(async () => {
+      base = await mkdtemp(join(tmpdir(), 'wharf-blob-contract-'));
+      const scratchDir = join(base, 'scratch');
+      blobs = await factory({ scratchDir, namespace: `t${randomBytes(6).toString('hex')}` });
+    });
+    afterEach(async () => {
+      await blobs.close();
+      await rm(base, { recursive: true, force: true });
+    });
+
+    it('names its location', () => {
+      expect(typeof blobs.location).toBe('string');
+      expect(blobs.location.length).toBeGreaterThan(0);
+    });
+
+    it('stores a file under its address, consumes the source and reads it back whole', async () => {
+      const bytes = bodyOf('whole', 70_000);
+      const path = await source(bytes);
+      const address = sha256(bytes);
+      expect(await blobs.has(address)).toBe(false);
+      await blobs.putFile(address, path, bytes.byteLength);
+      expect(existsSync(path)).toBe(false);
+      expect(await blobs.has(address)).toBe(true);
+      expect((await readAll(await blobs.open(address))).equals(bytes)).toBe(true);
+    });
+
+    it('serves byte ranges, empty ones included, and refuses ranges past the end', async () => {
+      const bytes = bodyOf('ranges', 10_000);
+      const address = await put(bytes);
+      for (const [start, end] of [
+        [0, 1],
+        [1234, 5678],
+        [9_999, 10_000],
+        [0, 10_000],
+        [500, 500],
+        [10_000, 10_000],
+      ] as const) {
+        const got = await readAll(await blobs.open(address, { start, end }));
+        expect(got.equals(bytes.subarray(start, end)), `${start}..${end}`).toBe(true);
+      }
+      expect(await codeOf(blobs.open(address, { start: 0, end: 10_001 }))).toBe('INVALID_RANGE');
+    });
+
+    it('round-trips an empty body and a multi-MiB one', async () => {
+      const empty = await put(new Uint8Array(0));
+      expect((await readAll(await blobs.open(empty))).length).toBe(0);
+      const big = bodyOf('big', 3 * 2 ** 20 + 17);
+      const address = await put(big);
+      expect((await readAll(await blobs.open(address))).equals(big)).toBe(true);
+      const middle = await readAll(await blobs.open(address, { start: 2 ** 20 - 5, end: 2 ** 21 + 9 }));
+      expect(middle.equals(big.subarray(2 ** 20 - 5, 2 ** 21 + 9))).toBe(true);
+    });
+
+    it('treats a second put of the same address as a no-op that still consumes the source', async () => {
+      const bytes = bodyOf('twice', 4096);
+      const address = await put(bytes);
+      const again = await source(bytes);
+      await blobs.putFile(address, again, bytes.byteLength);
+      expect(existsSync(again)).toBe(false);
+      expect((await readAll(await blobs.open(address))).equals(bytes)).toBe(true);
+      expect(await listed(blobs)).toEqual([address]);
+    });
+
+    it('lets concurrent puts of one address all succeed with one intact body', async () => {
+      const bytes = bodyOf('race', 200_000);
+      const address = sha256(bytes);
+      const paths = await Promise.all(Array.from({ length: 8 }, () => source(bytes)));
+      await Promise.all(paths.map((path) => blobs.putFile(address, path, bytes.byteLength)));
+      for (const path of paths) expect(existsSync(path)).toBe(false);
+      expect((await readAll(await blobs.open(address))).equals(bytes)).toBe(true);
+      expect(await listed(blobs)).toEqual([address]);
+    });
+
+    it('lists exactly the stored addresses and forgets removed ones', async () => {
+      const addresses = await Promise.all(
+        ['a', 'b', 'c'].map((seed) => put(bodyOf(seed, 100 + seed.length))),
+      );
+      expect(await listed(blobs)).toEqual([...addresses].sort());
+      const [first, ...rest] = addresses;
+      await blobs.remove(first ?? '');
+      expect(await listed(blobs)).toEqual(rest.sort());
+    });
+
+    it('removes a body: has turns false, open rejects with BlobNotFoundError, removing again is fine', async () => {
+      const address = await put(bodyOf('gone', 2048));
+      await blobs.remove(address);
+      expect(await blobs.has(address)).toBe(false);
+      const error = await blobs.open(address).catch((caught: unknown) => caught);
+      expect(BlobNotFoundError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'BLOB_NOT_FOUND', sha256: address });
+      await blobs.remove(address);
+    });
+
+    it('answers a never-stored address with has false and a typed BlobNotFoundError', async () => {
+      const address = sha256(Buffer.from('never stored'));
+      expect(await blobs.has(address)).toBe(false);
+      const error = await blobs.open(address, { start: 0, end: 1 }).catch((caught: unknown) => caught);
+      expect(error).toMatchObject({ code: 'BLOB_NOT_FOUND', sha256: address });
+      expect(BlobNotFoundError.isInstance(error)).toBe(true);
+    });
+
+    it('refuses malformed addresses and a size that does not match the file, storing nothing', async () => {
+      const bytes = bodyOf('bad', 64);
+      for (const address of ['../../etc/passwd', sha256(bytes).toUpperCase(), 'abc', '']) {
+        const path = await source(bytes);
+        expect(await codeOf(blobs.putFile(address, path, bytes.byteLength)), address).toBe('INVALID_EVENT');
+        expect(await codeOf(blobs.open(address)), address).toBe('INVALID_EVENT');
+      }
+      const path = await source(bytes);
+      expect(await codeOf(blobs.putFile(sha256(bytes), path, bytes.byteLength + 1))).toBe('INVALID_EVENT');
+      expect(existsSync(path)).toBe(false);
+      expect(await listed(blobs)).toEqual([]);
+    });
+
+    it('fails every call once closed', async () => {
+      const address = await put(bodyOf('closed', 10));
+      await blobs.close();
+      expect(await codeOf(blobs.has(address))).toBe('STORAGE_FAILURE');
+      expect(await codeOf(blobs.open(address))).toBe('STORAGE_FAILURE');
+      await blobs.close();
+    });
+  });
+}

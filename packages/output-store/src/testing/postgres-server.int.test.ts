@@ -1,0 +1,29 @@
+import { existsSync } from 'node:fs';
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { startPostgresServer } from './postgres-server.js';
+
+describe('startPostgresServer', () => {
+  it('starts a server that takes connections, and stop() shuts it down and removes its folder', async () => {
+    const server = await startPostgresServer({ settings: { fsync: 'off' } });
+    expect(server.url).toMatch(/^postgresql:\/\/postgres@127\.0\.0\.1:\d+\/postgres$/);
+    expect(server.version).toMatch(/PostgreSQL/);
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    expect((await client.query('SHOW fsync')).rows[0]).toEqual({ fsync: 'off' });
+    await client.end();
+    await server.stop();
+    expect(existsSync(server.dataDir)).toBe(false);
+    const late = new pg.Client({ connectionString: server.url, connectionTimeoutMillis: 2000 });
+    await expect(late.connect()).rejects.toThrow();
+  });
+
+  it('refuses a binaries folder that was named explicitly but holds none, naming it', async () => {
+    await expect(
+      startPostgresServer({ env: { ...process.env, WHARF_PG_BINDIR: '/nonexistent/bin' } }),
+    ).rejects.toMatchObject({
+      code: 'STORAGE_FAILURE',
+      message: expect.stringContaining('WHARF_PG_BINDIR /nonexistent/bin'),
+    });
+  });
+});
