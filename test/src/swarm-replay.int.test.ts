@@ -129,6 +129,47 @@ tasks:
     options: { historyEventLimit: 40, maxConcurrentTasks: 4 },
   },
   {
+    // The user's channels (wharf-user-channels): loop instances fold into a topic, a delta and a
+    // barrier; a failure writes the topic through its `||` side; a reader gets them as inputs.
+    name: 'user-channels',
+    definition: `
+name: user-channels
+channels:
+  findings: { type: topic }
+  total: { type: delta }
+  scanned: { type: barrier, expected: 2 }
+tasks:
+  scan:
+    loop: { type: repeat, count: 2 }
+    script: { content: 'echo "finding $WHARF_INSTANCE"' }
+    output: †channels.findings && †channels.total && †channels.scanned
+  lint:
+    script: { content: 'echo "lint failed" >&2; exit 1' }
+    output: †data.lint || †channels.findings
+  report:
+    depends_on: [scan, lint]
+    inputs: { findings: †channels.findings, total: †channels.total, scanned: †channels.scanned }
+    script: { content: 'echo "report $WHARF_INPUTS"' }
+on_failure: complete
+`,
+  },
+  {
+    // limits.cleanup_strategy (wharf-cleanup-strategy): the pool is trimmed after every fold.
+    name: 'context-cleanup',
+    definition: `
+name: cleanup
+limits:
+  cleanup_strategy: { type: most_recent, keep_count: 2 }
+tasks:
+  fan:
+    loop: { type: repeat, count: 4 }
+    script: { content: 'echo "part $WHARF_INSTANCE"' }
+  join:
+    depends_on: [fan]
+    script: { content: 'cat "$WHARF_CONTEXT_FILE"' }
+`,
+  },
+  {
     // A task waits for an input added by signal; a running task is cancelled by update.
     name: 'signal-cancel',
     definition: `

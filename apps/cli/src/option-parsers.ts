@@ -1,4 +1,5 @@
 import { durationSchema } from '@wharf/orchestrator';
+import { parseAge, parseSize } from '@wharf/orchestrator/worker';
 import { InvalidArgumentError } from 'commander';
 
 /**
@@ -43,4 +44,36 @@ export function durationIn(option: string): (value: string) => number {
     }
     return parsed.data;
   };
+}
+
+/**
+ * A commander argument parser for an age (`30s`, `15m`, `12h`, `7d`, `2w`) in milliseconds.
+ *
+ * @example
+ * ```ts
+ * new Option('--older-than <age>').argParser(age('--older-than'));
+ * ```
+ */
+export function age(option: string): (value: string) => number {
+  return (value) => usage(() => parseAge(value, option));
+}
+
+/**
+ * A commander argument parser for a size (`1048576`, `512MiB`, `10GB`) in bytes.
+ *
+ * @example
+ * ```ts
+ * new Option('--max-bytes <size>').argParser(size('--max-bytes'));
+ * ```
+ */
+export function size(option: string): (value: string) => number {
+  return (value) => usage(() => parseSize(value, option));
+}
+
+function usage(parse: () => number): number {
+  try {
+    return parse();
+  } catch (error) {
+    throw new InvalidArgumentError(`${(error as Error).message}.`);
+  }
 }

@@ -3,12 +3,13 @@ import { CliError } from './cli-error.js';
 import { approveCommand, inputCommand } from './commands/control.js';
 import { devCommand } from './commands/dev.js';
 import { emitCommand } from './commands/emit.js';
+import { gcCommand } from './commands/gc.js';
 import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
 import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
 import { ensureDataDir } from './ensure-data-dir.js';
-import { durationIn, integerIn } from './option-parsers.js';
+import { age, durationIn, integerIn, size } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -17,7 +18,7 @@ const addressDefault = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
 
 /**
  * The `wharf` command line: `dev`, `run`, `status`, `approve`, `input`, `outputs`, `evidence`,
- * `validate`, `emit`.
+ * `validate`, `emit`, `gc`.
  *
  * @example
  * ```ts
@@ -219,6 +220,39 @@ export function createProgram(io: CliIo = processIo): Command {
         json: boolean;
       }) => {
         await emitCommand(options, io);
+      },
+    );
+
+  program
+    .command('gc')
+    .description(
+      'Remove stored outputs by a retention policy (and the evidence of runs left without any); prints what it removed',
+    )
+    .option(
+      '--older-than <age>',
+      'remove outputs stored longer ago than this (e.g. 12h, 7d, 2w)',
+      age('--older-than'),
+    )
+    .option(
+      '--max-bytes <size>',
+      'then remove the oldest until the store holds at most this (e.g. 10GiB)',
+      size('--max-bytes'),
+    )
+    .option('--run <workflowId>', 'remove every output of this run')
+    .option('--dry-run', 'print what would be removed, remove nothing', false)
+    .option('--json', 'print the report as JSON', false)
+    .addOption(dataDirOption())
+    .action(
+      async (options: {
+        olderThan?: number;
+        maxBytes?: number;
+        run?: string;
+        dryRun: boolean;
+        json: boolean;
+        dataDir: string;
+      }) => {
+        await ensureDataDir(options.dataDir);
+        await gcCommand(options, io);
       },
     );
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadWorkerConfig } from './config.js';
+import { intakeLimits, loadWorkerConfig } from './config.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
 describe('loadWorkerConfig', () => {
@@ -54,5 +54,67 @@ describe('loadWorkerConfig', () => {
     expect(message).toMatch(/WHARF_STORE: scheme "mysql:" is not supported/);
     expect(message).toMatch(/WHARF_BLOBS: bucket "Bad_Bucket"/);
     expect(message).not.toContain('hunter2');
+  });
+
+  it('reads the gc schedule: off by default, ages and sizes with units, no policy without an interval', () => {
+    expect(loadWorkerConfig({}).WHARF_GC_INTERVAL).toBeUndefined();
+    expect(
+      loadWorkerConfig({ WHARF_GC_INTERVAL: '1h', WHARF_GC_MAX_AGE: '7d', WHARF_GC_MAX_BYTES: '10GiB' }),
+    ).toMatchObject({
+      WHARF_GC_INTERVAL: 3_600_000,
+      WHARF_GC_MAX_AGE: 604_800_000,
+      WHARF_GC_MAX_BYTES: 10 * 2 ** 30,
+    });
+    const messageOf = (env: Record<string, string>) => {
+      try {
+        loadWorkerConfig(env);
+      } catch (error) {
+        return (error as Error).message;
+      }
+      return '';
+    };
+    expect(messageOf({ WHARF_GC_INTERVAL: 'hourly' })).toContain('WHARF_GC_INTERVAL must be a duration');
+    expect(messageOf({ WHARF_GC_MAX_AGE: '7d' })).toContain(
+      'WHARF_GC_MAX_AGE: has no effect without WHARF_GC_INTERVAL',
+    );
+  });
+
+  it('reads the intake limits, leaving unset ones to the intake defaults', () => {
+    expect(intakeLimits(loadWorkerConfig({}))).toEqual({});
+    const config = loadWorkerConfig({
+      WHARF_INTAKE_HEADERS_TIMEOUT_MS: '5000',
+      WHARF_INTAKE_REQUEST_TIMEOUT_MS: '300000',
+      WHARF_INTAKE_IDLE_TIMEOUT_MS: '20000',
+      WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: '64',
+      WHARF_INTAKE_MAX_BODY_BYTES: '1048576',
+    });
+    expect(intakeLimits(config)).toEqual({
+      headersTimeoutMs: 5000,
+      requestTimeoutMs: 300_000,
+      idleTimeoutMs: 20_000,
+      maxConcurrentRequests: 64,
+      maxBodyBytes: 1_048_576,
+    });
+  });
+
+  it('refuses a bad intake limit with a typed error naming the variable', () => {
+    let caught: unknown;
+    try {
+      loadWorkerConfig({
+        WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: '0',
+        WHARF_INTAKE_REQUEST_TIMEOUT_MS: 'soon',
+        WHARF_INTAKE_MAX_BODY_BYTES: '1.5',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(WorkerConfigError.isInstance(caught)).toBe(true);
+    expect(caught).toMatchObject({ code: 'INVALID_ENV' });
+    expect([...(caught as WorkerConfigError).variables].sort()).toEqual([
+      'WHARF_INTAKE_MAX_BODY_BYTES',
+      'WHARF_INTAKE_MAX_CONCURRENT_REQUESTS',
+      'WHARF_INTAKE_REQUEST_TIMEOUT_MS',
+    ]);
+    expect((caught as Error).message).toMatch(/WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: /);
   });
 });

@@ -1,8 +1,23 @@
+import { type IntakeLimits, parseAge, parseSize } from '@wharf/orchestrator/worker';
 import { InvalidStoreUrlError, parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { z } from 'zod';
 import { WorkerConfigError } from './worker-config-error.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
+/** A value parsed by `parse`, whose typed error becomes the issue's message. */
+const parsed = (parse: (text: string, what: string) => number, name: string) =>
+  z.string().transform((text, context) => {
+    try {
+      return parse(text, name);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
+/** A positive whole number below `max`; unset leaves the intake's own default. */
+const positive = (max: number) => z.coerce.number().int().min(1).max(max).optional();
+const DAY_MS = 86_400_000;
 
 /** A data-plane URL: empty counts as unset; a malformed one is refused naming the bad part. */
 function dataPlaneUrl(variable: string, parse: (value: string, variable: string) => unknown) {
@@ -23,29 +38,49 @@ function dataPlaneUrl(variable: string, parse: (value: string, variable: string)
 }
 
 /** The worker's environment, validated. */
-export const workerEnvSchema = z.object({
-  TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
-  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
-  WHARF_TASK_QUEUE: z.string().min(1).default('wharf'),
-  /** Data directory: work/, secret, process-groups/, and by default outputs.db and artifacts/. */
-  WHARF_DATA_DIR: z.string().min(1).default('.wharf'),
-  /**
-   * The output store shared by workers on several machines: `postgres://…`, `sqlite:///path`
-   * or a path. Unset: `outputs.db` in the data directory. Evidence is kept in it too.
-   */
-  WHARF_STORE: dataPlaneUrl('WHARF_STORE', parseStoreUrl),
-  /** Where large bodies go: `s3://bucket/prefix?region=…` (AWS credentials from `AWS_*`) or `file:///dir`. */
-  WHARF_BLOBS: dataPlaneUrl('WHARF_BLOBS', parseBlobsUrl),
-  /** Port of the EMIT intake server this worker runs for its subagents; 0 = any free port. */
-  WHARF_INTAKE_PORT: port.default(0),
-  WHARF_INTAKE_HOST: z.string().min(1).default('127.0.0.1'),
-  /** Health endpoint (`GET /healthz`); 0 = any free port. */
-  WHARF_HEALTH_PORT: port.default(0),
-  WHARF_MAX_CONCURRENT: z.coerce.number().int().min(1).max(2_000).default(8),
-  /** How long SIGTERM waits for running subagents before handing them back to Temporal. */
-  WHARF_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-});
+export const workerEnvSchema = z
+  .object({
+    TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
+    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+    WHARF_TASK_QUEUE: z.string().min(1).default('wharf'),
+    /** Data directory: work/, secret, process-groups/, and by default outputs.db and artifacts/. */
+    WHARF_DATA_DIR: z.string().min(1).default('.wharf'),
+    /**
+     * The output store shared by workers on several machines: `postgres://…`, `sqlite:///path`
+     * or a path. Unset: `outputs.db` in the data directory. Evidence is kept in it too.
+     */
+    WHARF_STORE: dataPlaneUrl('WHARF_STORE', parseStoreUrl),
+    /** Where large bodies go: `s3://bucket/prefix?region=…` (AWS credentials from `AWS_*`) or `file:///dir`. */
+    WHARF_BLOBS: dataPlaneUrl('WHARF_BLOBS', parseBlobsUrl),
+    /** Port of the EMIT intake server this worker runs for its subagents; 0 = any free port. */
+    WHARF_INTAKE_PORT: port.default(0),
+    WHARF_INTAKE_HOST: z.string().min(1).default('127.0.0.1'),
+    /** Intake limits (see `createIntakeServer`); unset keeps the intake's default. */
+    WHARF_INTAKE_HEADERS_TIMEOUT_MS: positive(DAY_MS),
+    WHARF_INTAKE_REQUEST_TIMEOUT_MS: positive(DAY_MS),
+    WHARF_INTAKE_IDLE_TIMEOUT_MS: positive(DAY_MS),
+    WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: positive(10_000),
+    WHARF_INTAKE_MAX_BODY_BYTES: positive(Number.MAX_SAFE_INTEGER),
+    /** Health endpoint (`GET /healthz`); 0 = any free port. */
+    WHARF_HEALTH_PORT: port.default(0),
+    WHARF_MAX_CONCURRENT: z.coerce.number().int().min(1).max(2_000).default(8),
+    /** How long SIGTERM waits for running subagents before handing them back to Temporal. */
+    WHARF_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+    /** Collect garbage in the data directory this often (`30m`, `1h`, `1d`); unset = never. */
+    WHARF_GC_INTERVAL: parsed(parseAge, 'WHARF_GC_INTERVAL').optional(),
+    /** Each collection removes outputs stored longer ago than this (`7d`). */
+    WHARF_GC_MAX_AGE: parsed(parseAge, 'WHARF_GC_MAX_AGE').optional(),
+    /** Then the oldest outputs until the store holds at most this (`10GiB`). */
+    WHARF_GC_MAX_BYTES: parsed(parseSize, 'WHARF_GC_MAX_BYTES').optional(),
+  })
+  .superRefine((env, context) => {
+    if (env.WHARF_GC_INTERVAL !== undefined) return;
+    for (const key of ['WHARF_GC_MAX_AGE', 'WHARF_GC_MAX_BYTES'] as const) {
+      if (env[key] !== undefined)
+        context.addIssue({ code: 'custom', path: [key], message: 'has no effect without WHARF_GC_INTERVAL' });
+    }
+  });
 
 /** Validated worker configuration. */
 export type WorkerConfig = z.output<typeof workerEnvSchema>;
@@ -64,5 +99,28 @@ export function loadWorkerConfig(env: Record<string, string | undefined>): Worke
   const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
   throw new WorkerConfigError('INVALID_ENV', `Invalid worker environment:\n${lines.join('\n')}`, {
     cause: parsed.error,
+    variables: [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))],
   });
+}
+
+/**
+ * The intake limits the environment sets, for `composeWorker({ intake: { limits } })`; a
+ * variable left unset is left out, so the intake's default applies.
+ *
+ * @example
+ * ```ts
+ * intakeLimits(loadWorkerConfig({ WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: '64' })); // { maxConcurrentRequests: 64 }
+ * ```
+ */
+export function intakeLimits(config: WorkerConfig): IntakeLimits {
+  const entries = {
+    headersTimeoutMs: config.WHARF_INTAKE_HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: config.WHARF_INTAKE_REQUEST_TIMEOUT_MS,
+    idleTimeoutMs: config.WHARF_INTAKE_IDLE_TIMEOUT_MS,
+    maxConcurrentRequests: config.WHARF_INTAKE_MAX_CONCURRENT_REQUESTS,
+    maxBodyBytes: config.WHARF_INTAKE_MAX_BODY_BYTES,
+  };
+  return Object.fromEntries(
+    Object.entries(entries).filter(([, value]) => value !== undefined),
+  ) as IntakeLimits;
 }

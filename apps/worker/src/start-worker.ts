@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { composeWorker } from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
-import type { WorkerConfig } from './config.js';
+import { intakeLimits, type WorkerConfig } from './config.js';
 
 /** A running worker process's parts. */
 export interface RunningWorker {
@@ -37,7 +37,11 @@ export async function startWorker(
     dataDir: config.WHARF_DATA_DIR,
     ...(config.WHARF_STORE === undefined ? {} : { store: config.WHARF_STORE }),
     ...(config.WHARF_BLOBS === undefined ? {} : { blobs: config.WHARF_BLOBS }),
-    intake: { hostname: config.WHARF_INTAKE_HOST, port: config.WHARF_INTAKE_PORT },
+    intake: {
+      hostname: config.WHARF_INTAKE_HOST,
+      port: config.WHARF_INTAKE_PORT,
+      limits: intakeLimits(config),
+    },
   });
   const { intake } = parts;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -52,6 +56,30 @@ export async function startWorker(
     taskQueue: config.WHARF_TASK_QUEUE,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
     workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
+    ...(config.WHARF_GC_INTERVAL === undefined
+      ? {}
+      : {
+          gc: {
+            intervalMs: config.WHARF_GC_INTERVAL,
+            policy: {
+              ...(config.WHARF_GC_MAX_AGE === undefined ? {} : { olderThanMs: config.WHARF_GC_MAX_AGE }),
+              ...(config.WHARF_GC_MAX_BYTES === undefined
+                ? {}
+                : { maxTotalBytes: config.WHARF_GC_MAX_BYTES }),
+            },
+            onReport: (report) =>
+              logger[report.outputs.length > 0 ? 'info' : 'debug'](
+                {
+                  removed: report.outputs.length,
+                  freedBytes: report.freedBytes,
+                  runs: report.runs.map((run) => run.runId),
+                  kept: report.kept,
+                },
+                'gc',
+              ),
+            onError: (error) => logger.error({ error: (error as Error).message }, 'gc-failed'),
+          },
+        }),
   });
   if (reaped.length > 0) logger.warn({ processGroups: reaped }, 'orphan-scripts-killed');
   const health = await listen(

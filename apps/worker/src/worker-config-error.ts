@@ -17,11 +17,18 @@ export type WorkerConfigErrorCode = 'INVALID_ENV';
  */
 export class WorkerConfigError extends Error {
   readonly code: WorkerConfigErrorCode;
+  /** The variables that are wrong, e.g. `['WHARF_INTAKE_MAX_BODY_BYTES']`. */
+  readonly variables: readonly string[];
 
-  constructor(code: WorkerConfigErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(
+    code: WorkerConfigErrorCode,
+    message: string,
+    options?: { cause?: unknown; variables?: readonly string[] },
+  ) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WorkerConfigError';
     this.code = code;
+    this.variables = options?.variables ?? [];
     Object.defineProperty(this, marker, { value: true });
   }
 

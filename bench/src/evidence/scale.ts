@@ -85,7 +85,17 @@ export async function scaleRows(
   await createRun(store, reference, scratch);
 
   const compiler = new EvidenceCompiler({ store });
-  const reports = new Map<string, { bytesRead: number; storeRead: number; emitted: number; shown: number }>();
+  const reports = new Map<
+    string,
+    {
+      bytesRead: number;
+      storeRead: number;
+      emitted: number;
+      shown: number;
+      workersShown: number;
+      rollup: boolean;
+    }
+  >();
   const compile = (runId: string) => async () => {
     const before = store.bytesRead;
     const report = await compiler.compileWithReport({
@@ -98,6 +108,8 @@ export async function scaleRows(
       storeRead: store.bytesRead - before,
       emitted: report.bytesEmitted,
       shown: report.outputsShown,
+      workersShown: [...report.evidence.values()].filter((text) => text.startsWith('--- Evidence')).length,
+      rollup: report.rollup !== undefined,
     });
   };
   const [largeTime, referenceTime] = await measureInterleaved(
@@ -131,7 +143,8 @@ export async function scaleRows(
       `scale ${run.workers} x ${run.callsPerWorker} (${run.workers * run.callsPerWorker} outputs): ` +
       `compile ${(seconds * 1000).toFixed(1)} ms, ${((seconds * 1e6) / run.workers).toFixed(0)} us per worker, ` +
       `bytes read ${report?.bytesRead ?? 0} (store counted ${report?.storeRead ?? 0}), ` +
-      `emitted ${report?.emitted ?? 0}, outputs shown ${report?.shown ?? 0}`
+      `emitted ${report?.emitted ?? 0}, outputs shown ${report?.shown ?? 0}, ` +
+      `workers shown ${report?.workersShown ?? 0}${report?.rollup ? ' + roll-up line' : ''}`
     );
   };
   const lines = [

@@ -15,6 +15,12 @@ export interface HttpIntakeResult {
   baseline: { p50: number; p99: number };
 }
 
+/** One timed run: its wall time and each request's latency in ms, ascending. */
+interface Run {
+  seconds: number;
+  latencies: number[];
+}
+
 function post(agent: Agent, url: URL, body: Buffer, headers: Record<string, string>): Promise<number> {
   return new Promise((resolve, reject) => {
     const call = request(
@@ -40,7 +46,7 @@ async function drive(
   base: string,
   sizes: OutputStoreSizes,
   headersFor: (index: number) => Record<string, string>,
-): Promise<{ seconds: number; latencies: number[] }> {
+): Promise<Run> {
   const url = new URL(base);
   const agent = new Agent({ keepAlive: true, maxSockets: sizes.httpClients });
   const body = Buffer.alloc(1024, 'a');
@@ -55,7 +61,8 @@ async function drive(
         const sent = process.hrtime.bigint();
         const status = await post(agent, url, body, headersFor(index));
         latencies.push(Number(process.hrtime.bigint() - sent) / 1e6);
-        if (status >= 300) throw new Error(`intake answered ${status}`);
+        // 201 only: a 200 would be a replayed key, not a new committed output.
+        if (status !== 201) throw new Error(`intake answered ${status}, not 201`);
       }
     }),
   );
@@ -65,40 +72,20 @@ async function drive(
   return { seconds, latencies };
 }
 
-/** Benchmark 3: POSTs of 1 KiB to the intake (SQLite store) vs a bare node:http server that only reads the body. */
+/** Timed rounds per side; each side keeps its best round. */
+const rounds = 3;
+
+/**
+ * Benchmark 3: POSTs of 1 KiB to the intake (SQLite store) vs a bare node:http server that only
+ * reads the body. Every intake POST is a new output (fresh idempotency key, 201) whose ref is
+ * committed before the answer. Both servers listen throughout; after one untimed warm-up each,
+ * the rounds alternate the sides and each keeps its best round (and that round's latencies), so
+ * load from elsewhere on the shared cores falls on both alike.
+ */
 export async function httpIntake(sizes: OutputStoreSizes): Promise<HttpIntakeResult> {
   return withTempDir(async (directory) => {
     const store = new SqliteOutputStore({ path: join(directory, 'intake.db') });
     const server = await createIntakeServer({ store, secret });
-    const expiresAt = Date.now() + 3_600_000;
-    const tokens = Array.from({ length: sizes.httpPosts }, (_, index) =>
-      issueSpawnToken(
-        {
-          v: 1,
-          ownerId: 'bench',
-          runId: 'run',
-          spawnId: `spawn-${index}`,
-          readRefs: [],
-          expiresAt,
-          maxOutputs: 64,
-          maxOutputBytes: 1 << 20,
-        },
-        secret,
-      ),
-    );
-    const headers = (index: number) => ({
-      authorization: `Bearer ${tokens[index] ?? ''}`,
-      'idempotency-key': `post-${index}`,
-      'content-type': 'application/octet-stream',
-    });
-    await drive(server.url, { ...sizes, httpPosts: Math.min(500, sizes.httpPosts) }, (index) => ({
-      ...headers(index),
-      'idempotency-key': `warm-${index}`,
-    }));
-    const ours = await drive(server.url, sizes, headers);
-    await server.close();
-    await store.close();
-
     const bare = createServer((incoming, outgoing) => {
       incoming.resume();
       incoming.on('end', () => {
@@ -108,21 +95,65 @@ export async function httpIntake(sizes: OutputStoreSizes): Promise<HttpIntakeRes
     });
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`;
-    await drive(bareUrl, { ...sizes, httpPosts: Math.min(500, sizes.httpPosts) }, headers);
-    const baseline = await drive(bareUrl, sizes, headers);
-    await new Promise<void>((resolve) => {
-      bare.close(() => resolve());
-      bare.closeAllConnections();
-    });
-    return {
-      row: {
-        name: `POST ${sizes.httpPosts} x 1 KiB, ${sizes.httpClients} clients (req/s) vs bare node:http`,
-        ours: sizes.httpPosts / ours.seconds,
-        baseline: sizes.httpPosts / baseline.seconds,
-        target: 0.5,
-      },
-      ours: { p50: quantile(ours.latencies, 0.5), p99: quantile(ours.latencies, 0.99) },
-      baseline: { p50: quantile(baseline.latencies, 0.5), p99: quantile(baseline.latencies, 0.99) },
-    };
+    try {
+      const expiresAt = Date.now() + 3_600_000;
+      const tokens = Array.from({ length: sizes.httpPosts }, (_, index) =>
+        issueSpawnToken(
+          {
+            v: 1,
+            ownerId: 'bench',
+            runId: 'run',
+            spawnId: `spawn-${index}`,
+            readRefs: [],
+            expiresAt,
+            maxOutputs: 64,
+            maxOutputBytes: 1 << 20,
+          },
+          secret,
+        ),
+      );
+      const headersFor = (round: string) => (index: number) => ({
+        authorization: `Bearer ${tokens[index] ?? ''}`,
+        'idempotency-key': `${round}-post-${index}`,
+        'content-type': 'application/octet-stream',
+      });
+      const warmUp = { ...sizes, httpPosts: Math.min(500, sizes.httpPosts) };
+      await drive(server.url, warmUp, headersFor('warm'));
+      await drive(bareUrl, warmUp, headersFor('warm'));
+      let ours: Run | undefined;
+      let baseline: Run | undefined;
+      for (let round = 0; round < rounds; round++) {
+        const sides = [
+          async () => {
+            const run = await drive(server.url, sizes, headersFor(`round-${round}`));
+            if (!ours || run.seconds < ours.seconds) ours = run;
+          },
+          async () => {
+            const run = await drive(bareUrl, sizes, headersFor(`round-${round}`));
+            if (!baseline || run.seconds < baseline.seconds) baseline = run;
+          },
+        ];
+        if (round % 2 === 1) sides.reverse();
+        for (const side of sides) await side();
+      }
+      if (!ours || !baseline) throw new Error('no timed round ran');
+      return {
+        row: {
+          name: `POST ${sizes.httpPosts} x 1 KiB, ${sizes.httpClients} clients (req/s) vs bare node:http`,
+          ours: sizes.httpPosts / ours.seconds,
+          baseline: sizes.httpPosts / baseline.seconds,
+          target: 0.5,
+        },
+        ours: { p50: quantile(ours.latencies, 0.5), p99: quantile(ours.latencies, 0.99) },
+        baseline: { p50: quantile(baseline.latencies, 0.5), p99: quantile(baseline.latencies, 0.99) },
+      };
+    } finally {
+      await server.close();
+      await store.close();
+      await new Promise<void>((resolve) => {
+        bare.close(() => resolve());
+        bare.closeAllConnections();
+      });
+    }
   });
 }

@@ -18,6 +18,8 @@ import { messageWrites } from './writes.js';
  */
 export type Context = ContextLog | ContextMessage[];
 
+type KindResolver = (path: readonly string[]) => Resolution;
+
 /**
  * Resolves one reference in either kind of {@link Context}.
  *
@@ -25,6 +27,7 @@ export type Context = ContextLog | ContextMessage[];
  * ```ts
  * resolveReference([{ type: 'data', data: { a: null } }], '†data.a'); // { found: true, value: null }
  * resolveReference([], '†data.a'); // { found: false }
+ * resolveReference([], '†env.HOME', { kinds: { env: () => ({ found: true, value: '/root' }) } }); // { found: true, value: '/root' }
  * ```
  */
 export function resolveReference(
@@ -32,6 +35,11 @@ export function resolveReference(
   reference: string | Reference,
   options: ResolveOptions = {},
 ): Resolution {
+  if (options.kinds !== undefined) {
+    const parsed = typeof reference === 'string' ? parseReference(reference) : reference;
+    if (Object.hasOwn(options.kinds, parsed.kind))
+      return (options.kinds[parsed.kind] as KindResolver)(parsed.path);
+  }
   if (!Array.isArray(context)) return context.resolve(reference, options);
   const parsed = typeof reference === 'string' ? parseReference(reference) : reference;
   return scanResolve(context, parsed, options);

@@ -91,3 +91,43 @@ describe('resolveCall', () => {
     expect(call.list).toEqual(['†data.user.name']);
   });
 });
+
+describe('resolveCall with kinds resolved outside the context', () => {
+  const kinds = {
+    channels: (path: readonly string[]) =>
+      path[0] === 'findings' ? { found: true as const, value: ['a', 'b'] } : { found: false as const },
+  };
+
+  it('reads a kind from its resolver, in whole expressions and in text', () => {
+    const context = new ContextLog([{ type: 'channels', data: { findings: 'from the context' } }]);
+    const resolution = resolveCall(
+      context,
+      {
+        _tool: 't',
+        all: '†channels.findings',
+        text: 'got †channels.findings',
+        other: '†channels.none || †data.x',
+      },
+      { kinds },
+    );
+    expect(resolution).toEqual({
+      status: 'not-ready',
+      missing: ['†channels.none', '†data.x'],
+      arguments: expect.any(Array),
+    });
+    const ready = resolveCall(
+      context,
+      { _tool: 't', all: '†channels.findings', text: 'got †channels.findings' },
+      { kinds },
+    );
+    expect(ready).toEqual({ status: 'ready', call: { _tool: 't', all: ['a', 'b'], text: 'got ["a","b"]' } });
+  });
+
+  it('leaves other kinds to the context', () => {
+    const context = new ContextLog([{ type: 'data', data: { x: 1 } }]);
+    expect(resolveCall(context, { _tool: 't', x: '†data.x' }, { kinds })).toEqual({
+      status: 'ready',
+      call: { _tool: 't', x: 1 },
+    });
+  });
+});

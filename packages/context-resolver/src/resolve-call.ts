@@ -5,6 +5,7 @@ import { evaluateExpression } from './evaluate.js';
 import { parseExpression } from './expression.js';
 import { isJsonObject, type JsonValue, toJsonValue } from './json.js';
 import { REFERENCE_MARKER, scanReference } from './path.js';
+import type { ResolveOptions } from './scan-resolve.js';
 import type { Call } from './schemas.js';
 
 /**
@@ -51,6 +52,8 @@ const ESCAPED_MARKER = `${REFERENCE_MARKER}${REFERENCE_MARKER}`;
  *
  * `††` stands for a literal `†` (`"††data.x"` stays the text `"†data.x"`).
  *
+ * `options.kinds` resolves chosen kinds outside the context (see `ResolveOptions.kinds`).
+ *
  * `_`-prefixed keys at the top of the call (`_tool`, `_outputPath`, …) are metadata and left as
  * they are. With `_instance`, references resolve inside that instance's data context. A
  * malformed expression throws `InvalidExpressionError`, with the argument named in the message.
@@ -61,9 +64,13 @@ const ESCAPED_MARKER = `${REFERENCE_MARKER}${REFERENCE_MARKER}`;
  * // { status: 'ready', call: { _tool: 'greet', name: 'Alex' } }
  * ```
  */
-export function resolveCall(context: Context, call: Call): CallResolution {
+export function resolveCall(
+  context: Context,
+  call: Call,
+  options: Pick<ResolveOptions, 'kinds'> = {},
+): CallResolution {
   checkCall(call);
-  const resolver = new ArgumentResolver(context, call._instance);
+  const resolver = new ArgumentResolver(context, { instance: call._instance, kinds: options.kinds });
   const resolved: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(call)) {
     if (value === undefined) continue;
@@ -79,11 +86,11 @@ export function resolveCall(context: Context, call: Call): CallResolution {
 class ArgumentResolver {
   readonly missingArguments: MissingArgument[] = [];
   readonly #context: Context;
-  readonly #options: { instance?: string };
+  readonly #options: ResolveOptions;
 
-  constructor(context: Context, instance: string | undefined) {
+  constructor(context: Context, options: ResolveOptions) {
     this.#context = context;
-    this.#options = instance === undefined ? {} : { instance };
+    this.#options = options;
   }
 
   resolve(value: JsonValue, where: string): JsonValue {

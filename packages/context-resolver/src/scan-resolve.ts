@@ -18,6 +18,12 @@ export interface ResolveOptions {
    * shared messages are visible.
    */
   readonly instance?: string | undefined;
+  /**
+   * Kinds that resolve outside the context: `†<kind>.path` reads `kinds[kind](path)` instead of
+   * the messages (e.g. a workflow's channels). Only `resolveReference`, `evaluateExpression` and
+   * `resolveCall` consult it.
+   */
+  readonly kinds?: Readonly<Record<string, (path: readonly string[]) => Resolution>> | undefined;
 }
 
 /**

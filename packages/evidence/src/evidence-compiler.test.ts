@@ -209,6 +209,57 @@ describe('EvidenceCompiler', () => {
     });
   });
 
+  it('at 1,000 workers x 20 calls under 32 KB shows failures first and rolls up the rest, within budget', async () => {
+    const store = new InMemoryArtifactStore();
+    const failing = new Set([17, 230, 451, 612, 998]);
+    for (let index = 0; index < 1000; index++) {
+      const jobId = String(index);
+      await store.putWorker(worker(jobId, { status: failing.has(index) ? 'failed' : 'succeeded' }));
+      for (let seq = 1; seq <= 20; seq++) {
+        const failed = failing.has(index) && seq === 20;
+        const size = index === 500 && seq === 3 ? 9000 : 300;
+        await store.putToolCall(
+          `w-${jobId}`,
+          call(seq, { exitCode: failed ? 2 : 0 }),
+          numbered(size / 12, `j${jobId}`),
+        );
+      }
+    }
+    const budgetBytes = 32_000;
+    const report = await new EvidenceCompiler({ store }).compileWithReport({
+      runId: '48',
+      ownerId: 'o1',
+      budgetBytes,
+    });
+    const texts = [...report.evidence.values()];
+    expect(texts.reduce((sum, text) => sum + utf8Length(text), 0)).toBeLessThanOrEqual(budgetBytes);
+    expect(report.bytesEmitted).toBeLessThanOrEqual(budgetBytes);
+    expect(report.evidence.size).toBe(1000);
+    expect(report.outputsShown).toBeGreaterThan(0);
+    expect(report.outputsShown + report.outputsOmitted).toBe(20_000);
+    // Every failing worker is shown, its failed output among the first.
+    for (const index of failing) {
+      const text = report.evidence.get(String(index)) ?? '';
+      expect(text).toContain(`--- Evidence for Worker ${index} (w-${index}) ---`);
+      expect(text).toContain(`[FAILED] w-${index}/tool_calls/020_ssh_exec.txt`);
+    }
+    const shown = texts.filter((text) => text.startsWith('--- Evidence for Worker'));
+    expect(shown.length).toBeGreaterThan(failing.size);
+    // One roll-up line, in budget, for the workers that did not fit.
+    const rollups = texts.flatMap((text) =>
+      text.split('\n').filter((line) => line.startsWith('[evidence roll-up:')),
+    );
+    expect(rollups).toHaveLength(1);
+    const rollup = rollups[0] ?? '';
+    const omittedWorkers = 1000 - shown.length;
+    expect(rollup).toContain(`${omittedWorkers} of 1000 workers not shown`);
+    expect(rollup).toContain(`(${omittedWorkers} succeeded)`);
+    expect(rollup).toContain(`${omittedWorkers * 20} outputs`);
+    expect(rollup).toContain('w-500/tool_calls/003_ssh_exec.txt (8.8KB');
+    expect(rollup).toMatch(/get_worker_evidence\(job_id\).*get_tool_output\(artifact_id\)/);
+    expect(report.rollup).toBe(rollup);
+  }, 60_000);
+
   it('never exceeds the budget and never reads more than it could emit (property)', async () => {
     const output = fc.oneof(
       fc.string({ unit: 'grapheme', maxLength: 3000 }),
@@ -248,5 +299,54 @@ describe('EvidenceCompiler', () => {
       ),
       { numRuns: 60 },
     );
-  });
+    // 60 compiles of up to 5 workers x 6 outputs of up to 9 KB: seconds on a loaded machine.
+  }, 60_000);
+
+  it('when workers do not all fit, shows failing ones first and one roll-up, within budget (property)', async () => {
+    const workerSpec = fc.array(
+      fc.record({ size: fc.nat(3000), exitCode: fc.constantFrom(0, 0, 0, 1, null) }),
+      { maxLength: 4 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(workerSpec, { minLength: 1, maxLength: 30 }),
+        fc.nat(8000),
+        async (workers, budget) => {
+          const store = new InMemoryArtifactStore();
+          for (const [index, calls] of workers.entries()) {
+            await store.putWorker(worker(String(index + 1)));
+            for (const [seq, spec] of calls.entries())
+              await store.putToolCall(
+                `w-${index + 1}`,
+                call(seq + 1, { exitCode: spec.exitCode }),
+                'y'.repeat(spec.size),
+              );
+          }
+          const report = await new EvidenceCompiler({ store }).compileWithReport({
+            runId: '48',
+            ownerId: 'o1',
+            budgetBytes: budget,
+          });
+          const texts = [...report.evidence.values()];
+          expect(texts.reduce((sum, text) => sum + utf8Length(text), 0)).toBeLessThanOrEqual(budget);
+          expect(report.bytesRead).toBeLessThanOrEqual(budget);
+          expect(report.evidence.size).toBe(workers.length);
+          const shown = workers.map((_, index) =>
+            (report.evidence.get(String(index + 1)) ?? '').startsWith('--- Evidence'),
+          );
+          const failing = workers.map((calls) => calls.some((spec) => spec.exitCode === 1));
+          const rollups = texts
+            .join('\n')
+            .split('\n')
+            .filter((line) => line.startsWith('[evidence roll-up:'));
+          if (shown.every(Boolean)) expect(report.rollup).toBeUndefined();
+          else if (budget >= 640) expect(rollups).toHaveLength(1);
+          // Failures first: a quiet worker is shown only when every failing one is.
+          if (shown.some((isShown, index) => isShown && !failing[index]))
+            expect(failing.every((isFailing, index) => !isFailing || shown[index])).toBe(true);
+        },
+      ),
+      { numRuns: 40 },
+    );
+  }, 60_000);
 });

@@ -16,6 +16,7 @@ import {
   workerHeaderReserve,
 } from './evidence-layout.js';
 import { neutralizeEvidenceMarkers } from './evidence-marker.js';
+import { ROLLUP_RESERVE_BYTES, rollupLine } from './evidence-rollup.js';
 import { mapConcurrent } from './map-concurrent.js';
 import { clampUtf8, completePrefixLength, decodeUtf8, utf8CutAfter, utf8Length } from './utf8.js';
 import { waterFill } from './water-fill.js';
@@ -66,6 +67,12 @@ export interface CompileReport {
   /** Tool outputs shown (whole or cut) and left out. */
   outputsShown: number;
   outputsOmitted: number;
+  /**
+   * When not every worker fit the budget: the roll-up line standing for those left out (their
+   * evidence text is empty), also appended to the last worker shown (or, when none fit, the
+   * text of the first one left out).
+   */
+  rollup?: string;
 }
 
 interface WorkerPlan {
@@ -79,6 +86,46 @@ interface WorkerPlan {
 const MIN_CONTENT_BYTES = 128;
 /** Below this much content an output shows its tail only. */
 const TAIL_ONLY_BELOW = 512;
+
+/** Fewest bytes of an entry still worth showing: whole, or header, marker and 128 bytes of content. */
+function minimumEntryCost(call: ToolCallRecord): number {
+  return Math.min(
+    fullEntryCost(call),
+    entryHeaderReserve(call, true) + truncationMarkerReserve(call) + MIN_CONTENT_BYTES + 2,
+  );
+}
+
+/** Fewest bytes of a worker's block that show something: its frame and its most important output. */
+function minimumShare(plan: WorkerPlan): number {
+  const first = plan.calls[0];
+  return Math.min(plan.demand, plan.fixed + (first === undefined ? 0 : minimumEntryCost(first)));
+}
+
+/**
+ * Shares when the budget cannot give every worker its {@link minimumShare}: workers are taken
+ * failing ones first, then in job order, while their minimums fit beside the roll-up reserve;
+ * each taken worker gets its minimum and the rest is shared by weight. Others get nothing.
+ */
+function overflowShares(plans: readonly WorkerPlan[], budget: number): number[] {
+  let room = budget - Math.min(budget, ROLLUP_RESERVE_BYTES);
+  const order = plans.map((_, index) => index);
+  order.sort((left, right) => Number(plans[right]?.failed) - Number(plans[left]?.failed) || left - right);
+  const base = plans.map(() => 0);
+  for (const index of order) {
+    const minimum = minimumShare(plans[index] as WorkerPlan);
+    if (minimum > room) break;
+    base[index] = minimum;
+    room -= minimum;
+  }
+  const extra = waterFill(
+    plans.map((plan, index) => ({
+      demand: (base[index] ?? 0) > 0 ? plan.demand - (base[index] ?? 0) : 0,
+      weight: plan.failed ? 2 : 1,
+    })),
+    room,
+  );
+  return base.map((minimum, index) => (minimum > 0 ? minimum + (extra[index] ?? 0) : 0));
+}
 
 function byPriority(left: ToolCallRecord, right: ToolCallRecord): number {
   return (
@@ -96,6 +143,9 @@ function byPriority(left: ToolCallRecord, right: ToolCallRecord): number {
  * first, then most recent, then largest; an output over its share shows its head (up to
  * 1 KB) and the rest of its share as tail, with a marker stating the cut byte offsets. Only
  * the byte ranges shown are read, so the cost follows the budget, not the artifact sizes.
+ * When the budget cannot give every worker its frame and first output, failing workers are
+ * taken first (then job order) while they fit, the rest get empty text, and one roll-up line
+ * (see `rollupLine`) stands for them at the end of the last worker shown.
  * Evidence markers inside the outputs are defused (`[EVIDENCE` becomes `(EVIDENCE`, see
  * {@link neutralizeEvidenceMarkers}), so evidence never mounts more evidence.
  *
@@ -141,10 +191,14 @@ export class EvidenceCompiler {
       const failed = worker.status === 'failed' || calls.some(isFailedCall);
       return { worker, calls, fixed, demand, failed };
     });
-    const shares = waterFill(
+    const weighted = waterFill(
       plans.map((plan) => ({ demand: plan.demand, weight: plan.failed ? 2 : 1 })),
       budget,
     );
+    // A budget too small for every worker's frame and first output shows the most important
+    // workers whole enough to be useful and rolls up the rest in one line.
+    const overflow = plans.some((plan, index) => (weighted[index] ?? 0) < minimumShare(plan));
+    const shares = overflow ? overflowShares(plans, budget) : weighted;
     const report: CompileReport = {
       evidence: new Map(),
       bytesRead: 0,
@@ -152,11 +206,36 @@ export class EvidenceCompiler {
       outputsShown: 0,
       outputsOmitted: 0,
     };
+    let lastShown: string | undefined;
     for (const [index, plan] of plans.entries()) {
       const share = shares[index] ?? 0;
+      if (overflow && share === 0) {
+        report.evidence.set(plan.worker.jobId, '');
+        report.outputsOmitted += plan.calls.length;
+        continue;
+      }
       const text = await this.#renderWorker(plan, { share, total: budget }, report);
       report.evidence.set(plan.worker.jobId, text);
       report.bytesEmitted += utf8Length(text);
+      lastShown = plan.worker.jobId;
+    }
+    if (overflow) {
+      const omitted = plans.filter((_, index) => (shares[index] ?? 0) === 0);
+      const host = lastShown ?? omitted[0]?.worker.jobId;
+      const hostText = host === undefined ? '' : (report.evidence.get(host) ?? '');
+      const separator = hostText === '' ? '' : '\n';
+      const limit = budget - report.bytesEmitted - utf8Length(separator);
+      if (host !== undefined && omitted.length > 0 && limit > 0) {
+        const line = rollupLine({
+          omitted,
+          totalWorkers: plans.length,
+          budgetBytes: budget,
+          limitBytes: limit,
+        });
+        report.rollup = line;
+        report.evidence.set(host, hostText + separator + line);
+        report.bytesEmitted += utf8Length(separator + line);
+      }
     }
     return report;
   }
@@ -193,12 +272,7 @@ export class EvidenceCompiler {
 
   /** Bytes for the first k outputs in priority order, k as large as keeps each useful. */
   #allocateEntries(calls: readonly ToolCallRecord[], available: number): number[] {
-    const minimum = (call: ToolCallRecord) =>
-      Math.min(
-        fullEntryCost(call),
-        entryHeaderReserve(call, true) + truncationMarkerReserve(call) + MIN_CONTENT_BYTES + 2,
-      );
-    const minimums = calls.map(minimum);
+    const minimums = calls.map(minimumEntryCost);
     const smallest = minimums.reduce((low, value) => Math.min(low, value), Number.POSITIVE_INFINITY);
     let count = Math.min(calls.length, Math.floor(available / Math.max(1, smallest)));
     while (count > 0) {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { resolveRange } from './byte-range.js';
-import { parseRangeHeader } from './range-header.js';
+import { parseRangeHeader } from './intake/range-header.js';
 
 describe('byte ranges', () => {
   it('resolveRange accepts exactly the ranges inside the body', () => {

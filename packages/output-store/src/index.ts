@@ -26,14 +26,14 @@ export {
   type PathRejection,
   StorageFailureError,
 } from './errors.js';
-export { type HttpErrorBody, toHttpError } from './http-error.js';
 export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
-export { createIntakeApp, type IntakeAppOptions, jsonEnvelopeType } from './intake-app.js';
-export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake-server.js';
+export { type HttpErrorBody, toHttpError } from './intake/http-error.js';
+export { createIntakeApp, type IntakeAppOptions, jsonEnvelopeType } from './intake/intake-app.js';
+export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake/intake-server.js';
+export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
 export { reservedLabelKeys } from './label-keys.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
-export { parseRangeHeader, type RangeRequest } from './range-header.js';
 export { type ReadBody, readBody } from './read-body.js';
 export { planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';

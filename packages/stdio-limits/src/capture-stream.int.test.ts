@@ -3,6 +3,7 @@ import { createReadStream } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureStream } from './capture-stream.js';
@@ -36,5 +37,39 @@ describe('captureStream', () => {
     const stored = gunzipSync(await readFile(join(dir, 'spill.log.gz')));
     expect(stored.equals(content)).toBe(true);
     expect(capture.spill?.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+  });
+
+  it('gzips chunks of any size round-trip exact up to the hard cap', async () => {
+    // Small chunks gathered into blocks, large ones passed whole, whether a block is half full
+    // or empty when they come, and a cap that falls inside a chunk.
+    const sizes = [
+      100,
+      300 * 1024,
+      1,
+      600 * 1024,
+      ...Array.from({ length: 40 }, () => 17 * 1024),
+      256 * 1024,
+    ];
+    let seed = 1;
+    const chunks = sizes.map((size) =>
+      Buffer.from(
+        Array.from({ length: size }, () => {
+          seed = (seed * 1103515245 + 12345) >>> 0;
+          return seed >>> 28 === 0 ? 0x0a : 0x61 + (seed >>> 27);
+        }),
+      ),
+    );
+    const content = Buffer.concat(chunks);
+    const cap = content.length - 200 * 1024 - 3;
+    const capture = await captureStream(Readable.from(chunks), {
+      maxBytes: 1000,
+      spill: { path: join(dir, 'mixed.log.gz'), compress: true, maxBytes: cap, threshold: 0 },
+    });
+    expect(capture.totalBytes).toBe(content.length);
+    const stored = gunzipSync(await readFile(join(dir, 'mixed.log.gz')));
+    expect(stored.length).toBe(cap);
+    expect(stored.equals(content.subarray(0, cap))).toBe(true);
+    expect(capture.spill).toMatchObject({ bytes: cap, capped: true, droppedBytes: content.length - cap });
+    expect(capture.spill?.sha256).toBe(createHash('sha256').update(stored).digest('hex'));
   });
 });

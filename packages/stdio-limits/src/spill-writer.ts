@@ -5,11 +5,14 @@ import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { constants, createGzip } from 'node:zlib';
 
-/**
- * Plain-file writes are corked into batches of this size (one writev, no copy). gzip takes each
- * chunk as it comes, so compression overlaps reading instead of waiting for a batch.
- */
+/** Plain-file writes are corked into batches of this size (one writev, no copy). */
 const BATCH_BYTES = 1024 * 1024;
+/**
+ * gzip input is gathered into blocks of this size: each write to the gzip stream is one trip to
+ * the thread pool, and pipe reads are often only a few KiB. Small enough that compression still
+ * overlaps reading.
+ */
+const GZIP_BLOCK_BYTES = 256 * 1024;
 /** Bytes the sink may hold before the reader is asked to pause (lets gzip work in parallel). */
 const SINK_BUFFER_BYTES = 2 * 1024 * 1024;
 
@@ -62,6 +65,9 @@ export class SpillWriter {
   #bytes = 0;
   #dropped = 0;
   #batchBytes = 0;
+  /** The gzip block being gathered, and how much of it is filled. */
+  #block: Buffer | undefined;
+  #blockBytes = 0;
   #error: Error | undefined;
 
   constructor(options: SpillWriterOptions) {
@@ -104,9 +110,7 @@ export class SpillWriter {
     if (stored.length === 0) return true;
     this.#bytes += stored.length;
     this.#hash.update(stored);
-    if (this.#options.compress) {
-      return this.#sink.write(stored) || this.#sink.writableLength < SINK_BUFFER_BYTES;
-    }
+    if (this.#options.compress) return this.#gather(stored);
     if (this.#batchBytes === 0) this.#sink.cork();
     this.#batchBytes += stored.length;
     this.#sink.write(stored);
@@ -115,7 +119,36 @@ export class SpillWriter {
     return this.#sink.writableLength < SINK_BUFFER_BYTES;
   }
 
+  /** Copies `stored` into gzip blocks, handing each full block to the gzip stream. */
+  #gather(stored: Buffer): boolean {
+    let ready = true;
+    let rest = stored;
+    while (rest.length > 0) {
+      if (this.#blockBytes === 0 && rest.length >= GZIP_BLOCK_BYTES) {
+        // A large chunk goes as it is, with no copy.
+        ready = this.#sink.write(rest) || this.#sink.writableLength < SINK_BUFFER_BYTES;
+        break;
+      }
+      this.#block ??= Buffer.allocUnsafe(GZIP_BLOCK_BYTES);
+      const take = Math.min(rest.length, GZIP_BLOCK_BYTES - this.#blockBytes);
+      this.#block.set(rest.subarray(0, take), this.#blockBytes);
+      this.#blockBytes += take;
+      rest = rest.subarray(take);
+      if (this.#blockBytes === GZIP_BLOCK_BYTES) ready = this.#sendBlock();
+    }
+    return ready;
+  }
+
+  #sendBlock(): boolean {
+    const block = this.#block?.subarray(0, this.#blockBytes);
+    this.#block = undefined;
+    this.#blockBytes = 0;
+    if (!block || block.length === 0) return true;
+    return this.#sink.write(block) || this.#sink.writableLength < SINK_BUFFER_BYTES;
+  }
+
   #flush(): void {
+    if (this.#blockBytes > 0) this.#sendBlock();
     if (this.#batchBytes === 0) return;
     this.#batchBytes = 0;
     this.#sink.uncork();

@@ -101,11 +101,23 @@ export function preferLineStartAfter(bytes: Buffer, start: number, window: numbe
  * ```
  */
 export function countNewlines(bytes: Buffer): number {
+  // Four bytes per step (SWAR): a capture counts every byte it is given, and one indexOf per
+  // line costs about twice as much on typical output.
   let count = 0;
-  let at = bytes.indexOf(NEWLINE);
-  while (at !== -1) {
-    count++;
-    at = bytes.indexOf(NEWLINE, at + 1);
+  let at = 0;
+  const aligned = Math.min(bytes.length, (4 - (bytes.byteOffset & 3)) & 3);
+  for (; at < aligned; at++) if (bytes[at] === NEWLINE) count++;
+  const words = (bytes.length - at) >>> 2;
+  if (words > 0) {
+    const view = new Uint32Array(bytes.buffer, bytes.byteOffset + at, words);
+    for (let index = 0; index < words; index++) {
+      const word = (view[index] ?? 0) ^ 0x0a0a0a0a;
+      // The high bit of each byte is set exactly where the byte is zero (a newline).
+      const zeros = ~(((word & 0x7f7f7f7f) + 0x7f7f7f7f) | word | 0x7f7f7f7f);
+      count += Math.imul((zeros >>> 7) & 0x01010101, 0x01010101) >>> 24;
+    }
+    at += words * 4;
   }
+  for (; at < bytes.length; at++) if (bytes[at] === NEWLINE) count++;
   return count;
 }

@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
-import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import type { ProcessGroupRegistry, Summarizer } from '@wharf/stdio-limits';
 import { contextMetrics } from '../context/context-metrics.js';
 import { planContext } from '../context/plan-context.js';
 import { pruneContext } from '../context/prune-context.js';
@@ -42,6 +42,12 @@ export interface ActivityDependencies {
    * crash ends the scripts its predecessor left behind (`processGroups.reap()` at start).
    */
   processGroups?: ProcessGroupRegistry;
+  /**
+   * Summarizes a script's stdout when its limits say `truncation_strategy: summary` and it went
+   * over `max_stdout_bytes` (e.g. `modelSummarizer(model)`). Without one the summary output
+   * says no summarizer is configured and keeps the first and last bytes.
+   */
+  summarizer?: Summarizer;
 }
 
 /**
@@ -81,6 +87,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
               ...(dependencies.processGroups === undefined
                 ? {}
                 : { processGroups: dependencies.processGroups }),
+              ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
             })
           : runAgent(input, ids, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
       );

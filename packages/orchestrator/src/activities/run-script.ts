@@ -12,13 +12,17 @@ import {
   type ProcessGroupRegistry,
   resolveLimits,
   type StreamCapture,
+  type Summarizer,
+  utf8CutBefore,
 } from '@wharf/stdio-limits';
 import { captureLimitsOf } from '../context/context-limits.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
+import { heartbeatWhile } from './heartbeat-while.js';
 import { inRefsEnv } from './in-refs-env.js';
+import { summarizeStream } from './output-summary.js';
 import { recordWorker } from './record-worker.js';
 import { subagentContext } from './subagent-context.js';
 
@@ -37,6 +41,11 @@ export interface ScriptDependencies {
   spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
   /** Where running scripts' process groups are recorded for a restarted worker to reap. */
   processGroups?: ProcessGroupRegistry;
+  /**
+   * Summarizes a stdout cut under `truncation_strategy: summary`; without one the summary says
+   * that no summarizer is configured and keeps the first and last bytes.
+   */
+  summarizer?: Summarizer;
 }
 
 const PREVIEW_BYTES = 400;
@@ -60,9 +69,10 @@ export async function runScript(
   const { store, artifacts } = dependencies;
   const stdoutKey = `${ids.emitKeyPrefix}/0`;
   const stderrKey = `${ids.emitKeyPrefix}/1`;
+  const summaryKey = `${ids.emitKeyPrefix}/summary`;
 
   const earlier = await store.findByIdempotencyKey(emitScope(ids), stdoutKey);
-  if (earlier !== undefined) return resume(ids, dependencies, earlier, stderrKey);
+  if (earlier !== undefined) return resume(ids, dependencies, earlier, [stderrKey, summaryKey]);
   const cwd = await workingDirectory(input);
 
   const limits = resolveLimits(
@@ -173,6 +183,23 @@ export async function runScript(
       labels,
     });
   }
+  // truncation_strategy: summary — the full stdout is stored as always; the summary is an output beside it.
+  const summaryText = await heartbeatWhile(
+    context,
+    () =>
+      summarizeStream(capture.stdout, limits, { summarizer: dependencies.summarizer, taskId: input.task }),
+    { task: input.task, summarizing: true },
+  );
+  if (summaryText !== undefined) {
+    await store.emit({
+      producer,
+      content: { kind: 'text', text: summaryText },
+      idempotencyKey: summaryKey,
+      name: `${ids.jobId}.summary.txt`,
+      contentType: 'text/plain',
+      labels: { ...labels, stream: 'summary' },
+    });
+  }
   outputs.push(
     await store.emit({
       producer,
@@ -183,8 +210,7 @@ export async function runScript(
       labels: { ...labels, stream: 'stdout', exit: String(capture.exitCode ?? capture.signal ?? '') },
     }),
   );
-  const stderrRef = await store.findByIdempotencyKey(emitScope(ids), stderrKey);
-  if (stderrRef !== undefined) outputs.push(stderrRef);
+  outputs.push(...(await storedByKeys(store, ids, [stderrKey, summaryKey])));
   outputs.push(...(await scriptEmits(store, ids)));
   await rm(spillDir, { recursive: true, force: true });
 
@@ -205,7 +231,10 @@ export async function runScript(
     signal: capture.signal,
     timedOut: capture.timedOut,
     durationMs: capture.durationMs,
-    preview: clip(capture.stdout.tail || capture.stdout.head, PREVIEW_BYTES),
+    preview:
+      summaryText === undefined
+        ? clip(capture.stdout.tail || capture.stdout.head, PREVIEW_BYTES)
+        : clipHead(summaryText, PREVIEW_BYTES),
     ...(failed ? { stderrTail: clip(capture.stderr.tail || capture.stderr.head, PREVIEW_BYTES) } : {}),
   };
 }
@@ -234,7 +263,7 @@ async function resume(
   ids: SubagentIds,
   dependencies: ScriptDependencies,
   stdoutRef: OutputRef,
-  stderrKey: string,
+  [stderrKey, summaryKey]: [string, string],
 ): Promise<SubagentResult> {
   const { store, artifacts } = dependencies;
   const stdout = await store.stat(stdoutRef);
@@ -246,13 +275,18 @@ async function resume(
   const failed = worker?.status === 'failed';
   const summary = (await artifacts.getResult(ids.workerId)) ?? '';
   const durationMs = worker?.durationMs ?? 0;
-  const preview = await tailOf(store, stdoutRef, stdout.sizeBytes);
+  const summaryRef = await store.findByIdempotencyKey(emitScope(ids), summaryKey);
+  const preview =
+    summaryRef === undefined
+      ? await tailOf(store, stdoutRef, stdout.sizeBytes)
+      : await headOf(store, summaryRef);
   const stderrTail =
     stderrRef === undefined || stderr === undefined ? '' : await tailOf(store, stderrRef, stderr.sizeBytes);
   return {
     status: failed ? 'failed' : 'ok',
     outputs: [
       ...(stderrRef === undefined ? [stdoutRef] : [stdoutRef, stderrRef]),
+      ...(summaryRef === undefined ? [] : [summaryRef]),
       ...(await scriptEmits(store, ids)),
     ],
     compact: formatSpawnResult({
@@ -298,6 +332,27 @@ async function scriptEmits(store: OutputStore, ids: SubagentIds): Promise<Output
   return refs;
 }
 
+/** The outputs stored under these keys (in this order), skipping keys nothing was stored under. */
+async function storedByKeys(
+  store: OutputStore,
+  ids: SubagentIds,
+  keys: readonly string[],
+): Promise<OutputRef[]> {
+  const refs: OutputRef[] = [];
+  for (const key of keys) {
+    const ref = await store.findByIdempotencyKey(emitScope(ids), key);
+    if (ref !== undefined) refs.push(ref);
+  }
+  return refs;
+}
+
+/** The first {@link PREVIEW_BYTES} of a stored body, read as a range. */
+async function headOf(store: OutputStore, ref: OutputRef): Promise<string> {
+  const { sizeBytes } = await store.stat(ref);
+  const { bytes } = await readBody(store, ref, { start: 0, end: Math.min(sizeBytes, PREVIEW_BYTES) });
+  return clipHead(bytes.toString('utf8'), PREVIEW_BYTES);
+}
+
 /** The last {@link PREVIEW_BYTES} of a stored body, read as a range. */
 async function tailOf(store: OutputStore, ref: OutputRef, sizeBytes: number): Promise<string> {
   const { bytes } = await readBody(store, ref, { start: Math.max(0, sizeBytes - PREVIEW_BYTES) });
@@ -329,6 +384,13 @@ function summarize(capture: ProcessCapture): string {
       ? `killed by ${capture.signal}`
       : `exit ${capture.exitCode}`;
   return `${status}; ${capture.stdout.totalBytes} B stdout (${capture.stdout.totalLines} lines), ${capture.stderr.totalBytes} B stderr`;
+}
+
+/** The first `maxBytes` of `text`, dropping a partial character at the end. */
+function clipHead(text: string, maxBytes: number): string {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length <= maxBytes) return text;
+  return bytes.subarray(0, utf8CutBefore(bytes, maxBytes)).toString('utf8');
 }
 
 function clip(text: string, maxBytes: number): string {

@@ -82,6 +82,7 @@ describe('subagentContext', () => {
     let read = 0;
     const counting = {
       stat: (ref: { outId: string }) => store.stat(ref),
+      list: (query: Parameters<OutputStore['list']>[0]) => store.list(query),
       openBody: async (...args: Parameters<OutputStore['openBody']>) => {
         const body = await store.openBody(...args);
         read += body.end - body.start;
@@ -143,5 +144,57 @@ describe('subagentContext', () => {
         failing,
       ),
     ).rejects.toThrow('disk unreadable');
+  });
+});
+
+describe('subagentContext with stored summaries (truncation_strategy: summary)', () => {
+  async function withSummary(summaryText: string) {
+    const store = new InMemoryOutputStore();
+    const producer = { ownerId: 'o', runId: 'r', spawnId: 'build' };
+    const big = await store.emit({
+      producer,
+      content: { kind: 'text', text: 'line\n'.repeat(2_000) },
+      idempotencyKey: 'stdout',
+      labels: { stream: 'stdout' },
+    });
+    await store.emit({
+      producer,
+      content: { kind: 'text', text: summaryText },
+      idempotencyKey: 'summary',
+      labels: { stream: 'summary' },
+    });
+    // Another subagent's summary must not be taken for this one.
+    await store.emit({
+      producer: { ...producer, spawnId: 'other' },
+      content: { kind: 'text', text: 'not this one' },
+      idempotencyKey: 'other-summary',
+      labels: { stream: 'summary' },
+    });
+    return { store, outId: big.outId };
+  }
+
+  it('shows the summary instead of a cut body when it fits', async () => {
+    const { store, outId } = await withSummary(
+      '--- Output Summary (10000 bytes) ---\n2,000 lines, all "line".',
+    );
+    const context = await subagentContext(
+      { entries: [{ taskId: 'build', outId, relevance: 1 }], maxBytes: 500, maxTasks: 10 },
+      store,
+    );
+    expect(context?.text).toContain(
+      'Task: build (relevance: 1.00)\n--- Output Summary (10000 bytes) ---\n2,000 lines',
+    );
+    expect(context?.text).not.toContain('line\nline\n');
+    expect(context?.text).not.toContain('not this one');
+  });
+
+  it('cuts the body as usual when the summary does not fit either', async () => {
+    const { store, outId } = await withSummary('s'.repeat(600));
+    const context = await subagentContext(
+      { entries: [{ taskId: 'build', outId, relevance: 1 }], maxBytes: 500, maxTasks: 10 },
+      store,
+    );
+    expect(context?.text).toContain('[Output was truncated]');
+    expect(context?.text).toContain('line\nline\n');
   });
 });

@@ -17,7 +17,8 @@ const LOOKAHEAD = 8;
  * with the whole bodies in memory. Bodies are read in order and only
  * as far as the remaining budget (plus a few bytes), so a context of `maxBytes` reads about
  * `maxBytes` whatever the outputs' sizes. A masked output becomes a tombstone with its size and
- * out id; an output the store no longer has is shown as gone instead of failing the task (other
+ * out id; a body that does not fit whole is replaced by the summary its subagent stored beside
+ * it (`truncation_strategy: summary`, label `stream: summary`) when that fits; an output the store no longer has is shown as gone instead of failing the task (other
  * store errors propagate, so the activity retries).
  *
  * @example
@@ -57,6 +58,14 @@ export async function subagentContext(
           'utf8',
         );
         output.truncated = !whole;
+        if (!whole) {
+          // `truncation_strategy: summary`: a body that does not fit shows its stored summary instead, when that fits.
+          const summary = await storedSummary(store, record.producer, remaining);
+          if (summary !== undefined) {
+            output.content = summary;
+            output.truncated = false;
+          }
+        }
       }
     } catch (error) {
       if (!OutputNotFoundError.isNotFound(error)) throw error;
@@ -70,4 +79,22 @@ export async function subagentContext(
     used += shown;
   }
   return renderContext({ entries: loaded, maxBytes: plan.maxBytes, maxTasks: plan.maxTasks });
+}
+
+/** The summary a subagent stored beside its stdout (label `stream: summary`), if it fits `maxBytes`. */
+async function storedSummary(
+  store: OutputStore,
+  producer: { runId: string; spawnId: string },
+  maxBytes: number,
+): Promise<string | undefined> {
+  const page = await store.list({
+    runId: producer.runId,
+    spawnId: producer.spawnId,
+    labels: { stream: 'summary' },
+    limit: 1,
+  });
+  const record = page.records[0];
+  if (record === undefined || record.sizeBytes > maxBytes) return undefined;
+  const { bytes } = await readBody(store, { outId: record.outId });
+  return bytes.toString('utf8');
 }

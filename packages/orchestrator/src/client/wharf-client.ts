@@ -46,6 +46,8 @@ export interface StartSwarmOptions {
   maxConcurrentTasks?: number;
   historyEventLimit?: number;
   waitForInputsMs?: number;
+  /** Most entries the swarm's context pool keeps (see `SwarmWorkflowInput.contextPoolCap`). */
+  contextPoolCap?: number;
   heartbeatTimeoutMs?: number;
   /** Directory scripts run in on the workers (e.g. the repository a swarm checks). */
   workdir?: string;
@@ -101,6 +103,7 @@ export class WharfClient {
       ...(options.maxConcurrentTasks === undefined ? {} : { maxConcurrentTasks: options.maxConcurrentTasks }),
       ...(options.historyEventLimit === undefined ? {} : { historyEventLimit: options.historyEventLimit }),
       ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
+      ...(options.contextPoolCap === undefined ? {} : { contextPoolCap: options.contextPoolCap }),
       ...(options.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: options.heartbeatTimeoutMs }),
       ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
     };

@@ -20,7 +20,11 @@ export const contextLimitsShape = {
   relevance_threshold: z.number().min(0).max(1).optional(),
   /** Only outputs that finished this many seconds before the task are shown. */
   time_window_secs: count.optional(),
-  /** Accepted for compatibility; pruning is configured by `hooks.post_task`. */
+  /**
+   * Trims the swarm's context pool after every superstep (swarm-level `limits` only): keep the
+   * `keep_count` most recent, last read (`lru`) or most relevant outputs, or the outputs of tasks
+   * some task depends on. Outputs stay in the store. Not set: the pool is not trimmed.
+   */
   cleanup_strategy: z
     .discriminatedUnion('type', [
       z.strictObject({ type: z.enum(['most_recent', 'highest_relevance', 'lru']), keep_count: count }),

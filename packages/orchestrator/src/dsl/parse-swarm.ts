@@ -18,6 +18,7 @@ import { SwarmDefinitionTooLargeError } from './swarm-definition-too-large-error
 import { type SwarmDefinition, swarmDefinitionSchema } from './swarm-schema.js';
 import { defaultSwarmSizeLimits, type SwarmSizeLimits } from './swarm-size-limits.js';
 import { validateGraph } from './validate-graph.js';
+import { validateOptions } from './validate-options.js';
 import { YamlLocator } from './yaml-locator.js';
 
 /** Options of {@link parseSwarm}. */
@@ -137,7 +138,9 @@ function check(
 ): { issues: SwarmIssue[]; definition?: SwarmDefinition } {
   const parsed = swarmDefinitionSchema.safeParse(value);
   if (parsed.success) {
-    const issues = validateGraph(parsed.data).map((issue) => place(issue, pathKeys(issue.path)));
+    const issues = [...validateGraph(parsed.data), ...validateOptions(parsed.data)].map((issue) =>
+      place(issue, pathKeys(issue.path)),
+    );
     return issues.length > 0 ? { issues } : { issues, definition: parsed.data };
   }
   const schemaIssues = parsed.error.issues.map((issue) => place(describe(issue), issue.path));

@@ -274,6 +274,8 @@ export interface SwarmWorkflowInput {
   workdir?: string;
   /** When nothing can run and tasks wait on `†input.*` paths, wait this long for an `addInput` signal. Default 0. */
   waitForInputsMs?: number;
+  /** Most entries the context pool keeps (newest, those unfinished tasks read first). Default 500. */
+  contextPoolCap?: number;
   /** State carried across continue-as-new. */
   carried?: CarriedState;
 }

@@ -1,6 +1,20 @@
 // Pure: the swarm's context pool and the rules that change it. Runs inside the workflow sandbox.
+import { pruneContext } from '../context/prune-context.js';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
-import type { ContextPlan, ContextPool, ContextPoolEntry } from '../shared/types.js';
+import type { ContextPlan, ContextPool, ContextPoolEntry, TaskProgress } from '../shared/types.js';
+import { FINISHED_STATUSES } from './task-board.js';
+
+/**
+ * Entries a swarm's context pool keeps at most unless the run is started with
+ * `contextPoolCap`: about 75 KB of carried metadata, while a context shows at most
+ * `max_context_tasks` of them. See {@link ContextPoolState.applyCap}.
+ *
+ * @example
+ * ```ts
+ * pool.applyCap(definition, run.progress().tasks, DEFAULT_CONTEXT_POOL_CAP);
+ * ```
+ */
+export const DEFAULT_CONTEXT_POOL_CAP = 500;
 
 /** A `hooks.post_task` `checkpoint_and_prune` entry that is due. */
 export interface DuePrune {
@@ -72,6 +86,64 @@ export class ContextPoolState {
       if (sinceCheckpoint >= hook.every) due.push({ index, hook, sinceCheckpoint });
     }
     return due;
+  }
+
+  /**
+   * Applies the swarm's `limits.cleanup_strategy` to the pool (never to the store): keeps the
+   * `keep_count` most recent, last read or most relevant outputs, or those of tasks some task
+   * depends on. Returns the task ids it removed; none without a strategy.
+   */
+  cleanup(definition: SwarmDefinition, now: number): string[] {
+    const strategy = definition.limits?.cleanup_strategy;
+    if (strategy === undefined || this.pool.entries.length === 0) return [];
+    if (strategy.type !== 'direct_dependencies' && this.pool.entries.length <= strategy.keep_count) return [];
+    const removed = pruneContext({
+      definition,
+      pool: this.pool,
+      hook: {
+        every: 1,
+        strategy: strategy.type,
+        ...(strategy.type === 'direct_dependencies' ? {} : { keep_count: strategy.keep_count }),
+      },
+      sinceCheckpoint: 1,
+      now,
+    });
+    if (removed.length === 0) return removed;
+    const gone = new Set(removed);
+    this.pool.entries = this.pool.entries.filter((entry) => !gone.has(entry.taskId));
+    this.pool.lastPrunedAt = now;
+    return removed;
+  }
+
+  /**
+   * Keeps the pool at `cap` entries at most (removing from the pool, never from the store),
+   * however long the swarm lives: first the outputs of tasks an unfinished task still reads
+   * (its `depends_on` or `context.include_tasks`), newest first, then the newest of the rest.
+   * Pool order is kept. Returns the task ids removed.
+   */
+  applyCap(
+    definition: SwarmDefinition,
+    tasks: readonly Pick<TaskProgress, 'task' | 'status'>[],
+    cap = DEFAULT_CONTEXT_POOL_CAP,
+  ): string[] {
+    const { entries } = this.pool;
+    if (entries.length <= cap) return [];
+    const read = new Set<string>();
+    for (const { task, status } of tasks) {
+      if (FINISHED_STATUSES.has(status)) continue;
+      const spec = definition.tasks[task];
+      for (const name of [...(spec?.depends_on ?? []), ...(spec?.context?.include_tasks ?? [])])
+        read.add(name);
+    }
+    const kept = new Set<ContextPoolEntry>();
+    for (const referenced of [true, false]) {
+      for (let index = entries.length - 1; index >= 0 && kept.size < cap; index--) {
+        const entry = entries[index];
+        if (entry !== undefined && read.has(entry.task) === referenced) kept.add(entry);
+      }
+    }
+    this.pool.entries = entries.filter((entry) => kept.has(entry));
+    return entries.filter((entry) => !kept.has(entry)).map((entry) => entry.taskId);
   }
 
   /** Removes what hook `index` pruned from the pool (never from the store) and checkpoints the hook at `now`. */

@@ -5,6 +5,10 @@ import {
   type Call,
   ContextLog,
   type ContextMessage,
+  formatReference,
+  parseOutputPath,
+  type Reference,
+  type ResolveOptions,
   resolveCall,
 } from '@wharf/context-resolver';
 import type { TaskDefinition } from '../dsl/swarm-schema.js';
@@ -40,6 +44,11 @@ export interface RecordedOutput {
    * wrote `{ name, message }` alone.
    */
   wholeFailure?: boolean;
+  /**
+   * Destinations of this kind are not written to the context (the swarm's channels take them,
+   * `†channels.<name>`); the others are written as usual.
+   */
+  skipKind?: string;
 }
 
 /**
@@ -72,10 +81,15 @@ export class SwarmContext {
   }
 
   /** Resolves a task's input expressions, or reports which paths are still missing. */
-  resolveInputs(task: string, inputs: Record<string, string>, instance: number | undefined): InputResolution {
+  resolveInputs(
+    task: string,
+    inputs: Record<string, string>,
+    instance: number | undefined,
+    kinds?: ResolveOptions['kinds'],
+  ): InputResolution {
     const call: Call = { _tool: task, ...inputs };
     if (instance !== undefined) call._instance = `${task}#${instance}`;
-    const resolution = resolveCall(this.#log, call);
+    const resolution = resolveCall(this.#log, call, kinds === undefined ? {} : { kinds });
     if (resolution.status === 'not-ready')
       return { ready: false, missing: [...resolution.missing], arguments: [...resolution.arguments] };
     const values: Record<string, unknown> = {};
@@ -99,15 +113,32 @@ export class SwarmContext {
     const path = typeof output === 'string' ? output : output.path;
     const declared = typeof output === 'string' ? undefined : output.method;
     const method = declared ?? (recorded.instance === undefined ? 'set' : 'push');
-    const outIds = result.outputs.map((ref) => ref.outId);
-    const value: TaskOutputValue = {
-      outId: outIds[0] ?? null,
-      outIds,
-      status: result.status,
-      bytes: result.bytes,
-      exitCode: result.exitCode ?? null,
-      preview: result.preview,
-    };
+    const value = taskOutputValue(result);
+    if (recorded.skipKind !== undefined) {
+      const plan = parseOutputPath(path);
+      const kept = (references: readonly Reference[]) =>
+        references.filter((reference) => reference.kind !== recorded.skipKind);
+      const success = kept(plan.success);
+      const failure = kept(plan.failure);
+      if (success.length !== plan.success.length || failure.length !== plan.failure.length) {
+        // Only one side is ever written: write it as a plain fan-out path of its remaining destinations.
+        const side = result.status === 'ok' ? success : failure;
+        if (side.length === 0) return;
+        const written =
+          result.status === 'ok' ? value : { ...value, message: result.stderrTail ?? 'task failed' };
+        applyOutput(
+          this.#log,
+          {
+            _tool: recorded.task,
+            _outputPath: side.map(formatReference).join(' && '),
+            _outputMethod: method,
+          },
+          written,
+          { date: recorded.date },
+        );
+        return;
+      }
+    }
     const call: Call = { _tool: recorded.task, _outputPath: path, _outputMethod: method };
     if (result.status === 'ok') {
       applyOutput(this.#log, call, value, { date: recorded.date });
@@ -123,6 +154,26 @@ export class SwarmContext {
   messages(): ContextMessage[] {
     return this.#log.messages.map((message) => message);
   }
+}
+
+/**
+ * The value a task's output path (and a channel it writes) receives for one finished subagent.
+ *
+ * @example
+ * ```ts
+ * taskOutputValue(result); // { outId: 'out_…', outIds: ['out_…'], status: 'ok', bytes: 12, exitCode: 0, preview: '…' }
+ * ```
+ */
+export function taskOutputValue(result: SubagentResult): TaskOutputValue {
+  const outIds = result.outputs.map((ref) => ref.outId);
+  return {
+    outId: outIds[0] ?? null,
+    outIds,
+    status: result.status,
+    bytes: result.bytes,
+    exitCode: result.exitCode ?? null,
+    preview: result.preview,
+  };
 }
 
 function toJson(value: unknown): ContextMessage['data'] {

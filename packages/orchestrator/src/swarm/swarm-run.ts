@@ -1,6 +1,7 @@
 // Pure: the state of one swarm run and the rules that change it. No Temporal import: the
 // workflow (workflows/swarm-workflow.ts) drives it, and passes in every timestamp.
 import { type ChannelSnapshot, ChannelState, ChannelUpdate } from '@wharf/channels';
+import type { ResolveOptions } from '@wharf/context-resolver';
 import {
   answerApproval,
   approvalVerdict,
@@ -27,8 +28,15 @@ import { ContextPoolState } from './context-pool-state.js';
 import { failureReaders, planTasks } from './plan-tasks.js';
 import { failureReason } from './subagent-failure.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
-import { SwarmContext } from './swarm-context.js';
+import { SwarmContext, taskOutputValue } from './swarm-context.js';
 import { FINISHED_STATUSES, TaskBoard } from './task-board.js';
+import {
+  CHANNELS_KIND,
+  type ChannelTargets,
+  channelTargets,
+  channelWrite,
+  readChannel,
+} from './user-channels.js';
 
 /** One loop instance (or the one run of a task without a loop) chosen to run in a superstep. */
 export interface ScheduledInstance {
@@ -62,6 +70,17 @@ export interface SwarmRunOptions {
    */
   skipUnresolvable: boolean;
   /**
+   * Tasks write the user's channels with `output: †channels.<name>` (folded by the channel's
+   * rule) and read them with `†channels.<name>` inputs. Off only for runs recorded before Wharf
+   * did this (the `wharf-user-channels` patch): they wrote and read such paths in the context.
+   */
+  userChannels?: boolean;
+  /**
+   * Apply `limits.cleanup_strategy` to the context pool after every fold. Off only for runs
+   * recorded before Wharf did this (the `wharf-cleanup-strategy` patch).
+   */
+  cleanupPool?: boolean;
+  /**
    * Apply `when:`, map loops and `approval:` gates. Off only for runs recorded before Wharf had
    * them (the `wharf-control-flow` patch); such runs never had a definition that uses them.
    */
@@ -91,6 +110,10 @@ export class SwarmRun {
   readonly generation: number;
   status: SwarmProgress['status'] = 'running';
   readonly #skipUnresolvable: boolean;
+  /** Per task, the user channels its output writes (empty unless `userChannels`). */
+  readonly #channelTargets: Map<string, ChannelTargets>;
+  readonly #kinds: ResolveOptions['kinds'];
+  readonly #cleanupPool: boolean;
   readonly #controlFlow: boolean;
   readonly #state: ChannelState;
   readonly #context: SwarmContext;
@@ -105,6 +128,12 @@ export class SwarmRun {
     this.definition = definition;
     this.taskNames = Object.keys(definition.tasks);
     this.#skipUnresolvable = options.skipUnresolvable;
+    const userChannels = options.userChannels === true;
+    this.#cleanupPool = options.cleanupPool === true;
+    this.#channelTargets = userChannels ? channelTargets(definition) : new Map();
+    this.#kinds = userChannels
+      ? { [CHANNELS_KIND]: (path) => readChannel(this.#state, definition, path) }
+      : undefined;
     this.#controlFlow = options.controlFlow ?? false;
     this.#state = new ChannelState(swarmChannels(definition));
     if (carried !== undefined) this.#state.restore(carried.channels);
@@ -315,7 +344,21 @@ export class SwarmRun {
           result: outcome,
           date,
           wholeFailure: this.#skipUnresolvable,
+          ...(this.#kinds === undefined ? {} : { skipKind: CHANNELS_KIND }),
         });
+        const targets = this.#channelTargets.get(item.task);
+        const names = outcome.status === 'ok' ? targets?.success : targets?.failure;
+        if (names !== undefined && names.length > 0) {
+          const value = {
+            ...taskOutputValue(outcome),
+            ...(outcome.status === 'ok' ? {} : { message: outcome.stderrTail ?? 'task failed' }),
+          };
+          for (const name of names) {
+            const channel = this.definition.channels[name];
+            if (channel === undefined) continue; // the definition check rejects this
+            writes.push([channelNames.user(name), channelWrite(channel, { task: item.task, label, value })]);
+          }
+        }
         writes.push([channelNames.bytes, outcome.bytes]);
         const main = record.outIds[0];
         if (main !== undefined)
@@ -350,6 +393,7 @@ export class SwarmRun {
       if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
     }
     this.#state.foldSuperstep(this.#step, updates);
+    if (this.#cleanupPool) this.#pool.cleanup(this.definition, now);
   }
 
   /**
@@ -503,7 +547,8 @@ export class SwarmRun {
       definition: this.definition,
       status: (task) => this.#tasks.get(task).status,
       joined: (task) => this.#state.isReady(channelNames.join(task)),
-      resolve: (task, instance) => this.#context.resolveInputs(task, this.spec(task).inputs, instance),
+      resolve: (task, instance) =>
+        this.#context.resolveInputs(task, this.spec(task).inputs, instance, this.#kinds),
       skipUnresolvable: this.#skipUnresolvable,
       ...(this.#controlFlow
         ? {
@@ -588,6 +633,7 @@ export class SwarmRun {
           task,
           spec.inputs,
           this.#looped(task) ? instance : undefined,
+          this.#kinds,
         );
         // The context only grows, so inputs (and a map loop's list) that resolved when the task started still do.
         if (!resolution.ready || (items !== undefined && instance >= items.length))

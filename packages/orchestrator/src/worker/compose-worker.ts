@@ -1,13 +1,28 @@
 import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
-import { createIntakeServer, type IntakeServer } from '@wharf/output-store';
+import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
 import { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import { type DataDir, type DataPlaneOptions, openDataDir } from '../embedded/data-dir.js';
 import { spawnCredentials } from '../embedded/spawn-credentials.js';
+import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { createWharfWorker } from './create-wharf-worker.js';
+
+/**
+ * Limits of the EMIT intake server passed through to `createIntakeServer` (its defaults apply
+ * to any left out): header, whole-request and idle timeouts, concurrent `/v1` requests, body cap.
+ *
+ * @example
+ * ```ts
+ * const limits: IntakeLimits = { maxConcurrentRequests: 64, requestTimeoutMs: 300_000 };
+ * ```
+ */
+export type IntakeLimits = Pick<
+  IntakeServerOptions,
+  'headersTimeoutMs' | 'requestTimeoutMs' | 'idleTimeoutMs' | 'maxConcurrentRequests' | 'maxBodyBytes'
+>;
 
 /**
  * Options of {@link composeWorker}. `store` and `blobs` (else `WHARF_STORE` / `WHARF_BLOBS`
@@ -19,8 +34,8 @@ export interface ComposeWorkerOptions extends DataPlaneOptions {
    * (`outputs.db`, `artifacts/`). Each machine has its own; the data plane may be shared.
    */
   dataDir: string;
-  /** Where the EMIT intake server listens. Default `127.0.0.1`, any free port. */
-  intake?: { hostname?: string; port?: number };
+  /** Where the EMIT intake server listens (default `127.0.0.1`, any free port) and its limits. */
+  intake?: { hostname?: string; port?: number; limits?: IntakeLimits };
   models?: ModelRegistry;
 }
 
@@ -33,6 +48,11 @@ export interface StartComposedWorkerOptions {
   /** Most subagents at once. Default 8. */
   maxConcurrentActivities?: number;
   workerOptions?: Partial<WorkerOptions>;
+  /**
+   * Collect garbage in the data directory while the worker runs: every `intervalMs`, remove the
+   * outputs `policy` says (and the evidence of runs left without any). Default: off.
+   */
+  gc?: Omit<GcScheduleOptions, 'store' | 'artifacts'>;
 }
 
 /** A worker started by {@link ComposedWorker.startWorker}. */
@@ -63,7 +83,8 @@ export interface ComposedWorker {
  * `openDataDir`), starts the EMIT
  * intake server on them, and builds the data converter; `startWorker` then ends the scripts a
  * killed predecessor left (`process-groups/`), and runs `createWharfWorker` with the stores,
- * spawn credentials for the intake server and the converter. When the worker stops, the
+ * spawn credentials for the intake server and the converter, and (with `gc`) a scheduled
+ * collection of the data directory's outputs. When the worker stops, the schedule stops and the
  * scripts it leaves are ended too.
  *
  * @example
@@ -92,6 +113,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
       secret: data.secret,
       ...(options.intake?.hostname === undefined ? {} : { hostname: options.intake.hostname }),
       ...(options.intake?.port === undefined ? {} : { port: options.intake.port }),
+      ...options.intake?.limits,
     });
   } catch (error) {
     await data.close();
@@ -121,7 +143,12 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
         processGroups,
         ...(options.models === undefined ? {} : { models: options.models }),
       });
+      const gc =
+        start.gc === undefined
+          ? undefined
+          : startGcSchedule({ ...start.gc, store: data.store, artifacts: data.artifacts });
       const done = worker.run().finally(async () => {
+        await gc?.stop();
         // Running scripts were cancelled after the grace period; end whatever of them is left.
         await processGroups.reap({ graceMs: 1_000 });
       });

@@ -2,11 +2,21 @@
 export { ProcessGroupRegistry } from '@wharf/stdio-limits';
 export { type SubagentIds, safeId, subagentIds } from '../activities/activity-identity.js';
 export { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
+export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
+export {
+  type CollectGarbageOptions,
+  collectGarbage,
+  type GcReport,
+  type RemovedOutput,
+} from '../gc/collect-garbage.js';
+export { type GcSchedule, type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
+export { type GcPolicy, parseAge, parseSize } from '../gc/retention-policy.js';
 export {
   type ComposedWorker,
   type ComposedWorkerRun,
   type ComposeWorkerOptions,
   composeWorker,
+  type IntakeLimits,
   type StartComposedWorkerOptions,
 } from './compose-worker.js';
 export { createWharfWorker, type WharfWorkerOptions, workflowsPath } from './create-wharf-worker.js';

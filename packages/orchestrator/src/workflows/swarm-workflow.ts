@@ -41,6 +41,7 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type RunPlace, type SubagentCall, subagentCall, supervisorCall } from '../swarm/activity-calls.js';
+import { DEFAULT_CONTEXT_POOL_CAP } from '../swarm/context-pool-state.js';
 import { failedBeforeOutput } from '../swarm/subagent-failure.js';
 import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
 import { runPool } from './run-pool.js';
@@ -110,14 +111,26 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   const skipUnresolvable = patched('wharf-skip-unresolvable');
   // Runs started before Wharf split a wide superstep across runs replay running it whole.
   const splitSuperstep = patched('wharf-split-superstep');
+  // Runs started before Wharf folded `†channels.<name>` outputs into the user's channels wrote
+  // and read them in the context; only swarms that declare channels ask.
+  const userChannels = Object.keys(definition.channels).length > 0 && patched('wharf-user-channels');
   // `when:`, map loops, `loop.max_concurrency` and `approval:` gates. Asked only of definitions
   // that use them, so the histories of other swarms stay as they were.
   const controlFlow = usesControlFlow(definition) && patched('wharf-control-flow');
+  // Runs started before Wharf capped the context pool carry it whole.
+  const poolCap = patched('wharf-pool-cap')
+    ? Math.max(1, Math.floor(input.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP))
+    : undefined;
   const run = new SwarmRun({
     definition,
     input: input.input ?? {},
     ...(input.carried === undefined ? {} : { carried: input.carried }),
     skipUnresolvable,
+    userChannels,
+    // Runs started before Wharf applied `limits.cleanup_strategy` kept the whole pool; only
+    // swarms that set one ask.
+    cleanupPool:
+      withContext && definition.limits?.cleanup_strategy !== undefined && patched('wharf-cleanup-strategy'),
     controlFlow,
   });
   const scopes = new Map<string, CancellationScope>();
@@ -234,6 +247,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     run.fold(scheduled.slice(0, results.length), results, Date.now());
     const unstarted = [...new Set(scheduled.slice(results.length).map((item) => item.task))];
     await pruneContextPool();
+    if (poolCap !== undefined) run.contextPool.applyCap(definition, run.progress().tasks, poolCap);
     publish();
     if (unstarted.length > 0 || shouldContinueAsNew()) {
       await condition(allHandlersFinished);

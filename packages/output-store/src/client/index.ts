@@ -2,6 +2,8 @@ export { spawnEnv } from '../env-names.js';
 export { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 export type { OutputRecord, OutputRef } from '../types.js';
 export { type EmitKeyInput, emitKey } from './emit-key.js';
+export { EmitRetriesExhaustedError } from './emit-retries-exhausted-error.js';
+export { type EmitRetryOptions, type EmitRetryPolicy, emitRetryPolicy, retryAfterMs } from './emit-retry.js';
 export {
   type EmitBody,
   type EmitMeta,

@@ -1,9 +1,20 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnEnv } from '../env-names.js';
 import { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 import { emitResponseSchema, errorResponseSchema, outputRecordSchema } from '../schemas.js';
 import type { OutputRecord, OutputRef } from '../types.js';
 import { emitKey } from './emit-key.js';
+import { EmitRetriesExhaustedError } from './emit-retries-exhausted-error.js';
+import {
+  type EmitRetryOptions,
+  type EmitRetryPolicy,
+  emitRetryPolicy,
+  isRetryableStatus,
+  retryAfterMs,
+  retryDelayMs,
+} from './emit-retry.js';
+import { ReplayableBody } from './replayable-body.js';
 
 /**
  * Metadata of one {@link OutputClient.emit}. Inside a Wharf spawn (`WHARF_EMIT_KEY` set) keys
@@ -40,7 +51,7 @@ export type EmitBody = string | Uint8Array | AsyncIterable<Uint8Array>;
  *
  * @example
  * ```ts
- * const client = new OutputClient({ url: 'http://127.0.0.1:8787', token });
+ * const client = new OutputClient({ url: 'http://127.0.0.1:8787', token, retry: { maxAttempts: 3 } });
  * ```
  */
 export interface OutputClientOptions {
@@ -48,6 +59,8 @@ export interface OutputClientOptions {
   readonly token?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
   readonly fetch?: typeof fetch;
+  /** How an EMIT answered 503/429 is retried (see {@link EmitRetryOptions}). */
+  readonly retry?: EmitRetryOptions;
 }
 
 const knownCodes = new Set<string>([
@@ -82,6 +95,7 @@ export class OutputClient {
   readonly emitKeyBase: string | undefined;
   readonly #token: string;
   readonly #fetch: typeof fetch;
+  readonly #retry: EmitRetryPolicy;
   #sequence = 0;
 
   constructor(options: OutputClientOptions = {}) {
@@ -93,6 +107,7 @@ export class OutputClient {
     this.url = url.replace(/\/+$/, '');
     this.#token = token;
     this.#fetch = options.fetch ?? fetch;
+    this.#retry = emitRetryPolicy(options.retry);
     this.emitKeyBase = env[spawnEnv.emitKey] || undefined;
     this.inRefs = (env[spawnEnv.inRefs] ?? '')
       .split(',')
@@ -124,16 +139,60 @@ export class OutputClient {
       headers['x-wharf-labels'] = new URLSearchParams(Object.entries(meta.labels)).toString();
     if (meta.ttlMs !== undefined) headers['x-wharf-ttl-ms'] = String(meta.ttlMs);
     const streaming = typeof body !== 'string' && !(body instanceof Uint8Array);
-    const payload = streaming ? ReadableStream.from(body) : body;
-    const response = await this.#fetch(`${this.url}/v1/outputs`, {
-      method: 'POST',
-      headers,
-      body: payload as RequestInit['body'],
-      ...(streaming ? { duplex: 'half' } : {}),
-    } as RequestInit);
-    const parsed = emitResponseSchema.safeParse(await this.#json(response));
-    if (!parsed.success) throw new OutputStoreError('STORAGE_FAILURE', 'unexpected response from the intake');
-    return parsed.data.ref;
+    const replayable = streaming ? new ReplayableBody(body, this.#retry.maxReplayBytes) : undefined;
+    try {
+      const response = await this.#send(headers, replayable ?? (body as string | Uint8Array));
+      const parsed = emitResponseSchema.safeParse(await this.#json(response));
+      if (!parsed.success)
+        throw new OutputStoreError('STORAGE_FAILURE', 'unexpected response from the intake');
+      return parsed.data.ref;
+    } finally {
+      await replayable?.close();
+    }
+  }
+
+  /**
+   * POSTs the EMIT, again while the intake answers 503/429 and the retry policy allows: after
+   * `Retry-After` (plus jitter) when given, else jittered exponential backoff; every attempt
+   * carries the same idempotency key. The last busy answer becomes an {@link EmitRetriesExhaustedError}.
+   */
+  async #send(
+    headers: Record<string, string>,
+    body: string | Uint8Array | ReplayableBody,
+  ): Promise<Response> {
+    const policy = this.#retry;
+    const started = Date.now();
+    for (let attempt = 1; ; attempt++) {
+      const streaming = body instanceof ReplayableBody;
+      const response = await this.#fetch(`${this.url}/v1/outputs`, {
+        method: 'POST',
+        headers,
+        body: (streaming ? body.stream() : body) as RequestInit['body'],
+        ...(streaming ? { duplex: 'half' } : {}),
+      } as RequestInit);
+      if (!isRetryableStatus(response.status)) return response;
+      const waitMs = retryAfterMs(response.headers.get('retry-after'), Date.now());
+      const cause = await this.#json(response).catch((error: unknown) => error);
+      const delay = retryDelayMs({ attempt, retryAfterMs: waitMs, policy, random: Math.random });
+      const elapsedMs = Date.now() - started;
+      const reason =
+        attempt >= policy.maxAttempts
+          ? undefined
+          : elapsedMs + delay > policy.maxElapsedMs
+            ? `the next attempt would start after ${policy.maxElapsedMs} ms`
+            : streaming && !body.replayable
+              ? `the streamed body outgrew the ${policy.maxReplayBytes}-byte replay buffer`
+              : 'retry';
+      if (reason !== 'retry')
+        throw new EmitRetriesExhaustedError({
+          attempts: attempt,
+          lastStatus: response.status,
+          elapsedMs,
+          ...(reason === undefined ? {} : { reason }),
+          cause,
+        });
+      await sleep(delay);
+    }
   }
 
   /** The record of an output this spawn may read. */

@@ -137,8 +137,14 @@ export class SqliteOutputStore implements OutputStore {
         items.map((item) => {
           try {
             if (items.length === 1) return { ref: this.#insert(item.event, item.spooled, now) };
+            // One INSERT is atomic on its own: a small unlabelled output needs no savepoint.
+            const ref = this.#insertAlone(item.event, item.spooled, now);
+            if (ref) return { ref };
             return { ref: this.#commitTransaction(item.event, item.spooled, now) };
           } catch (error) {
+            // An error that ended the whole transaction fails the batch rather than letting
+            // the next items run outside it.
+            if (!this.#db.inTransaction) throw error;
             return { error };
           }
         }),

@@ -2,11 +2,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { InMemoryOutputStore } from './in-memory-output-store.js';
+import { InMemoryOutputStore } from '../in-memory-output-store.js';
+import type { SpawnTokenClaims } from '../schemas.js';
+import { issueSpawnToken } from '../spawn-token.js';
+import { SqliteOutputStore } from '../sqlite/sqlite-output-store.js';
 import { createIntakeServer, type IntakeServer } from './intake-server.js';
-import type { SpawnTokenClaims } from './schemas.js';
-import { issueSpawnToken } from './spawn-token.js';
-import { SqliteOutputStore } from './sqlite/sqlite-output-store.js';
 
 const secret = 'intake-test-secret-with-enough-bytes-0001';
 const base: SpawnTokenClaims = {

@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { InvalidOutputEventError } from './errors.js';
+import { InvalidOutputEventError } from '../errors.js';
 import { createIntakeApp, type IntakeAppOptions } from './intake-app.js';
 
 /**

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OutputForbiddenError } from './errors.js';
-import type { SpawnTokenClaims } from './schemas.js';
+import { OutputForbiddenError } from '../errors.js';
+import type { SpawnTokenClaims } from '../schemas.js';
 import { SpawnQuota } from './spawn-quota.js';
 
 const claims: SpawnTokenClaims = {

@@ -1,9 +1,9 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemoryOutputStore } from './in-memory-output-store.js';
+import { InMemoryOutputStore } from '../in-memory-output-store.js';
+import { issueSpawnToken } from '../spawn-token.js';
+import type { OutputEvent, OutputStore } from '../types.js';
 import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake-server.js';
-import { issueSpawnToken } from './spawn-token.js';
-import type { OutputEvent, OutputStore } from './types.js';
 
 const secret = 'intake-limits-secret-with-enough-bytes-01';
 const token = issueSpawnToken(

@@ -5,7 +5,7 @@ import {
   OutputNotFoundError,
   OutputTooLargeError,
   StorageFailureError,
-} from './errors.js';
+} from '../errors.js';
 import { toHttpError } from './http-error.js';
 
 describe('toHttpError', () => {

@@ -1,5 +1,5 @@
-import { OutputForbiddenError } from './errors.js';
-import type { SpawnTokenClaims } from './schemas.js';
+import { OutputForbiddenError } from '../errors.js';
+import type { SpawnTokenClaims } from '../schemas.js';
 
 /**
  * Gives back a slot taken by {@link SpawnQuota.reserve}; calling it again does nothing.
@@ -30,7 +30,9 @@ interface SpawnLedger {
  * share one slot (at most one output comes of them).
  *
  * The ledger lives in this process: it is exact when all of a spawn's requests reach one
- * intake, as with the per-worker intake whose URL the spawner injects.
+ * intake, as with the per-worker intake whose URL the spawner injects. Across intakes sharing
+ * a store, requests that do not overlap in time are still exact (each counts the shared store);
+ * uploads in flight at once on N intakes can pass together, at most N × `maxOutputs` in all.
  *
  * @example
  * ```ts

@@ -7,16 +7,16 @@ import {
   OutputForbiddenError,
   OutputTooLargeError,
   OutputUnauthorizedError,
-} from './errors.js';
+} from '../errors.js';
+import { isOutId } from '../ids.js';
+import { assertLabelKeys } from '../label-keys.js';
+import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from '../schemas.js';
+import { type TokenSecret, verifySpawnToken } from '../spawn-token.js';
+import type { ContentRef, OutputEvent, OutputRecord, OutputRef, OutputStore } from '../types.js';
 import { toHttpError } from './http-error.js';
-import { isOutId } from './ids.js';
 import { jsonNestingDepth } from './json-depth.js';
-import { assertLabelKeys } from './label-keys.js';
 import { parseRangeHeader } from './range-header.js';
-import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from './schemas.js';
 import { SpawnQuota } from './spawn-quota.js';
-import { type TokenSecret, verifySpawnToken } from './spawn-token.js';
-import type { ContentRef, OutputEvent, OutputRecord, OutputRef, OutputStore } from './types.js';
 
 /**
  * Options of {@link createIntakeApp}.
@@ -83,22 +83,19 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
   app.notFound((context) => context.json({ error: { code: 'NOT_FOUND', message: 'no such route' } }, 404));
   app.get('/healthz', (context) => context.json({ status: 'ok' }));
 
-  app.use('/v1/*', async (_context, next) => {
+  // One middleware for the concurrency cap and the token: each layer is paid on every request.
+  app.use('/v1/*', async (context, next) => {
     if (active >= maxConcurrentRequests) throw new IntakeBusyError(maxConcurrentRequests, 1);
     active += 1;
     try {
+      const header = context.req.header('authorization');
+      const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
+      if (!token) throw new OutputUnauthorizedError('missing bearer token');
+      context.set('claims', verifySpawnToken(token, options.secret, now()));
       await next();
     } finally {
       active -= 1;
     }
-  });
-
-  app.use('/v1/*', async (context, next) => {
-    const header = context.req.header('authorization');
-    const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
-    if (!token) throw new OutputUnauthorizedError('missing bearer token');
-    context.set('claims', verifySpawnToken(token, options.secret, now()));
-    await next();
   });
 
   app.post('/v1/outputs', async (context) => {

@@ -1,4 +1,4 @@
-import { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
+import { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 
 const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 416 | 500 | 503> = {
   INVALID_EVENT: 400,

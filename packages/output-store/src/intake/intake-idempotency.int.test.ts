@@ -2,12 +2,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { InMemoryOutputStore } from './in-memory-output-store.js';
+import { InMemoryOutputStore } from '../in-memory-output-store.js';
+import type { SpawnTokenClaims } from '../schemas.js';
+import { issueSpawnToken } from '../spawn-token.js';
+import { SqliteOutputStore } from '../sqlite/sqlite-output-store.js';
+import type { OutputStore } from '../types.js';
 import { createIntakeServer, type IntakeServer } from './intake-server.js';
-import type { SpawnTokenClaims } from './schemas.js';
-import { issueSpawnToken } from './spawn-token.js';
-import { SqliteOutputStore } from './sqlite/sqlite-output-store.js';
-import type { OutputStore } from './types.js';
 
 const secret = 'intake-idempotency-secret-with-enough-bytes';
 const spawnA: SpawnTokenClaims = {

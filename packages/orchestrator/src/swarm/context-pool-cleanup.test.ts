@@ -1,0 +1,80 @@
+import { describe, expect, it } from 'vitest';
+import { parseSwarm } from '../dsl/parse-swarm.js';
+import type { SubagentResult } from '../shared/types.js';
+import { SwarmRun } from './swarm-run.js';
+
+function ok(outId: string): SubagentResult {
+  return {
+    status: 'ok',
+    outputs: [{ outId }],
+    compact: outId,
+    bytes: 1,
+    exitCode: 0,
+    durationMs: 1,
+    preview: '',
+  };
+}
+
+function swarm(cleanup: string): ReturnType<typeof parseSwarm> {
+  return parseSwarm(`
+name: pool
+limits:
+  cleanup_strategy: ${cleanup}
+tasks:
+  fan:
+    loop: { type: repeat, count: 4 }
+    script: { content: 'true' }
+  one: { script: { content: 'true' } }
+  two: { depends_on: [one], script: { content: 'true' } }
+  three: { depends_on: [two], script: { content: 'true' } }
+`);
+}
+
+/** Runs every step, each folded at a later time; returns the pool's task ids after each step. */
+function poolsAfterEachStep(run: SwarmRun): string[][] {
+  const pools: string[][] = [];
+  for (let time = 10; !run.allFinished(); time += 10) {
+    const { instances } = run.nextStep(time);
+    run.fold(
+      instances,
+      instances.map((item) => ok(`out_${item.task}${item.instance}`)),
+      time + 5,
+    );
+    pools.push(run.contextPool.pool.entries.map((entry) => entry.taskId));
+  }
+  return pools;
+}
+
+describe('limits.cleanup_strategy trims the context pool after every fold', () => {
+  it('most_recent keeps the keep_count last finished', () => {
+    const run = new SwarmRun({
+      definition: swarm('{ type: most_recent, keep_count: 2 }'),
+      skipUnresolvable: true,
+      cleanupPool: true,
+    });
+    const pools = poolsAfterEachStep(run);
+    // Step 1 folds fan#0..3 and one at the same time: ties go by task id.
+    expect(pools[0]).toEqual(['fan#0', 'fan#1']);
+    expect(pools[1]).toEqual(['fan#0', 'two']);
+    expect(pools[2]).toEqual(['two', 'three']);
+    expect(run.contextPool.pool.lastPrunedAt).toBe(35);
+    expect(run.contextPool.pool.added).toBe(7);
+  });
+
+  it('direct_dependencies keeps only outputs some task depends on', () => {
+    const run = new SwarmRun({
+      definition: swarm('{ type: direct_dependencies }'),
+      skipUnresolvable: true,
+      cleanupPool: true,
+    });
+    expect(poolsAfterEachStep(run).at(-1)).toEqual(['one', 'two']);
+  });
+
+  it('leaves the pool whole when off (runs recorded before Wharf applied it)', () => {
+    const run = new SwarmRun({
+      definition: swarm('{ type: most_recent, keep_count: 2 }'),
+      skipUnresolvable: true,
+    });
+    expect(poolsAfterEachStep(run).at(-1)).toHaveLength(7);
+  });
+});
