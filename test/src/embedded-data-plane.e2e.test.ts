@@ -20,6 +20,8 @@ describe('embedded mode on a shared data plane', () => {
   let scratch: string;
   let embedded: Embedded | undefined;
   let env: Record<string, string>;
+  let store: string;
+  let blobs: string;
   const saved: Record<string, string | undefined> = {};
 
   beforeAll(async () => {
@@ -35,8 +37,9 @@ describe('embedded mode on a shared data plane', () => {
     // The S3 credentials come from the standard AWS variables, as on a real host.
     for (const name of Object.keys(env)) saved[name] = process.env[name];
     Object.assign(process.env, env);
-    env.WHARF_STORE = database.url;
-    env.WHARF_BLOBS = `s3://${BUCKET}/embedded?endpoint=${s3.endpoint}`;
+    store = database.url;
+    blobs = `s3://${BUCKET}/embedded?endpoint=${s3.endpoint}`;
+    env = { ...env, WHARF_STORE: store, WHARF_BLOBS: blobs };
   });
 
   afterAll(async () => {
@@ -51,8 +54,8 @@ describe('embedded mode on a shared data plane', () => {
   it('startEmbedded({ store, blobs }) keeps outputs and evidence where another host reads them', async () => {
     embedded = await startEmbedded({
       dataDir: join(scratch, 'embedded'),
-      store: env.WHARF_STORE,
-      blobs: env.WHARF_BLOBS,
+      store,
+      blobs,
       temporalAddress: inject('temporalAddress'),
       taskQueue: taskQueueFor('embedded-data-plane'),
       ui: false,
