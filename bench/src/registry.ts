@@ -5,6 +5,7 @@ import { evidenceBenchmark } from './evidence/index.js';
 import { contextPlanBenchmark } from './orchestrator/context-plan.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
+import { outputStoreDataPlaneBenchmark } from './output-store/data-plane-benchmark.js';
 import { outputStoreBenchmark } from './output-store/index.js';
 import { outputStoreS3Benchmark } from './output-store/s3-benchmark.js';
 import { postgresStoreBenchmark } from './output-store-postgres/index.js';
@@ -19,6 +20,7 @@ export const benchmarks: Benchmark[] = [
   outputStoreBenchmark,
   postgresStoreBenchmark,
   outputStoreS3Benchmark,
+  outputStoreDataPlaneBenchmark,
   orchestratorBenchmark,
   wideSwarmBenchmark,
 ];

@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 
@@ -10,6 +11,8 @@ interface Service {
   healthcheck?: { test: unknown };
   entrypoint?: string[];
   volumes?: string[];
+  environment?: Record<string, string>;
+  ports?: string[];
 }
 
 const compose = parse(await readFile(new URL('../../docker-compose.yml', import.meta.url), 'utf8')) as {
@@ -18,10 +21,11 @@ const compose = parse(await readFile(new URL('../../docker-compose.yml', import.
 };
 
 describe('docker-compose.yml', () => {
-  it('has the self-hosted layout: PostgreSQL 16, schema job, server, namespace job, UI, S3 and its bucket job, Wharf workers', () => {
+  it('has the self-hosted layout: PostgreSQL 16, schema jobs, server, namespace job, UI, S3 and its bucket job, Wharf workers', () => {
     expect(Object.keys(compose.services).sort()).toEqual(
       [
         'postgresql',
+        'wharf-database',
         's3',
         's3-bucket',
         'temporal',
@@ -55,13 +59,18 @@ describe('docker-compose.yml', () => {
       'service_completed_successfully',
     );
     expect(services['s3-bucket']?.depends_on?.s3?.condition).toBe('service_healthy');
+    expect(services['wharf-database']?.depends_on?.postgresql?.condition).toBe('service_healthy');
+    for (const job of ['wharf-database', 's3-bucket'])
+      expect(services['wharf-worker']?.depends_on?.[job]?.condition, job).toBe(
+        'service_completed_successfully',
+      );
     for (const name of ['postgresql', 'temporal-ui', 'wharf-worker', 's3']) {
       expect(services[name]?.healthcheck, name).toBeDefined();
     }
   });
 
-  it('mounts scripts that exist and a shared data volume for the workers', async () => {
-    for (const name of ['temporal-schema', 'temporal-namespace']) {
+  it('mounts scripts that exist; the workers share no volume, only the data plane', async () => {
+    for (const name of ['temporal-schema', 'temporal-namespace', 'wharf-database']) {
       const script = services(name).entrypoint?.[1] as string;
       const text = await readFile(new URL(`../../${script.replace(/^\//, '')}`, import.meta.url), 'utf8');
       expect(text).toMatch(/^#!\/bin\/sh/);
@@ -72,8 +81,41 @@ describe('docker-compose.yml', () => {
     );
     for (const attribute of ['WharfSwarm', 'WharfOwner', 'WharfStatus'])
       expect(namespaceScript).toContain(attribute);
-    expect(services('wharf-worker').volumes).toContain('wharf-data:/data');
-    expect(compose.volumes).toHaveProperty('wharf-data');
+    expect(services('wharf-worker').volumes).toBeUndefined();
+    expect(compose.volumes).not.toHaveProperty('wharf-data');
+  });
+
+  it('points the workers at PostgreSQL and the S3 service with URLs the worker accepts', () => {
+    const environment = services('wharf-worker').environment ?? {};
+    const store = parseStoreUrl(defaulted(environment.WHARF_STORE));
+    expect(store.kind).toBe('postgres');
+    const url = new URL(store.kind === 'postgres' ? store.url : '');
+    expect(url.hostname).toBe('postgresql');
+    expect(url.pathname).toBe('/wharf');
+    expect(url.username).toBe('wharf');
+    expect(parseBlobsUrl(defaulted(environment.WHARF_BLOBS))).toEqual({
+      kind: 's3',
+      bucket: 'wharf',
+      prefix: 'outputs',
+      endpoint: 'http://s3:9000',
+    });
+    // The workers sign S3 requests with the S3 service's own root credentials.
+    const s3 = services('s3').environment ?? {};
+    expect(environment.AWS_ACCESS_KEY_ID).toBe(s3.MINIO_ROOT_USER);
+    expect(environment.AWS_SECRET_ACCESS_KEY).toBe(s3.MINIO_ROOT_PASSWORD);
+    expect(environment.AWS_REGION).toBeDefined();
+    // The store's password is the one the database job gives the wharf role.
+    expect(decodeURIComponent(url.password)).toBe(
+      defaulted(services('wharf-database').environment?.WHARF_DB_PASSWORD),
+    );
+  });
+
+  it('creates the store role and database idempotently, with the password passed as a variable', async () => {
+    const script = await readFile(new URL('../../deploy/wharf-database.sh', import.meta.url), 'utf8');
+    expect(script).toContain("WHERE NOT EXISTS (SELECT FROM pg_roles WHERE rolname = 'wharf')");
+    expect(script).toContain("WHERE NOT EXISTS (SELECT FROM pg_database WHERE datname = 'wharf')");
+    expect(script).toContain('-v password="$WHARF_DB_PASSWORD"');
+    expect(services('postgresql').ports).toEqual(['127.0.0.1:5432:5432']);
   });
 
   it('keeps the S3 data on a volume and creates the bucket idempotently with its credentials', () => {
@@ -86,6 +128,11 @@ describe('docker-compose.yml', () => {
     expect(script).toContain('"$$MINIO_ROOT_USER" "$$MINIO_ROOT_PASSWORD"');
   });
 });
+
+/** A value as Compose reads it with no variables set: `${NAME:-default}` becomes `default`. */
+function defaulted(value: string | undefined): string {
+  return (value ?? '').replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+}
 
 function services(name: string): Service {
   return compose.services[name] as Service;

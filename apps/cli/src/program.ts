@@ -6,7 +6,7 @@ import { emitCommand } from './commands/emit.js';
 import { gcCommand } from './commands/gc.js';
 import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
 import { runCommand } from './commands/run.js';
-import { statusCommand } from './commands/status.js';
+import { dataPlaneStatus, statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
 import { ensureDataDir } from './ensure-data-dir.js';
 import { age, durationIn, integerIn, size } from './option-parsers.js';
@@ -92,17 +92,19 @@ export function createProgram(io: CliIo = processIo): Command {
     );
 
   program
-    .command('status <workflowId>')
-    .description("Show a swarm's progress (a finished swarm: its result)")
+    .command('status [workflowId]')
+    .description(
+      "Show a swarm's progress (a finished swarm: its result); without one, where the store and blobs live",
+    )
     .option('--address <host:port>', 'Temporal server', addressDefault)
     .option('--namespace <name>', 'Temporal namespace', 'default')
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
     .action(
       async (
-        workflowId: string,
+        workflowId: string | undefined,
         options: { address: string; namespace: string; json: boolean; dataDir: string },
-      ) => statusCommand(workflowId, options, io),
+      ) => (workflowId === undefined ? dataPlaneStatus(options, io) : statusCommand(workflowId, options, io)),
     );
 
   program

@@ -33,6 +33,29 @@ describe('loadWorkerConfig', () => {
     expect(message).toContain('WHARF_MAX_CONCURRENT');
   });
 
+  it('reads the shared data plane, empty meaning unset', () => {
+    expect(
+      loadWorkerConfig({ WHARF_STORE: 'postgres://wharf@db:5432/wharf', WHARF_BLOBS: 's3://wharf/outputs' }),
+    ).toMatchObject({ WHARF_STORE: 'postgres://wharf@db:5432/wharf', WHARF_BLOBS: 's3://wharf/outputs' });
+    const unset = loadWorkerConfig({ WHARF_STORE: '', WHARF_BLOBS: '' });
+    expect(unset.WHARF_STORE).toBeUndefined();
+    expect(unset.WHARF_BLOBS).toBeUndefined();
+  });
+
+  it('names a malformed store or blobs URL and what is wrong with it, never the password', () => {
+    let caught: unknown;
+    try {
+      loadWorkerConfig({ WHARF_STORE: 'mysql://root:hunter2@db/wharf', WHARF_BLOBS: 's3://Bad_Bucket' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(WorkerConfigError.isInstance(caught)).toBe(true);
+    const message = (caught as Error).message;
+    expect(message).toMatch(/WHARF_STORE: scheme "mysql:" is not supported/);
+    expect(message).toMatch(/WHARF_BLOBS: bucket "Bad_Bucket"/);
+    expect(message).not.toContain('hunter2');
+  });
+
   it('reads the gc schedule: off by default, ages and sizes with units, no policy without an interval', () => {
     expect(loadWorkerConfig({}).WHARF_GC_INTERVAL).toBeUndefined();
     expect(

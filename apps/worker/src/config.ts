@@ -1,4 +1,5 @@
 import { type IntakeLimits, parseAge, parseSize } from '@wharf/orchestrator/worker';
+import { InvalidStoreUrlError, parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { z } from 'zod';
 import { WorkerConfigError } from './worker-config-error.js';
 
@@ -18,14 +19,39 @@ const parsed = (parse: (text: string, what: string) => number, name: string) =>
 const positive = (max: number) => z.coerce.number().int().min(1).max(max).optional();
 const DAY_MS = 86_400_000;
 
+/** A data-plane URL: empty counts as unset; a malformed one is refused naming the bad part. */
+function dataPlaneUrl(variable: string, parse: (value: string, variable: string) => unknown) {
+  return z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .superRefine((value, context) => {
+        try {
+          parse(value, variable);
+        } catch (error) {
+          if (!InvalidStoreUrlError.isInstance(error)) throw error;
+          context.addIssue({ code: 'custom', message: `${error.part} ${error.reason}` });
+        }
+      })
+      .optional(),
+  );
+}
+
 /** The worker's environment, validated. */
 export const workerEnvSchema = z
   .object({
     TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
     TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     WHARF_TASK_QUEUE: z.string().min(1).default('wharf'),
-    /** Data directory: outputs.db, artifacts/, work/, secret. */
+    /** Data directory: work/, secret, process-groups/, and by default outputs.db and artifacts/. */
     WHARF_DATA_DIR: z.string().min(1).default('.wharf'),
+    /**
+     * The output store shared by workers on several machines: `postgres://…`, `sqlite:///path`
+     * or a path. Unset: `outputs.db` in the data directory. Evidence is kept in it too.
+     */
+    WHARF_STORE: dataPlaneUrl('WHARF_STORE', parseStoreUrl),
+    /** Where large bodies go: `s3://bucket/prefix?region=…` (AWS credentials from `AWS_*`) or `file:///dir`. */
+    WHARF_BLOBS: dataPlaneUrl('WHARF_BLOBS', parseBlobsUrl),
     /** Port of the EMIT intake server this worker runs for its subagents; 0 = any free port. */
     WHARF_INTAKE_PORT: port.default(0),
     WHARF_INTAKE_HOST: z.string().min(1).default('127.0.0.1'),

@@ -17,7 +17,8 @@ export interface RunningWorker {
 }
 
 /**
- * Starts a Wharf worker from its configuration: the data directory's stores, an intake
+ * Starts a Wharf worker from its configuration: the stores (`WHARF_STORE`/`WHARF_BLOBS`, by
+ * default in the data directory), an intake
  * server for subagents that `wharf emit`, the Temporal worker, a health endpoint, and
  * structured logs (pino, JSON lines).
  *
@@ -34,6 +35,8 @@ export async function startWorker(
   installRuntime(logger);
   const parts = await composeWorker({
     dataDir: config.WHARF_DATA_DIR,
+    ...(config.WHARF_STORE === undefined ? {} : { store: config.WHARF_STORE }),
+    ...(config.WHARF_BLOBS === undefined ? {} : { blobs: config.WHARF_BLOBS }),
     intake: {
       hostname: config.WHARF_INTAKE_HOST,
       port: config.WHARF_INTAKE_PORT,
@@ -105,6 +108,8 @@ export async function startWorker(
       taskQueue: config.WHARF_TASK_QUEUE,
       intake: intake.url,
       health: healthUrl,
+      store: parts.data.location.store,
+      blobs: parts.data.location.blobs,
     },
     'worker-start',
   );

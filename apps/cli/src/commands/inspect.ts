@@ -1,17 +1,32 @@
 import { EvidenceCompiler } from '@wharf/evidence';
-import { openDataDir } from '@wharf/orchestrator/embedded';
+import { type DataDir, openDataDir } from '@wharf/orchestrator/embedded';
 import { safeId } from '@wharf/orchestrator/worker';
 import { OutputStoreError } from '@wharf/output-store';
+import { BackendMissingError, InvalidStoreUrlError } from '@wharf/output-store/config';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseRange } from '../parse-inputs.js';
 
-/** `wharf outputs list`: outputs in the data directory, oldest first. */
+/**
+ * The data directory with the data plane `WHARF_STORE` / `WHARF_BLOBS` name (else its own); a
+ * malformed URL or a backend that is not installed is a usage error naming it.
+ */
+async function openData(dataDir: string): Promise<DataDir> {
+  try {
+    return await openDataDir(dataDir);
+  } catch (error) {
+    if (InvalidStoreUrlError.isInstance(error) || BackendMissingError.isInstance(error))
+      throw new CliError('USAGE', error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** `wharf outputs list`: outputs in the store (`WHARF_STORE`, else the data directory's), oldest first. */
 export async function outputsList(
   options: { dataDir: string; run?: string; json: boolean; limit: number },
   io: CliIo,
 ): Promise<void> {
-  const data = await openDataDir(options.dataDir);
+  const data = await openData(options.dataDir);
   try {
     const page = await data.store.list({
       ...(options.run === undefined ? {} : { runId: safeId(options.run) }),
@@ -38,7 +53,7 @@ export async function outputsShow(
   write: (chunk: Uint8Array) => void = (chunk) => process.stdout.write(chunk),
 ): Promise<void> {
   const range = options.range === undefined ? undefined : parseRange(options.range);
-  const data = await openDataDir(options.dataDir);
+  const data = await openData(options.dataDir);
   try {
     if (options.json) return printJson(io, await data.store.stat({ outId }));
     const body = await data.store.openBody({ outId }, range);
@@ -60,7 +75,7 @@ export async function evidenceCommand(
   options: { dataDir: string; owner: string; budget: number; json: boolean },
   io: CliIo,
 ): Promise<void> {
-  const data = await openDataDir(options.dataDir);
+  const data = await openData(options.dataDir);
   try {
     const compiler = new EvidenceCompiler({ store: data.artifacts });
     const report = await compiler.compileWithReport({

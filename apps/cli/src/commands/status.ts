@@ -1,26 +1,58 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
+import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/embedded';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
-import { SqliteOutputStore } from '@wharf/output-store';
+import { type DataPlane, InvalidStoreUrlError, openDataPlane } from '@wharf/output-store/config';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
 
+function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
+  try {
+    return resolveDataPlane(dataDir);
+  } catch (error) {
+    if (InvalidStoreUrlError.isInstance(error)) throw new CliError('USAGE', error.message, { cause: error });
+    throw error;
+  }
+}
+
+/** The configured store, or the data directory's SQLite file if it exists (never creates one). */
+async function openExistingStore(plane: ResolvedDataPlane): Promise<DataPlane | undefined> {
+  if (!plane.shared && !existsSync(plane.store)) return undefined;
+  return openDataPlane({ store: plane.store, ...(plane.blobs === undefined ? {} : { blobs: plane.blobs }) });
+}
+
+/**
+ * `wharf status`: where the store, its large bodies and the evidence live (`WHARF_STORE`,
+ * `WHARF_BLOBS`, else the data directory), without passwords.
+ */
+export function dataPlaneStatus(options: { json: boolean; dataDir?: string }, io: CliIo): void {
+  const { location } = resolveOrRefuse(options.dataDir ?? '.wharf');
+  if (options.json) {
+    printJson(io, location);
+    return;
+  }
+  io.out(`store:    ${location.store}`);
+  io.out(`blobs:    ${location.blobs}`);
+  io.out(`evidence: ${location.artifacts}`);
+}
+
 /**
  * `wharf status <workflowId>`: a running swarm's progress table (a worker answers the query);
- * for a finished swarm, failed or not, its result, read from Temporal without a worker. Agent
- * tasks' model usage (tokens, and cost when priced) is shown per task and summed.
- * A wide swarm's answer is over 256 KiB and the worker stores it in its output store: when the
- * data directory has one, the client reads such answers from it.
+ * for a finished swarm, failed or not, its result, read from Temporal without a worker; then
+ * where its data lives. A wide swarm's answer is over 256 KiB and the worker stores it in the
+ * output store: the client reads such answers from the configured store (`WHARF_STORE`), else
+ * from the data directory's when it has one. Agent tasks' model usage (tokens, and cost when
+ * priced) is shown per task and summed.
  */
 export async function statusCommand(
   workflowId: string,
   options: { address: string; namespace: string; json: boolean; dataDir?: string },
   io: CliIo,
 ): Promise<void> {
+  const plane = resolveOrRefuse(options.dataDir ?? '.wharf');
   const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
     (error: Error) => {
       throw new CliError('UNREACHABLE', `no Temporal server at ${options.address}: ${error.message}`, {
@@ -28,8 +60,12 @@ export async function statusCommand(
       });
     },
   );
-  const storePath = join(options.dataDir ?? '.wharf', 'outputs.db');
-  const store = existsSync(storePath) ? new SqliteOutputStore({ path: storePath }) : undefined;
+  const opened = await openExistingStore(plane).catch(async (error: unknown) => {
+    await connection.close();
+    throw error;
+  });
+  const store = opened?.store;
+  const where = () => io.out(`\nstore: ${plane.location.store} · blobs: ${plane.location.blobs}`);
   try {
     const wharf = new WharfClient({
       connection,
@@ -48,7 +84,7 @@ export async function statusCommand(
         io.out(`${result.swarm}: ${result.status} (run ${description.status.name.toLowerCase()})`);
         for (const line of progressLines({ ...result, step: 0 }, Date.now())) io.out(`  ${line}`);
         if (result.metrics.usage !== undefined) io.out(`model usage: ${formatUsage(result.metrics.usage)}`);
-        return;
+        return where();
       }
     }
     const progress = await wharf.progress(workflowId).catch(notFound);
@@ -65,8 +101,9 @@ export async function statusCommand(
         io.out(`    wharf approve ${workflowId} ${gate.task} [--reject] [--comment "…"]`);
       }
     }
+    where();
   } finally {
-    await store?.close();
+    await opened?.close();
     await connection.close();
   }
 }

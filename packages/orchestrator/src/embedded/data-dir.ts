@@ -1,14 +1,56 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { FsArtifactStore } from '@wharf/evidence';
-import { SqliteOutputStore } from '@wharf/output-store';
+import { type ArtifactStore, FsArtifactStore } from '@wharf/evidence';
+import { OutputStoreArtifactStore } from '@wharf/evidence/output-store';
+import type { OutputStore } from '@wharf/output-store';
+import {
+  type BlobsConfig,
+  describeBlobs,
+  describeStore,
+  openDataPlane,
+  parseBlobsUrl,
+  parseStoreUrl,
+  type StoreConfig,
+} from '@wharf/output-store/config';
+
+/**
+ * Where a data directory's outputs and evidence live. Each URL falls back to its environment
+ * variable (`WHARF_STORE`, `WHARF_BLOBS`); with neither, the SQLite store and the artifact
+ * directory inside the data directory.
+ *
+ * @example
+ * ```ts
+ * const options: DataPlaneOptions = {
+ *   store: 'postgres://wharf@db:5432/wharf',
+ *   blobs: 's3://wharf/outputs?region=eu-west-1',
+ * };
+ * ```
+ */
+export interface DataPlaneOptions {
+  /** `postgres://…`, `sqlite:///path` or a file path (see `parseStoreUrl`). */
+  store?: string;
+  /** `s3://bucket/prefix?…` or `file:///dir` (see `parseBlobsUrl`). */
+  blobs?: string;
+  /** Where `WHARF_STORE`, `WHARF_BLOBS` and the `AWS_*` variables are read; default `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+}
 
 /** The stores of one Wharf data directory (default `.wharf/`). */
 export interface DataDir {
   root: string;
-  store: SqliteOutputStore;
-  artifacts: FsArtifactStore;
+  store: OutputStore;
+  /**
+   * Evidence: the `artifacts/` directory by default; with a configured store, the same output
+   * store (`OutputStoreArtifactStore`), so a supervisor on one machine reads what workers on
+   * others wrote.
+   */
+  artifacts: ArtifactStore;
+  storeConfig: StoreConfig;
+  /** Undefined when a SQLite store keeps its bodies beside its file. */
+  blobsConfig: BlobsConfig | undefined;
+  /** Where the store, its bodies and the evidence live, without passwords: fit to print. */
+  location: { store: string; blobs: string; artifacts: string };
   /** HMAC secret shared by the intake server and the workers that mint spawn tokens. */
   secret: string;
   /** Spill files of running scripts. */
@@ -18,16 +60,77 @@ export interface DataDir {
   close(): Promise<void>;
 }
 
+function configured(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
+
+/** Where a data directory's data plane is, resolved from options and environment; see {@link resolveDataPlane}. */
+export interface ResolvedDataPlane {
+  /** The store URL or path to open. */
+  store: string;
+  blobs: string | undefined;
+  /** True when `store` or `blobs` was configured: evidence then rides the output store. */
+  shared: boolean;
+  storeConfig: StoreConfig;
+  blobsConfig: BlobsConfig | undefined;
+  /** Where the store, its bodies and the evidence live, without passwords: fit to print. */
+  location: { store: string; blobs: string; artifacts: string };
+}
+
 /**
- * Opens (creating if needed) a Wharf data directory: `outputs.db` (+ `outputs.db.blobs/`),
- * `artifacts/`, `work/`, `temporal.db` and a `secret` file (mode 0600).
+ * Resolves (and validates, without connecting) where a data directory's outputs and evidence
+ * live: `store`/`blobs`, else `WHARF_STORE`/`WHARF_BLOBS`, else `outputs.db` and `artifacts/`
+ * in the directory. A malformed URL is an `InvalidStoreUrlError` naming the bad part.
  *
  * @example
  * ```ts
- * const data = await openDataDir('.wharf');
+ * const { location } = resolveDataPlane('.wharf', { env: process.env });
+ * console.log(`store ${location.store}, blobs ${location.blobs}`);
  * ```
  */
-export async function openDataDir(root: string): Promise<DataDir> {
+export function resolveDataPlane(root: string, options: DataPlaneOptions = {}): ResolvedDataPlane {
+  const env = options.env ?? process.env;
+  const storeUrl = options.store ?? configured(env.WHARF_STORE);
+  const blobs = options.blobs ?? configured(env.WHARF_BLOBS);
+  const store = storeUrl ?? join(root, 'outputs.db');
+  const storeVariable = options.store === undefined ? 'WHARF_STORE' : 'store';
+  const storeConfig = parseStoreUrl(store, storeVariable);
+  const blobsConfig =
+    blobs === undefined
+      ? undefined
+      : parseBlobsUrl(blobs, options.blobs === undefined ? 'WHARF_BLOBS' : 'blobs');
+  const shared = storeUrl !== undefined || blobs !== undefined;
+  return {
+    store,
+    blobs,
+    shared,
+    storeConfig,
+    blobsConfig,
+    location: {
+      store: describeStore(storeConfig),
+      blobs: describeBlobs(blobsConfig, storeConfig),
+      artifacts: shared ? 'in the output store' : join(root, 'artifacts'),
+    },
+  };
+}
+
+/**
+ * Opens (creating if needed) a Wharf data directory: `work/`, `temporal.db`, a `secret` file
+ * (mode 0600) and the data plane. By default the data plane is local: `outputs.db`
+ * (+ `outputs.db.blobs/`) and `artifacts/`. With `store`/`blobs` (or `WHARF_STORE`/
+ * `WHARF_BLOBS`) the outputs go where they say — PostgreSQL, a SQLite file elsewhere, an S3
+ * bucket — and the evidence rides the same store, so workers on several machines share both.
+ *
+ * @example
+ * ```ts
+ * const local = await openDataDir('.wharf');
+ * const shared = await openDataDir('/var/lib/wharf', {
+ *   store: 'postgres://wharf@db:5432/wharf',
+ *   blobs: 's3://wharf/outputs?endpoint=http://s3:9000',
+ * });
+ * ```
+ */
+export async function openDataDir(root: string, options: DataPlaneOptions = {}): Promise<DataDir> {
   await mkdir(root, { recursive: true });
   const secretPath = join(root, 'secret');
   let secret: string;
@@ -39,16 +142,27 @@ export async function openDataDir(root: string): Promise<DataDir> {
       secret = (await readFile(secretPath, 'utf8')).trim();
     });
   }
-  const store = new SqliteOutputStore({ path: join(root, 'outputs.db') });
+  const env = options.env ?? process.env;
+  const resolved = resolveDataPlane(root, { ...options, env });
+  const plane = await openDataPlane({
+    store: resolved.store,
+    ...(resolved.blobs === undefined ? {} : { blobs: resolved.blobs }),
+    env,
+  });
   const workDir = join(root, 'work');
   return {
     root,
-    store,
+    store: plane.store,
     // Scripts' captured outputs are handed over from the work directory (never from elsewhere).
-    artifacts: new FsArtifactStore({ root: join(root, 'artifacts'), spoolDirectories: [workDir] }),
+    artifacts: resolved.shared
+      ? new OutputStoreArtifactStore({ outputs: plane.store, spoolDirectories: [workDir] })
+      : new FsArtifactStore({ root: join(root, 'artifacts'), spoolDirectories: [workDir] }),
+    storeConfig: plane.storeConfig,
+    blobsConfig: plane.blobsConfig,
+    location: resolved.location,
     secret,
     workDir,
     temporalDb: join(root, 'temporal.db'),
-    close: () => store.close(),
+    close: () => plane.close(),
   };
 }

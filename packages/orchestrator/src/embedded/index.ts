@@ -1,4 +1,10 @@
-export { type DataDir, openDataDir } from './data-dir.js';
+export {
+  type DataDir,
+  type DataPlaneOptions,
+  openDataDir,
+  type ResolvedDataPlane,
+  resolveDataPlane,
+} from './data-dir.js';
 export { ensureSearchAttributes } from './search-attributes.js';
 export { type SpawnCredentialsOptions, spawnCredentials } from './spawn-credentials.js';
 export { type Embedded, type EmbeddedOptions, startEmbedded } from './start-embedded.js';

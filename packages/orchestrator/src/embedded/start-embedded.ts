@@ -20,6 +20,13 @@ export interface EmbeddedOptions {
   /** Data directory. Default `.wharf`. */
   dataDir?: string;
   /**
+   * Output store URL (`postgres://…`, `sqlite:///path` or a path). Default `WHARF_STORE`, else
+   * `outputs.db` in the data directory. With a configured store, evidence is kept in it too.
+   */
+  store?: string;
+  /** Where large bodies go (`s3://bucket/prefix?…`, `file:///dir`). Default `WHARF_BLOBS`. */
+  blobs?: string;
+  /**
    * A Temporal server to use. Default: `TEMPORAL_ADDRESS`, else the dev server another Wharf
    * process runs for this data directory (`dev.json`), else `127.0.0.1:7233` if it answers,
    * else a dev server is started (on 7233/8233 when free).
@@ -97,8 +104,9 @@ async function reachable(address: string): Promise<boolean> {
 
 /**
  * The embedded default: a local Temporal dev server (SQLite file in the data directory, Web
- * UI on, Wharf's search attributes registered) unless one answers, the SQLite output store,
- * the artifact store, the EMIT intake server and a worker, all in this process. `stop()`
+ * UI on, Wharf's search attributes registered) unless one answers, the output store (SQLite in
+ * the data directory, or what `store`/`blobs`/`WHARF_STORE`/`WHARF_BLOBS` name), the artifact
+ * store, the EMIT intake server and a worker, all in this process. `stop()`
  * shuts everything down in order.
  *
  * @example
@@ -116,6 +124,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   // The stores, the intake server and the converter, put together as apps/worker does.
   const parts = await composeWorker({
     dataDir: options.dataDir ?? '.wharf',
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
     ...(options.models === undefined ? {} : { models: options.models }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
   });

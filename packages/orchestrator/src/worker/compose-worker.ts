@@ -5,7 +5,7 @@ import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from 
 import { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
-import { type DataDir, openDataDir } from '../embedded/data-dir.js';
+import { type DataDir, type DataPlaneOptions, openDataDir } from '../embedded/data-dir.js';
 import { spawnCredentials } from '../embedded/spawn-credentials.js';
 import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import type { ModelRegistry } from '../models/model-registry.js';
@@ -25,9 +25,15 @@ export type IntakeLimits = Pick<
   'headersTimeoutMs' | 'requestTimeoutMs' | 'idleTimeoutMs' | 'maxConcurrentRequests' | 'maxBodyBytes'
 >;
 
-/** Options of {@link composeWorker}. */
-export interface ComposeWorkerOptions {
-  /** Data directory: `outputs.db`, `artifacts/`, `work/`, `secret`, `process-groups/`. */
+/**
+ * Options of {@link composeWorker}. `store` and `blobs` (else `WHARF_STORE` / `WHARF_BLOBS`
+ * from `env`) say where outputs and evidence live; by default in the data directory.
+ */
+export interface ComposeWorkerOptions extends DataPlaneOptions {
+  /**
+   * Data directory: `work/`, `secret`, `process-groups/`, and by default the data plane
+   * (`outputs.db`, `artifacts/`). Each machine has its own; the data plane may be shared.
+   */
   dataDir: string;
   /** Where the EMIT intake server listens (default `127.0.0.1`, any free port) and its limits. */
   intake?: { hostname?: string; port?: number; limits?: IntakeLimits };
@@ -75,7 +81,9 @@ export interface ComposedWorker {
 
 /**
  * The one place a Wharf worker process is put together, used by `startEmbedded` and by
- * `apps/worker`: opens the data directory's output store and artifact store, starts the EMIT
+ * `apps/worker`: opens the output store and artifact store the configuration names
+ * (PostgreSQL or SQLite, S3 or a directory; by default SQLite in the data directory, see
+ * `openDataDir`), starts the EMIT
  * intake server on them, and builds the data converter; `startWorker` then ends the scripts a
  * killed predecessor left (`process-groups/`), and runs `createWharfWorker` with the stores,
  * spawn credentials for the intake server and the converter, and (with `gc`) a scheduled
@@ -84,14 +92,23 @@ export interface ComposedWorker {
  *
  * @example
  * ```ts
- * const parts = await composeWorker({ dataDir: '.wharf', models: createModelRegistry() });
+ * const parts = await composeWorker({
+ *   dataDir: '.wharf',
+ *   store: 'postgres://wharf@db:5432/wharf', // else WHARF_STORE, else .wharf/outputs.db
+ *   blobs: 's3://wharf/outputs?region=eu-west-1', // else WHARF_BLOBS
+ *   models: createModelRegistry(),
+ * });
  * const { done } = await parts.startWorker({ connection: await NativeConnection.connect() });
  * await done;
  * await parts.close();
  * ```
  */
 export async function composeWorker(options: ComposeWorkerOptions): Promise<ComposedWorker> {
-  const data = await openDataDir(options.dataDir);
+  const data = await openDataDir(options.dataDir, {
+    ...(options.store === undefined ? {} : { store: options.store }),
+    ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
   let intake: IntakeServer;
   try {
     intake = await createIntakeServer({

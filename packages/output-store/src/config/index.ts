@@ -1,4 +1,5 @@
 export { BackendMissingError, InvalidStoreUrlError } from './config-errors.js';
+export { describeBlobs, describeStore } from './describe-data-plane.js';
 export {
   type DataPlane,
   type OpenDataPlaneOptions,

@@ -1,4 +1,6 @@
 import type { BlobStore } from '../blobs/blob-store.js';
+import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import type { PostgresOutputStoreOptions } from '../postgres/postgres-output-store.js';
 import type { S3BlobStoreOptions } from '../s3/s3-blob-store.js';
 import { SqliteOutputStore, type SqliteOutputStoreOptions } from '../sqlite/sqlite-output-store.js';
 import type { OutputStore } from '../types.js';
@@ -25,6 +27,8 @@ export interface OpenDataPlaneOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
   /** Further options of a SQLite store (inline threshold, allowed roots…). */
   readonly sqlite?: Omit<SqliteOutputStoreOptions, 'path' | 'blobDir' | 'blobs'>;
+  /** Further options of a PostgreSQL store (schema, pool size, inline threshold…). */
+  readonly postgres?: Omit<PostgresOutputStoreOptions, 'connectionString' | 'pool' | 'blobs'>;
 }
 
 /**
@@ -45,25 +49,6 @@ export interface DataPlane {
   /** Closes the store and its blob store. */
   close(): Promise<void>;
 }
-
-/** The expected surface of the optional `@wharf/output-store/postgres` backend. */
-interface PostgresBackend {
-  readonly PostgresOutputStore: (new (options: {
-    connectionString: string;
-    blobs: BlobStore;
-  }) => OutputStore) & {
-    open?: (options: { connectionString: string; blobs: BlobStore }) => Promise<OutputStore>;
-  };
-}
-
-/** The expected surface of the local directory blob store. */
-interface LocalBlobsBackend {
-  readonly LocalBlobStore: new (options: { root: string }) => BlobStore;
-}
-
-// Not literals: these modules are optional, and a build without them must still compile.
-const postgresModule = '../postgres/index.js';
-const localBlobsModule = '../blobs/local-blob-store.js';
 
 function envValue(env: DataPlaneEnv, name: keyof DataPlaneEnv): string | undefined {
   const value = env[name];
@@ -131,12 +116,6 @@ async function openBlobStore(config: BlobsConfig, env: DataPlaneEnv): Promise<Bl
     );
     return new S3BlobStore(s3OptionsFrom(config, env));
   }
-  const { LocalBlobStore } = await importBackend(
-    () => import(localBlobsModule) as Promise<LocalBlobsBackend>,
-    [],
-    'file://',
-    'WHARF_BLOBS',
-  );
   return new LocalBlobStore({ root: config.directory });
 }
 
@@ -203,21 +182,23 @@ export async function openDataPlane(options: OpenDataPlaneOptions = {}): Promise
       'value',
       'is required with a postgres:// store (file:///dir or s3://bucket)',
     );
+  // `pg` is an optional peer: loaded only for a postgres:// store.
   const { PostgresOutputStore } = await importBackend(
-    () => import(postgresModule) as Promise<PostgresBackend>,
+    () => import('../postgres/postgres-output-store.js'),
     ['pg'],
     'postgres://',
   );
   const blobs = await openBlobStore(blobsConfig, env);
-  const storeOptions = { connectionString: storeConfig.url, blobs };
   try {
-    const store =
-      typeof PostgresOutputStore.open === 'function'
-        ? await PostgresOutputStore.open(storeOptions)
-        : new PostgresOutputStore(storeOptions);
+    // `open` waits for the schema migration; on failure it closes `blobs` with the store.
+    const store = await PostgresOutputStore.open({
+      connectionString: storeConfig.url,
+      blobs,
+      ...(options.postgres ?? {}),
+    });
     return { store, storeConfig, blobsConfig, close: () => store.close() };
   } catch (error) {
-    await blobs.close();
+    await blobs.close().catch(() => undefined);
     throw error;
   }
 }
