@@ -89,6 +89,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     agentStart: (input) => classify(() => agent.agentStart(input)),
     agentModelStep: (input) => classify(() => agent.agentModelStep(input)),
     agentToolCall: (input) => classify(() => agent.agentToolCall(input)),
+    agentSpawnRequest: (input) => classify(() => agent.agentSpawnRequest(input)),
     agentFinish: (input) => classify(() => agent.agentFinish(input)),
     async runSubagent(input: SubagentInput): Promise<SubagentResult> {
       const info = Context.current().info;

@@ -29,6 +29,7 @@ import {
 } from './agent-step-context.js';
 import { agentTools, offeredTools, unknownToolNames } from './agent-tools.js';
 import { findRecord, loadConversation, loadRecord, storeRecord } from './conversation-records.js';
+import { agentSpawnRequest } from './spawn-request.js';
 import { agentToolCallStep } from './tool-call-step.js';
 import { usageOf } from './usage-of.js';
 
@@ -91,6 +92,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
         readable: [...input.inRefs, ...(input.context?.entries ?? []).map((entry) => entry.outId)],
         inRefs: input.inRefs,
+        ...(input.spawnable === undefined ? {} : { spawnable: Object.keys(input.spawnable) }),
         startedAt: startedAt.toISOString(),
       };
       await recordWorker(artifacts, ids, { task: input.task, status: 'running', startedAt });
@@ -162,6 +164,8 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
     },
 
     agentToolCall: (input) => agentToolCallStep(dependencies, input),
+
+    agentSpawnRequest: (input) => agentSpawnRequest(dependencies, input),
 
     async agentFinish(input: AgentFinishInput): Promise<SubagentResult> {
       const { brief, ids } = await loadBrief(store, input.brief);

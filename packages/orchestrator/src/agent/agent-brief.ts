@@ -21,6 +21,8 @@ export const agentBriefSchema = z.object({
   /** IN_REFS and the outputs of the task's context: what `read_input` may read. */
   readable: z.array(z.string()),
   inRefs: z.array(z.string()),
+  /** The agents `spawn_worker` may start; absent when this task may not spawn. */
+  spawnable: z.array(z.string()).optional(),
   startedAt: z.string(),
 });
 

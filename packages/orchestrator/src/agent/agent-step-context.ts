@@ -5,7 +5,7 @@ import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import type { SubagentHeartbeat, SubagentInput } from '../shared/types.js';
+import type { SpawnedWorker, SubagentHeartbeat, SubagentInput } from '../shared/types.js';
 import { type AgentBrief, agentBriefSchema, briefIdentity } from './agent-brief.js';
 import type { AgentToolsOptions } from './agent-tools.js';
 
@@ -60,7 +60,7 @@ export function agentToolsOptions(
   dependencies: AgentActivityDependencies,
   brief: AgentBrief,
   ids: SubagentIds,
-  call: { emitKey: string; spillDir?: string; heartbeat?: SubagentHeartbeat },
+  call: { emitKey: string; spillDir?: string; heartbeat?: SubagentHeartbeat; spawned?: SpawnedWorker },
 ): AgentToolsOptions {
   const context = Context.current();
   return {
@@ -70,6 +70,7 @@ export function agentToolsOptions(
     artifacts: dependencies.artifacts,
     workerTools: dependencies.tools,
     emitKey: call.emitKey,
+    ...(call.spawned === undefined ? {} : { spawned: call.spawned }),
     builtin: {
       workdir: brief.workdir ?? process.cwd(),
       limits: brief.limits,

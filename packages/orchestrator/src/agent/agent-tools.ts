@@ -4,10 +4,12 @@ import { type Tool, type ToolSet, tool } from 'ai';
 import { z } from 'zod';
 import { emitScope, type SubagentIds } from '../activities/activity-identity.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import { alwaysOnToolNames, builtinToolNames } from '../shared/tool-names.js';
+import { alwaysOnToolNames, builtinToolNames, spawnWorkerToolName } from '../shared/tool-names.js';
+import type { SpawnedWorker } from '../shared/types.js';
 import type { AgentBrief } from './agent-brief.js';
 import { type BuiltinToolContext, builtinTools } from './builtin-tools.js';
 import { readInputTool } from './read-input-tool.js';
+import { spawnWorkerTool } from './spawn-worker-tool.js';
 
 /** What the model is told of the `emit` tool. */
 export const emitDescription =
@@ -33,6 +35,8 @@ export interface AgentToolsOptions {
   emitKey: string;
   /** Told the ref of what `emit` stored. */
   onEmit?: (ref: OutputRef) => void;
+  /** For a `spawn_worker` call: the worker the agent workflow ran for it. */
+  spawned?: SpawnedWorker;
 }
 
 /**
@@ -45,7 +49,12 @@ export interface AgentToolsOptions {
  * ```
  */
 export function unknownToolNames(requested: readonly string[], workerTools: ToolSet): string[] {
-  const known = new Set<string>([...builtinToolNames, ...alwaysOnToolNames, ...Object.keys(workerTools)]);
+  const known = new Set<string>([
+    ...builtinToolNames,
+    ...alwaysOnToolNames,
+    spawnWorkerToolName,
+    ...Object.keys(workerTools),
+  ]);
   return requested.filter((name) => !known.has(name));
 }
 
@@ -77,6 +86,14 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
     const chosen = options.workerTools[name] ?? builtins[name];
     if (chosen !== undefined) selected[name] = chosen;
   }
+  // A spawned worker (or a task whose swarm has no agents to start) is not offered it.
+  if (
+    brief.tools.includes(spawnWorkerToolName) &&
+    options.workerTools[spawnWorkerToolName] === undefined &&
+    (brief.spawnable?.length ?? 0) > 0
+  ) {
+    selected[spawnWorkerToolName] = spawnWorkerTool(brief, options.spawned);
+  }
   const readable = new Set(brief.readable);
   const scope = emitScope(ids);
   const producer = { ownerId: ids.ownerId, runId: ids.runId, spawnId: ids.jobId, agent: brief.model };
@@ -102,11 +119,13 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
       store,
       inRefs: brief.inRefs,
       readable,
-      // Its own records too: a cut tool output names the out id of the whole.
+      // Its own records too (a cut tool output names the out id of the whole), and what the
+      // workers it spawned stored (their job ids are `<job>.spawn-<n>`).
       mayRead: (record) =>
         record.producer.ownerId === scope.ownerId &&
         record.producer.runId === scope.runId &&
-        record.producer.spawnId === scope.spawnId,
+        (record.producer.spawnId === scope.spawnId ||
+          record.producer.spawnId.startsWith(`${scope.spawnId}.spawn-`)),
     }),
     ...createEvidenceTools({
       compiler: new EvidenceCompiler({ store: artifacts }),

@@ -103,3 +103,24 @@ export async function loadConversation(
   for (const outId of outIds) messages.push(...(await loadRecord(store, outId)).messages);
   return messages;
 }
+
+/**
+ * The tool call `toolCallId` of a stored model step, with its name and input.
+ *
+ * @example
+ * ```ts
+ * const call = findToolCall((await loadRecord(store, record)).messages, toolCallId);
+ * ```
+ */
+export function findToolCall(
+  messages: readonly ModelMessage[],
+  toolCallId: string,
+): { toolName: string; input: unknown } | undefined {
+  for (const message of messages) {
+    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-call' && part.toolCallId === toolCallId) return part;
+    }
+  }
+  return undefined;
+}

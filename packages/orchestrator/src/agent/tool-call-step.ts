@@ -5,7 +5,6 @@ import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { OutputRef } from '@wharf/output-store';
 import { resolveLimits, truncateOutput } from '@wharf/stdio-limits';
-import type { ModelMessage } from 'ai';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { AgentToolCallInput, AgentToolCallResult, SubagentHeartbeat } from '../shared/types.js';
@@ -16,7 +15,7 @@ import {
   TOOL_OUTPUT_BUDGET,
 } from './agent-step-context.js';
 import { agentTools } from './agent-tools.js';
-import { findRecord, loadRecord, storeRecord } from './conversation-records.js';
+import { findRecord, findToolCall, loadRecord, storeRecord } from './conversation-records.js';
 import { isToolOutput, type ToolOutput } from './tool-output.js';
 
 /**
@@ -67,6 +66,7 @@ export async function agentToolCallStep(
       emitKey: `${ids.emitKeyPrefix}/emit/${input.step}/${input.toolCallId}`,
       spillDir,
       heartbeat,
+      ...(input.spawned === undefined ? {} : { spawned: input.spawned }),
     }),
     onEmit: (ref) => {
       emitted = ref;
@@ -170,19 +170,6 @@ export async function agentToolCallStep(
     },
   });
   return { record, ...meta };
-}
-
-function findToolCall(
-  messages: readonly ModelMessage[],
-  toolCallId: string,
-): { toolName: string; input: unknown } | undefined {
-  for (const message of messages) {
-    if (message.role !== 'assistant' || typeof message.content === 'string') continue;
-    for (const part of message.content) {
-      if (part.type === 'tool-call' && part.toolCallId === toolCallId) return part;
-    }
-  }
-  return undefined;
 }
 
 /** A streaming tool's last value, or the value itself. */

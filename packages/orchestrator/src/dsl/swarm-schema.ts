@@ -171,6 +171,8 @@ export const agentSchema = z.strictObject({
   system: z.string().optional(),
   tools: z.array(z.string()).default([]),
   max_steps: z.number().int().min(1).max(100).default(8),
+  /** Most workers one task of this agent may start with `spawn_worker` (default 8). */
+  max_spawns: z.number().int().min(0).max(64).optional(),
   timeouts: agentTimeoutsSchema.optional(),
 });
 

@@ -1,4 +1,4 @@
-import { alwaysOnToolNames, builtinToolNames } from '../shared/tool-names.js';
+import { alwaysOnToolNames, builtinToolNames, spawnWorkerToolName } from '../shared/tool-names.js';
 import { nameHint } from './suggest-names.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
 
@@ -17,7 +17,7 @@ export function validateTools(
   agents: Readonly<Record<string, { tools: readonly string[] }>>,
   workerTools: readonly string[],
 ): SwarmIssue[] {
-  const selectable = [...builtinToolNames, ...workerTools];
+  const selectable = [...builtinToolNames, spawnWorkerToolName, ...workerTools];
   const known = new Set<string>([...selectable, ...alwaysOnToolNames]);
   const hint = nameHint(selectable);
   const issues: SwarmIssue[] = [];

@@ -341,7 +341,37 @@ export interface SwarmResult {
 /** Input of `agentTaskWorkflow`: the subagent input plus the swarm's heartbeat timeout. */
 export interface AgentTaskInput extends SubagentInput {
   heartbeatTimeoutMs?: number;
+  /**
+   * The swarm's agents this task may start with its `spawn_worker` tool; set only for an
+   * agent whose `tools` name it and that is not itself a spawned worker.
+   */
+  spawnable?: SwarmDefinition['agents'];
 }
+
+/** What a `spawn_worker` call asks for, once `agentSpawnRequest` has checked it. */
+export interface SpawnRequest {
+  /** One of the swarm's agents. */
+  agent: string;
+  prompt: string;
+  inputs: Record<string, unknown>;
+}
+
+/**
+ * How a `spawn_worker` call ended, as the agent workflow hands it to `agentToolCall`: the
+ * spawned worker's compact payload and output refs, or why nothing was spawned.
+ */
+export type SpawnedWorker =
+  | {
+      /** The spawned worker's agent workflow id (`<agent workflow>/spawn/<n>`). */
+      workflowId: string;
+      agent: string;
+      status: SubagentResult['status'];
+      /** Its `formatSpawnResult` payload: tool index, summary and evidence marker, no bodies. */
+      compact: string;
+      /** Out ids of what it EMITted. */
+      outputs: string[];
+    }
+  | { error: string };
 
 /**
  * What an agent's step activities carry: the ref of the task's brief (its input, stored by
@@ -391,6 +421,8 @@ export interface AgentToolCallInput {
   toolCallId: string;
   /** 1-based position of the call among the agent's tool calls (its evidence `seq`). */
   seq: number;
+  /** For a `spawn_worker` call: the worker the agent workflow ran for it. */
+  spawned?: SpawnedWorker;
 }
 
 /** What `agentToolCall` returns. */
@@ -423,6 +455,8 @@ export interface AgentActivities {
   agentStart(input: AgentTaskInput): Promise<AgentStartResult>;
   agentModelStep(input: AgentStepInput): Promise<AgentModelStepResult>;
   agentToolCall(input: AgentToolCallInput): Promise<AgentToolCallResult>;
+  /** Reads and checks the input of a `spawn_worker` call (its prompt stays out of the parent's history until the child starts). */
+  agentSpawnRequest(input: AgentToolCallInput): Promise<SpawnRequest | { error: string }>;
   agentFinish(input: AgentFinishInput): Promise<SubagentResult>;
 }
 

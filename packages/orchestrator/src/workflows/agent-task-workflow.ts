@@ -2,12 +2,24 @@
 import {
   ActivityCancellationType,
   ActivityFailure,
+  ChildWorkflowFailure,
+  executeChild,
   isCancellation,
+  patched,
   proxyActivities,
   setCurrentDetails,
+  workflowInfo,
 } from '@temporalio/workflow';
 import { addUsage, formatUsage } from '../shared/agent-usage.js';
-import type { AgentActivities, AgentTaskInput, AgentUsage, SubagentResult } from '../shared/types.js';
+import { DEFAULT_MAX_SPAWNS, spawnWorkerToolName } from '../shared/tool-names.js';
+import type {
+  AgentActivities,
+  AgentTaskInput,
+  AgentToolCallInput,
+  AgentUsage,
+  SpawnedWorker,
+  SubagentResult,
+} from '../shared/types.js';
 
 const NO_USAGE: AgentUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
@@ -20,6 +32,11 @@ const NO_USAGE: AgentUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalT
  * Only refs and small metadata pass through history (the conversation lives in the output
  * store), so its size depends on the number of steps, never on what was said.
  *
+ * A `spawn_worker` call starts another of the swarm's agents as a child `agentTaskWorkflow`
+ * (id `<this workflow>/spawn/<n>`), waits for it and hands the model the worker's compact
+ * payload (status, tool index, summary, evidence marker, output refs) as the call's result.
+ * At most `max_spawns` (default 8) per task; a spawned worker cannot spawn in turn.
+ *
  * @example
  * ```ts
  * const result = await executeChild(agentTaskWorkflow, { workflowId, args: [input] });
@@ -27,19 +44,20 @@ const NO_USAGE: AgentUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalT
  */
 export async function agentTaskWorkflow(input: AgentTaskInput): Promise<SubagentResult> {
   const timeouts = input.agent?.timeouts;
-  const { agentStart, agentModelStep, agentToolCall, agentFinish } = proxyActivities<AgentActivities>({
-    startToCloseTimeout: timeouts?.start_to_close ?? '30 minutes',
-    heartbeatTimeout: timeouts?.heartbeat ?? input.heartbeatTimeoutMs ?? '20 seconds',
-    // A cancelled task ends once its step has stopped (a shell tool's processes are gone).
-    cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-    retry: {
-      initialInterval: '1 second',
-      backoffCoefficient: 2,
-      maximumInterval: '30 seconds',
-      maximumAttempts: 4,
-      nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
-    },
-  });
+  const { agentStart, agentModelStep, agentToolCall, agentSpawnRequest, agentFinish } =
+    proxyActivities<AgentActivities>({
+      startToCloseTimeout: timeouts?.start_to_close ?? '30 minutes',
+      heartbeatTimeout: timeouts?.heartbeat ?? input.heartbeatTimeoutMs ?? '20 seconds',
+      // A cancelled task ends once its step has stopped (a shell tool's processes are gone).
+      cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+      retry: {
+        initialInterval: '1 second',
+        backoffCoefficient: 2,
+        maximumInterval: '30 seconds',
+        maximumAttempts: 4,
+        nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
+      },
+    });
   const loop = input.definition.loop;
   const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;
   const label = `${input.task}${looped ? `#${input.instance}` : ''}`;
@@ -48,11 +66,70 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
   const emitted: string[] = [];
   let usage = NO_USAGE;
   let seq = 0;
+  let spawns = 0;
   let error: string | undefined;
   const publish = (step: number, note: string) =>
     setCurrentDetails(
       `**${label}** · agent · step ${step} of ${start.maxSteps} · ${note}${usage.calls > 0 ? ` · ${formatUsage(usage)}` : ''}`,
     );
+  /** Runs the worker one `spawn_worker` call asks for; its failure is the call's result, not the task's. */
+  async function spawnWorker(
+    call: AgentToolCallInput,
+    n: number,
+  ): Promise<{ result: SpawnedWorker; usage?: AgentUsage | undefined }> {
+    const limit = input.agent?.max_spawns ?? DEFAULT_MAX_SPAWNS;
+    if (n > limit) return { result: { error: `spawn limit reached: this task may spawn ${limit} workers` } };
+    const request = await agentSpawnRequest(call);
+    if ('error' in request) return { result: request };
+    const agent = input.spawnable?.[request.agent];
+    if (agent === undefined) return { result: { error: `no agent "${request.agent}" to spawn` } };
+    const workflowId = `${workflowInfo().workflowId}/spawn/${n}`;
+    const child: AgentTaskInput = {
+      swarm: input.swarm,
+      ownerId: input.ownerId,
+      ...(input.workflowId === undefined ? {} : { workflowId: input.workflowId }),
+      ...(input.runId === undefined ? {} : { runId: input.runId }),
+      task: `${input.task}${looped ? `.${input.instance}` : ''}.spawn-${n}`,
+      instance: 0,
+      definition: {
+        agent: request.agent,
+        prompt: request.prompt,
+        depends_on: [],
+        inject_context: false,
+        inputs: {},
+      },
+      agent,
+      ...(input.limits === undefined ? {} : { limits: input.limits }),
+      inputs: request.inputs,
+      inRefs: [],
+      ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
+      ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: input.heartbeatTimeoutMs }),
+    };
+    try {
+      const result = await executeChild(agentTaskWorkflow, {
+        workflowId,
+        staticSummary: `${label} → ${request.agent} (spawned worker ${n})`,
+        args: [child],
+      });
+      return {
+        result: {
+          workflowId,
+          agent: request.agent,
+          status: result.status,
+          compact: result.compact,
+          outputs: result.outputs.map((ref) => ref.outId),
+        },
+        usage: result.usage,
+      };
+    } catch (caught) {
+      if (isCancellation(caught)) throw caught;
+      const cause = caught instanceof ChildWorkflowFailure ? caught.cause : undefined;
+      return {
+        result: { error: `spawned worker ${workflowId} failed: ${(cause ?? (caught as Error)).message}` },
+      };
+    }
+  }
+
   try {
     for (let step = 0; step < start.maxSteps; step++) {
       publish(step + 1, 'model call');
@@ -65,15 +142,22 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       const first = seq + 1;
       seq += answer.toolCalls.length;
       const results = await Promise.all(
-        answer.toolCalls.map((call, index) =>
-          agentToolCall({
+        answer.toolCalls.map(async (call, index) => {
+          const toolCall: AgentToolCallInput = {
             brief: start.brief,
             step,
             record: answer.record,
             toolCallId: call.toolCallId,
             seq: first + index,
-          }),
-        ),
+          };
+          if (call.toolName !== spawnWorkerToolName || !patched('wharf-spawn-worker')) {
+            return agentToolCall(toolCall);
+          }
+          spawns += 1;
+          const spawned = await spawnWorker(toolCall, spawns);
+          if ('usage' in spawned) usage = addUsage(usage, spawned.usage) ?? usage;
+          return agentToolCall({ ...toolCall, spawned: spawned.result });
+        }),
       );
       for (const result of results) {
         conversation.push(result.record);

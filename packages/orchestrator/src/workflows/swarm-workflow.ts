@@ -33,6 +33,7 @@ import {
 import { formatBytes, renderProgressTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
+import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type {
   ContextPlan,
   SubagentResult,
@@ -381,6 +382,8 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
             ...(input.heartbeatTimeoutMs === undefined
               ? {}
               : { heartbeatTimeoutMs: input.heartbeatTimeoutMs }),
+            // The agents its `spawn_worker` tool may start (no tool of that name before Wharf had it).
+            ...(call.input.agent.tools.includes(spawnWorkerToolName) ? { spawnable: definition.agents } : {}),
           },
         ],
       });
