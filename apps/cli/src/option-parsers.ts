@@ -1,6 +1,7 @@
 import { durationSchema } from '@wharf/orchestrator';
 import { parseAge, parseSize } from '@wharf/orchestrator/worker';
 import { InvalidArgumentError } from 'commander';
+import { CliError } from './cli-error.js';
 
 /**
  * A commander argument parser for a whole number in `[min, max]`; anything else is refused
@@ -76,4 +77,33 @@ function usage(parse: () => number): number {
   } catch (error) {
     throw new InvalidArgumentError(`${(error as Error).message}.`);
   }
+}
+
+/**
+ * The tool names of `--tools a,b` (or `WHARF_TOOLS` when the option is not given): the tools
+ * registered with the workers that will run the swarm, which an agent's `tools` may name.
+ * Neither given: undefined (the workers' tools are not known; see `parseSwarm`). A name with
+ * characters a tool name cannot have is refused, naming where it came from.
+ *
+ * @example
+ * ```ts
+ * toolNames('lookup, files_read', undefined); // ['lookup', 'files_read']
+ * toolNames(undefined, 'lookup'); // ['lookup'] (from WHARF_TOOLS)
+ * ```
+ */
+export function toolNames(option: string | undefined, env: string | undefined): string[] | undefined {
+  const value = option ?? env;
+  if (value === undefined) return undefined;
+  const names = value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  const bad = names.find((name) => !/^[A-Za-z0-9_.-]+$/.test(name));
+  if (bad !== undefined) {
+    throw new CliError(
+      'USAGE',
+      `${option === undefined ? 'WHARF_TOOLS' : '--tools'} must be tool names separated by commas, got "${bad}".`,
+    );
+  }
+  return names;
 }

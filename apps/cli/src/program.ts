@@ -9,12 +9,14 @@ import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
 import { ensureDataDir } from './ensure-data-dir.js';
-import { age, durationIn, integerIn, size } from './option-parsers.js';
+import { age, durationIn, integerIn, size, toolNames } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const dataDirOption = () => new Option('--data-dir <dir>', 'Wharf data directory').default('.wharf');
 const addressDefault = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+const toolsHelp =
+  "the tools registered with the workers (comma-separated; default $WHARF_TOOLS): agents may name only these and Wharf's own; without them, other names are left to the worker's check";
 
 /**
  * The `wharf` command line: `dev`, `run`, `status`, `approve`, `input`, `outputs`, `evidence`,
@@ -61,6 +63,7 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--owner <id>', 'owner id recorded on outputs and evidence', 'default')
     .option('--workdir <dir>', 'directory the scripts run in, on the workers (default: the current one)')
     .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
+    .option('--tools <names>', toolsHelp)
     .addOption(dataDirOption())
     .action(
       async (
@@ -73,13 +76,15 @@ export function createProgram(io: CliIo = processIo): Command {
           address?: string;
           dataDir: string;
           waitForInputs?: number;
+          tools?: string;
         },
       ) => {
+        const tools = toolNames(options.tools, process.env.WHARF_TOOLS);
         await ensureDataDir(options.dataDir);
-        const { waitForInputs, ...rest } = options;
+        const { waitForInputs, tools: _tools, ...rest } = options;
         const result = await runCommand(
           file,
-          { ...rest, ...(waitForInputs === undefined ? {} : { waitForInputsMs: waitForInputs }) },
+          { ...rest, tools, ...(waitForInputs === undefined ? {} : { waitForInputsMs: waitForInputs }) },
           io,
         );
         if (result.status !== 'completed') {
@@ -194,8 +199,9 @@ export function createProgram(io: CliIo = processIo): Command {
     .command('validate <swarm.yaml>')
     .description('Check a swarm definition (errors with line and column)')
     .option('--json', 'print the normalised definition as JSON', false)
-    .action(async (file: string, options: { json: boolean }) => {
-      const definition = await loadSwarm(file);
+    .option('--tools <names>', toolsHelp)
+    .action(async (file: string, options: { json: boolean; tools?: string }) => {
+      const definition = await loadSwarm(file, { tools: toolNames(options.tools, process.env.WHARF_TOOLS) });
       if (options.json) printJson(io, definition);
       else io.out(`${file}: ok — swarm ${definition.name}, ${Object.keys(definition.tasks).length} task(s)`);
     });

@@ -26,6 +26,8 @@ export interface RunOptions {
   workdir?: string;
   /** When only tasks waiting on `†input.*` remain, wait this long for `wharf input`. */
   waitForInputsMs?: number;
+  /** Tools registered with the workers (`--tools`, `WHARF_TOOLS`); undefined when not known. */
+  tools?: readonly string[] | undefined;
 }
 
 /**
@@ -34,7 +36,7 @@ export interface RunOptions {
  * the out ids and the Web UI link.
  */
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
-  const definition = await loadSwarm(file);
+  const definition = await loadSwarm(file, { tools: options.tools });
   const inputs = parseInputs(options.input);
   checkModels(definition);
   const embedded = await startEmbedded({

@@ -72,7 +72,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       if (unknown.length > 0) {
         throw new WharfOrchestratorError(
           'UNKNOWN_TOOL',
-          `agent of task ${input.task}: unknown tool ${unknown.map((name) => `"${name}"`).join(', ')}; tools on this worker: ${Object.keys(dependencies.tools).join(', ') || 'built-ins only'}`,
+          `task ${input.task} (agent ${input.definition.agent ?? '?'}): unknown tool ${unknown.map((name) => `"${name}"`).join(', ')}; tools on this worker: ${Object.keys(dependencies.tools).join(', ') || 'built-ins only'}`,
         );
       }
       const startedAt = new Date();

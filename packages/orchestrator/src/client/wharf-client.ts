@@ -36,6 +36,12 @@ export interface WharfClientOptions {
   namespace?: string;
   /** Use the same data converter as the workers (e.g. `createWharfDataConverter`). */
   dataConverter?: DataConverter;
+  /**
+   * Names of the tools registered with the workers, when known: YAML given to `startSwarm` is
+   * parsed with them (`parseSwarm`'s `tools`), so an unknown tool is refused at its line.
+   * Left out, names that are not Wharf's own are left to the worker's check.
+   */
+  tools?: readonly string[];
 }
 
 /** Options of {@link WharfClient.startSwarm}. */
@@ -76,6 +82,8 @@ export interface SwarmHandle {
 export class WharfClient {
   readonly client: Client;
   readonly taskQueue: string;
+  /** Names of the workers' tools YAML is parsed with; undefined when not known. */
+  readonly tools: readonly string[] | undefined;
 
   constructor(options: WharfClientOptions) {
     this.client = new Client({
@@ -84,6 +92,7 @@ export class WharfClient {
       ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
     });
     this.taskQueue = options.taskQueue ?? 'wharf';
+    this.tools = options.tools;
   }
 
   /** Validates (YAML text or a definition) and starts a swarm. */
@@ -92,7 +101,10 @@ export class WharfClient {
     input: Record<string, unknown> = {},
     options: StartSwarmOptions = {},
   ): Promise<SwarmHandle> {
-    const swarm = typeof definition === 'string' ? parseSwarm(definition) : definition;
+    const swarm =
+      typeof definition === 'string'
+        ? parseSwarm(definition, this.tools === undefined ? {} : { tools: this.tools })
+        : definition;
     const ownerId = options.ownerId ?? 'default';
     const workflowId =
       options.workflowId ?? `${swarm.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`;

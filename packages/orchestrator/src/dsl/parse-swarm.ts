@@ -30,8 +30,11 @@ export interface ParseSwarmOptions {
   sizeLimits?: Partial<SwarmSizeLimits>;
   /**
    * Names of the tools registered with the workers that will run the swarm
-   * (`createWharfWorker({ tools })`). An agent's `tools` may name these and the built-ins
-   * (`shell`, `read_file`, `write_file`, `http_request`); any other name is an issue.
+   * (`createWharfWorker({ tools })`). Given, an agent's `tools` may name these, the built-ins
+   * (`shell`, `read_file`, `write_file`, `http_request`) and `spawn_worker`, and any other name
+   * is an issue. Left out (the workers' tools are not known here), only a name one or two edits
+   * from a Wharf tool is an issue (did you mean …?); other names are checked by the worker
+   * when the task starts.
    */
   tools?: readonly string[];
 }
@@ -107,7 +110,7 @@ export function parseSwarm(text: string, options: ParseSwarmOptions = {}): Swarm
     );
   }
   const locator = new YamlLocator(document.contents, lineCounter);
-  const checked = check(value, (issue, keys) => locator.locate(issue, keys), options.tools ?? []);
+  const checked = check(value, (issue, keys) => locator.locate(issue, keys), options.tools);
   if (checked.definition === undefined) throw new SwarmDefinitionError(checked.issues, options.source);
   return checked.definition;
 }
@@ -130,7 +133,7 @@ export function validateSwarm(value: unknown, options: ParseSwarmOptions = {}): 
       throw new SwarmDefinitionTooLargeError('maxTasks', count, limits.maxTasks, options.source);
     }
   }
-  const checked = check(value, (issue) => issue, options.tools ?? []);
+  const checked = check(value, (issue) => issue, options.tools);
   if (checked.definition === undefined) throw new SwarmDefinitionError(checked.issues, options.source);
   return checked.definition;
 }
@@ -142,7 +145,7 @@ export function validateSwarm(value: unknown, options: ParseSwarmOptions = {}): 
 function check(
   value: unknown,
   place: (issue: SwarmIssue, keys: readonly PropertyKey[]) => SwarmIssue,
-  workerTools: readonly string[],
+  workerTools: readonly string[] | undefined,
 ): { issues: SwarmIssue[]; definition?: SwarmDefinition } {
   const parsed = swarmDefinitionSchema.safeParse(value);
   if (parsed.success) {

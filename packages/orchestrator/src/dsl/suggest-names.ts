@@ -16,24 +16,39 @@ const SUGGESTIONS = 3;
  * ```
  */
 export function nameHint(names: readonly string[]): (unknown: string) => string {
+  const near = nearNames(names);
+  return (unknown) => {
+    const ranked = near(unknown).map((name) => `"${name}"`);
+    if (ranked.length > 0) return ` (did you mean ${ranked.join(' or ')}?)`;
+    if (names.length === 0) return ' (none defined)';
+    if (names.length <= LIST_ALL_UP_TO) return ` (defined: ${names.join(', ')})`;
+    return '';
+  };
+}
+
+/**
+ * Builds a lookup of the defined names one or two edits away from a name (case aside), nearest
+ * first, at most three: the names it may have been a typo of.
+ *
+ * @example
+ * ```ts
+ * nearNames(['shell', 'read_file'])('shel'); // ['shell']
+ * nearNames(['shell', 'read_file'])('lookup'); // []
+ * ```
+ */
+export function nearNames(names: readonly string[]): (unknown: string) => string[] {
   let index: Map<string, string[]> | undefined;
   return (unknown) => {
     index ??= deletionIndex(names);
     const near = new Set<string>();
     for (const key of deletions(unknown.toLowerCase()))
       for (const name of index.get(key) ?? []) near.add(name);
-    if (near.size > 0) {
-      const ranked = [...near]
-        .map((name) => ({ name, distance: editDistance(unknown.toLowerCase(), name.toLowerCase()) }))
-        .filter((candidate) => candidate.distance <= 2)
-        .sort((left, right) => left.distance - right.distance || left.name.localeCompare(right.name))
-        .slice(0, SUGGESTIONS)
-        .map((candidate) => `"${candidate.name}"`);
-      if (ranked.length > 0) return ` (did you mean ${ranked.join(' or ')}?)`;
-    }
-    if (names.length === 0) return ' (none defined)';
-    if (names.length <= LIST_ALL_UP_TO) return ` (defined: ${names.join(', ')})`;
-    return '';
+    return [...near]
+      .map((name) => ({ name, distance: editDistance(unknown.toLowerCase(), name.toLowerCase()) }))
+      .filter((candidate) => candidate.distance <= 2)
+      .sort((left, right) => left.distance - right.distance || left.name.localeCompare(right.name))
+      .slice(0, SUGGESTIONS)
+      .map((candidate) => candidate.name);
   };
 }
 

@@ -42,7 +42,9 @@ export interface EmbeddedOptions {
   models?: ModelRegistry;
   /**
    * Tools the in-process worker's agents may select besides the built-ins (AI SDK tools, or
-   * `connectMcpServers(…).tools`); parse swarms with `{ tools: Object.keys(tools) }`.
+   * `connectMcpServers(…).tools`). YAML given to `wharf.startSwarm` is checked against them
+   * (and the built-ins) when this process runs a worker; elsewhere parse swarms with
+   * `{ tools: Object.keys(tools) }`.
    */
   tools?: ToolSet;
   /** Progress lines (starting the server, ...). */
@@ -186,7 +188,15 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       });
     }
 
-    const wharf = new WharfClient({ connection, taskQueue, namespace, dataConverter });
+    // With its own worker, the tools are known: YAML is checked against them at its line.
+    const workerTools = options.worker === false ? undefined : Object.keys(options.tools ?? {});
+    const wharf = new WharfClient({
+      connection,
+      taskQueue,
+      namespace,
+      dataConverter,
+      ...(workerTools === undefined ? {} : { tools: workerTools }),
+    });
     return {
       address,
       namespace,

@@ -6,6 +6,7 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   CancellationScope,
+  ChildWorkflowFailure,
   condition,
   continueAsNew,
   createEventGroup,
@@ -79,9 +80,15 @@ const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<Wharf
 
 /** The message of an activity's failure (its cause), or of any other error. */
 function failureMessage(error: unknown): string {
-  return error instanceof ActivityFailure && error.cause !== undefined
-    ? error.cause.message
-    : (error as Error).message;
+  // An agent task's child workflow failed (its agentStart refused the task): say why.
+  let cause = error;
+  while (
+    (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) &&
+    cause.cause !== undefined
+  ) {
+    cause = cause.cause;
+  }
+  return (cause as Error).message;
 }
 
 /**
