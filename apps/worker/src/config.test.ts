@@ -1,3 +1,6 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { intakeLimits, loadWorkerConfig } from './config.js';
 import { WorkerConfigError } from './worker-config-error.js';
@@ -116,5 +119,48 @@ describe('loadWorkerConfig', () => {
       'WHARF_INTAKE_REQUEST_TIMEOUT_MS',
     ]);
     expect((caught as Error).message).toMatch(/WHARF_INTAKE_MAX_CONCURRENT_REQUESTS: /);
+  });
+});
+
+describe('WHARF_MCP_SERVERS', () => {
+  const servers = {
+    files: { command: 'node', args: ['files-server.js'], env: { ROOT: '/srv' } },
+    docs: { url: 'https://docs.example/mcp', headers: { authorization: 'Bearer t' } },
+  };
+
+  it('reads JSON, or a JSON file by its path; empty is unset', async () => {
+    expect(loadWorkerConfig({ WHARF_MCP_SERVERS: JSON.stringify(servers) }).WHARF_MCP_SERVERS).toEqual(
+      servers,
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-mcp-config-'));
+    try {
+      await writeFile(join(dir, 'mcp.json'), JSON.stringify(servers));
+      expect(loadWorkerConfig({ WHARF_MCP_SERVERS: join(dir, 'mcp.json') }).WHARF_MCP_SERVERS).toEqual(
+        servers,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(loadWorkerConfig({ WHARF_MCP_SERVERS: '' }).WHARF_MCP_SERVERS).toBeUndefined();
+  });
+
+  it.each([
+    ['{"files": {"command": "node",', 'WHARF_MCP_SERVERS: is not valid JSON'],
+    ['/no/such/mcp.json', 'WHARF_MCP_SERVERS: is neither JSON nor a readable file: ENOENT'],
+    ['{"files": {"args": ["x"]}}', 'WHARF_MCP_SERVERS: files: Invalid input'],
+    ['{"docs": {"url": "ftp://x/mcp"}}', 'WHARF_MCP_SERVERS: docs.url: Invalid URL'],
+    ['{"my tools": {"command": "node"}}', 'WHARF_MCP_SERVERS: my tools: a server name is a word'],
+    ['{"files": {"command": "node", "timeout": 5}}', 'WHARF_MCP_SERVERS: files: Unrecognized key: "timeout"'],
+    ['["files"]', 'WHARF_MCP_SERVERS: (top level): Invalid input: expected record'],
+  ])('refuses %s, naming the variable', (value, message) => {
+    let caught: unknown;
+    try {
+      loadWorkerConfig({ WHARF_MCP_SERVERS: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(WorkerConfigError.isInstance(caught)).toBe(true);
+    expect((caught as WorkerConfigError).variables).toEqual(['WHARF_MCP_SERVERS']);
+    expect((caught as Error).message).toContain(message);
   });
 });

@@ -1,6 +1,7 @@
 import { type IntakeLimits, parseAge, parseSize } from '@wharf/orchestrator/worker';
 import { InvalidStoreUrlError, parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { z } from 'zod';
+import { mcpServersVariable } from './mcp-servers-variable.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -73,6 +74,8 @@ export const workerEnvSchema = z
     WHARF_GC_MAX_AGE: parsed(parseAge, 'WHARF_GC_MAX_AGE').optional(),
     /** Then the oldest outputs until the store holds at most this (`10GiB`). */
     WHARF_GC_MAX_BYTES: parsed(parseSize, 'WHARF_GC_MAX_BYTES').optional(),
+    /** MCP servers whose tools agents may select (JSON, or a JSON file's path): see the README. */
+    WHARF_MCP_SERVERS: mcpServersVariable,
   })
   .superRefine((env, context) => {
     if (env.WHARF_GC_INTERVAL !== undefined) return;

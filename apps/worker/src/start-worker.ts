@@ -1,9 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
-import { composeWorker } from '@wharf/orchestrator/worker';
+import type { ModelRegistry } from '@wharf/orchestrator/node';
+import {
+  composeWorker,
+  connectMcpServers,
+  type McpServerConfig,
+  type McpTools,
+} from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
 import { intakeLimits, type WorkerConfig } from './config.js';
+import { WorkerConfigError } from './worker-config-error.js';
 
 /** A running worker process's parts. */
 export interface RunningWorker {
@@ -16,9 +23,16 @@ export interface RunningWorker {
   stop(): Promise<void>;
 }
 
+/** What {@link startWorker} takes besides the environment (for embedding it, and tests). */
+export interface StartWorkerExtras {
+  /** The model registry; default `createModelRegistry()` (providers' API keys from the environment). */
+  models?: ModelRegistry;
+}
+
 /**
  * Starts a Wharf worker from its configuration: the stores (`WHARF_STORE`/`WHARF_BLOBS`, by
- * default in the data directory), an intake
+ * default in the data directory), the MCP servers of `WHARF_MCP_SERVERS` (their tools are the
+ * worker's, named `<server>_<tool>`; closed when it stops), an intake
  * server for subagents that `wharf emit`, the Temporal worker, a health endpoint, and
  * structured logs (pino, JSON lines).
  *
@@ -31,9 +45,27 @@ export interface RunningWorker {
 export async function startWorker(
   config: WorkerConfig,
   logger: Logger = pino({ level: config.LOG_LEVEL }),
+  extras: StartWorkerExtras = {},
 ): Promise<RunningWorker> {
   installRuntime(logger);
+  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {});
+  try {
+    return await run(config, logger, extras, mcp);
+  } catch (error) {
+    await mcp.close();
+    throw error;
+  }
+}
+
+async function run(
+  config: WorkerConfig,
+  logger: Logger,
+  extras: StartWorkerExtras,
+  mcp: McpTools,
+): Promise<RunningWorker> {
   const parts = await composeWorker({
+    ...(extras.models === undefined ? {} : { models: extras.models }),
+    tools: mcp.tools,
     dataDir: config.WHARF_DATA_DIR,
     ...(config.WHARF_STORE === undefined ? {} : { store: config.WHARF_STORE }),
     ...(config.WHARF_BLOBS === undefined ? {} : { blobs: config.WHARF_BLOBS }),
@@ -110,6 +142,7 @@ export async function startWorker(
       health: healthUrl,
       store: parts.data.location.store,
       blobs: parts.data.location.blobs,
+      tools: Object.keys(mcp.tools),
     },
     'worker-start',
   );
@@ -117,6 +150,7 @@ export async function startWorker(
     await new Promise<void>((resolve) => health.close(() => resolve()));
     await connection.close();
     await parts.close();
+    await mcp.close();
     logger.info('worker-end');
   });
   return {
@@ -129,6 +163,27 @@ export async function startWorker(
       await done;
     },
   };
+}
+
+/** Connects each server of `WHARF_MCP_SERVERS`; one that fails is named, and the others closed. */
+async function connectMcp(servers: Readonly<Record<string, McpServerConfig>>): Promise<McpTools> {
+  const connected: McpTools[] = [];
+  const closeAll = async () => {
+    await Promise.allSettled(connected.map((server) => server.close()));
+  };
+  for (const [name, server] of Object.entries(servers)) {
+    try {
+      connected.push(await connectMcpServers({ [name]: server }));
+    } catch (error) {
+      await closeAll();
+      throw new WorkerConfigError(
+        'MCP_UNAVAILABLE',
+        `WHARF_MCP_SERVERS: MCP server "${name}" (${'url' in server ? server.url : server.command}) could not be connected: ${(error as Error).message}`,
+        { cause: error, variables: ['WHARF_MCP_SERVERS'] },
+      );
+    }
+  }
+  return { tools: Object.assign({}, ...connected.map((server) => server.tools)), close: closeAll };
 }
 
 function listen(server: Server, port: number): Promise<Server> {

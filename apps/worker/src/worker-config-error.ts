@@ -1,7 +1,10 @@
 const marker = Symbol.for('@wharf/worker/error');
 
 /** Stable machine-readable codes of {@link WorkerConfigError}. */
-export type WorkerConfigErrorCode = 'INVALID_ENV';
+export type WorkerConfigErrorCode =
+  | 'INVALID_ENV'
+  /** An MCP server of `WHARF_MCP_SERVERS` could not be started or reached. */
+  | 'MCP_UNAVAILABLE';
 
 /**
  * A worker environment that cannot work: names every variable that is wrong and why.
