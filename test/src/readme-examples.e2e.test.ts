@@ -20,10 +20,12 @@ async function readmes(): Promise<{ name: string; code: string }[]> {
       if (block !== undefined) found.push({ name: `${group}/${name}`, code: block });
     }
   }
-  // The examples' README runs from a directory holding a copy of examples/, as from a checkout.
+  // The examples' README runs from a directory holding a copy of examples/, as from a checkout;
+  // every ts block of it runs (one per example).
   const examples = await readFile(join(root, 'examples', 'README.md'), 'utf8');
-  const block = /```ts\n([\s\S]*?)```/.exec(examples)?.[1];
-  if (block !== undefined) found.push({ name: 'examples/README', code: block });
+  [...examples.matchAll(/```ts\n([\s\S]*?)```/g)].forEach((match, index) => {
+    found.push({ name: `examples/README${index === 0 ? '' : `#${index + 1}`}`, code: match[1] ?? '' });
+  });
   return found;
 }
 
@@ -44,16 +46,17 @@ describe('README examples run as written', () => {
         'packages/evidence',
         'packages/orchestrator',
         'examples/README',
+        'examples/README#2',
       ]),
     );
   });
 
   it.each(examples)('$name', async ({ name, code }) => {
     await mkdir(scriptsDir, { recursive: true });
-    const script = join(scriptsDir, `${name.replace('/', '-')}.mts`);
+    const script = join(scriptsDir, `${name.replace('/', '-').replace('#', '-')}.mts`);
     await writeFile(script, code.replaceAll('127.0.0.1:7233', inject('temporalAddress')));
     const cwd = await mkdtemp(join(tmpdir(), 'wharf-readme-'));
-    if (name === 'examples/README')
+    if (name.startsWith('examples/README'))
       await cp(join(root, 'examples'), join(cwd, 'examples'), { recursive: true });
     try {
       const { stdout } = await execFileAsync(process.execPath, [script], { cwd, timeout: 120_000 });
@@ -63,6 +66,20 @@ describe('README examples run as written', () => {
         expect(stdout).toContain('test ×4: done');
         expect(stdout).toContain('publish: done');
         expect(stdout).toContain('hold: skipped (when: †data.failures.preview > 0 is false)');
+      }
+      if (name === 'examples/README#2') {
+        // What the reviewer's model was sent back from its tools, then how the run ended.
+        expect(stdout).toMatch(
+          /^yaml: shell found \.\/examples\/README\.md, \.\/examples\/dependency-review\.yaml/m,
+        );
+        expect(stdout).toMatch(/^@temporalio\/client: shell found \.\/examples\/README\.md/m);
+        expect(stdout).toMatch(
+          /^yaml: read_file sent \.\/examples\/README\.md bytes 0-\d+ of \d+: # Examples$/m,
+        );
+        expect(stdout).toContain('upgrade waits: Every review says SAFE. Upgrade the dependencies?');
+        expect(stdout).toContain('review ×2: done · 8 model calls');
+        expect(stdout).toContain('upgrade: done');
+        expect(stdout).toContain('hold: skipped (when: †data.risky.preview > 0 is false)');
       }
     } finally {
       await rm(cwd, { recursive: true, force: true });
