@@ -6,6 +6,12 @@ import type { OutputEvent } from '../types.js';
 import { type OutputRow, outputRowSchema, recordColumns } from './row.js';
 
 /**
+ * Named parameters of one `outputs` insert: the row's columns but `seq`, with the body and the
+ * labels as JSON text.
+ */
+export type RowValues = Omit<OutputRow, 'seq' | 'labels'> & { body: Uint8Array | null; labels: string };
+
+/**
  * Named parameters of an `outputs` insert for one event and its spooled body.
  *
  * @example
@@ -18,7 +24,7 @@ export function rowValues(
   spooled: SpooledBody,
   now: number,
   outId: string,
-): Record<string, unknown> {
+): RowValues {
   const { producer } = event;
   return {
     out_id: outId,
