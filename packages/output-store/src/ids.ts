@@ -28,7 +28,6 @@ export function newOutId(): string {
   return `out_${id}`;
 }
 
-
 /**
  * True when `value` has the shape of an output id.
  *

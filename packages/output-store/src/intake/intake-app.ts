@@ -11,8 +11,8 @@ import {
 import { isOutId } from '../ids.js';
 import { assertLabelKeys } from '../label-keys.js';
 import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from '../schemas.js';
-import type { EmittedOutput } from '../sqlite/sqlite-output-store.js';
 import type { TokenSecret } from '../spawn-token.js';
+import type { EmittedOutput } from '../sqlite/sqlite-output-store.js';
 import type { ContentRef, OutputEvent, OutputRecord, OutputRef, OutputStore } from '../types.js';
 import { toHttpError } from './http-error.js';
 import { jsonNestingDepth } from './json-depth.js';

@@ -19,12 +19,7 @@ export type RowValues = Omit<OutputRow, 'seq' | 'labels'> & { body: Uint8Array |
  * statements.insert.run(rowValues(event, spooled, Date.now(), newOutId()));
  * ```
  */
-export function rowValues(
-  event: OutputEvent,
-  spooled: SpooledBody,
-  now: number,
-  outId: string,
-): RowValues {
+export function rowValues(event: OutputEvent, spooled: SpooledBody, now: number, outId: string): RowValues {
   const { producer } = event;
   return {
     out_id: outId,
