@@ -1,6 +1,7 @@
-// The swarm workflow: the Temporal driver of a SwarmRun (activities, conditions, handlers,
-// continue-as-new, memo, search attributes, details). Planning, folding and carried state are
-// pure, in ../swarm/. Deterministic: imports only @temporalio/workflow and pure modules.
+// The swarm workflow: the Temporal driver of a SwarmRun (supersteps of activities and agent
+// workflows, conditions, continue-as-new). Its patches, handlers, visibility and finish are the
+// sibling swarm-*.ts and finish-swarm.ts modules; planning, folding and carried state are pure,
+// in ../swarm/. Deterministic: imports only @temporalio/workflow and pure modules.
 import {
   allHandlersFinished,
   CancellationScope,
