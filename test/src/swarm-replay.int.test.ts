@@ -208,6 +208,48 @@ tasks:
       await env.wharf.addInput(workflowId, 'who', 'wharf');
     },
   },
+  {
+    // Control flow (wharf-control-flow): `when:` both ways, a map loop under max_concurrency, an
+    // approval gate answered by update (the pendingApprovals memo) and one approved by its timeout.
+    name: 'control-flow',
+    definition: `
+name: flow
+tasks:
+  list:
+    script: { content: "printf 'alpha\\nbeta\\ngamma\\n'" }
+    output: †data.list
+  each:
+    depends_on: [list]
+    when: †data.list.exitCode == 0
+    loop: { type: map, over: †data.list.preview, max_concurrency: 2 }
+    script: { content: 'echo "item $WHARF_INSTANCE"' }
+    output: †data.each
+  hold:
+    depends_on: [list]
+    when: †data.list.exitCode != 0
+    script: { content: echo never }
+  deploy:
+    depends_on: [each]
+    approval: { prompt: Ship it? }
+    script: { content: echo shipped }
+  cleanup:
+    depends_on: [each]
+    approval: { timeout: 1s, on_timeout: approve }
+    script: { content: echo cleaned }
+  announce:
+    depends_on: [deploy]
+    script: { content: echo announced }
+`,
+    async drive(env, workflowId) {
+      for (let attempt = 0; attempt < 300; attempt++) {
+        const progress = await env.wharf.progress(workflowId).catch(() => undefined);
+        const deploy = progress?.tasks.find((task) => task.task === 'deploy');
+        if (deploy?.approval?.requestedAt !== undefined) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await env.wharf.approveTask(workflowId, 'deploy', { approve: true, comment: 'ship it', by: 'ana' });
+    },
+  },
 ];
 
 describe.runIf(process.env.WHARF_RECORD_HISTORIES === '1')('record swarm histories', () => {

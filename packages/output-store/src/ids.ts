@@ -1,4 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+const idBytes = 12;
+/**
+ * Random bytes drawn 4 KiB at a time: one CSPRNG call per 341 ids instead of one each (it was
+ * a visible share of a small EMIT's CPU). Each id still takes 12 bytes no other id uses.
+ */
+const idPool = Buffer.alloc(idBytes * 341);
+let poolOffset = idPool.byteLength;
 
 const outIdPattern = /^out_[A-Za-z0-9_-]{16}$/;
 
@@ -11,7 +19,13 @@ const outIdPattern = /^out_[A-Za-z0-9_-]{16}$/;
  * ```
  */
 export function newOutId(): string {
-  return `out_${randomBytes(12).toString('base64url')}`;
+  if (poolOffset + idBytes > idPool.byteLength) {
+    randomFillSync(idPool);
+    poolOffset = 0;
+  }
+  const id = idPool.toString('base64url', poolOffset, poolOffset + idBytes);
+  poolOffset += idBytes;
+  return `out_${id}`;
 }
 
 /**

@@ -72,4 +72,33 @@ describe('captureStream', () => {
     expect(capture.spill).toMatchObject({ bytes: cap, capped: true, droppedBytes: content.length - cap });
     expect(capture.spill?.sha256).toBe(createHash('sha256').update(stored).digest('hex'));
   });
+
+  it('reuses gzip blocks only after gzip has read them: a paced stream of distinct bytes round-trips exact', async () => {
+    // 40 blocks' worth of chunks that all differ, with pauses so that gzip finishes blocks while
+    // later ones are gathered: a block refilled before gzip consumed it would corrupt the file.
+    let seed = 7;
+    const chunk = () =>
+      Buffer.from(
+        Array.from({ length: 50 * 1024 }, () => {
+          seed = (seed * 1103515245 + 12345) >>> 0;
+          return seed >>> 24;
+        }),
+      );
+    const chunks = Array.from({ length: 200 }, chunk);
+    async function* paced() {
+      for (const [index, bytes] of chunks.entries()) {
+        if (index % 3 === 0) await new Promise((resolve) => setTimeout(resolve, 1));
+        yield bytes;
+      }
+    }
+    const content = Buffer.concat(chunks);
+    const capture = await captureStream(Readable.from(paced()), {
+      maxBytes: 1000,
+      spill: { path: join(dir, 'paced.log.gz'), compress: true, maxBytes: 1 << 30, threshold: 0 },
+    });
+    const stored = gunzipSync(await readFile(join(dir, 'paced.log.gz')));
+    expect(stored.length).toBe(content.length);
+    expect(stored.equals(content)).toBe(true);
+    expect(capture.spill?.sha256).toBe(createHash('sha256').update(content).digest('hex'));
+  });
 });

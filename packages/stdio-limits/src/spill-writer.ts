@@ -15,6 +15,8 @@ const BATCH_BYTES = 1024 * 1024;
 const GZIP_BLOCK_BYTES = 256 * 1024;
 /** Bytes the sink may hold before the reader is asked to pause (lets gzip work in parallel). */
 const SINK_BUFFER_BYTES = 2 * 1024 * 1024;
+/** Enough free blocks to refill the sink's buffer, and no more. */
+const MAX_FREE_BLOCKS = SINK_BUFFER_BYTES / GZIP_BLOCK_BYTES + 1;
 
 /** Where and how a stream is spilled to disk. */
 export interface SpillWriterOptions {
@@ -68,6 +70,11 @@ export class SpillWriter {
   /** The gzip block being gathered, and how much of it is filled. */
   #block: Buffer | undefined;
   #blockBytes = 0;
+  /**
+   * Blocks gzip has finished reading, ready to gather into again: a fresh 256 KiB buffer per
+   * block would hand the garbage collector the whole stream a second time.
+   */
+  readonly #freeBlocks: Buffer[] = [];
   #error: Error | undefined;
 
   constructor(options: SpillWriterOptions) {
@@ -129,7 +136,7 @@ export class SpillWriter {
         ready = this.#sink.write(rest) || this.#sink.writableLength < SINK_BUFFER_BYTES;
         break;
       }
-      this.#block ??= Buffer.allocUnsafe(GZIP_BLOCK_BYTES);
+      this.#block ??= this.#freeBlocks.pop() ?? Buffer.allocUnsafe(GZIP_BLOCK_BYTES);
       const take = Math.min(rest.length, GZIP_BLOCK_BYTES - this.#blockBytes);
       this.#block.set(rest.subarray(0, take), this.#blockBytes);
       this.#blockBytes += take;
@@ -140,11 +147,16 @@ export class SpillWriter {
   }
 
   #sendBlock(): boolean {
-    const block = this.#block?.subarray(0, this.#blockBytes);
+    const block = this.#block;
+    const length = this.#blockBytes;
     this.#block = undefined;
     this.#blockBytes = 0;
-    if (!block || block.length === 0) return true;
-    return this.#sink.write(block) || this.#sink.writableLength < SINK_BUFFER_BYTES;
+    if (!block || length === 0) return true;
+    // The write callback runs once gzip has consumed the whole block; only then may it be reused.
+    const written = this.#sink.write(block.subarray(0, length), (error) => {
+      if (!error && this.#freeBlocks.length < MAX_FREE_BLOCKS) this.#freeBlocks.push(block);
+    });
+    return written || this.#sink.writableLength < SINK_BUFFER_BYTES;
   }
 
   #flush(): void {
@@ -183,6 +195,7 @@ export class SpillWriter {
         this.#sink.end();
       });
     }
+    this.#freeBlocks.length = 0;
     let fileBytes = 0;
     if (!this.#error) {
       try {

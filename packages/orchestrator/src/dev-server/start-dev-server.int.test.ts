@@ -1,5 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Connection } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
@@ -113,5 +116,64 @@ describe('ensureTemporalCli', () => {
     expect(message).toContain('PATH: no `temporal` executable');
     expect(message).toContain('pip install: disabled');
     expect(message).toContain('@temporalio/testing download: disabled');
+  });
+
+  it('starts again on fresh ports when a port it chose was taken before the server bound it', async () => {
+    const real = (await ensureTemporalCli()).path;
+    const dir = mkdtempSync(join(tmpdir(), 'wharf-port-race-'));
+    const calls = join(dir, 'calls');
+    writeFileSync(calls, '');
+    // The first start loses the race for its HTTP port, as when another process takes it.
+    const cli = join(dir, 'temporal');
+    writeFileSync(
+      cli,
+      [
+        '#!/bin/sh',
+        `echo "$*" >> '${calls}'`,
+        `if [ "$(wc -l < '${calls}')" -eq 1 ]; then`,
+        '  echo "failed listening for HTTP API on 127.0.0.1:7243: listen tcp 127.0.0.1:7243: bind: address already in use" >&2',
+        '  exit 1',
+        'fi',
+        `exec '${real}' "$@"`,
+      ].join('\n'),
+    );
+    chmodSync(cli, 0o755);
+    try {
+      const server = await startDevServer({ cliPath: cli, ui: false });
+      try {
+        const starts = readFileSync(calls, 'utf8').trim().split('\n');
+        expect(starts).toHaveLength(2);
+        expect(starts[1]).toContain(`--port ${server.address.split(':')[1]}`);
+      } finally {
+        await server.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('does not retry a port the caller chose', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wharf-port-race-'));
+    const calls = join(dir, 'calls');
+    const cli = join(dir, 'temporal');
+    writeFileSync(
+      cli,
+      [
+        '#!/bin/sh',
+        `echo "$*" >> '${calls}'`,
+        'echo "listen tcp 127.0.0.1:7233: bind: address already in use" >&2',
+        'exit 1',
+      ].join('\n'),
+    );
+    chmodSync(cli, 0o755);
+    try {
+      const error = await startDevServer({ cliPath: cli, ui: false, port: 7233 }).catch(
+        (caught: unknown) => caught,
+      );
+      expect(WharfOrchestratorError.isInstance(error) && error.code).toBe('DEV_SERVER_FAILED');
+      expect(readFileSync(calls, 'utf8').trim().split('\n')).toHaveLength(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -104,6 +104,24 @@ function installExitHooks(): void {
  */
 export async function startDevServer(options: StartDevServerOptions = {}): Promise<DevServer> {
   const cliPath = options.cliPath ?? (await ensureTemporalCli()).path;
+  // A free port may be taken by another process before the server binds it (the CLI also picks
+  // its own HTTP and metrics ports): when the server says so, start again on fresh ports, unless
+  // the caller chose the port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(cliPath, options);
+    } catch (error) {
+      const portTaken =
+        WharfOrchestratorError.isInstance(error) && /address already in use/.test(error.message);
+      if (!portTaken || options.port !== undefined || attempt >= PORT_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** How many times {@link startDevServer} starts the server when a port it chose was taken. */
+const PORT_ATTEMPTS = 4;
+
+async function startOnce(cliPath: string, options: StartDevServerOptions): Promise<DevServer> {
   const ip = options.ip ?? '127.0.0.1';
   const namespace = options.namespace ?? 'default';
   const ui = options.ui ?? true;

@@ -1,12 +1,10 @@
-// The swarm workflow: the Temporal driver of a SwarmRun (activities, conditions, handlers,
-// continue-as-new, memo, search attributes, details). Planning, folding and carried state are
-// pure, in ../swarm/. Deterministic: imports only @temporalio/workflow and pure modules.
+// The swarm workflow: the Temporal driver of a SwarmRun (supersteps of activities and agent
+// workflows, conditions, continue-as-new). Its patches, handlers, visibility and finish are the
+// sibling swarm-*.ts and finish-swarm.ts modules; planning, folding and carried state are pure,
+// in ../swarm/. Deterministic: imports only @temporalio/workflow and pure modules.
 import {
-  ActivityFailure,
-  ApplicationFailure,
   allHandlersFinished,
   CancellationScope,
-  ChildWorkflowFailure,
   condition,
   continueAsNew,
   createEventGroup,
@@ -14,41 +12,21 @@ import {
   isCancellation,
   log,
   patched,
-  proxyActivities,
-  proxyLocalActivities,
-  setCurrentDetails,
-  setHandler,
-  upsertMemo,
-  upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
-import { pendingApprovals, renderPendingApprovals } from '../control/approval-gate.js';
 import { loopCaps, TaskSlots } from '../control/task-slots.js';
-import {
-  addInputSignal,
-  approveTaskUpdate,
-  cancelTaskUpdate,
-  progressQuery,
-  stateQuery,
-} from '../shared/definitions.js';
-import { formatBytes, renderProgressTable } from '../shared/progress-table.js';
-import { swarmSearchAttributes } from '../shared/search-attributes.js';
-import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
-import type {
-  ContextPlan,
-  SubagentResult,
-  SwarmProgress,
-  SwarmResult,
-  SwarmWorkflowInput,
-  WharfActivities,
-} from '../shared/types.js';
-import { type RunPlace, type SubagentCall, subagentCall, supervisorCall } from '../swarm/activity-calls.js';
-import { DEFAULT_CONTEXT_POOL_CAP } from '../swarm/context-pool-state.js';
+import type { ContextPlan, SubagentResult, SwarmResult, SwarmWorkflowInput } from '../shared/types.js';
+import { type RunPlace, type SubagentCall, subagentCall } from '../swarm/activity-calls.js';
 import { failedBeforeOutput } from '../swarm/subagent-failure.js';
 import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
 import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
+import { finishSwarm } from './finish-swarm.js';
 import { runPool } from './run-pool.js';
+import { failureMessage, planContext, pruneContext, runSubagent } from './swarm-activities.js';
+import { registerSwarmHandlers } from './swarm-handlers.js';
+import { swarmPatches } from './swarm-patches.js';
+import { SwarmVisibility } from './swarm-visibility.js';
 
 /** Most activities one run may have pending (Temporal's per-run cap is 2,000). */
 const MAX_PENDING = 1_900;
@@ -57,39 +35,6 @@ const MAX_PENDING = 1_900;
  * flight finish, then the run continues as new (Temporal suggests staying under 4 MiB).
  */
 const SPLIT_HISTORY_BYTES = 3 * 1024 * 1024;
-
-const { runSubagent, supervise } = proxyActivities<WharfActivities>({
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '20 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    // Bounded: since SDK 1.21 an oversized result fails with a retryable error; never loop on it.
-    maximumAttempts: 4,
-    nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
-  },
-});
-
-// Context choice, pruning and metrics run stdio-limits' rules on metadata next to the workflow:
-// their (large) input stays out of history, only their small results are recorded.
-const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<WharfActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
-});
-
-/** The message of an activity's failure (its cause), or of any other error. */
-function failureMessage(error: unknown): string {
-  // An agent task's child workflow failed (its agentStart refused the task): say why.
-  let cause = error;
-  while (
-    (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) &&
-    cause.cause !== undefined
-  ) {
-    cause = cause.cause;
-  }
-  return (cause as Error).message;
-}
 
 /**
  * Runs a swarm: in each superstep every task whose dependencies are done and whose `†`
@@ -114,115 +59,24 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     heartbeatTimeoutMs: input.heartbeatTimeoutMs,
   };
   const maxConcurrent = Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING));
-  // Runs started before Wharf chose contexts replay without them (no local activities).
-  const withContext = patched('wharf-context-pool');
-  // Runs started before Wharf skipped tasks whose inputs can no longer be written (the untaken
-  // side of a `||` output) replay with the old planning: such a task failed, and so did the swarm.
-  const skipUnresolvable = patched('wharf-skip-unresolvable');
-  // Runs started before Wharf split a wide superstep across runs replay running it whole.
-  const splitSuperstep = patched('wharf-split-superstep');
-  // Runs started before Wharf folded `†channels.<name>` outputs into the user's channels wrote
-  // and read them in the context; only swarms that declare channels ask.
-  const userChannels = Object.keys(definition.channels).length > 0 && patched('wharf-user-channels');
-  // `when:`, map loops, `loop.max_concurrency` and `approval:` gates. Asked only of definitions
-  // that use them, so the histories of other swarms stay as they were.
-  const controlFlow = usesControlFlow(definition) && patched('wharf-control-flow');
-  // Runs started before Wharf capped the context pool carry it whole.
-  const poolCap = patched('wharf-pool-cap')
-    ? Math.max(1, Math.floor(input.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP))
-    : undefined;
+  const { withContext, splitSuperstep, controlFlow, poolCap, ...patches } = swarmPatches(input);
   const run = new SwarmRun({
     definition,
     input: input.input ?? {},
     ...(input.carried === undefined ? {} : { carried: input.carried }),
-    skipUnresolvable,
-    userChannels,
-    // Runs started before Wharf applied `limits.cleanup_strategy` kept the whole pool; only
-    // swarms that set one ask.
-    cleanupPool:
-      withContext && definition.limits?.cleanup_strategy !== undefined && patched('wharf-cleanup-strategy'),
+    skipUnresolvable: patches.skipUnresolvable,
+    userChannels: patches.userChannels,
+    cleanupPool: patches.cleanupPool,
     controlFlow,
   });
   const scopes = new Map<string, CancellationScope>();
   const slots = new TaskSlots(controlFlow ? loopCaps(definition.tasks) : {});
+  const visibility = new SwarmVisibility(run, place.runId, controlFlow);
+  const publish = (): void => visibility.publish();
   // Bumped by every signal or update that may let a waiting task run.
   let inputsVersion = 0;
-  let memoApprovals = '';
-
-  /** The Web UI's current details: the gates waiting (with the command that answers them), then the table. */
-  const publish = (): void => {
-    const progress = run.progress();
-    const gates = controlFlow ? pendingApprovals(progress) : [];
-    const waiting = renderPendingApprovals(gates, place.runId);
-    const table = renderProgressTable(progress);
-    setCurrentDetails(waiting === '' ? table : `${waiting}\n\n${table}`);
-    const names = gates.map((gate) => gate.task);
-    if (controlFlow && names.join(',') !== memoApprovals) {
-      memoApprovals = names.join(',');
-      upsertMemo({ pendingApprovals: names });
-    }
-  };
-  const setStatus = (next: SwarmProgress['status']): void => {
-    run.status = next;
-    upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: next }]);
-  };
-  setHandler(progressQuery, () => run.progress(), {
-    description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
-  });
-  setHandler(stateQuery, () => run.channels(), {
-    description: 'The durable channel snapshot: results per task (refs, sizes, exit codes) and barriers.',
-  });
-  setHandler(
-    addInputSignal,
-    ({ key, value }) => {
-      run.addInput(key, value, new Date().toISOString());
-      inputsVersion++;
-    },
-    { description: 'Adds a value for †input.<key>; tasks waiting on it become ready.' },
-  );
-  setHandler(
-    cancelTaskUpdate,
-    ({ task, reason }) => {
-      const outcome = run.cancel(task, reason, Date.now());
-      if (!outcome.cancelled) return outcome;
-      scopes.get(task)?.cancel();
-      publish();
-      return outcome;
-    },
-    {
-      description: 'Cancels one task: running instances are cancelled, dependents are skipped.',
-      validator: ({ task }) => {
-        if (!run.hasTask(task)) throw new Error(`unknown task "${task}"; tasks: ${run.taskNames.join(', ')}`);
-      },
-    },
-  );
-
-  setHandler(
-    approveTaskUpdate,
-    (request) => {
-      const outcome = run.answerApproval(request, Date.now());
-      inputsVersion++;
-      publish();
-      return outcome;
-    },
-    {
-      description:
-        "Approves or rejects a task's approval gate (with a comment); a rejected task is skipped or failed.",
-      validator: (request) => {
-        if (!controlFlow) throw new Error('this swarm has no approval gate');
-        run.checkApproval(request);
-      },
-    },
-  );
-
-  if (input.carried === undefined) {
-    upsertSearchAttributes([
-      { key: swarmSearchAttributes.swarm, value: definition.name },
-      { key: swarmSearchAttributes.owner, value: place.ownerId },
-      { key: swarmSearchAttributes.status, value: 'running' },
-    ]);
-    upsertMemo({ swarm: definition.name, version: definition.version, tasks: run.taskNames.length });
-  }
+  registerSwarmHandlers(run, { controlFlow, scopes, publish, inputsChanged: () => inputsVersion++ });
+  if (input.carried === undefined) visibility.announce(place.ownerId);
   publish();
 
   for (;;) {
@@ -265,48 +119,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     }
   }
 
-  let supervisor: SwarmResult['supervisor'];
-  if (definition.supervisor !== undefined) {
-    setStatus('supervising');
-    publish();
-    const call = supervisorCall(run, place);
-    if (call === undefined)
-      throw ApplicationFailure.nonRetryable('supervisor agent missing', 'WharfInvalidDefinition');
-    const summary = `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(call.input.budgetBytes)}`;
-    try {
-      supervisor = await supervise.executeWithOptions({ summary, ...call.options }, [call.input]);
-    } catch (error) {
-      // The swarm's outputs stand whatever the supervisor does: report its failure beside them.
-      supervisor = { answer: '', evidenceBytes: 0, error: failureMessage(error) };
-    }
-  }
-  let context: SwarmResult['metrics']['context'];
-  if (withContext) {
-    try {
-      context = await contextMetrics({ definition, pool: run.contextPool.pool });
-    } catch (error) {
-      // The swarm's outcome stands; only this figure is missing.
-      log.warn('context metrics failed', { error: (error as Error).message });
-    }
-  }
-  const result = run.result({ supervisor, context });
-  setStatus(result.status);
-  publish();
-  // Runs that ended before Wharf failed failed swarms replay as they ran: completed.
-  if (!patched('wharf-swarm-outcome')) return result;
-  const failedTasks = result.tasks.filter(isTaskFailure).map((task) => task.task);
-  upsertMemo({ status: result.status, failedTasks });
-  if (result.status === 'failed' && definition.on_failure !== 'complete') {
-    // A failed workflow is what the Web UI, its Failures filter and visibility show as failed;
-    // the result travels whole in the failure's details (WharfClient.result returns it).
-    throw ApplicationFailure.create({
-      type: swarmFailedErrorType,
-      message: describeSwarmFailure(result),
-      nonRetryable: true,
-      details: [result],
-    });
-  }
-  return result;
+  return finishSwarm(run, { place, withContext, visibility });
 
   /**
    * The context of every task about to run, chosen from the pool (one local activity per
@@ -408,15 +221,4 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     const current = workflowInfo();
     return current.continueAsNewSuggested || current.historyLength >= (input.historyEventLimit ?? 10_000);
   }
-}
-
-/** True when the definition uses `when:`, a map loop, `loop.max_concurrency` or an `approval:` gate. */
-function usesControlFlow(definition: SwarmWorkflowInput['definition']): boolean {
-  return Object.values(definition.tasks).some(
-    (task) =>
-      task.when !== undefined ||
-      task.approval !== undefined ||
-      task.loop?.type === 'map' ||
-      task.loop?.max_concurrency !== undefined,
-  );
 }

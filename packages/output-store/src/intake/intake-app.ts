@@ -11,12 +11,14 @@ import {
 import { isOutId } from '../ids.js';
 import { assertLabelKeys } from '../label-keys.js';
 import { jsonEmitRequestSchema, labelsSchema, type SpawnTokenClaims } from '../schemas.js';
-import { type TokenSecret, verifySpawnToken } from '../spawn-token.js';
+import type { TokenSecret } from '../spawn-token.js';
+import type { EmittedOutput } from '../sqlite/sqlite-output-store.js';
 import type { ContentRef, OutputEvent, OutputRecord, OutputRef, OutputStore } from '../types.js';
 import { toHttpError } from './http-error.js';
 import { jsonNestingDepth } from './json-depth.js';
 import { parseRangeHeader } from './range-header.js';
 import { SpawnQuota } from './spawn-quota.js';
+import { VerifiedTokens } from './verified-tokens.js';
 
 /**
  * Options of {@link createIntakeApp}.
@@ -46,7 +48,21 @@ export interface IntakeAppOptions {
    * `Retry-After: 1` ({@link IntakeBusyError}); `/healthz` is not counted.
    */
   readonly maxConcurrentRequests?: number;
+  /**
+   * Verified spawn tokens kept by their exact text so a spawn's next EMIT skips the HMAC and
+   * claim checks (expiry is still checked on each request), default 1024; 0 verifies every time.
+   */
+  readonly verifiedTokenCacheSize?: number;
   readonly now?: () => number;
+}
+
+/** A store whose emit also answers the record and whether it created it (`SqliteOutputStore`). */
+interface RecordingStore extends OutputStore {
+  emitWithRecord(event: OutputEvent): Promise<EmittedOutput>;
+}
+
+function recordsEmits(store: OutputStore): store is RecordingStore {
+  return typeof (store as Partial<RecordingStore>).emitWithRecord === 'function';
 }
 
 type IntakeEnv = { Variables: { claims: SpawnTokenClaims } };
@@ -71,6 +87,7 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
   const maxJsonDepth = options.maxJsonDepth ?? 128;
   const maxConcurrentRequests = options.maxConcurrentRequests ?? 32;
   const quota = new SpawnQuota();
+  const tokens = new VerifiedTokens(options.secret, options.verifiedTokenCacheSize ?? 1024);
   const app = new Hono<IntakeEnv>();
   let active = 0;
 
@@ -91,7 +108,7 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
       const header = context.req.header('authorization');
       const token = header?.startsWith('Bearer ') ? header.slice(7).trim() : undefined;
       if (!token) throw new OutputUnauthorizedError('missing bearer token');
-      context.set('claims', verifySpawnToken(token, options.secret, now()));
+      context.set('claims', tokens.verify(token, now()));
       await next();
     } finally {
       active -= 1;
@@ -114,12 +131,29 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
       spawnId: claims.spawnId,
       ...(claims.agent ? { agent: claims.agent } : {}),
     };
+    const scope = { ownerId: claims.ownerId, runId: claims.runId, spawnId: claims.spawnId };
+    if (recordsEmits(store)) {
+      // No lookup before storing: the quota looks keys up only when it seems full, and the
+      // store says whether the key was new (201) or a replay (200) and answers the record.
+      const release = await quota.reserve(
+        claims,
+        draft.idempotencyKey,
+        () => store.count(scope),
+        async (key) => (await store.findByIdempotencyKey(producer, key)) !== undefined,
+      );
+      let emitted: EmittedOutput;
+      try {
+        emitted = await store.emitWithRecord({ ...draft, producer });
+      } finally {
+        release();
+      }
+      context.header('Location', `/v1/outputs/${emitted.ref.outId}`);
+      return context.json({ ref: emitted.ref, record: emitted.record }, emitted.created ? 201 : 200);
+    }
     const existing = await store.findByIdempotencyKey(producer, draft.idempotencyKey);
     const release = existing
       ? undefined
-      : await quota.reserve(claims, draft.idempotencyKey, () =>
-          store.count({ ownerId: claims.ownerId, runId: claims.runId, spawnId: claims.spawnId }),
-        );
+      : await quota.reserve(claims, draft.idempotencyKey, () => store.count(scope));
     let ref: OutputRef;
     try {
       ref = await store.emit({ ...draft, producer });

@@ -6,6 +6,7 @@ import { InMemoryOutputStore } from '../in-memory-output-store.js';
 import type { SpawnTokenClaims } from '../schemas.js';
 import { issueSpawnToken } from '../spawn-token.js';
 import { SqliteOutputStore } from '../sqlite/sqlite-output-store.js';
+import type { OutputStore } from '../types.js';
 import { createIntakeServer, type IntakeServer } from './intake-server.js';
 
 const secret = 'intake-test-secret-with-enough-bytes-0001';
@@ -23,16 +24,32 @@ const base: SpawnTokenClaims = {
 const token = (overrides: Partial<SpawnTokenClaims> = {}) =>
   issueSpawnToken({ ...base, ...overrides }, secret);
 
-describe('intake server over HTTP', () => {
-  const store = new InMemoryOutputStore();
+// The in-memory store takes the intake's lookup-emit-stat path, SQLite its count-and-insert one.
+const stores: [string, (directory: string) => OutputStore][] = [
+  ['InMemoryOutputStore', () => new InMemoryOutputStore()],
+  ['SqliteOutputStore', (directory) => new SqliteOutputStore({ path: join(directory, 'outputs.db') })],
+];
+
+describe.each(stores)('intake server over HTTP (%s)', (_name, makeStore) => {
+  let directory: string;
+  let store: OutputStore;
   let server: IntakeServer;
+  let clockOffsetMs = 0;
 
   beforeAll(async () => {
-    server = await createIntakeServer({ store, secret, maxBodyBytes: 1 << 20 });
+    directory = await mkdtemp(join(tmpdir(), 'wharf-intake-http-'));
+    store = makeStore(directory);
+    server = await createIntakeServer({
+      store,
+      secret,
+      maxBodyBytes: 1 << 20,
+      now: () => Date.now() + clockOffsetMs,
+    });
   });
   afterAll(async () => {
     await server.close();
     await store.close();
+    await rm(directory, { recursive: true, force: true });
   });
 
   async function post(body: string | Uint8Array, headers: Record<string, string>, bearer = token()) {
@@ -157,6 +174,20 @@ describe('intake server over HTTP', () => {
       message: expect.stringMatching(/expired/),
     });
     expect(await store.findByIdempotencyKey(base, 'k')).toBeUndefined();
+  });
+
+  it('refuses a token it has verified before once the token expires', async () => {
+    const shortLived = token({ spawnId: 'short-lived', expiresAt: Date.now() + 60_000 });
+    const first = await post('x', { 'idempotency-key': 'before-expiry' }, shortLived);
+    expect(first.status).toBe(201);
+    clockOffsetMs = 60_000;
+    try {
+      const late = await post('y', { 'idempotency-key': 'after-expiry' }, shortLived);
+      expect(late.status).toBe(401);
+      expect(await errorOf(late)).toMatchObject({ message: expect.stringMatching(/expired/) });
+    } finally {
+      clockOffsetMs = 0;
+    }
   });
 
   it("answers 403 for another owner's output and for refs outside the spawn's inputs", async () => {

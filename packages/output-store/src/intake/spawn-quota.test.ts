@@ -52,4 +52,48 @@ describe('SpawnQuota', () => {
     ]);
     expect(quota.inFlight({ ...claims, spawnId: 'other' })).toBe(0);
   });
+
+  describe('with isStored (no lookup before reserving)', () => {
+    it('asks nothing while the quota has room', async () => {
+      const quota = new SpawnQuota();
+      const asked: string[] = [];
+      const release = await quota.reserve(
+        claims,
+        'a',
+        async () => 0,
+        async (key) => {
+          asked.push(key);
+          return false;
+        },
+      );
+      release();
+      expect(asked).toEqual([]);
+    });
+
+    it('refuses a new key when the stored outputs fill the quota, and passes a replayed one', async () => {
+      const quota = new SpawnQuota();
+      const storedKeys = new Set(['a', 'b']);
+      const isStored = async (key: string) => storedKeys.has(key);
+      await expect(quota.reserve(claims, 'c', async () => 2, isStored)).rejects.toSatisfy(
+        OutputForbiddenError.isInstance,
+      );
+      const replay = await quota.reserve(claims, 'a', async () => 2, isStored);
+      expect(quota.inFlight(claims)).toBe(1);
+      replay();
+    });
+
+    it('does not let a replay in flight take the slot of a new output', async () => {
+      const quota = new SpawnQuota();
+      const storedKeys = new Set(['a']);
+      const isStored = async (key: string) => storedKeys.has(key);
+      // 'a' is stored (1 of 2); its replay in flight must not make 'b' look like a third.
+      const replay = await quota.reserve(claims, 'a', async () => 1, isStored);
+      const fresh = await quota.reserve(claims, 'b', async () => 1, isStored);
+      await expect(quota.reserve(claims, 'c', async () => 1, isStored)).rejects.toSatisfy(
+        OutputForbiddenError.isInstance,
+      );
+      replay();
+      fresh();
+    });
+  });
 });

@@ -48,11 +48,18 @@ export class SpawnQuota {
    * Takes a slot for a new output of the token's spawn, or throws {@link OutputForbiddenError}
    * when the stored outputs and the uploads in flight already fill `maxOutputs`.
    * `countStored` counts the spawn's live outputs in the store.
+   *
+   * `isStored` (whether an idempotency key of the spawn already holds a live output) lets a
+   * caller reserve without looking its key up first: it is asked only when the quota looks
+   * full. A key already stored is then a replay and passes, and uploads in flight whose keys
+   * are already stored (replays, or outputs committed but not yet released) are not counted
+   * twice, so the decision is the one a lookup before every reservation would give.
    */
   async reserve(
     claims: SpawnTokenClaims,
     idempotencyKey: string,
     countStored: () => Promise<number>,
+    isStored?: (idempotencyKey: string) => Promise<boolean>,
   ): Promise<QuotaRelease> {
     const spawnKey = JSON.stringify([claims.ownerId, claims.runId, claims.spawnId]);
     const ledger = this.#ledger(spawnKey);
@@ -69,7 +76,10 @@ export class SpawnQuota {
         // at least, never missed.
         const inFlight = ledger.inFlight.size;
         const stored = await countStored();
-        if (stored + inFlight >= claims.maxOutputs) {
+        if (
+          stored + inFlight >= claims.maxOutputs &&
+          !(isStored && (await this.#fitsAfterLookups(claims, idempotencyKey, ledger, countStored, isStored)))
+        ) {
           throw new OutputForbiddenError(`this spawn may store at most ${claims.maxOutputs} outputs`);
         }
       }
@@ -95,6 +105,25 @@ export class SpawnQuota {
     return (
       this.#ledgers.get(JSON.stringify([claims.ownerId, claims.runId, claims.spawnId]))?.inFlight.size ?? 0
     );
+  }
+
+  /**
+   * The full-looking quota's second look: true when the key is a replay, or when only the
+   * uploads in flight that are not stored yet count on top of the stored outputs. The keys are
+   * looked up before counting again, so an upload committing in between is counted at least
+   * once, never missed.
+   */
+  async #fitsAfterLookups(
+    claims: SpawnTokenClaims,
+    idempotencyKey: string,
+    ledger: SpawnLedger,
+    countStored: () => Promise<number>,
+    isStored: (idempotencyKey: string) => Promise<boolean>,
+  ): Promise<boolean> {
+    if (await isStored(idempotencyKey)) return true;
+    let unstored = 0;
+    for (const key of [...ledger.inFlight.keys()]) if (!(await isStored(key))) unstored += 1;
+    return (await countStored()) + unstored < claims.maxOutputs;
   }
 
   #ledger(spawnKey: string): SpawnLedger {

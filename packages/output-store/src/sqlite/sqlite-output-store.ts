@@ -34,7 +34,7 @@ import { validateOutputEvent } from '../validate-event.js';
 import { ExternalBlobs } from './external-blobs.js';
 import { migrate } from './migrations.js';
 import { type OutputRow, recordColumns, rowToRecord } from './row.js';
-import { parseRow, prepareStatements, rowValues, type Statements } from './statements.js';
+import { parseRow, prepareStatements, type RowValues, rowValues, type Statements } from './statements.js';
 
 /**
  * Options of {@link SqliteOutputStore}.
@@ -68,12 +68,34 @@ export interface SqliteOutputStoreOptions {
   readonly now?: () => number;
 }
 
+/**
+ * What {@link SqliteOutputStore.emitWithRecord} stored or found: the ref, its record, and
+ * whether this call created the output (`false`: the idempotency key already held one with
+ * the same bytes).
+ *
+ * @example
+ * ```ts
+ * const { ref, record, created } = await store.emitWithRecord(event);
+ * ```
+ */
+export interface EmittedOutput {
+  readonly ref: OutputRef;
+  readonly record: OutputRecord;
+  readonly created: boolean;
+}
+
 type Removal = { outId: string; reason: NotFoundReason };
+
+/** A committed emit: the ref, and the record when this emit inserted the row. */
+interface Committed {
+  readonly ref: OutputRef;
+  readonly record?: OutputRecord;
+}
 
 interface PendingCommit {
   readonly event: OutputEvent;
   readonly spooled: SpooledBody;
-  readonly resolve: (ref: OutputRef) => void;
+  readonly resolve: (committed: Committed) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -110,10 +132,10 @@ export class SqliteOutputStore implements OutputStore {
   readonly #doomed = new Set<string>();
   #flushScheduled = false;
   readonly #batchTransaction: Database.Transaction<
-    (items: readonly PendingCommit[], now: number) => { ref?: OutputRef; error?: unknown }[]
+    (items: readonly PendingCommit[], now: number) => { committed?: Committed; error?: unknown }[]
   >;
   readonly #commitTransaction: Database.Transaction<
-    (event: OutputEvent, spooled: SpooledBody, now: number) => OutputRef
+    (event: OutputEvent, spooled: SpooledBody, now: number) => Committed
   >;
   #closed = false;
 
@@ -136,11 +158,11 @@ export class SqliteOutputStore implements OutputStore {
       this.#batchTransaction = this.#db.transaction((items: readonly PendingCommit[], now: number) =>
         items.map((item) => {
           try {
-            if (items.length === 1) return { ref: this.#insert(item.event, item.spooled, now) };
+            if (items.length === 1) return { committed: this.#insert(item.event, item.spooled, now) };
             // One INSERT is atomic on its own: a small unlabelled output needs no savepoint.
-            const ref = this.#insertAlone(item.event, item.spooled, now);
-            if (ref) return { ref };
-            return { ref: this.#commitTransaction(item.event, item.spooled, now) };
+            const committed = this.#insertAlone(item.event, item.spooled, now);
+            if (committed) return { committed };
+            return { committed: this.#commitTransaction(item.event, item.spooled, now) };
           } catch (error) {
             // An error that ended the whole transaction fails the batch rather than letting
             // the next items run outside it.
@@ -174,6 +196,27 @@ export class SqliteOutputStore implements OutputStore {
   }
 
   async emit(event: OutputEvent): Promise<OutputRef> {
+    return (await this.#emit(event)).ref;
+  }
+
+  /**
+   * {@link emit} that also answers the stored record and whether this call created it, same
+   * durability (the row is committed first). A new output's record is built from the row just
+   * inserted, saving the `stat` round trip; a replayed key's record is read back.
+   *
+   * @example
+   * ```ts
+   * const { ref, record, created } = await store.emitWithRecord(event);
+   * console.log(created ? 'stored' : 'replayed', ref.outId, record.sizeBytes);
+   * ```
+   */
+  async emitWithRecord(event: OutputEvent): Promise<EmittedOutput> {
+    const { ref, record } = await this.#emit(event);
+    if (record) return { ref, record, created: true };
+    return { ref, record: await this.stat(ref), created: false };
+  }
+
+  async #emit(event: OutputEvent): Promise<Committed> {
     this.#assertOpen();
     validateOutputEvent(event);
     const spooled = await spoolBody(event.content, {
@@ -382,7 +425,7 @@ export class SqliteOutputStore implements OutputStore {
    * Queues a commit. Commits queued in the same event-loop turn share one write transaction
    * (each in its own savepoint), so concurrent emits pay for one commit between them.
    */
-  #commit(event: OutputEvent, spooled: SpooledBody): Promise<OutputRef> {
+  #commit(event: OutputEvent, spooled: SpooledBody): Promise<Committed> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ event, spooled, resolve, reject });
       if (!this.#flushScheduled) {
@@ -407,9 +450,9 @@ export class SqliteOutputStore implements OutputStore {
     const [single] = items;
     if (items.length === 1 && single && !this.#closed) {
       try {
-        const ref = this.#insertAlone(single.event, single.spooled, this.#now());
-        if (ref) {
-          single.resolve(ref);
+        const committed = this.#insertAlone(single.event, single.spooled, this.#now());
+        if (committed) {
+          single.resolve(committed);
           return;
         }
       } catch (error) {
@@ -421,7 +464,7 @@ export class SqliteOutputStore implements OutputStore {
         return;
       }
     }
-    let outcomes: { ref?: OutputRef; error?: unknown }[];
+    let outcomes: { committed?: Committed; error?: unknown }[];
     try {
       if (this.#closed) throw new StorageFailureError('the output store is closed');
       outcomes = this.#batchTransaction.immediate(items, this.#now());
@@ -430,8 +473,8 @@ export class SqliteOutputStore implements OutputStore {
     }
     for (const [index, item] of items.entries()) {
       const outcome = outcomes[index];
-      if (outcome?.ref) {
-        item.resolve(outcome.ref);
+      if (outcome?.committed) {
+        item.resolve(outcome.committed);
         continue;
       }
       const error = outcome?.error;
@@ -449,22 +492,23 @@ export class SqliteOutputStore implements OutputStore {
    * spawn, key) constraint keeps retries and other processes from duplicating it. Returns undefined when
    * the full transaction is needed (labels, a body file, an expired holder of the key).
    */
-  #insertAlone(event: OutputEvent, spooled: SpooledBody, now: number): OutputRef | undefined {
+  #insertAlone(event: OutputEvent, spooled: SpooledBody, now: number): Committed | undefined {
     if (spooled.kind !== 'inline' || (event.labels && Object.keys(event.labels).length > 0)) return undefined;
     const outId = newOutId();
-    if (this.#statements.insertUnlessKeyed.run(rowValues(event, spooled, now, outId)).changes === 1)
-      return { outId };
+    const values = rowValues(event, spooled, now, outId);
+    if (this.#statements.insertUnlessKeyed.run(values).changes === 1)
+      return { ref: { outId }, record: insertedRecord(values, {}) };
     const existing = this.#byKey(event.producer, event.idempotencyKey) as
       | { out_id: string; sha256: string; expires_at: number | null }
       | undefined;
     if (!existing || (existing.expires_at !== null && existing.expires_at <= now)) return undefined;
     if (existing.sha256 !== spooled.sha256)
       throw new IdempotencyConflictError(event.idempotencyKey, existing.out_id);
-    return { outId: existing.out_id };
+    return { ref: { outId: existing.out_id } };
   }
 
   /** Body of the emit transaction: idempotency check, publish the body file, insert the row. */
-  #insert(event: OutputEvent, spooled: SpooledBody, now: number): OutputRef {
+  #insert(event: OutputEvent, spooled: SpooledBody, now: number): Committed {
     const { producer } = event;
     const existing = this.#byKey(producer, event.idempotencyKey) as
       | { out_id: string; sha256: string; expires_at: number | null }
@@ -473,16 +517,17 @@ export class SqliteOutputStore implements OutputStore {
       if (existing.expires_at === null || existing.expires_at > now) {
         if (existing.sha256 !== spooled.sha256)
           throw new IdempotencyConflictError(event.idempotencyKey, existing.out_id);
-        return { outId: existing.out_id };
+        return { ref: { outId: existing.out_id } };
       }
       this.#remove([{ outId: existing.out_id, reason: 'expired' }]);
     }
     if (spooled.kind === 'temp' && !this.#external) this.#blobs.publish(spooled.tempPath, spooled.sha256);
     const outId = newOutId();
     const labels = event.labels ?? {};
-    this.#statements.insert.run(rowValues(event, spooled, now, outId));
+    const values = rowValues(event, spooled, now, outId);
+    this.#statements.insert.run(values);
     for (const [key, value] of Object.entries(labels)) this.#statements.insertLabel.run(key, value, outId);
-    return { outId };
+    return { ref: { outId }, record: insertedRecord(values, labels) };
   }
 
   /**
@@ -577,4 +622,9 @@ export class SqliteOutputStore implements OutputStore {
   #assertOpen(): void {
     if (this.#closed) throw new StorageFailureError('the output store is closed');
   }
+}
+
+/** The record of a row just inserted, from its values (what `stat` would read back). */
+function insertedRecord(values: RowValues, labels: Readonly<Record<string, string>>): OutputRecord {
+  return rowToRecord({ ...values, seq: 0, labels: { ...labels } });
 }

@@ -6,6 +6,12 @@ import type { OutputEvent } from '../types.js';
 import { type OutputRow, outputRowSchema, recordColumns } from './row.js';
 
 /**
+ * Named parameters of one `outputs` insert: the row's columns but `seq`, with the body and the
+ * labels as JSON text.
+ */
+export type RowValues = Omit<OutputRow, 'seq' | 'labels'> & { body: Uint8Array | null; labels: string };
+
+/**
  * Named parameters of an `outputs` insert for one event and its spooled body.
  *
  * @example
@@ -13,12 +19,7 @@ import { type OutputRow, outputRowSchema, recordColumns } from './row.js';
  * statements.insert.run(rowValues(event, spooled, Date.now(), newOutId()));
  * ```
  */
-export function rowValues(
-  event: OutputEvent,
-  spooled: SpooledBody,
-  now: number,
-  outId: string,
-): Record<string, unknown> {
+export function rowValues(event: OutputEvent, spooled: SpooledBody, now: number, outId: string): RowValues {
   const { producer } = event;
   return {
     out_id: outId,

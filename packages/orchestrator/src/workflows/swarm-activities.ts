@@ -1,0 +1,65 @@
+// The activities the swarm workflow schedules, with their timeouts and retries, and how their
+// failures read. Deterministic: proxies only record commands when called.
+import {
+  ActivityFailure,
+  ChildWorkflowFailure,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
+import type { WharfActivities } from '../shared/types.js';
+
+/**
+ * `runSubagent` (a script task, or an agent task of a run started before durable agents) and
+ * `supervise`: long activities that heartbeat, retried a bounded number of times.
+ *
+ * @example
+ * ```ts
+ * const result = await runSubagent.executeWithOptions(call.options, [call.input]);
+ * ```
+ */
+export const { runSubagent, supervise } = proxyActivities<WharfActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '20 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    // Bounded: since SDK 1.21 an oversized result fails with a retryable error; never loop on it.
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
+  },
+});
+
+/**
+ * Context choice, pruning and metrics run stdio-limits' rules on metadata next to the workflow:
+ * their (large) input stays out of history, only their small results are recorded.
+ *
+ * @example
+ * ```ts
+ * const plans = await planContext({ definition, pool, tasks, now });
+ * ```
+ */
+export const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<WharfActivities>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
+});
+
+/**
+ * The message of an activity's failure (its cause), or of any other error.
+ *
+ * @example
+ * ```ts
+ * const message = failureMessage(error); // "exit code 2", not "Activity task failed"
+ * ```
+ */
+export function failureMessage(error: unknown): string {
+  // An agent task's child workflow failed (its agentStart refused the task): say why.
+  let cause = error;
+  while (
+    (cause instanceof ActivityFailure || cause instanceof ChildWorkflowFailure) &&
+    cause.cause !== undefined
+  ) {
+    cause = cause.cause;
+  }
+  return (cause as Error).message;
+}

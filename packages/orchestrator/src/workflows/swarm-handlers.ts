@@ -1,0 +1,83 @@
+// The queries, signal and updates of a swarm run. Deterministic: handlers only change the
+// SwarmRun and tell the workflow, through its hooks, what to wake or cancel.
+import { type CancellationScope, setHandler } from '@temporalio/workflow';
+import {
+  addInputSignal,
+  approveTaskUpdate,
+  cancelTaskUpdate,
+  progressQuery,
+  stateQuery,
+} from '../shared/definitions.js';
+import type { SwarmRun } from '../swarm/swarm-run.js';
+
+/** What the handlers of a swarm run reach beyond its {@link SwarmRun}. */
+export interface SwarmHandlerHooks {
+  /** Whether the run has approval gates (`wharf-control-flow`); without, `approveTask` is refused. */
+  controlFlow: boolean;
+  /** The cancellation scope of each task that has started an instance. */
+  scopes: ReadonlyMap<string, CancellationScope>;
+  /** Publishes the run's progress (Web UI details, memo). */
+  publish: () => void;
+  /** Called when a signal or update may let a waiting task run. */
+  inputsChanged: () => void;
+}
+
+/**
+ * Registers a swarm run's `progress` and `state` queries, its `addInput` signal and its
+ * `cancelTask` and `approveTask` updates.
+ *
+ * @example
+ * ```ts
+ * registerSwarmHandlers(run, { controlFlow, scopes, publish, inputsChanged: () => inputsVersion++ });
+ * ```
+ */
+export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): void {
+  const { controlFlow, scopes, publish, inputsChanged } = hooks;
+  setHandler(progressQuery, () => run.progress(), {
+    description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
+  });
+  setHandler(stateQuery, () => run.channels(), {
+    description: 'The durable channel snapshot: results per task (refs, sizes, exit codes) and barriers.',
+  });
+  setHandler(
+    addInputSignal,
+    ({ key, value }) => {
+      run.addInput(key, value, new Date().toISOString());
+      inputsChanged();
+    },
+    { description: 'Adds a value for †input.<key>; tasks waiting on it become ready.' },
+  );
+  setHandler(
+    cancelTaskUpdate,
+    ({ task, reason }) => {
+      const outcome = run.cancel(task, reason, Date.now());
+      if (!outcome.cancelled) return outcome;
+      scopes.get(task)?.cancel();
+      publish();
+      return outcome;
+    },
+    {
+      description: 'Cancels one task: running instances are cancelled, dependents are skipped.',
+      validator: ({ task }) => {
+        if (!run.hasTask(task)) throw new Error(`unknown task "${task}"; tasks: ${run.taskNames.join(', ')}`);
+      },
+    },
+  );
+  setHandler(
+    approveTaskUpdate,
+    (request) => {
+      const outcome = run.answerApproval(request, Date.now());
+      inputsChanged();
+      publish();
+      return outcome;
+    },
+    {
+      description:
+        "Approves or rejects a task's approval gate (with a comment); a rejected task is skipped or failed.",
+      validator: (request) => {
+        if (!controlFlow) throw new Error('this swarm has no approval gate');
+        run.checkApproval(request);
+      },
+    },
+  );
+}
