@@ -26,4 +26,18 @@ describe('startPostgresServer', () => {
       message: expect.stringContaining('WHARF_PG_BINDIR /nonexistent/bin'),
     });
   });
+
+  it('starts with a PATH that lacks the sbin folders, as CI shells and cron jobs have', async () => {
+    const server = await startPostgresServer({
+      env: { ...process.env, PATH: '/usr/local/bin:/usr/bin:/bin' },
+    });
+    try {
+      const client = new pg.Client({ connectionString: server.url });
+      await client.connect();
+      expect((await client.query('SELECT 1 AS one')).rows[0]).toEqual({ one: 1 });
+      await client.end();
+    } finally {
+      await server.stop();
+    }
+  });
 });

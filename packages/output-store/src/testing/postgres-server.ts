@@ -120,10 +120,23 @@ async function runnerFor(env: NodeJS.ProcessEnv): Promise<Runner> {
       { cause: error },
     );
   }
+  const runuser = findRunuser(env);
   return {
-    command: (binary, args) => ['runuser', ['-u', 'postgres', '--', binary, ...args]],
+    command: (binary, args) => [runuser, ['-u', 'postgres', '--', binary, ...args]],
     owner: { uid, gid },
   };
+}
+
+/** `runuser` from PATH, else from the sbin folders a non-login PATH often lacks. */
+function findRunuser(env: NodeJS.ProcessEnv): string {
+  const folders = [...(env.PATH ?? '').split(':').filter((folder) => folder !== ''), '/usr/sbin', '/sbin'];
+  for (const folder of folders) {
+    const candidate = join(folder, 'runuser');
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new StorageFailureError(
+    `running as root, PostgreSQL must run as the \`postgres\` user, and \`runuser\` (util-linux) was not found in ${folders.join(':')}`,
+  );
 }
 
 function shellQuote(value: string): string {
