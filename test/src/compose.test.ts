@@ -85,6 +85,21 @@ describe('docker-compose.yml', () => {
     expect(compose.volumes).not.toHaveProperty('wharf-data');
   });
 
+  it('passes the worker its optional settings, unset by default', () => {
+    const environment = services('wharf-worker').environment ?? {};
+    for (const name of [
+      'WHARF_GC_INTERVAL',
+      'WHARF_GC_MAX_AGE',
+      'WHARF_GC_MAX_BYTES',
+      'WHARF_MCP_SERVERS',
+      'OPENAI_API_KEY',
+      'ANTHROPIC_API_KEY',
+      'OPENAI_COMPATIBLE_API_KEY',
+    ]) {
+      expect(environment[name], name).toBe(`\${${name}:-}`);
+    }
+  });
+
   it('points the workers at PostgreSQL and the S3 service with URLs the worker accepts', () => {
     const environment = services('wharf-worker').environment ?? {};
     const store = parseStoreUrl(defaulted(environment.WHARF_STORE));

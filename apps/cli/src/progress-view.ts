@@ -50,7 +50,7 @@ function noteOf(task: TaskProgress): string {
   return task.waitingFor.length > 0 ? `waits for ${task.waitingFor.join(', ')}` : '';
 }
 
-/** `#2 step 3 · search, read_file ×2 · 1.2 KB` for one running subagent. */
+/** `review#2 · step 3 · tools: shell, read_file ×2 · 1.2KB` for one running subagent. */
 export function liveLine(task: string, live: LiveInstance): string {
   const parts = [live.instance === undefined ? task : `${task}#${live.instance}`];
   if (live.step !== undefined) parts.push(`step ${live.step}`);

@@ -61,6 +61,19 @@ describe('loadWorkerConfig', () => {
 
   it('reads the gc schedule: off by default, ages and sizes with units, no policy without an interval', () => {
     expect(loadWorkerConfig({}).WHARF_GC_INTERVAL).toBeUndefined();
+    // Compose passes an unset `${WHARF_GC_INTERVAL:-}` as empty: that is off, not an error.
+    expect(
+      loadWorkerConfig({
+        WHARF_GC_INTERVAL: '',
+        WHARF_GC_MAX_AGE: '',
+        WHARF_GC_MAX_BYTES: '',
+        WHARF_MCP_SERVERS: '',
+      }),
+    ).toMatchObject({
+      WHARF_GC_INTERVAL: undefined,
+      WHARF_GC_MAX_AGE: undefined,
+      WHARF_GC_MAX_BYTES: undefined,
+    });
     expect(
       loadWorkerConfig({ WHARF_GC_INTERVAL: '1h', WHARF_GC_MAX_AGE: '7d', WHARF_GC_MAX_BYTES: '10GiB' }),
     ).toMatchObject({

@@ -5,16 +5,25 @@ import { mcpServersVariable } from './mcp-servers-variable.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
-/** A value parsed by `parse`, whose typed error becomes the issue's message. */
+/**
+ * An optional value parsed by `parse`, whose typed error becomes the issue's message. Empty
+ * counts as unset, as Compose's `${VAR:-}` passes an unset variable.
+ */
 const parsed = (parse: (text: string, what: string) => number, name: string) =>
-  z.string().transform((text, context) => {
-    try {
-      return parse(text, name);
-    } catch (error) {
-      context.addIssue({ code: 'custom', message: (error as Error).message });
-      return z.NEVER;
-    }
-  });
+  z.preprocess(
+    (value) => (value === '' ? undefined : value),
+    z
+      .string()
+      .transform((text, context) => {
+        try {
+          return parse(text, name);
+        } catch (error) {
+          context.addIssue({ code: 'custom', message: (error as Error).message });
+          return z.NEVER;
+        }
+      })
+      .optional(),
+  );
 
 /** A positive whole number below `max`; unset leaves the intake's own default. */
 const positive = (max: number) => z.coerce.number().int().min(1).max(max).optional();
@@ -68,12 +77,12 @@ export const workerEnvSchema = z
     /** How long SIGTERM waits for running subagents before handing them back to Temporal. */
     WHARF_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
-    /** Collect garbage in the data directory this often (`30m`, `1h`, `1d`); unset = never. */
-    WHARF_GC_INTERVAL: parsed(parseAge, 'WHARF_GC_INTERVAL').optional(),
+    /** Collect garbage in the output store this often (`30m`, `1h`, `1d`); unset = never. */
+    WHARF_GC_INTERVAL: parsed(parseAge, 'WHARF_GC_INTERVAL'),
     /** Each collection removes outputs stored longer ago than this (`7d`). */
-    WHARF_GC_MAX_AGE: parsed(parseAge, 'WHARF_GC_MAX_AGE').optional(),
+    WHARF_GC_MAX_AGE: parsed(parseAge, 'WHARF_GC_MAX_AGE'),
     /** Then the oldest outputs until the store holds at most this (`10GiB`). */
-    WHARF_GC_MAX_BYTES: parsed(parseSize, 'WHARF_GC_MAX_BYTES').optional(),
+    WHARF_GC_MAX_BYTES: parsed(parseSize, 'WHARF_GC_MAX_BYTES'),
     /** MCP servers whose tools agents may select (JSON, or a JSON file's path): see the README. */
     WHARF_MCP_SERVERS: mcpServersVariable,
   })
