@@ -49,7 +49,8 @@ tasks:
         carried?: { contextPool?: { entries: unknown[]; added: number } };
       }>(payload ?? {});
       carried.push(input.carried?.contextPool?.entries.length ?? -1);
-      expect(input.carried?.contextPool?.added ?? 0).toBeLessThanOrEqual(INSTANCES);
+      // Every fan instance and the join add one output each; a run may be cut after the join.
+      expect(input.carried?.contextPool?.added ?? 0).toBeLessThanOrEqual(INSTANCES + 1);
     }
     expect(carried.length).toBeGreaterThanOrEqual(2);
     expect(Math.max(...carried)).toBeLessThanOrEqual(CAP);
