@@ -13,6 +13,8 @@ import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SuperviseInput, SuperviseResult } from '../shared/types.js';
 import { safeId } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
+import { supervisorAnswer } from './supervisor-answer.js';
+import { SUPERVISOR_SYSTEM, supervisorPrompt } from './supervisor-prompt.js';
 
 /** What {@link supervise} needs besides its input. */
 export interface SuperviseDependencies {
@@ -22,13 +24,6 @@ export interface SuperviseDependencies {
   /** Answers longer than this many bytes are EMITted; the result carries a ref and a head. Default 8 KiB. */
   inlineAnswerBytes?: number;
 }
-
-const DEFAULT_SYSTEM = [
-  'You supervise a swarm of workers. Each worker result below is a compact payload: status,',
-  "a tool index and an [EVIDENCE:...] marker. The evidence of each marker (the tools' real",
-  'output, failures first) is mounted in place of the marker. Answer from that evidence, not',
-  "from the workers' own summaries, and name the worker and tool behind each claim.",
-].join(' ');
 
 /**
  * The supervisor's model call. The model sees the compact payloads with their evidence
@@ -58,13 +53,7 @@ export async function supervise(
       },
     }),
   });
-  const prompt = [
-    `Question: ${input.question}`,
-    '',
-    `Worker results (${input.compacts.length}):`,
-    '',
-    input.compacts.join('\n\n'),
-  ].join('\n');
+  const prompt = supervisorPrompt(input.question, input.compacts);
   const promptBytes = byteLength(
     JSON.stringify([{ role: 'user', content: [{ type: 'text', text: prompt }] }]),
   );
@@ -74,7 +63,7 @@ export async function supervise(
     () =>
       generateText({
         model: mounted,
-        system: input.agent.system ?? DEFAULT_SYSTEM,
+        system: input.agent.system ?? SUPERVISOR_SYSTEM,
         prompt,
         tools: createEvidenceTools({ compiler, runId, ownerId }),
         stopWhen: isStepCount(input.agent.max_steps),
@@ -82,29 +71,21 @@ export async function supervise(
       }),
     { step: 'supervisor' },
   );
-  const answer = result.text;
   const usage = usageOf(
     result.totalUsage,
     dependencies.models.price?.(input.agent.model),
     result.steps.length,
   );
-  const limit = dependencies.inlineAnswerBytes ?? 8 * 1024;
-  if (byteLength(answer) <= limit) return { answer, evidenceBytes: Math.max(0, evidenceBytes), usage };
   const info = context.info;
-  const answerRef = await dependencies.store.emit({
-    producer: { ownerId, runId, spawnId: 'supervisor', agent: input.agent.model },
-    content: { kind: 'text', text: answer },
+  const stored = await supervisorAnswer(dependencies.store, {
+    text: result.text,
+    ownerId,
+    runId,
+    model: input.agent.model,
     idempotencyKey: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.workflowExecution?.runId ?? ''}/${info.activityId}/answer`,
-    name: 'supervisor-answer.md',
-    contentType: 'text/markdown',
-    labels: { kind: 'supervisor-answer' },
+    inlineBytes: dependencies.inlineAnswerBytes,
   });
-  return {
-    answer: `${Buffer.from(answer).subarray(0, 2048).toString('utf8')}… (full answer: ${answerRef.outId})`,
-    answerRef,
-    evidenceBytes: Math.max(0, evidenceBytes),
-    usage,
-  };
+  return { ...stored, evidenceBytes: Math.max(0, evidenceBytes), usage };
 }
 
 function byteLength(text: string): number {

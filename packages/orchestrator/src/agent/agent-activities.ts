@@ -1,10 +1,12 @@
 import { Context } from '@temporalio/activity';
-import { formatSpawnResult } from '@wharf/evidence';
+import { EvidenceCompiler, formatSpawnResult } from '@wharf/evidence';
 import type { OutputRef } from '@wharf/output-store';
 import { generateText, type ModelMessage } from 'ai';
 import type { SubagentIds } from '../activities/activity-identity.js';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
+import { supervisorAnswer } from '../activities/supervisor-answer.js';
+import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../activities/supervisor-prompt.js';
 import { agentPrompt } from '../activities/run-agent.js';
 import { subagentContext } from '../activities/subagent-context.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
@@ -19,6 +21,7 @@ import type {
   AgentUsage,
   SubagentHeartbeat,
   SubagentResult,
+  SuperviseResult,
 } from '../shared/types.js';
 import type { AgentBrief } from './agent-brief.js';
 import {
@@ -28,6 +31,7 @@ import {
   loadBrief,
 } from './agent-step-context.js';
 import { agentTools, offeredTools, unknownToolNames } from './agent-tools.js';
+import { evidenceMounted } from './evidence-mounted.js';
 import { findRecord, loadConversation, loadRecord, storeRecord } from './conversation-records.js';
 import { agentSpawnRequest } from './spawn-request.js';
 import { agentToolCallStep } from './tool-call-step.js';
@@ -85,7 +89,11 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         runId: swarmWorkflowId(input),
         ownerId: input.ownerId,
         model: agent.model,
-        ...(agent.system === undefined ? {} : { system: agent.system }),
+        ...(agent.system !== undefined
+          ? { system: agent.system }
+          : input.supervisor !== undefined
+            ? { system: SUPERVISOR_SYSTEM }
+            : {}),
         tools: agent.tools,
         maxSteps: agent.max_steps,
         limits: { ...(input.limits ?? {}), ...(input.definition.limits ?? {}) },
@@ -94,6 +102,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         inRefs: input.inRefs,
         ...(input.spawnable === undefined ? {} : { spawnable: Object.keys(input.spawnable) }),
         startedAt: startedAt.toISOString(),
+        ...(input.supervisor === undefined ? {} : { evidenceBudgetBytes: input.supervisor.budgetBytes }),
       };
       await recordWorker(artifacts, ids, { task: input.task, status: 'running', startedAt });
       const briefRef = await store.emit({
@@ -109,7 +118,17 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         key: promptKey,
         task: input.task,
         name: `${ids.jobId}.prompt.json`,
-        record: { messages: [{ role: 'user', content: agentPrompt(input, context?.text) }] },
+        record: {
+          messages: [
+            {
+              role: 'user',
+              content:
+                input.supervisor === undefined
+                  ? agentPrompt(input, context?.text)
+                  : supervisorPrompt(input.supervisor.question, input.supervisor.compacts),
+            },
+          ],
+        },
       });
       return { brief: briefRef.outId, conversation: [prompt], maxSteps: agent.max_steps };
     },
@@ -121,6 +140,19 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       if (earlier?.record.model !== undefined) return stepResult(earlier.outId, earlier.record.model);
 
       const model = dependencies.models.resolve(brief.model);
+      let evidenceBytes: number | undefined;
+      const mounted =
+        brief.evidenceBudgetBytes === undefined
+          ? model
+          : evidenceMounted(model, {
+              compiler: new EvidenceCompiler({ store: artifacts }),
+              runId: ids.runId,
+              ownerId: ids.ownerId,
+              budgetBytes: brief.evidenceBudgetBytes,
+              onMeasure: (bytes) => {
+                evidenceBytes = Math.max(evidenceBytes ?? 0, bytes);
+              },
+            });
       const tools = agentTools(agentToolsOptions(dependencies, brief, ids, { emitKey: `${key}/offered` }));
       const messages = await loadConversation(store, input.conversation);
       const context = Context.current();
@@ -136,7 +168,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         context,
         () =>
           generateText({
-            model,
+            model: mounted,
             ...(brief.system === undefined ? {} : { system: brief.system }),
             messages,
             tools: offeredTools(tools),
@@ -153,6 +185,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         finishReason: result.finishReason,
         usage,
         text: result.text,
+        ...(evidenceBytes === undefined ? {} : { evidenceBytes }),
       };
       const outId = await storeRecord(store, ids, {
         key,
@@ -207,6 +240,22 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         endedAt,
       });
       const durationMs = endedAt.getTime() - startedAt.getTime();
+      const supervisor: SuperviseResult | undefined =
+        brief.evidenceBudgetBytes === undefined
+          ? undefined
+          : {
+              ...(input.error !== undefined
+                ? { answer: '', error: input.error }
+                : await supervisorAnswer(store, {
+                    text,
+                    ownerId: ids.ownerId,
+                    runId: ids.runId,
+                    model: brief.model,
+                    idempotencyKey: `${ids.emitKeyPrefix}/answer`,
+                  })),
+              evidenceBytes: input.evidenceBytes ?? 0,
+              ...(input.usage.calls > 0 ? { usage: input.usage } : {}),
+            };
       return {
         status: failed ? 'failed' : 'ok',
         outputs,
@@ -224,6 +273,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         preview: Array.from(summary).slice(0, PREVIEW_CHARS).join(''),
         ...(input.usage.calls > 0 ? { usage: input.usage } : {}),
         ...(failed ? { stderrTail: input.error } : {}),
+        ...(supervisor === undefined ? {} : { supervisor }),
       };
     },
   };
@@ -241,6 +291,7 @@ function stepResult(
     finishReason: string;
     usage: AgentUsage;
     text: string;
+    evidenceBytes?: number | undefined;
   },
 ): AgentModelStepResult {
   return {
@@ -249,6 +300,7 @@ function stepResult(
     finishReason: meta.calledTools && meta.toolCalls.length === 0 ? 'invalid-tool-calls' : meta.finishReason,
     usage: meta.usage,
     textBytes: Buffer.byteLength(meta.text),
+    ...(meta.evidenceBytes === undefined ? {} : { evidenceBytes: meta.evidenceBytes }),
   };
 }
 

@@ -24,6 +24,8 @@ export const agentBriefSchema = z.object({
   /** The agents `spawn_worker` may start; absent when this task may not spawn. */
   spawnable: z.array(z.string()).optional(),
   startedAt: z.string(),
+  /** Set for the swarm's supervisor: evidence markers are mounted under this many bytes before each model call. */
+  evidenceBudgetBytes: z.number().int().positive().optional(),
 });
 
 /** One agent task's brief. */

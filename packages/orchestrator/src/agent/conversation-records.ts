@@ -27,6 +27,8 @@ export const conversationRecordSchema = z.object({
       finishReason: z.string(),
       usage: usageSchema,
       text: z.string(),
+      /** A supervisor's step: bytes of evidence mounted into the call. */
+      evidenceBytes: z.number().optional(),
     })
     .optional(),
   tool: z
@@ -49,6 +51,7 @@ export interface ConversationRecord {
     finishReason: string;
     usage: AgentUsage;
     text: string;
+    evidenceBytes?: number;
   };
   tool?: { toolName: string; bytes: number; truncated: boolean; failed: boolean; emitted?: string };
 }

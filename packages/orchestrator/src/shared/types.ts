@@ -235,6 +235,8 @@ export interface SubagentResult {
   stderrTail?: string;
   /** Tokens (and cost, when the model has a price) of an agent task's model calls. */
   usage?: AgentUsage;
+  /** A supervisor task's answer, as the swarm result reports it. */
+  supervisor?: SuperviseResult;
 }
 
 /**
@@ -346,6 +348,19 @@ export interface AgentTaskInput extends SubagentInput {
    * agent whose `tools` name it and that is not itself a spawned worker.
    */
   spawnable?: SwarmDefinition['agents'];
+  /**
+   * Set when this task is the swarm's supervisor (`wharf-durable-supervisor`): its prompt is
+   * the question and the workers' compact payloads, its evidence markers are mounted under
+   * `budgetBytes` before each model call, and its result carries a {@link SuperviseResult}.
+   */
+  supervisor?: SupervisorTask;
+}
+
+/** What a durable supervisor is asked: the question and one compact payload per task instance. */
+export interface SupervisorTask {
+  question: string;
+  budgetBytes: number;
+  compacts: string[];
 }
 
 /** What a `spawn_worker` call asks for, once `agentSpawnRequest` has checked it. */
@@ -410,6 +425,8 @@ export interface AgentModelStepResult {
   usage: AgentUsage;
   /** Bytes of the model's text in this step. */
   textBytes: number;
+  /** A supervisor's step: bytes of evidence mounted into this model call. */
+  evidenceBytes?: number;
 }
 
 /** Input of `agentToolCall`: one tool call of a stored step. */
@@ -448,6 +465,8 @@ export interface AgentFinishInput {
   usage: AgentUsage;
   /** Why the loop stopped early (a model or tool step failed for good). */
   error?: string;
+  /** A supervisor's most evidence bytes mounted into one model call. */
+  evidenceBytes?: number;
 }
 
 /** The activities of a durable agent task (implemented by `createActivities`). */

@@ -37,6 +37,10 @@ const NO_USAGE: AgentUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalT
  * payload (status, tool index, summary, evidence marker, output refs) as the call's result.
  * At most `max_spawns` (default 8) per task; a spawned worker cannot spawn in turn.
  *
+ * The swarm's supervisor runs here too when its agent has tools (`input.supervisor`): its
+ * prompt is the workers' compact payloads, each model step mounts their evidence under the
+ * budget just before the call, and the result carries its answer as `supervisor`.
+ *
  * @example
  * ```ts
  * const result = await executeChild(agentTaskWorkflow, { workflowId, args: [input] });
@@ -67,6 +71,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
   let usage = NO_USAGE;
   let seq = 0;
   let spawns = 0;
+  let evidenceBytes = 0;
   let error: string | undefined;
   const publish = (step: number, note: string) =>
     setCurrentDetails(
@@ -136,6 +141,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       const answer = await agentModelStep({ brief: start.brief, conversation, step });
       conversation.push(answer.record);
       usage = addUsage(usage, answer.usage) ?? usage;
+      evidenceBytes = Math.max(evidenceBytes, answer.evidenceBytes ?? 0);
       // Invalid tool calls come back as error results inside the step record: the model goes on.
       if (answer.toolCalls.length === 0 && answer.finishReason !== 'invalid-tool-calls') break;
       publish(step + 1, answer.toolCalls.map((call) => call.toolName).join(', '));
@@ -178,6 +184,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
     emitted,
     usage,
     ...(error === undefined ? {} : { error }),
+    ...(input.supervisor === undefined ? {} : { evidenceBytes }),
   });
 }
 

@@ -1,12 +1,14 @@
 // The end of a swarm run once every task has finished: the supervisor's answer, the context
 // metrics, the result, and the failure of a failed swarm. Deterministic.
-import { ApplicationFailure, log, patched, upsertMemo } from '@temporalio/workflow';
+import { ApplicationFailure, executeChild, log, patched, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { formatBytes } from '../shared/progress-table.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
-import type { SwarmResult } from '../shared/types.js';
+import { spawnWorkerToolName } from '../shared/tool-names.js';
+import type { AgentTaskInput, SuperviseInput, SuperviseResult, SwarmResult } from '../shared/types.js';
 import { type RunPlace, supervisorCall } from '../swarm/activity-calls.js';
 import type { SwarmRun } from '../swarm/swarm-run.js';
 import { contextMetrics, failureMessage, supervise } from './swarm-activities.js';
+import { agentTaskWorkflow } from './agent-task-workflow.js';
 import type { SwarmVisibility } from './swarm-visibility.js';
 
 /** What {@link finishSwarm} needs beside the run. */
@@ -40,7 +42,13 @@ export async function finishSwarm(run: SwarmRun, options: FinishSwarmOptions): P
       throw ApplicationFailure.nonRetryable('supervisor agent missing', 'WharfInvalidDefinition');
     const summary = `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(call.input.budgetBytes)}`;
     try {
-      supervisor = await supervise.executeWithOptions({ summary, ...call.options }, [call.input]);
+      // A supervisor with tools runs as an agent task, one activity per step, so it may
+      // spawn workers (`spawn_worker`) and use its tools durably; runs from before replay as they ran.
+      const agent = definition.agents[definition.supervisor.agent];
+      supervisor =
+        agent !== undefined && agent.tools.length > 0 && patched('wharf-durable-supervisor')
+          ? await superviseAsAgent(run, place, call.input, summary)
+          : await supervise.executeWithOptions({ summary, ...call.options }, [call.input]);
     } catch (error) {
       // The swarm's outputs stand whatever the supervisor does: report its failure beside them.
       supervisor = { answer: '', evidenceBytes: 0, error: failureMessage(error) };
@@ -73,4 +81,41 @@ export async function finishSwarm(run: SwarmRun, options: FinishSwarmOptions): P
     });
   }
   return result;
+}
+
+/**
+ * Runs the supervisor as a child `agentTaskWorkflow` (id `<swarm>/supervisor`): its prompt is
+ * the question and the workers' compact payloads, its evidence is mounted before each model
+ * call, and it may start any of the swarm's agents with `spawn_worker` when its tools name it.
+ */
+async function superviseAsAgent(
+  run: SwarmRun,
+  place: RunPlace,
+  input: SuperviseInput,
+  summary: string,
+): Promise<SuperviseResult> {
+  const { definition } = run;
+  const name = definition.supervisor?.agent ?? '';
+  const task: AgentTaskInput = {
+    swarm: definition.name,
+    ownerId: place.ownerId,
+    runId: place.runId,
+    task: 'supervisor',
+    instance: 0,
+    definition: { agent: name, prompt: input.question, depends_on: [], inject_context: false, inputs: {} },
+    agent: input.agent,
+    ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+    inputs: {},
+    inRefs: [],
+    ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
+    ...(place.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: place.heartbeatTimeoutMs }),
+    ...(input.agent.tools.includes(spawnWorkerToolName) ? { spawnable: definition.agents } : {}),
+    supervisor: { question: input.question, budgetBytes: input.budgetBytes, compacts: input.compacts },
+  };
+  const result = await executeChild(agentTaskWorkflow, {
+    workflowId: `${workflowInfo().workflowId}/supervisor`,
+    staticSummary: summary,
+    args: [task],
+  });
+  return result.supervisor ?? { answer: '', evidenceBytes: 0, error: 'the supervisor gave no answer' };
 }
