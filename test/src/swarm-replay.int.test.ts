@@ -113,6 +113,21 @@ on_failure: complete
 `,
   },
   {
+    // A supervisor whose agent has tools runs as a child agent workflow (wharf-durable-supervisor);
+    // its model is not registered, so the child fails at its start and the swarm reports why.
+    name: 'durable-supervisor',
+    definition: `
+name: durably-supervised
+agents:
+  boss: { model: mock:nobody-registered-this, tools: [spawn_worker] }
+  checker: { model: mock:nobody-registered-this }
+tasks:
+  work: { script: { content: echo done } }
+supervisor: { agent: boss, question: All good? }
+on_failure: complete
+`,
+  },
+  {
     // Continue-as-new between supersteps: every run after the first restores carried state.
     name: 'chain-continue',
     definition: `

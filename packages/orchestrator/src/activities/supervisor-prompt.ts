@@ -16,7 +16,11 @@ export const SUPERVISOR_SYSTEM = [
  * ```
  */
 export function supervisorPrompt(question: string, compacts: readonly string[]): string {
-  return [`Question: ${question}`, '', `Worker results (${compacts.length}):`, '', compacts.join('\n\n')].join(
-    '\n',
-  );
+  return [
+    `Question: ${question}`,
+    '',
+    `Worker results (${compacts.length}):`,
+    '',
+    compacts.join('\n\n'),
+  ].join('\n');
 }

@@ -5,10 +5,10 @@ import { generateText, type ModelMessage } from 'ai';
 import type { SubagentIds } from '../activities/activity-identity.js';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
-import { supervisorAnswer } from '../activities/supervisor-answer.js';
-import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../activities/supervisor-prompt.js';
 import { agentPrompt } from '../activities/run-agent.js';
 import { subagentContext } from '../activities/subagent-context.js';
+import { supervisorAnswer } from '../activities/supervisor-answer.js';
+import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../activities/supervisor-prompt.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type {
@@ -31,8 +31,8 @@ import {
   loadBrief,
 } from './agent-step-context.js';
 import { agentTools, offeredTools, unknownToolNames } from './agent-tools.js';
-import { evidenceMounted } from './evidence-mounted.js';
 import { findRecord, loadConversation, loadRecord, storeRecord } from './conversation-records.js';
+import { evidenceMounted } from './evidence-mounted.js';
 import { agentSpawnRequest } from './spawn-request.js';
 import { agentToolCallStep } from './tool-call-step.js';
 import { usageOf } from './usage-of.js';

@@ -1,14 +1,21 @@
 // The end of a swarm run once every task has finished: the supervisor's answer, the context
 // metrics, the result, and the failure of a failed swarm. Deterministic.
-import { ApplicationFailure, executeChild, log, patched, upsertMemo, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  executeChild,
+  log,
+  patched,
+  upsertMemo,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { formatBytes } from '../shared/progress-table.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type { AgentTaskInput, SuperviseInput, SuperviseResult, SwarmResult } from '../shared/types.js';
 import { type RunPlace, supervisorCall } from '../swarm/activity-calls.js';
 import type { SwarmRun } from '../swarm/swarm-run.js';
-import { contextMetrics, failureMessage, supervise } from './swarm-activities.js';
 import { agentTaskWorkflow } from './agent-task-workflow.js';
+import { contextMetrics, failureMessage, supervise } from './swarm-activities.js';
 import type { SwarmVisibility } from './swarm-visibility.js';
 
 /** What {@link finishSwarm} needs beside the run. */
