@@ -20,6 +20,7 @@ import type {
   SpawnedWorker,
   SubagentResult,
 } from '../shared/types.js';
+import { subagentRetryPolicy } from './subagent-retry.js';
 
 const NO_USAGE: AgentUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
 
@@ -54,13 +55,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       heartbeatTimeout: timeouts?.heartbeat ?? input.heartbeatTimeoutMs ?? '20 seconds',
       // A cancelled task ends once its step has stopped (a shell tool's processes are gone).
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-      retry: {
-        initialInterval: '1 second',
-        backoffCoefficient: 2,
-        maximumInterval: '30 seconds',
-        maximumAttempts: 4,
-        nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
-      },
+      retry: subagentRetryPolicy,
     });
   const loop = input.definition.loop;
   const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;

@@ -7,6 +7,7 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { WharfActivities } from '../shared/types.js';
+import { subagentRetryPolicy } from './subagent-retry.js';
 
 /**
  * `runSubagent` (a script task, or an agent task of a run started before durable agents) and
@@ -20,14 +21,7 @@ import type { WharfActivities } from '../shared/types.js';
 export const { runSubagent, supervise } = proxyActivities<WharfActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    // Bounded: since SDK 1.21 an oversized result fails with a retryable error; never loop on it.
-    maximumAttempts: 4,
-    nonRetryableErrorTypes: ['WharfInvalidDefinition', 'WharfForbidden', 'WharfUnknownModel'],
-  },
+  retry: subagentRetryPolicy,
 });
 
 /**
