@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import { bodyFor } from '../crash-body.test.data.js';
 import { OutputNotFoundError } from '../errors.js';
 import { createPostgresDatabase, type PostgresDatabase } from '../testing/index.js';
 import type { OutputRecord } from '../types.js';
@@ -14,26 +15,6 @@ import { PostgresOutputStore } from './postgres-output-store.js';
 const rootEntry = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 const postgresEntry = fileURLToPath(new URL('../../dist/postgres/index.js', import.meta.url));
 const TRIALS = 24;
-
-/**
- * The body stored under a key, derived from the key alone so the parent can check what a
- * killed child wrote: mostly blobs (over the 1 KiB inline threshold), some inline, and every
- * fifth key shares one of three bodies (one blob, several rows).
- */
-function bodyFor(key: string): Buffer {
-  const { createHash: hash } = process.getBuiltinModule('node:crypto');
-  const index = Number(key.split('-').at(-1));
-  const seed = index % 5 === 0 ? `shared-${index % 3}` : key;
-  const first = hash('sha256').update(seed).digest();
-  const size = index % 7 === 3 ? 200 + (first[0] ?? 0) : 4096 + (first.readUInt16BE(0) % 28_000);
-  const out = Buffer.alloc(size);
-  let block = first;
-  for (let offset = 0; offset < size; offset += block.length) {
-    block.copy(out, offset);
-    block = hash('sha256').update(block).digest();
-  }
-  return out;
-}
 
 /**
  * Writes, deletes and gc-s in cycles until killed. Prints each phase before it starts and

@@ -6,31 +6,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyFor } from '../crash-body.test.data.js';
 import type { OutputRecord } from '../types.js';
 import { SqliteOutputStore } from './sqlite-output-store.js';
 
 const distEntry = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
 const TRIALS = 24;
-
-/**
- * The body stored under a key, derived from the key alone so the parent can check what a
- * killed child wrote: mostly files (over the 1 KiB inline threshold), some inline, and every
- * fifth key shares one of three bodies (one file, several rows).
- */
-function bodyFor(key: string): Buffer {
-  const { createHash: hash } = process.getBuiltinModule('node:crypto');
-  const index = Number(key.split('-').at(-1));
-  const seed = index % 5 === 0 ? `shared-${index % 3}` : key;
-  const first = hash('sha256').update(seed).digest();
-  const size = index % 7 === 3 ? 200 + (first[0] ?? 0) : 4096 + (first.readUInt16BE(0) % 28_000);
-  const out = Buffer.alloc(size);
-  let block = first;
-  for (let offset = 0; offset < size; offset += block.length) {
-    block.copy(out, offset);
-    block = hash('sha256').update(block).digest();
-  }
-  return out;
-}
 
 /** Writes, deletes and gc-s in cycles until killed, printing each phase before it starts. */
 const worker = `

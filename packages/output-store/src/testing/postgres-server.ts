@@ -1,11 +1,11 @@
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { chown, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { StorageFailureError } from '../errors.js';
+import { freePort } from './free-port.js';
 
 const run = promisify(execFile);
 
@@ -83,19 +83,6 @@ async function findBindir(options: PostgresServerOptions): Promise<string> {
     'PostgreSQL server binaries (initdb, pg_ctl) not found: install them (Debian: apt-get install postgresql) ' +
       'or set WHARF_PG_BINDIR to their folder',
   );
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /** How to run a server binary: directly, or as the `postgres` user when we are root. */

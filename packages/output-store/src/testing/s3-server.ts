@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './free-port.js';
 
 /**
  * Where an S3-compatible server answers and the credentials it accepts.
@@ -71,21 +71,6 @@ export function findVersitygw(env: Readonly<Record<string, string | undefined>> 
   const tools = env.WHARF_TOOLS_DIR || join(homedir(), '.cache', 'wharf-tools');
   const cached = join(tools, 'versitygw', 'versitygw');
   return existsSync(cached) ? cached : 'versitygw';
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address !== null
-          ? resolve(address.port)
-          : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 /**
