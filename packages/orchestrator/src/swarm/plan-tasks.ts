@@ -228,16 +228,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
     }
     for (const resolution of resolveAll(task)) {
       if (resolution.ready) continue;
-      const dead = unresolvable(spec.inputs, resolution, (text) => {
-        const reference = parseReference(text);
-        if (reference.kind === 'input') return false;
-        return !destinations.some(
-          (destination) =>
-            destination.reference.kind === reference.kind &&
-            pathsOverlap(destination.reference.path, reference.path) &&
-            !FINISHED.has(status(destination.task)),
-        );
-      });
+      const dead = unresolvable(spec.inputs, resolution, isDead);
       if (dead.length > 0) {
         const writers = [
           ...new Set(
