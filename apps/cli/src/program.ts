@@ -156,12 +156,23 @@ export function createProgram(io: CliIo = processIo): Command {
     .description('List outputs, oldest first')
     .option('--run <workflowId>', 'only this run')
     .option('--limit <n>', 'page size (1 to 1000)', integerIn('--limit', 1, 1000), 100)
+    .option('--cursor <cursor>', 'continue after the page that printed this cursor')
+    .option('--evidence', "also list workers' evidence records (when they share the store)", false)
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
-    .action(async (options: { run?: string; limit: number; json: boolean; dataDir: string }) => {
-      await ensureDataDir(options.dataDir);
-      await outputsList(options, io);
-    });
+    .action(
+      async (options: {
+        run?: string;
+        limit: number;
+        cursor?: string;
+        evidence: boolean;
+        json: boolean;
+        dataDir: string;
+      }) => {
+        await ensureDataDir(options.dataDir);
+        await outputsList(options, io);
+      },
+    );
   outputs
     .command('show <outId>')
     .description('Write an output body (or a byte range of it) to stdout')

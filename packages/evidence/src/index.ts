@@ -25,6 +25,7 @@ export {
   parseEvidenceMarkers,
 } from './evidence-marker.js';
 export { type EvidenceMiddlewareOptions, evidenceMiddleware } from './evidence-middleware.js';
+export { EVIDENCE_KIND_LABEL, isEvidenceRecord } from './evidence-record.js';
 export { createEvidenceTools, type EvidenceTools, type EvidenceToolsOptions } from './evidence-tools.js';
 export {
   discardFileSource,

@@ -11,6 +11,7 @@ import type {
   WorkerMetadata,
 } from './artifact-store.js';
 import { EvidenceError } from './evidence-error.js';
+import { EVIDENCE_KIND_LABEL } from './evidence-record.js';
 import {
   discardFileSource,
   type FileSource,
@@ -24,7 +25,7 @@ import { parseThread, serializeThread } from './thread-jsonl.js';
 import { toolCallRecord } from './tool-call-record.js';
 import { checkWorkerIdentity, requireWorker } from './worker-identity.js';
 
-const KIND = 'wharf.evidence.kind';
+const KIND = EVIDENCE_KIND_LABEL;
 const WORKER = 'wharf.evidence.worker';
 const SEQ = 'wharf.evidence.seq';
 type Kind = 'metadata' | 'result' | 'thread' | 'tool-output';

@@ -1,7 +1,7 @@
-import { EvidenceCompiler } from '@wharf/evidence';
+import { EvidenceCompiler, isEvidenceRecord } from '@wharf/evidence';
 import { type DataDir, openDataDir } from '@wharf/orchestrator/embedded';
 import { safeId } from '@wharf/orchestrator/worker';
-import { OutputStoreError } from '@wharf/output-store';
+import { InvalidOutputEventError, type OutputRecord, OutputStoreError } from '@wharf/output-store';
 import { BackendMissingError, InvalidStoreUrlError } from '@wharf/output-store/config';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
@@ -21,25 +21,53 @@ async function openData(dataDir: string): Promise<DataDir> {
   }
 }
 
-/** `wharf outputs list`: outputs in the store (`WHARF_STORE`, else the data directory's), oldest first. */
+/**
+ * `wharf outputs list`: outputs in the store (`WHARF_STORE`, else the data directory's), oldest
+ * first, `limit` at a time from `cursor`. When the evidence shares the store, its records are
+ * left out unless `evidence` is set, and a footer counts them.
+ */
 export async function outputsList(
-  options: { dataDir: string; run?: string; json: boolean; limit: number },
+  options: {
+    dataDir: string;
+    run?: string;
+    json: boolean;
+    limit: number;
+    cursor?: string;
+    evidence?: boolean;
+  },
   io: CliIo,
 ): Promise<void> {
   const data = await openData(options.dataDir);
   try {
-    const page = await data.store.list({
-      ...(options.run === undefined ? {} : { runId: safeId(options.run) }),
-      limit: options.limit,
-    });
-    if (options.json) return printJson(io, page.records);
-    if (page.records.length === 0) return io.out('No outputs.');
-    for (const record of page.records) {
+    const records: OutputRecord[] = [];
+    let hidden = 0;
+    let cursor = options.cursor;
+    // Evidence records left out can leave a page short: read on until it is full or the store ends.
+    do {
+      const page = await data.store.list({
+        ...(options.run === undefined ? {} : { runId: safeId(options.run) }),
+        ...(cursor === undefined ? {} : { cursor }),
+        limit: options.limit - records.length,
+      });
+      for (const record of page.records) {
+        if (options.evidence !== true && isEvidenceRecord(record)) hidden++;
+        else records.push(record);
+      }
+      cursor = page.nextCursor;
+    } while (cursor !== undefined && records.length < options.limit);
+    if (options.json) return printJson(io, records);
+    if (records.length === 0) io.out('No outputs.');
+    for (const record of records) {
       io.out(
         `${record.outId}  ${String(record.sizeBytes).padStart(10)} B  ${record.producer.runId}/${record.producer.spawnId}  ${record.name ?? ''}`,
       );
     }
-    if (page.nextCursor !== undefined) io.out(`… more (use --limit)`);
+    if (hidden > 0) io.out(`(${hidden} evidence record(s) left out; --evidence shows them)`);
+    if (cursor !== undefined) io.out(`… more: --cursor ${cursor}`);
+  } catch (error) {
+    if (InvalidOutputEventError.isInstance(error))
+      throw new CliError('USAGE', error.message, { cause: error });
+    throw error;
   } finally {
     await data.close();
   }

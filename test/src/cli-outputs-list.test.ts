@@ -1,0 +1,109 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { openDataDir } from '@wharf/orchestrator/embedded';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+// Real `wharf` processes (apps/cli/dist, so `pnpm build` first) on a store shared with the evidence.
+const execFileAsync = promisify(execFile);
+const cli = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
+
+describe('wharf outputs list on a store the evidence shares', { timeout: 120_000 }, () => {
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  const outIds: string[] = [];
+
+  async function wharf(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    try {
+      const { stdout, stderr } = await execFileAsync(
+        process.execPath,
+        [cli, 'outputs', 'list', '--data-dir', join(dir, 'cli'), ...args],
+        { cwd: dir, env, timeout: 60_000 },
+      );
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const failed = error as { code: number; stdout: string; stderr: string };
+      return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+    }
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wharf-outputs-list-'));
+    env = { ...process.env, WHARF_STORE: `sqlite://${join(dir, 'shared.db')}`, NO_COLOR: '1' };
+    const data = await openDataDir(join(dir, 'worker'), { env });
+    try {
+      const producer = { ownerId: 'default', runId: 'run-1', spawnId: 'task-a' };
+      for (const name of ['one.txt', 'two.txt', 'three.txt']) {
+        const ref = await data.store.emit({
+          producer,
+          content: { kind: 'text', text: `body of ${name}` },
+          idempotencyKey: name,
+          name,
+        });
+        outIds.push(ref.outId);
+      }
+      // Evidence written between and after the outputs, as a worker records it.
+      await data.artifacts.putWorker({
+        workerId: 'w1',
+        jobId: 'task-a.0',
+        runId: 'run-1',
+        ownerId: 'default',
+        status: 'succeeded',
+        startedAt: '2026-11-25T00:00:00.000Z',
+      });
+      await data.artifacts.putResult('w1', 'done');
+    } finally {
+      await data.close();
+    }
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('leaves the evidence out by default and counts what it left out', async () => {
+    const listed = await wharf([]);
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines.slice(0, 3).map((line) => line.split(' ')[0])).toEqual(outIds);
+    expect(lines[3]).toBe('(2 evidence record(s) left out; --evidence shows them)');
+    expect(lines).toHaveLength(4);
+
+    const json = JSON.parse((await wharf(['--json'])).stdout) as { outId: string }[];
+    expect(json.map((record) => record.outId)).toEqual(outIds);
+  });
+
+  it('--evidence lists the evidence records too', async () => {
+    const json = JSON.parse((await wharf(['--evidence', '--json'])).stdout) as {
+      outId: string;
+      labels: Record<string, string>;
+    }[];
+    expect(json).toHaveLength(5);
+    expect(json.filter((record) => record.labels['wharf.evidence.kind'] !== undefined)).toHaveLength(2);
+  });
+
+  it('pages with --limit and --cursor, and a page stays full when evidence is left out', async () => {
+    const first = await wharf(['--limit', '2']);
+    expect(first.code, first.stderr).toBe(0);
+    const cursor = /… more: --cursor (\S+)/.exec(first.stdout)?.[1];
+    expect(cursor).toBeDefined();
+    expect(first.stdout).toContain(outIds[0]);
+    expect(first.stdout).toContain(outIds[1]);
+
+    const second = await wharf(['--limit', '2', '--cursor', cursor as string]);
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stdout).toContain(outIds[2]);
+    expect(second.stdout).not.toContain(outIds[0]);
+    expect(second.stdout).toContain('(2 evidence record(s) left out');
+    expect(second.stdout).not.toContain('--cursor');
+  });
+
+  it('refuses a cursor it did not print, as a usage error', async () => {
+    const bad = await wharf(['--cursor', 'not-a-cursor']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('cursor');
+    expect(bad.stderr).not.toContain('unexpected error');
+  });
+});
