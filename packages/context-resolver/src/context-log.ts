@@ -1,11 +1,11 @@
 import { ContextResolverError } from './context-resolver-error.js';
 import { foldWrites, type Resolution } from './fold.js';
-import { isJsonObject, type JsonValue, toJsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue, toJsonValue } from './json.js';
 import { parsePath, parseReference, type Reference } from './path.js';
 import { type IndexNode, type IndexScope, PathIndex } from './path-index.js';
 import type { ResolveOptions } from './scan-resolve.js';
 import { type ContextMessage, contextMessageSchema } from './schemas.js';
-import { valueAtPathText } from './value-at-path-text.js';
+import { ownKeyAt, valueAtPathText } from './value-at-path-text.js';
 import { checkWrite, messageWrites, pathWrite, type Write } from './writes.js';
 
 /** A checked message: its writes and where they go in the index. */
@@ -162,9 +162,39 @@ export class ContextLog {
     const messages = this.#messages;
     for (let messageIndex = this.#indexed; messageIndex < messages.length; messageIndex++) {
       const message = messages[messageIndex] as ContextMessage;
-      this.#commit(message, this.#prepare(message, messageIndex), messageIndex);
+      if (!this.#indexAlongData(message, messageIndex)) {
+        this.#commit(message, this.#prepare(message, messageIndex), messageIndex);
+      }
       this.#indexed = messageIndex + 1;
     }
+  }
+
+  /**
+   * Indexes the write of a `_path` message by walking `data` and the trie together, one own key
+   * of `data` per segment ({@link ownKeyAt}): the path text is neither parsed nor hashed, and the
+   * trie is looked up by keys the engine already keeps unique. Returns `false`, having indexed
+   * nothing, when that walk cannot decide; `#prepare` then takes the general route.
+   */
+  #indexAlongData(message: ContextMessage, messageIndex: number): boolean {
+    const text = message._path;
+    const data = message.data;
+    if (typeof text !== 'string' || text.length === 0 || data === undefined) return false;
+    const end = text.length;
+    let node = this.#index.root(message.type, message._instance);
+    let value = data as JsonValue;
+    let position = 0;
+    while (position < end) {
+      const key = ownKeyAt(value, text, position);
+      if (key === undefined) return false;
+      value = (value as JsonObject)[key] as JsonValue;
+      node = this.#index.child(node, key);
+      position += key.length + 1;
+    }
+    const method = message._outputMethod ?? 'set';
+    // A path ending in '.' stops right at the end; the general route names what is wrong.
+    if (position !== end + 1 || !isFitFor(method, value)) return false;
+    this.#index.addAt({ path: node.path, method, value, messageIndex }, node);
+    return true;
   }
 
   #prepare(message: ContextMessage, messageIndex: number): Prepared {

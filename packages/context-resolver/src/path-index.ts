@@ -40,6 +40,9 @@ export class PathIndex {
   readonly #writes: LocatedWrite[] = [];
   readonly #roots = new Map<string, IndexNode>();
   readonly #byPathText = new Map<string, Map<string, IndexNode>>();
+  #lastKind: string | undefined;
+  #lastInstance: string | undefined;
+  #lastRoot: IndexNode | undefined;
 
   /** Number of writes indexed. */
   get size(): number {
@@ -55,15 +58,52 @@ export class PathIndex {
     return this.#byPathText.get(scopeKeyOf(scope))?.get(scope.pathText);
   }
 
-  /** Indexes one write; `scope.pathText` (its dot path) is remembered as a lookup shortcut. */
-  add(write: LocatedWrite, scope: IndexScope, known?: IndexNode): void {
+  /**
+   * The root node of a (kind, instance) scope, created when missing. The last scope asked for is
+   * kept, since a run of messages mostly shares one.
+   */
+  root(kind: string, instance: string | undefined): IndexNode {
+    if (this.#lastRoot !== undefined && kind === this.#lastKind && instance === this.#lastInstance) {
+      return this.#lastRoot;
+    }
+    const scopeKey = scopeKeyOf({ kind, instance, pathText: undefined });
+    let root = this.#roots.get(scopeKey);
+    if (root === undefined) {
+      root = createNode(undefined, undefined);
+      this.#roots.set(scopeKey, root);
+    }
+    this.#lastKind = kind;
+    this.#lastInstance = instance;
+    this.#lastRoot = root;
+    return root;
+  }
+
+  /** The child of `node` at `segment`, created when missing. */
+  child(node: IndexNode, segment: string): IndexNode {
+    let child = node.children.get(segment);
+    if (child === undefined) {
+      child = createNode(node, segment);
+      node.children.set(segment, child);
+    }
+    return child;
+  }
+
+  /** Indexes one write at `node`, which must be the node of `write.path` (from {@link PathIndex.child}). */
+  addAt(write: LocatedWrite, node: IndexNode): void {
     const id = this.#writes.length;
     this.#writes.push(write);
+    node.own.push(id);
+    for (let at: IndexNode | undefined = node; at !== undefined; at = at.parent) at.subtree.push(id);
+  }
+
+  /** Indexes one write; `scope.pathText` (its dot path) is remembered as a lookup shortcut. */
+  add(write: LocatedWrite, scope: IndexScope, known?: IndexNode): void {
     if (known !== undefined) {
-      known.own.push(id);
-      for (let at: IndexNode | undefined = known; at !== undefined; at = at.parent) at.subtree.push(id);
+      this.addAt(write, known);
       return;
     }
+    const id = this.#writes.length;
+    this.#writes.push(write);
     const scopeKey = scopeKeyOf(scope);
     let byText: Map<string, IndexNode> | undefined;
     let node: IndexNode | undefined;
@@ -76,20 +116,8 @@ export class PathIndex {
       node = byText.get(scope.pathText);
     }
     if (node === undefined) {
-      let root = this.#roots.get(scopeKey);
-      if (root === undefined) {
-        root = createNode(undefined, undefined);
-        this.#roots.set(scopeKey, root);
-      }
-      let current: IndexNode = root;
-      for (const segment of write.path) {
-        let child: IndexNode | undefined = current.children.get(segment);
-        if (child === undefined) {
-          child = createNode(current, segment);
-          current.children.set(segment, child);
-        }
-        current = child;
-      }
+      let current = this.root(scope.kind, scope.instance);
+      for (const segment of write.path) current = this.child(current, segment);
       node = current;
       if (byText !== undefined && scope.pathText !== undefined) byText.set(scope.pathText, node);
     }

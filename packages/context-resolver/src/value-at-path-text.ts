@@ -24,27 +24,39 @@ export function valueAtPathText(data: JsonValue, text: string): JsonValue | unde
   let current: JsonValue = data;
   let position = 0;
   while (position < end) {
-    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
-    const object: { readonly [key: string]: JsonValue } = current;
-    let next: JsonValue | undefined;
-    let matched = '';
-    let seen = 0;
-    // `for…in` walks the engine's cached key list; inherited keys are ruled out below.
-    for (const key in object) {
-      if (isSegmentAt(key, text, position)) {
-        next = object[key];
-        matched = key;
-        break;
-      }
-      if (++seen === MAX_KEYS_PER_LEVEL) return undefined;
-    }
-    if (next === undefined || !Object.hasOwn(object, matched)) return undefined;
-    current = next;
-    position += matched.length + 1;
+    const key = ownKeyAt(current, text, position);
+    if (key === undefined) return undefined;
+    current = (current as { readonly [key: string]: JsonValue })[key] as JsonValue;
+    position += key.length + 1;
   }
   // Each matched segment moves past its '.', so a whole path ends one past the text; a path
   // ending in '.' ('a.') stops right at its end.
   return position === end + 1 || end === 0 ? current : undefined;
+}
+
+/**
+ * The own key of the plain object `value` that is the whole segment of the dot path `text`
+ * starting at `position`, or `undefined` when `value` is not a plain object or this cannot
+ * tell (see {@link valueAtPathText}). The key is the object's own string, which the engine
+ * keeps unique, so it is a cheap map key for walking a trie along the path.
+ *
+ * @example
+ * ```ts
+ * ownKeyAt({ user: { name: 'Alex' } }, 'user.name', 0); // 'user'
+ * ```
+ */
+export function ownKeyAt(value: JsonValue, text: string, position: number): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const object: { readonly [key: string]: JsonValue } = value;
+  let seen = 0;
+  // `for…in` walks the engine's cached key list; inherited keys are ruled out below.
+  for (const key in object) {
+    if (isSegmentAt(key, text, position)) {
+      return object[key] !== undefined && Object.hasOwn(object, key) ? key : undefined;
+    }
+    if (++seen === MAX_KEYS_PER_LEVEL) return undefined;
+  }
+  return undefined;
 }
 
 /**
