@@ -6,7 +6,7 @@ import { type IndexNode, type IndexScope, PathIndex } from './path-index.js';
 import type { ResolveOptions } from './scan-resolve.js';
 import { type ContextMessage, contextMessageSchema } from './schemas.js';
 import { ownKeyAt, valueAtPathText } from './value-at-path-text.js';
-import { checkWrite, messageWrites, pathWrite, type Write } from './writes.js';
+import { checkWrite, messageWrites, pathWrite, valueAt, type Write } from './writes.js';
 
 /** A checked message: its writes and where they go in the index. */
 interface Prepared {
@@ -30,7 +30,7 @@ interface Prepared {
  */
 export class ContextLog {
   readonly #messages: ContextMessage[] = [];
-  readonly #index = new PathIndex();
+  readonly #index = new PathIndex((messageIndex, path) => this.#valueAt(messageIndex, path));
   /** How many messages (from the start) the index holds; the rest wait for the next resolve. */
   #indexed = 0;
   /** Dot paths of `_path` already parsed, so a repeated path is checked without parsing it again. */
@@ -193,7 +193,7 @@ export class ContextLog {
     const method = message._outputMethod ?? 'set';
     // A path ending in '.' stops right at the end; the general route names what is wrong.
     if (position !== end + 1 || !isFitFor(method, value)) return false;
-    this.#index.addAt({ path: node.path, method, value, messageIndex }, node);
+    this.#index.addAt(node, method, messageIndex);
     return true;
   }
 
@@ -221,6 +221,17 @@ export class ContextLog {
       const located = { path: write.path, method: write.method, value: write.value, messageIndex };
       this.#index.add(located, prepared.scope, prepared.node);
     }
+  }
+
+  /** The value message `messageIndex` writes at `path` (the index keeps where, not what). */
+  #valueAt(messageIndex: number, path: readonly string[]): JsonValue {
+    const message = this.#messages[messageIndex] as ContextMessage;
+    const value = message.data === undefined ? undefined : valueAt(message.data, path);
+    if (value === undefined) {
+      // Only a message changed after it was appended gets here (appended messages are frozen).
+      throw new ContextResolverError('INVALID_MESSAGE', `message ${messageIndex}: data changed after append`);
+    }
+    return value;
   }
 
   /**
