@@ -18,9 +18,9 @@ interface Prepared {
 /**
  * An append-only context of messages with a path index. Messages are never changed or merged
  * when written; every read rebuilds the value from the messages touching the path
- * (see {@link ContextLog.resolve}). Appended messages are stored as given: treat them as frozen.
- * Appending only checks the message; the index catches up on the next resolve, in one batch,
- * so a run of appends costs little more than pushing onto an array.
+ * (see {@link ContextLog.resolve}). Appended messages are stored as given and the index reads
+ * values back from them: treat them as frozen. Appending only checks the message (a bad one
+ * throws there, not at the next read); the index catches up on the next resolve, in one batch.
  *
  * @example
  * ```ts

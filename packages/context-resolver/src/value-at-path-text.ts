@@ -25,11 +25,26 @@ export function valueAtPathText(data: JsonValue, text: string): JsonValue | unde
   const end = text.length;
   let current: JsonValue = data;
   let position = 0;
+  // The walk of `ownKeyAt`, written out again: calling the function the index's catch-up also
+  // calls made the append check about 10% slower in A/B runs.
   while (position < end) {
-    const key = ownKeyAt(current, text, position);
-    if (key === undefined) return undefined;
-    current = (current as { readonly [key: string]: JsonValue })[key] as JsonValue;
-    position += key.length + 1;
+    if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
+    const object: { readonly [key: string]: JsonValue } = current;
+    let next: JsonValue | undefined;
+    let matched = '';
+    let seen = 0;
+    for (const key in object) {
+      if (isSegmentAt(key, text, position)) {
+        if (!hasOwn.call(object, key)) return undefined;
+        next = object[key];
+        matched = key;
+        break;
+      }
+      if (++seen === MAX_KEYS_PER_LEVEL) return undefined;
+    }
+    if (next === undefined) return undefined;
+    current = next;
+    position += matched.length + 1;
   }
   // Each matched segment moves past its '.', so a whole path ends one past the text; a path
   // ending in '.' ('a.') stops right at its end.
