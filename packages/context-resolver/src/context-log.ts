@@ -1,12 +1,12 @@
 import { ContextResolverError } from './context-resolver-error.js';
 import { foldWrites, type Resolution } from './fold.js';
-import { isJsonObject, type JsonValue, toJsonValue } from './json.js';
+import { isJsonObject, type JsonObject, type JsonValue, toJsonValue } from './json.js';
 import { parsePath, parseReference, type Reference } from './path.js';
 import { type IndexNode, type IndexScope, PathIndex } from './path-index.js';
 import type { ResolveOptions } from './scan-resolve.js';
 import { type ContextMessage, contextMessageSchema } from './schemas.js';
-import { valueAtPathText } from './value-at-path-text.js';
-import { checkWrite, messageWrites, pathWrite, type Write } from './writes.js';
+import { ownKeyAt, valueAtPathText } from './value-at-path-text.js';
+import { checkWrite, messageWrites, pathWrite, valueAt, type Write } from './writes.js';
 
 /** A checked message: its writes and where they go in the index. */
 interface Prepared {
@@ -18,9 +18,9 @@ interface Prepared {
 /**
  * An append-only context of messages with a path index. Messages are never changed or merged
  * when written; every read rebuilds the value from the messages touching the path
- * (see {@link ContextLog.resolve}). Appended messages are stored as given: treat them as frozen.
- * Appending only checks the message; the index catches up on the next resolve, in one batch,
- * so a run of appends costs little more than pushing onto an array.
+ * (see {@link ContextLog.resolve}). Appended messages are stored as given and the index reads
+ * values back from them: treat them as frozen. Appending only checks the message (a bad one
+ * throws there, not at the next read); the index catches up on the next resolve, in one batch.
  *
  * @example
  * ```ts
@@ -30,7 +30,7 @@ interface Prepared {
  */
 export class ContextLog {
   readonly #messages: ContextMessage[] = [];
-  readonly #index = new PathIndex();
+  readonly #index = new PathIndex((messageIndex, path) => this.#valueAt(messageIndex, path));
   /** How many messages (from the start) the index holds; the rest wait for the next resolve. */
   #indexed = 0;
   /** Dot paths of `_path` already parsed, so a repeated path is checked without parsing it again. */
@@ -162,9 +162,39 @@ export class ContextLog {
     const messages = this.#messages;
     for (let messageIndex = this.#indexed; messageIndex < messages.length; messageIndex++) {
       const message = messages[messageIndex] as ContextMessage;
-      this.#commit(message, this.#prepare(message, messageIndex), messageIndex);
+      if (!this.#indexAlongData(message, messageIndex)) {
+        this.#commit(message, this.#prepare(message, messageIndex), messageIndex);
+      }
       this.#indexed = messageIndex + 1;
     }
+  }
+
+  /**
+   * Indexes the write of a `_path` message by walking `data` and the trie together, one own key
+   * of `data` per segment ({@link ownKeyAt}): the path text is neither parsed nor hashed, and the
+   * trie is looked up by keys the engine already keeps unique. Returns `false`, having indexed
+   * nothing, when that walk cannot decide; `#prepare` then takes the general route.
+   */
+  #indexAlongData(message: ContextMessage, messageIndex: number): boolean {
+    const text = message._path;
+    const data = message.data;
+    if (typeof text !== 'string' || text.length === 0 || data === undefined) return false;
+    const end = text.length;
+    let node = this.#index.root(message.type, message._instance);
+    let value = data as JsonValue;
+    let position = 0;
+    while (position < end) {
+      const key = ownKeyAt(value, text, position);
+      if (key === undefined) return false;
+      value = (value as JsonObject)[key] as JsonValue;
+      node = this.#index.child(node, key);
+      position += key.length + 1;
+    }
+    const method = message._outputMethod ?? 'set';
+    // A path ending in '.' stops right at the end; the general route names what is wrong.
+    if (position !== end + 1 || !isFitFor(method, value)) return false;
+    this.#index.addAt(node, method, messageIndex);
+    return true;
   }
 
   #prepare(message: ContextMessage, messageIndex: number): Prepared {
@@ -191,6 +221,17 @@ export class ContextLog {
       const located = { path: write.path, method: write.method, value: write.value, messageIndex };
       this.#index.add(located, prepared.scope, prepared.node);
     }
+  }
+
+  /** The value message `messageIndex` writes at `path` (the index keeps where, not what). */
+  #valueAt(messageIndex: number, path: readonly string[]): JsonValue {
+    const message = this.#messages[messageIndex] as ContextMessage;
+    const value = message.data === undefined ? undefined : valueAt(message.data, path);
+    if (value === undefined) {
+      // Only a message changed after it was appended gets here (appended messages are frozen).
+      throw new ContextResolverError('INVALID_MESSAGE', `message ${messageIndex}: data changed after append`);
+    }
+    return value;
   }
 
   /**

@@ -176,6 +176,43 @@ const oddMessage = fc.constantFrom<ContextMessage>(
   { type: 'data', _path: 'a', _outputMethod: 'merge' },
 );
 
+// `_path` messages the catch-up cannot index along the keys of `data` (an array on the way, a
+// non-ASCII key, the root path), so they take the general route beside the others.
+const generalRouteMessage = fc.oneof(
+  fc
+    .tuple(fc.constantFrom(...kinds), fc.constantFrom(...instances), anyValue, fc.constantFrom(0, 1))
+    .map(([kind, instance, value, index]) => {
+      const items: JsonValue[] = [null, null];
+      items[index] = value;
+      const result: ContextMessage = { type: kind, data: { a: items }, _path: `a.${index}` };
+      if (instance !== undefined) result._instance = instance;
+      return result;
+    }),
+  fc
+    .tuple(fc.constantFrom(...kinds), scalar)
+    .map(([kind, value]): ContextMessage => ({ type: kind, data: { é: { a: value } }, _path: 'é.a' })),
+  fc
+    .tuple(fc.constantFrom(...kinds), fc.dictionary(segment, scalar, { maxKeys: 2 }))
+    .map(([kind, value]): ContextMessage => ({ type: kind, data: value, _path: '', _outputMethod: 'merge' })),
+);
+const mixedMessage = fc.oneof(anyMessage, anyMessage, generalRouteMessage, oddMessage);
+const queryWithOddKeys = fc.oneof(
+  query,
+  fc.record({
+    reference: fc.record({
+      kind: fc.constantFrom(...kinds),
+      path: fc.constantFrom(['é'], ['é', 'a'], ['a', '0'], ['a', '1']),
+    }),
+    instance: fc.constantFrom(...instances),
+  }),
+);
+
+/** Appends `batch` one by one or with `appendAll` (all or nothing); returns the messages taken. */
+function appendBatch(log: ContextLog, batch: readonly ContextMessage[], together: boolean): ContextMessage[] {
+  if (together) return Array.isArray(outcome(() => log.appendAll(batch))) ? [...batch] : [];
+  return batch.filter((entry) => typeof outcome(() => log.append(entry)) === 'number');
+}
+
 describe('path index', () => {
   it('resolves exactly like the plain scan on random contexts (errors included)', () => {
     fc.assert(
@@ -219,6 +256,56 @@ describe('path index', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('resolves like the plain scan with batches, both catch-up routes and reads between them', () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            batch: fc.array(mixedMessage, { minLength: 1, maxLength: 6 }),
+            together: fc.boolean(),
+            queries: fc.array(queryWithOddKeys, { maxLength: 3 }),
+          }),
+          { maxLength: 12 },
+        ),
+        (steps) => {
+          const log = new ContextLog();
+          const appended: ContextMessage[] = [];
+          for (const { batch, together, queries } of steps) {
+            appended.push(...appendBatch(log, batch, together));
+            expect(log.length).toBe(appended.length);
+            for (const { reference, instance } of queries) {
+              const options = instance === undefined ? {} : { instance };
+              const indexed = outcome(() => log.resolve(reference, options));
+              const scanned = outcome(() => scanResolve(appended, reference, options));
+              expect(indexed, formatReference(reference)).toEqual(scanned);
+            }
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it('resolves like the plain scan right after a long run of appends (one catch-up for all)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(mixedMessage, { minLength: 50, maxLength: 400 }),
+        fc.array(queryWithOddKeys, { minLength: 1, maxLength: 20 }),
+        (messages, queries) => {
+          const log = new ContextLog();
+          const appended = appendBatch(log, messages, false);
+          for (const { reference, instance } of queries) {
+            const options = instance === undefined ? {} : { instance };
+            const indexed = outcome(() => log.resolve(reference, options));
+            const scanned = outcome(() => scanResolve(appended, reference, options));
+            expect(indexed, formatReference(reference)).toEqual(scanned);
+          }
+        },
+      ),
+      { numRuns: 100 },
     );
   });
 

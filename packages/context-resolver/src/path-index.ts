@@ -1,4 +1,6 @@
+import type { JsonValue } from './json.js';
 import type { Reference } from './path.js';
+import type { OutputMethod } from './schemas.js';
 import type { LocatedWrite } from './writes.js';
 
 /** A node of the path trie (opaque outside this module). */
@@ -25,25 +27,44 @@ export interface IndexScope {
 }
 
 /**
+ * Reads the value a message writes at `path` (`valueAt(message.data, path)` for every kind of
+ * write, see `messageWrites`): the index keeps where each write is, not its value.
+ */
+export type WriteValueReader = (messageIndex: number, path: readonly string[]) => JsonValue;
+
+/**
  * A trie of write paths per (kind, instance) scope. Each node lists the writes at it and in its
  * subtree, so the writes touching a path are found without looking at any other message:
  * resolution costs time in the number of writes that touch the path, not in the context length.
+ * A write is kept as three array slots (its message, node and method), no object of its own:
+ * its value is read from the message when a resolve needs it.
  *
  * @example
  * ```ts
- * const index = new PathIndex();
+ * const index = new PathIndex((messageIndex, path) => valueAt(messages[messageIndex].data, path));
  * index.add({ path: ['user', 'name'], method: 'set', value: 'Alex', messageIndex: 0 }, { kind: 'data' });
  * index.window({ kind: 'data', path: ['user'] }, undefined); // newest → oldest writes touching †data.user
  * ```
  */
 export class PathIndex {
-  readonly #writes: LocatedWrite[] = [];
+  /** Per write id, oldest first: the message, the trie node (whose `path` is the write's), the method. */
+  readonly #messageIndices: number[] = [];
+  readonly #nodes: IndexNode[] = [];
+  readonly #methods: OutputMethod[] = [];
+  readonly #valueAt: WriteValueReader;
   readonly #roots = new Map<string, IndexNode>();
   readonly #byPathText = new Map<string, Map<string, IndexNode>>();
+  #lastKind: string | undefined;
+  #lastInstance: string | undefined;
+  #lastRoot: IndexNode | undefined;
+
+  constructor(valueAt: WriteValueReader) {
+    this.#valueAt = valueAt;
+  }
 
   /** Number of writes indexed. */
   get size(): number {
-    return this.#writes.length;
+    return this.#messageIndices.length;
   }
 
   /**
@@ -55,13 +76,56 @@ export class PathIndex {
     return this.#byPathText.get(scopeKeyOf(scope))?.get(scope.pathText);
   }
 
-  /** Indexes one write; `scope.pathText` (its dot path) is remembered as a lookup shortcut. */
+  /**
+   * The root node of a (kind, instance) scope, created when missing. The last scope asked for is
+   * kept, since a run of messages mostly shares one.
+   */
+  root(kind: string, instance: string | undefined): IndexNode {
+    if (this.#lastRoot !== undefined && kind === this.#lastKind && instance === this.#lastInstance) {
+      return this.#lastRoot;
+    }
+    const scopeKey = scopeKeyOf({ kind, instance, pathText: undefined });
+    let root = this.#roots.get(scopeKey);
+    if (root === undefined) {
+      root = createNode(undefined, undefined);
+      this.#roots.set(scopeKey, root);
+    }
+    this.#lastKind = kind;
+    this.#lastInstance = instance;
+    this.#lastRoot = root;
+    return root;
+  }
+
+  /** The child of `node` at `segment`, created when missing. */
+  child(node: IndexNode, segment: string): IndexNode {
+    let child = node.children.get(segment);
+    if (child === undefined) {
+      child = createNode(node, segment);
+      node.children.set(segment, child);
+    }
+    return child;
+  }
+
+  /**
+   * Indexes the write of message `messageIndex` at `node` (from {@link PathIndex.child}) by
+   * `method`; its value is whatever the reader finds at `node.path` in that message.
+   */
+  addAt(node: IndexNode, method: OutputMethod, messageIndex: number): void {
+    const id = this.#messageIndices.length;
+    this.#messageIndices.push(messageIndex);
+    this.#nodes.push(node);
+    this.#methods.push(method);
+    node.own.push(id);
+    for (let at: IndexNode | undefined = node; at !== undefined; at = at.parent) at.subtree.push(id);
+  }
+
+  /**
+   * Indexes one write; `scope.pathText` (its dot path) is remembered as a lookup shortcut. Its
+   * `value` is not kept: it must be what the reader finds at `write.path` in its message.
+   */
   add(write: LocatedWrite, scope: IndexScope, known?: IndexNode): void {
-    const id = this.#writes.length;
-    this.#writes.push(write);
     if (known !== undefined) {
-      known.own.push(id);
-      for (let at: IndexNode | undefined = known; at !== undefined; at = at.parent) at.subtree.push(id);
+      this.addAt(known, write.method, write.messageIndex);
       return;
     }
     const scopeKey = scopeKeyOf(scope);
@@ -76,25 +140,12 @@ export class PathIndex {
       node = byText.get(scope.pathText);
     }
     if (node === undefined) {
-      let root = this.#roots.get(scopeKey);
-      if (root === undefined) {
-        root = createNode(undefined, undefined);
-        this.#roots.set(scopeKey, root);
-      }
-      let current: IndexNode = root;
-      for (const segment of write.path) {
-        let child: IndexNode | undefined = current.children.get(segment);
-        if (child === undefined) {
-          child = createNode(current, segment);
-          current.children.set(segment, child);
-        }
-        current = child;
-      }
+      let current = this.root(scope.kind, scope.instance);
+      for (const segment of write.path) current = this.child(current, segment);
       node = current;
       if (byText !== undefined && scope.pathText !== undefined) byText.set(scope.pathText, node);
     }
-    node.own.push(id);
-    for (let at: IndexNode | undefined = node; at !== undefined; at = at.parent) at.subtree.push(id);
+    this.addAt(node, write.method, write.messageIndex);
   }
 
   /**
@@ -119,9 +170,11 @@ export class PathIndex {
       }
       if (bestList === undefined) return result;
       bestList.cursor--;
-      const write = this.#writes[best] as LocatedWrite;
-      result.push(write);
-      if (write.method === 'set' && (bestList.above || write.path.length === depth)) return result;
+      const path = (this.#nodes[best] as IndexNode).path;
+      const method = this.#methods[best] as OutputMethod;
+      const messageIndex = this.#messageIndices[best] as number;
+      result.push({ path, method, value: this.#valueAt(messageIndex, path), messageIndex });
+      if (method === 'set' && (bestList.above || path.length === depth)) return result;
     }
   }
 

@@ -1,5 +1,7 @@
 import type { JsonValue } from './json.js';
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /** Own keys looked at per object before giving up (the general route has no such limit). */
 const MAX_KEYS_PER_LEVEL = 16;
 
@@ -23,28 +25,57 @@ export function valueAtPathText(data: JsonValue, text: string): JsonValue | unde
   const end = text.length;
   let current: JsonValue = data;
   let position = 0;
+  // The walk of `ownKeyAt`, written out again: calling the function the index's catch-up also
+  // calls made the append check about 10% slower in A/B runs.
   while (position < end) {
     if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
     const object: { readonly [key: string]: JsonValue } = current;
     let next: JsonValue | undefined;
     let matched = '';
     let seen = 0;
-    // `for…in` walks the engine's cached key list; inherited keys are ruled out below.
     for (const key in object) {
       if (isSegmentAt(key, text, position)) {
+        if (!hasOwn.call(object, key)) return undefined;
         next = object[key];
         matched = key;
         break;
       }
       if (++seen === MAX_KEYS_PER_LEVEL) return undefined;
     }
-    if (next === undefined || !Object.hasOwn(object, matched)) return undefined;
+    if (next === undefined) return undefined;
     current = next;
     position += matched.length + 1;
   }
   // Each matched segment moves past its '.', so a whole path ends one past the text; a path
   // ending in '.' ('a.') stops right at its end.
   return position === end + 1 || end === 0 ? current : undefined;
+}
+
+/**
+ * The own key of the plain object `value` that is the whole segment of the dot path `text`
+ * starting at `position`, or `undefined` when `value` is not a plain object or this cannot
+ * tell (see {@link valueAtPathText}). The key is the object's own string, which the engine
+ * keeps unique, so it is a cheap map key for walking a trie along the path.
+ *
+ * @example
+ * ```ts
+ * ownKeyAt({ user: { name: 'Alex' } }, 'user.name', 0); // 'user'
+ * ```
+ */
+export function ownKeyAt(value: JsonValue, text: string, position: number): string | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const object: { readonly [key: string]: JsonValue } = value;
+  let seen = 0;
+  // `for…in` walks the engine's cached key list; inherited keys are ruled out below.
+  for (const key in object) {
+    if (isSegmentAt(key, text, position)) {
+      // V8 optimizes `hasOwnProperty` of the `for…in` key inside the loop; `Object.hasOwn` after
+      // it stayed a builtin call (measured: about 10% of an append).
+      return object[key] !== undefined && hasOwn.call(object, key) ? key : undefined;
+    }
+    if (++seen === MAX_KEYS_PER_LEVEL) return undefined;
+  }
+  return undefined;
 }
 
 /**
