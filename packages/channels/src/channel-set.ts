@@ -1,7 +1,7 @@
 import type { AnyChannel, ChannelRecord, ChannelValue } from './channel.js';
 import { ChannelError, SnapshotError, UnknownChannelError } from './channel-error.js';
 import type { JsonValue } from './json-value.js';
-import type { ChannelSnapshot } from './snapshot.js';
+import type { ChannelSnapshot, RecordedList } from './snapshot.js';
 import { parseSnapshotText, readSnapshotEnvelope, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './snapshot.js';
 
 /**
@@ -142,10 +142,12 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
 
   /**
    * The text of `JSON.stringify(set.snapshot())` (the same JSON value, members possibly in
-   * another order), without the defensive copies: the fastest way to a checkpoint string. A
-   * channel that writes its own text (a {@link Topic}) writes only what changed since its last
-   * checkpoint text, and the longest such channel is written last, where
-   * {@link ChannelSet.restoreText} can keep its text. `extra` adds envelope fields (the state's `step`).
+   * another order, plus an `index` member), without the defensive copies: the fastest way to
+   * a checkpoint string. A channel that writes its own text (a {@link Topic}) writes only what
+   * changed since its last checkpoint text, and the longest such channel is written last, where
+   * {@link ChannelSet.restoreText} can keep its text; `index` records that channel's item count
+   * and text length, which `restoreText` checks without parsing the text (readers that do not
+   * know `index` ignore it). `extra` adds envelope fields (the state's `step`).
    */
   snapshotText(extra: { step?: number } = {}): string {
     // Concatenated, not joined: joining would copy a long Topic's reused text once more.
@@ -155,7 +157,7 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
     for (const cell of this.#cells.values()) {
       if (!cell.channel.checkpointed || cell.value === undefined) continue;
       if (writesOwnText(cell.channel)) {
-        const length = Array.isArray(cell.value) ? cell.value.length : 0;
+        const length = lengthOf(cell.value);
         if (length > lastLength) {
           if (last !== undefined) members = withMember(members, last);
           last = cell;
@@ -165,9 +167,16 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
       }
       members = withMember(members, cell);
     }
-    if (last !== undefined) members = withMember(members, last);
+    let index = '';
+    if (last !== undefined) {
+      const text = ownText(last);
+      const name = JSON.stringify(last.name);
+      index = `,"index":{${name}:{"items":${lengthOf(last.value)},"chars":${text.length}}}`;
+      const member = `${name}:${text}`;
+      members = members === '' ? member : `${members},${member}`;
+    }
     const envelope = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, ...extra });
-    return `${envelope.slice(0, -1)},"values":{${members}}}`;
+    return `${envelope.slice(0, -1)}${index},"values":{${members}}}`;
   }
 
   /**
@@ -184,21 +193,31 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
   /**
    * {@link ChannelSet.restore} from checkpoint text (e.g. from {@link ChannelSet.snapshotText}):
    * parses it and adopts the parsed values without copying them.
-   * @throws {@link SnapshotError} when the text is not JSON, and as `restore` does.
+   *
+   * When the text ends with a list whose length and item count it records (`index`, as
+   * `snapshotText` writes it), that list is not parsed now: restoring checks the envelope, every
+   * other value, and that the list's text is a list of the recorded length; its items are parsed
+   * and checked on the first read of the channel (`get`, `snapshot`, `isReady` does not read
+   * them), which then throws `INVALID_SNAPSHOT` naming the channel and the first bad item (or
+   * the item count) if they are not what was recorded. Appending and `snapshotText` never parse
+   * it. `{ items: 'at-restore' }` parses and checks everything now instead.
+   * @throws {@link SnapshotError} when the text is not JSON, when a recorded length or count
+   *   does not match, and as `restore` does.
    */
-  restoreText(text: string): this {
-    this.adoptText(text);
+  restoreText(text: string, options: RestoreTextOptions = {}): this {
+    this.adoptText(text, options);
     return this;
   }
 
   /**
    * {@link ChannelSet.restoreText}, returning the snapshot's step. When the text ends with a
    * channel that reads its own text (as {@link ChannelSet.snapshotText} writes it), that
-   * channel's value is parsed on its own and keeps its text; everything else is parsed as usual.
+   * channel's value is read on its own and keeps its text; everything else is parsed as usual.
    * @internal
    */
-  adoptText(text: string): number | undefined {
-    const split = this.#splitText(text);
+  adoptText(text: string, options: RestoreTextOptions = {}): number | undefined {
+    const defer = options.items !== 'at-restore';
+    const split = this.#splitText(text, defer);
     if (split !== undefined) {
       const { step } = readSnapshotEnvelope(split.envelope);
       this.#restore(split.envelope, true, split);
@@ -213,12 +232,12 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
   /**
    * Splits checkpoint text whose last member is a channel that reads its own text:
    * `<head>"name":[…]}}` is `<head>"name":[]}}` (the envelope, parsed as usual) with
-   * `[…]` in the placeholder's slot (parsed by the channel, which keeps the text). Both parts
+   * `[…]` in the placeholder's slot (read by the channel, which keeps the text). Both parts
    * being JSON makes the whole text JSON with exactly that value there, so nothing is parsed
    * twice. Returns `undefined` whenever that cannot be established: the caller parses the whole
    * text instead.
    */
-  #splitText(text: string): Split | undefined {
+  #splitText(text: string, defer: boolean): Split | undefined {
     if (!text.endsWith(']}}')) return undefined;
     // Where each such channel's key first appears, searched from the start (the other channels
     // come first, so this never reads the long value); the one appearing last is tried first.
@@ -233,7 +252,7 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
     for (const { cell, key, at: first } of candidates) {
       // A few more places the key appears (inside other values); a wrong one fails to parse.
       for (let at = first, attempt = 0; at > 0 && attempt < 4; attempt++) {
-        const split = this.#splitAt(text, cell, at + key.length - 1);
+        const split = this.#splitAt(text, cell, { start: at + key.length - 1, defer });
         if (split !== undefined) return split;
         at = text.indexOf(key, at + 1);
       }
@@ -241,8 +260,12 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
     return undefined;
   }
 
-  /** `#splitText` with the value of `cell` starting at `start` (its '['), or `undefined`. */
-  #splitAt(text: string, cell: Cell, start: number): Split | undefined {
+  /**
+   * `#splitText` with the value of `cell` starting at `start` (its '['), or `undefined`.
+   * @throws {@link SnapshotError} when the envelope records the value and it does not match.
+   */
+  #splitAt(text: string, cell: Cell, place: { start: number; defer: boolean }): Split | undefined {
+    const { start } = place;
     // The key's quote must open a member name: preceded by '{' or ',' (not '\\' or a space).
     const before = text.charCodeAt(start - JSON.stringify(cell.name).length - 2);
     if (before !== 123 && before !== 44) return undefined;
@@ -260,11 +283,42 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
     if (typeof values !== 'object' || values === null) return undefined;
     const placeholder = (values as Record<string, unknown>)[cell.name];
     if (!Array.isArray(placeholder) || placeholder.length > 0) return undefined;
+    const read = cell.channel.fromSnapshotText as NonNullable<AnyChannel['fromSnapshotText']>;
+    let recorded: RecordedList | undefined;
     try {
-      const read = cell.channel.fromSnapshotText as NonNullable<AnyChannel['fromSnapshotText']>;
-      return { envelope, cell, value: read.call(cell.channel, text.slice(start, -2), cell.name) };
+      recorded = recordedOf(readSnapshotEnvelope(envelope).index, cell.name);
+    } catch {
+      return undefined; // Parsing the whole text says what is wrong.
+    }
+    const value = text.slice(start, -2);
+    if (recorded !== undefined) {
+      // The writer recorded this value: it must be what was recorded, no second guess.
+      return {
+        envelope,
+        cell,
+        value: this.#read(cell, () =>
+          read.call(cell.channel, value, cell.name, { ...recorded, defer: place.defer }),
+        ),
+      };
+    }
+    try {
+      return { envelope, cell, value: read.call(cell.channel, value, cell.name) };
     } catch {
       return undefined;
+    }
+  }
+
+  /** Runs a channel's read of its snapshot value; wraps a failure in a `SnapshotError` naming the channel. */
+  #read(cell: Cell, read: () => unknown): unknown {
+    try {
+      return read();
+    } catch (error) {
+      if (SnapshotError.isInstance(error)) throw error;
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new SnapshotError(
+        'INVALID_SNAPSHOT',
+        `Snapshot value of channel "${cell.name}" is invalid: ${reason}`,
+      );
     }
   }
 
@@ -279,7 +333,7 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
 
   /** `read`: one channel's value, already restored from its own text (see `#splitText`). */
   #restore(snapshot: unknown, owned: boolean, read?: Split): this {
-    const { values } = readSnapshotEnvelope(snapshot);
+    const { values, index } = readSnapshotEnvelope(snapshot);
     const restored = new Map<Cell, unknown>();
     for (const name of Object.keys(values)) {
       const cell = this.#cells.get(name);
@@ -295,16 +349,18 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
         restored.set(cell, read.value);
         continue;
       }
-      try {
-        restored.set(cell, cell.channel.fromSnapshot(values[name], name, owned));
-      } catch (error) {
-        if (SnapshotError.isInstance(error)) throw error;
-        const reason = error instanceof Error ? error.message : String(error);
+      const value = values[name];
+      const recorded = recordedOf(index, name);
+      if (recorded !== undefined && (value as unknown[]).length !== recorded.items) {
         throw new SnapshotError(
           'INVALID_SNAPSHOT',
-          `Snapshot value of channel "${name}" is invalid: ${reason}`,
+          `Snapshot value of channel "${name}" holds ${(value as unknown[]).length} items where its checkpoint recorded ${recorded.items}.`,
         );
       }
+      restored.set(
+        cell,
+        this.#read(cell, () => cell.channel.fromSnapshot(value, name, owned)),
+      );
     }
     for (const cell of this.#cells.values()) {
       this.#set(cell, restored.has(cell) ? restored.get(cell) : cell.channel.empty());
@@ -357,8 +413,41 @@ interface Split {
   readonly value: unknown;
 }
 
+/**
+ * Options of {@link ChannelSet.restoreText} and {@link ChannelState.restoreText}.
+ *
+ * @example
+ * ```ts
+ * const options: RestoreTextOptions = { items: 'at-restore' };
+ * ```
+ */
+export interface RestoreTextOptions {
+  /**
+   * When the items of a recorded list (see {@link ChannelSet.restoreText}) are parsed and
+   * checked: `'at-first-read'` (the default) or `'at-restore'`.
+   */
+  readonly items?: 'at-first-read' | 'at-restore';
+}
+
 /** The members a snapshot envelope may have. */
-const ENVELOPE_KEYS = new Set(['format', 'version', 'step', 'values']);
+const ENVELOPE_KEYS = new Set(['format', 'version', 'step', 'index', 'values']);
+
+/** The index entry of `channel`, if the snapshot has one (own members only). */
+function recordedOf(index: Record<string, RecordedList>, channel: string): RecordedList | undefined {
+  return Object.hasOwn(index, channel) ? index[channel] : undefined;
+}
+
+/** The length of a list value (an array or a deferred list), or 0. */
+function lengthOf(value: unknown): number {
+  const length = (value as { length?: unknown }).length;
+  return typeof length === 'number' ? length : 0;
+}
+
+/** The checkpoint text of a channel that writes its own. */
+function ownText(cell: Cell): string {
+  const { channel } = cell;
+  return (channel.snapshotText as NonNullable<AnyChannel['snapshotText']>).call(channel, cell.value);
+}
 
 /** Does the channel write and read its own checkpoint text? */
 function writesOwnText(channel: AnyChannel): boolean {
@@ -369,7 +458,7 @@ function writesOwnText(channel: AnyChannel): boolean {
 function withMember(members: string, cell: Cell): string {
   const { channel } = cell;
   const text: string | undefined = writesOwnText(channel)
-    ? (channel.snapshotText as NonNullable<AnyChannel['snapshotText']>).call(channel, cell.value)
+    ? ownText(cell)
     : JSON.stringify(channel.toSnapshot(cell.value, true));
   if (text === undefined) return members;
   const member = `${JSON.stringify(cell.name)}:${text}`;

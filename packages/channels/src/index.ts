@@ -18,7 +18,7 @@ export {
   SnapshotError,
   UnknownChannelError,
 } from './channel-error.js';
-export { ChannelSet } from './channel-set.js';
+export { ChannelSet, type RestoreTextOptions } from './channel-set.js';
 export { ChannelState } from './channel-state.js';
 export { ChannelUpdate, type ChannelUpdateJson, type ChannelUpdateOptions } from './channel-update.js';
 export { Delta, type DeltaOptions } from './delta.js';
@@ -39,6 +39,8 @@ export { OverwriteChannel } from './overwrite-channel.js';
 export {
   type ChannelSnapshot,
   parseSnapshotText,
+  type RecordedList,
+  type RecordedListText,
   readSnapshotEnvelope,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
