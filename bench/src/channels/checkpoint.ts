@@ -107,14 +107,14 @@ export async function checkpointRows(sizes: ChannelBenchSizes): Promise<BenchRow
     {
       name: `checkpoint hop (${hop}) + read of the topic, text API: Topic of ${length}`,
       ...reading,
-      target: 1,
+      target: 2,
     },
     {
       name: `checkpoint hop (${hop}), text API, items checked at restore: Topic of ${length}`,
       ...eager,
-      target: 1,
+      target: 2,
     },
-    { name: `checkpoint hop (${hop}), object API + JSON: Topic of ${length}`, ...viaObjects, target: 1 },
+    { name: `checkpoint hop (${hop}), object API + JSON: Topic of ${length}`, ...viaObjects, target: 2 },
   ];
 }
 
