@@ -92,9 +92,11 @@ describe('restoreText with the items of a recorded topic parsed on first read', 
     const state = new ChannelState(definitions()).update({ plan: 'kept' });
     const text = corrupt(checkpoint(ITEMS));
     expect(text).not.toBe(checkpoint(ITEMS));
-    const error = caught(() => state.restoreText(text));
-    expect(['INVALID_SNAPSHOT', 'UNSUPPORTED_SNAPSHOT_VERSION']).toContain(error.code);
-    expect(state.get('plan')).toBe('kept');
+    for (const items of ['at-first-read', 'at-restore'] as const) {
+      const error = caught(() => state.restoreText(text, { items }));
+      expect(['INVALID_SNAPSHOT', 'UNSUPPORTED_SNAPSHOT_VERSION']).toContain(error.code);
+      expect(state.get('plan')).toBe('kept');
+    }
   });
 
   it('parses text written without an index (older writers) at restore, as before', () => {

@@ -114,29 +114,25 @@ export class Topic<TItem = JsonValue> implements Channel<readonly TItem[], TItem
   }
 
   fromSnapshotText(text: string, channel: string, recorded?: RecordedListText): readonly TItem[] {
-    if (recorded?.defer) {
-      // Checked now: the text is a list of the recorded length. Its items: on first read.
-      if (
-        text.length !== recorded.chars ||
-        text.charCodeAt(0) !== 91 ||
-        text.charCodeAt(text.length - 1) !== 93
-      ) {
-        throw new SnapshotError(
-          'INVALID_SNAPSHOT',
-          `Snapshot value of channel "${channel}" is ${text.length} characters long where its checkpoint recorded ${recorded.chars} (the text was cut or changed).`,
-        );
-      }
-      return new DeferredList<TItem>(text, recorded.items, channel) as unknown as readonly TItem[];
+    if (recorded === undefined) {
+      const list = this.fromSnapshot(JSON.parse(text), channel, true);
+      this.#texts.remember(list, text);
+      return list;
     }
-    const list = this.fromSnapshot(JSON.parse(text), channel, true);
-    if (recorded !== undefined && list.length !== recorded.items) {
+    // Checked now: the text is a list of the recorded length. Its items: on first read, or now.
+    if (text.charCodeAt(0) !== 91 /* [ */ || text.charCodeAt(text.length - 1) !== 93 /* ] */) {
+      throw new SnapshotError('INVALID_SNAPSHOT', `Snapshot value of channel "${channel}" is not a list.`);
+    }
+    if (text.length !== recorded.chars) {
       throw new SnapshotError(
         'INVALID_SNAPSHOT',
-        `Snapshot value of channel "${channel}" holds ${list.length} items where its checkpoint recorded ${recorded.items}.`,
+        `Snapshot value of channel "${channel}" is ${text.length} characters long where its checkpoint recorded ${recorded.chars} (the text was cut or changed).`,
       );
     }
-    this.#texts.remember(list, text);
-    return list;
+    const deferred = new DeferredList<TItem>(text, recorded.items, channel);
+    return recorded.defer
+      ? (deferred as unknown as readonly TItem[])
+      : this.#items(deferred as unknown as readonly TItem[]);
   }
 
   fromSnapshot(value: unknown, channel: string, owned?: boolean): readonly TItem[] {
