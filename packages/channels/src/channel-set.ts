@@ -195,14 +195,21 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
    * parses it and adopts the parsed values without copying them.
    *
    * When the text ends with a list whose length and item count it records (`index`, as
-   * `snapshotText` writes it), that list is not parsed now: restoring checks the envelope, every
-   * other value, and that the list's text is a list of the recorded length; its items are parsed
-   * and checked on the first read of the channel (`get`, `snapshot`, `isReady` does not read
-   * them), which then throws `INVALID_SNAPSHOT` naming the channel and the first bad item (or
-   * the item count) if they are not what was recorded. Appending and `snapshotText` never parse
-   * it. `{ items: 'at-restore' }` parses and checks everything now instead.
-   * @throws {@link SnapshotError} when the text is not JSON, when a recorded length or count
-   *   does not match, and as `restore` does.
+   * `snapshotText` writes it), that list's items are not parsed now. What is checked when:
+   * - at restore, `SnapshotError` on failure and nothing changed: the text is JSON up to that
+   *   list, the format, version, step and `index`, every other value, and that the list's text
+   *   starts with `[`, ends with `]` and has the recorded length (a cut or an edit that changes
+   *   the length);
+   * - at the first read of that channel (`get`, `snapshot`, `toJSON`; `isReady`, appending and
+   *   `snapshotText` do not read it): that its items are JSON and as many as recorded, else a
+   *   `SnapshotError` (`INVALID_SNAPSHOT`) naming the channel and the first bad item (or both
+   *   counts), raised again by every later read; `snapshotText` keeps writing the text as read.
+   *
+   * An edit that keeps the text JSON, its length and its count is not detected (nor is it when
+   * the items are parsed at restore). `{ items: 'at-restore' }` makes every check at restore.
+   * Text without an `index` (older writers) is parsed and checked at restore.
+   * @throws {@link SnapshotError} when the text is not JSON, when a recorded length (or, with
+   *   `items: 'at-restore'`, count) does not match, and as `restore` does.
    */
   restoreText(text: string, options: RestoreTextOptions = {}): this {
     this.adoptText(text, options);
