@@ -3,10 +3,9 @@ import { Topic as TheirTopic } from '@langchain/langgraph/channels';
 import { ChannelState, Topic } from '@wharf/channels';
 import type { BenchRow } from '../harness.js';
 import { count } from './channel-level.js';
+import { readLast, STEP_ITEMS } from './checkpoint.js';
 import { measurePair } from './pair.js';
 import type { ChannelBenchSizes } from './sizes.js';
-
-const STEP_ITEMS = 10;
 
 /**
  * The checkpoint hops of {@link checkpointRows}, bytes to bytes as each side stores them in
@@ -104,8 +103,4 @@ export async function checkpointSerdeRows(sizes: ChannelBenchSizes): Promise<Ben
     },
     { name: `checkpoint hop (${hop}), object API, vs ${against}: Topic of ${length}`, ...objects, target: 2 },
   ];
-}
-
-function readLast(list: readonly string[], expected: string | undefined): void {
-  if (list[list.length - 1] !== expected) throw new Error('the topic lost its last item');
 }

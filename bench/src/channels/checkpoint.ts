@@ -6,7 +6,7 @@ import { measurePair } from './pair.js';
 import type { ChannelBenchSizes } from './sizes.js';
 
 /** Items one hop appends between restoring a checkpoint and writing the next one (one step's writes). */
-const STEP_ITEMS = 10;
+export const STEP_ITEMS = 10;
 
 /**
  * Checkpoint hops on a long Topic, as a run carried across continue-as-new does them: restore
@@ -118,7 +118,14 @@ export async function checkpointRows(sizes: ChannelBenchSizes): Promise<BenchRow
   ];
 }
 
-/** Reads a list's last item (a whole-list read: for us, the topic's first read after a restore). */
-function readLast(list: readonly string[], expected: string | undefined): void {
+/**
+ * Reads a list's last item (a whole-list read: for us, the topic's first read after a restore).
+ *
+ * @example
+ * ```ts
+ * readLast(state.get('log') ?? [], 'step item 9');
+ * ```
+ */
+export function readLast(list: readonly string[], expected: string | undefined): void {
   if (list[list.length - 1] !== expected) throw new Error('the topic lost its last item');
 }
