@@ -1,6 +1,6 @@
+import type { Cell } from './cell.js';
 import type { ChannelRecord, ChannelValue, UpdateRecord } from './channel.js';
 import { ChannelError, InvalidConcurrentUpdateError, UnknownChannelError } from './channel-error.js';
-import type { Cell, RestoreTextOptions } from './channel-set.js';
 import { ChannelSet } from './channel-set.js';
 import type { ChannelUpdateOptions } from './channel-update.js';
 import { ChannelUpdate, checkStep } from './channel-update.js';
@@ -8,6 +8,7 @@ import type { JsonValue } from './json-value.js';
 import { sealJson, sealJsonList } from './json-value.js';
 import type { ChannelSnapshot } from './snapshot.js';
 import { readSnapshotEnvelope } from './snapshot.js';
+import type { RestoreTextOptions } from './split-checkpoint-text.js';
 
 /**
  * Workflow state made of channels, and its own reducer: {@link ChannelState.apply} folds

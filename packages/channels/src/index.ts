@@ -18,7 +18,7 @@ export {
   SnapshotError,
   UnknownChannelError,
 } from './channel-error.js';
-export { ChannelSet, type RestoreTextOptions } from './channel-set.js';
+export { ChannelSet } from './channel-set.js';
 export { ChannelState } from './channel-state.js';
 export { ChannelUpdate, type ChannelUpdateJson, type ChannelUpdateOptions } from './channel-update.js';
 export { Delta, type DeltaOptions } from './delta.js';
@@ -45,5 +45,6 @@ export {
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
 } from './snapshot.js';
+export type { RestoreTextOptions } from './split-checkpoint-text.js';
 export { Topic, type TopicArrays, type TopicOptions } from './topic.js';
 export { Untracked } from './untracked.js';
