@@ -2,6 +2,7 @@ import type { Benchmark } from '../benchmark.js';
 import { formatTable } from '../harness.js';
 import { channelLevelRows } from './channel-level.js';
 import { checkpointRows } from './checkpoint.js';
+import { checkpointSerdeRows } from './checkpoint-serde.js';
 import { readCostNotes, readIsolationRows } from './read-cost.js';
 import { channelBenchSizes } from './sizes.js';
 import { stateLevelRows } from './state-level.js';
@@ -23,6 +24,7 @@ export const channelsBenchmark: Benchmark = {
       ...(await channelLevelRows(sizes)),
       ...(await stateLevelRows(sizes)),
       ...(await checkpointRows(sizes)),
+      ...(await checkpointSerdeRows(sizes)),
       ...(await readIsolationRows(sizes, smoke)),
     ];
     const table = formatTable(

@@ -53,6 +53,11 @@ export class AppendOnlyText {
   remember(list: readonly unknown[], text: string): void {
     if (text.charCodeAt(0) !== 91 /* [ */ || text.charCodeAt(text.length - 1) !== 93 /* ] */) return;
     // An empty list keeps no body: whatever lies between its brackets is only white space.
-    this.#known.set(list, { count: list.length, body: list.length === 0 ? '' : text.slice(1, -1) });
+    this.rememberBody(list, list.length, list.length === 0 ? '' : text.slice(1, -1));
+  }
+
+  /** Remembers that `body` is the JSON text of the first `count` items of `list`, without the brackets. */
+  rememberBody(list: readonly unknown[], count: number, body: string): void {
+    this.#known.set(list, { count, body: count === 0 ? '' : body });
   }
 }

@@ -1,37 +1,19 @@
+import type { Cell } from './cell.js';
 import type { AnyChannel, ChannelRecord, ChannelValue } from './channel.js';
 import { ChannelError, SnapshotError, UnknownChannelError } from './channel-error.js';
 import type { JsonValue } from './json-value.js';
 import type { ChannelSnapshot } from './snapshot.js';
 import { parseSnapshotText, readSnapshotEnvelope, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './snapshot.js';
-
-/**
- * One channel, its value and the step bookkeeping of {@link ChannelState}.
- * @internal
- */
-export interface Cell {
-  readonly name: string;
-  readonly channel: AnyChannel;
-  /** Copies of the channel's flags, read on every write. */
-  readonly allowsConcurrent: boolean;
-  readonly mayThrowOnMerge: boolean;
-  readonly validates: boolean;
-  readonly spreadsArrays: boolean;
-  value: unknown;
-  view: unknown;
-  viewFresh: boolean;
-  /** Epoch (see ChannelState) in which the channel was last written. */
-  changedEpoch: number;
-  /** Epoch in which an overwrite channel last got a stamped write, and that writer's ordinal. */
-  writerEpoch: number;
-  writer: number;
-  readonly clearsOnStep: boolean;
-  /** Marks an overwrite cell written by the batch being prepared, and by which writer. */
-  batchMark: number;
-  batchWriter: number;
-  /** Marks a cell whose merge was computed ahead by the batch being prepared, and the result. */
-  stageMark: number;
-  stageValue: unknown;
-}
+import {
+  lengthOf,
+  ownText,
+  type RestoreTextOptions,
+  readSnapshotValue,
+  recordedOf,
+  type Split,
+  splitCheckpointText,
+  writesOwnText,
+} from './split-checkpoint-text.js';
 
 /**
  * A named map of channels plus their current JSON values: reads, readiness, reset and
@@ -142,10 +124,12 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
 
   /**
    * The text of `JSON.stringify(set.snapshot())` (the same JSON value, members possibly in
-   * another order), without the defensive copies: the fastest way to a checkpoint string. A
-   * channel that writes its own text (a {@link Topic}) writes only what changed since its last
-   * checkpoint text, and the longest such channel is written last, where
-   * {@link ChannelSet.restoreText} can keep its text. `extra` adds envelope fields (the state's `step`).
+   * another order, plus an `index` member), without the defensive copies: the fastest way to
+   * a checkpoint string. A channel that writes its own text (a {@link Topic}) writes only what
+   * changed since its last checkpoint text, and the longest such channel is written last, where
+   * {@link ChannelSet.restoreText} can keep its text; `index` records that channel's item count
+   * and text length, which `restoreText` checks without parsing the text (readers that do not
+   * know `index` ignore it). `extra` adds envelope fields (the state's `step`).
    */
   snapshotText(extra: { step?: number } = {}): string {
     // Concatenated, not joined: joining would copy a long Topic's reused text once more.
@@ -155,7 +139,7 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
     for (const cell of this.#cells.values()) {
       if (!cell.channel.checkpointed || cell.value === undefined) continue;
       if (writesOwnText(cell.channel)) {
-        const length = Array.isArray(cell.value) ? cell.value.length : 0;
+        const length = lengthOf(cell.value);
         if (length > lastLength) {
           if (last !== undefined) members = withMember(members, last);
           last = cell;
@@ -165,9 +149,16 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
       }
       members = withMember(members, cell);
     }
-    if (last !== undefined) members = withMember(members, last);
+    let index = '';
+    if (last !== undefined) {
+      const text = ownText(last);
+      const name = JSON.stringify(last.name);
+      index = `,"index":{${name}:{"items":${lengthOf(last.value)},"chars":${text.length}}}`;
+      const member = `${name}:${text}`;
+      members = members === '' ? member : `${members},${member}`;
+    }
     const envelope = JSON.stringify({ format: SNAPSHOT_FORMAT, version: SNAPSHOT_VERSION, ...extra });
-    return `${envelope.slice(0, -1)},"values":{${members}}}`;
+    return `${envelope.slice(0, -1)}${index},"values":{${members}}}`;
   }
 
   /**
@@ -184,21 +175,38 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
   /**
    * {@link ChannelSet.restore} from checkpoint text (e.g. from {@link ChannelSet.snapshotText}):
    * parses it and adopts the parsed values without copying them.
-   * @throws {@link SnapshotError} when the text is not JSON, and as `restore` does.
+   *
+   * When the text ends with a list whose length and item count it records (`index`, as
+   * `snapshotText` writes it), that list's items are not parsed now. What is checked when:
+   * - at restore, `SnapshotError` on failure and nothing changed: the text is JSON up to that
+   *   list, the format, version, step and `index`, every other value, and that the list's text
+   *   starts with `[`, ends with `]` and has the recorded length (a cut or an edit that changes
+   *   the length);
+   * - at the first read of that channel (`get`, `snapshot`, `toJSON`; `isReady`, appending and
+   *   `snapshotText` do not read it): that its items are JSON and as many as recorded, else a
+   *   `SnapshotError` (`INVALID_SNAPSHOT`) naming the channel and the first bad item (or both
+   *   counts), raised again by every later read; `snapshotText` keeps writing the text as read.
+   *
+   * An edit that keeps the text JSON, its length and its count is not detected (nor is it when
+   * the items are parsed at restore). `{ items: 'at-restore' }` makes every check at restore.
+   * Text without an `index` (older writers) is parsed and checked at restore.
+   * @throws {@link SnapshotError} when the text is not JSON, when a recorded length (or, with
+   *   `items: 'at-restore'`, count) does not match, and as `restore` does.
    */
-  restoreText(text: string): this {
-    this.adoptText(text);
+  restoreText(text: string, options: RestoreTextOptions = {}): this {
+    this.adoptText(text, options);
     return this;
   }
 
   /**
    * {@link ChannelSet.restoreText}, returning the snapshot's step. When the text ends with a
    * channel that reads its own text (as {@link ChannelSet.snapshotText} writes it), that
-   * channel's value is parsed on its own and keeps its text; everything else is parsed as usual.
+   * channel's value is read on its own and keeps its text; everything else is parsed as usual.
    * @internal
    */
-  adoptText(text: string): number | undefined {
-    const split = this.#splitText(text);
+  adoptText(text: string, options: RestoreTextOptions = {}): number | undefined {
+    const defer = options.items !== 'at-restore';
+    const split = splitCheckpointText(text, this.#cells.values(), defer);
     if (split !== undefined) {
       const { step } = readSnapshotEnvelope(split.envelope);
       this.#restore(split.envelope, true, split);
@@ -210,64 +218,6 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
     return step;
   }
 
-  /**
-   * Splits checkpoint text whose last member is a channel that reads its own text:
-   * `<head>"name":[…]}}` is `<head>"name":[]}}` (the envelope, parsed as usual) with
-   * `[…]` in the placeholder's slot (parsed by the channel, which keeps the text). Both parts
-   * being JSON makes the whole text JSON with exactly that value there, so nothing is parsed
-   * twice. Returns `undefined` whenever that cannot be established: the caller parses the whole
-   * text instead.
-   */
-  #splitText(text: string): Split | undefined {
-    if (!text.endsWith(']}}')) return undefined;
-    // Where each such channel's key first appears, searched from the start (the other channels
-    // come first, so this never reads the long value); the one appearing last is tried first.
-    const candidates: { cell: Cell; key: string; at: number }[] = [];
-    for (const cell of this.#cells.values()) {
-      if (!writesOwnText(cell.channel)) continue;
-      const key = `${JSON.stringify(cell.name)}:[`;
-      const at = text.indexOf(key);
-      if (at > 0) candidates.push({ cell, key, at });
-    }
-    candidates.sort((left, right) => right.at - left.at);
-    for (const { cell, key, at: first } of candidates) {
-      // A few more places the key appears (inside other values); a wrong one fails to parse.
-      for (let at = first, attempt = 0; at > 0 && attempt < 4; attempt++) {
-        const split = this.#splitAt(text, cell, at + key.length - 1);
-        if (split !== undefined) return split;
-        at = text.indexOf(key, at + 1);
-      }
-    }
-    return undefined;
-  }
-
-  /** `#splitText` with the value of `cell` starting at `start` (its '['), or `undefined`. */
-  #splitAt(text: string, cell: Cell, start: number): Split | undefined {
-    // The key's quote must open a member name: preceded by '{' or ',' (not '\\' or a space).
-    const before = text.charCodeAt(start - JSON.stringify(cell.name).length - 2);
-    if (before !== 123 && before !== 44) return undefined;
-    let envelope: unknown;
-    try {
-      envelope = JSON.parse(`${text.slice(0, start)}[]}}`);
-    } catch {
-      return undefined;
-    }
-    // The slot closes the object that closes the root: with no other root members it is the
-    // last `values` member, and the last member of a name is the one JSON.parse keeps.
-    if (typeof envelope !== 'object' || envelope === null || Array.isArray(envelope)) return undefined;
-    for (const key of Object.keys(envelope)) if (!ENVELOPE_KEYS.has(key)) return undefined;
-    const values = (envelope as { values?: unknown }).values;
-    if (typeof values !== 'object' || values === null) return undefined;
-    const placeholder = (values as Record<string, unknown>)[cell.name];
-    if (!Array.isArray(placeholder) || placeholder.length > 0) return undefined;
-    try {
-      const read = cell.channel.fromSnapshotText as NonNullable<AnyChannel['fromSnapshotText']>;
-      return { envelope, cell, value: read.call(cell.channel, text.slice(start, -2), cell.name) };
-    } catch {
-      return undefined;
-    }
-  }
-
   #durableValues(): Record<string, JsonValue> {
     const values: Record<string, JsonValue> = {};
     for (const cell of this.#cells.values()) {
@@ -277,9 +227,9 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
     return values;
   }
 
-  /** `read`: one channel's value, already restored from its own text (see `#splitText`). */
+  /** `read`: one channel's value, already restored from its own text (see {@link splitCheckpointText}). */
   #restore(snapshot: unknown, owned: boolean, read?: Split): this {
-    const { values } = readSnapshotEnvelope(snapshot);
+    const { values, index } = readSnapshotEnvelope(snapshot);
     const restored = new Map<Cell, unknown>();
     for (const name of Object.keys(values)) {
       const cell = this.#cells.get(name);
@@ -295,16 +245,18 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
         restored.set(cell, read.value);
         continue;
       }
-      try {
-        restored.set(cell, cell.channel.fromSnapshot(values[name], name, owned));
-      } catch (error) {
-        if (SnapshotError.isInstance(error)) throw error;
-        const reason = error instanceof Error ? error.message : String(error);
+      const value = values[name];
+      const recorded = recordedOf(index, name);
+      if (recorded !== undefined && (value as unknown[]).length !== recorded.items) {
         throw new SnapshotError(
           'INVALID_SNAPSHOT',
-          `Snapshot value of channel "${name}" is invalid: ${reason}`,
+          `Snapshot value of channel "${name}" holds ${(value as unknown[]).length} items where its checkpoint recorded ${recorded.items}.`,
         );
       }
+      restored.set(
+        cell,
+        readSnapshotValue(cell, () => cell.channel.fromSnapshot(value, name, owned)),
+      );
     }
     for (const cell of this.#cells.values()) {
       this.#set(cell, restored.has(cell) ? restored.get(cell) : cell.channel.empty());
@@ -348,28 +300,11 @@ export class ChannelSet<TChannels extends ChannelRecord = ChannelRecord> {
   }
 }
 
-/** Checkpoint text cut in two by `ChannelSet.#splitText`. */
-interface Split {
-  /** The envelope with an empty placeholder list in the slot of `cell`. */
-  readonly envelope: unknown;
-  readonly cell: Cell;
-  /** The value of `cell`, restored from its own text. */
-  readonly value: unknown;
-}
-
-/** The members a snapshot envelope may have. */
-const ENVELOPE_KEYS = new Set(['format', 'version', 'step', 'values']);
-
-/** Does the channel write and read its own checkpoint text? */
-function writesOwnText(channel: AnyChannel): boolean {
-  return typeof channel.snapshotText === 'function' && typeof channel.fromSnapshotText === 'function';
-}
-
 /** `members` with `"name":<value text>` of a cell added, unless JSON.stringify would leave it out (undefined). */
 function withMember(members: string, cell: Cell): string {
   const { channel } = cell;
   const text: string | undefined = writesOwnText(channel)
-    ? (channel.snapshotText as NonNullable<AnyChannel['snapshotText']>).call(channel, cell.value)
+    ? ownText(cell)
     : JSON.stringify(channel.toSnapshot(cell.value, true));
   if (text === undefined) return members;
   const member = `${JSON.stringify(cell.name)}:${text}`;

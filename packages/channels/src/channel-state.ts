@@ -1,6 +1,6 @@
+import type { Cell } from './cell.js';
 import type { ChannelRecord, ChannelValue, UpdateRecord } from './channel.js';
 import { ChannelError, InvalidConcurrentUpdateError, UnknownChannelError } from './channel-error.js';
-import type { Cell } from './channel-set.js';
 import { ChannelSet } from './channel-set.js';
 import type { ChannelUpdateOptions } from './channel-update.js';
 import { ChannelUpdate, checkStep } from './channel-update.js';
@@ -8,6 +8,7 @@ import type { JsonValue } from './json-value.js';
 import { sealJson, sealJsonList } from './json-value.js';
 import type { ChannelSnapshot } from './snapshot.js';
 import { readSnapshotEnvelope } from './snapshot.js';
+import type { RestoreTextOptions } from './split-checkpoint-text.js';
 
 /**
  * Workflow state made of channels, and its own reducer: {@link ChannelState.apply} folds
@@ -206,9 +207,14 @@ export class ChannelState<TChannels extends ChannelRecord = ChannelRecord> {
     return this.#restarted(step);
   }
 
-  /** {@link ChannelState.restore} from checkpoint text, adopting the parsed values without a copy. */
-  restoreText(text: string): this {
-    return this.#restarted(this.channels.adoptText(text));
+  /**
+   * {@link ChannelState.restore} from checkpoint text, adopting the parsed values without a
+   * copy. A long topic's items recorded by `snapshotText` are parsed on the channel's first read
+   * unless `options.items` is `'at-restore'`: see {@link ChannelSet.restoreText} for what is
+   * checked when, and which error each check raises.
+   */
+  restoreText(text: string, options: RestoreTextOptions = {}): this {
+    return this.#restarted(this.channels.adoptText(text, options));
   }
 
   #restarted(step: number | undefined): this {

@@ -1,4 +1,5 @@
 import type { JsonValue } from './json-value.js';
+import type { RecordedListText } from './snapshot.js';
 
 /**
  * One state channel: it owns the rule that folds an incoming write into its current
@@ -92,9 +93,12 @@ export interface Channel<TValue = JsonValue, TWrite = TValue> {
   /**
    * Optional, with {@link Channel.snapshotText}: `fromSnapshot(JSON.parse(text), channel, true)`,
    * remembering the text for the next `snapshotText`. Throws like `fromSnapshot`, and a
-   * `SyntaxError` for text that is not JSON.
+   * `SyntaxError` for text that is not JSON. `recorded` is what the checkpoint recorded about
+   * the text (its writer's item count and length): the value must match it (else throw a
+   * {@link SnapshotError}); with `defer` the channel may check only the length now and parse
+   * the items on the first read, throwing a `SnapshotError` there.
    */
-  fromSnapshotText?(text: string, channel: string): TValue;
+  fromSnapshotText?(text: string, channel: string, recorded?: RecordedListText): TValue;
 }
 
 /**

@@ -39,9 +39,12 @@ export { OverwriteChannel } from './overwrite-channel.js';
 export {
   type ChannelSnapshot,
   parseSnapshotText,
+  type RecordedList,
+  type RecordedListText,
   readSnapshotEnvelope,
   SNAPSHOT_FORMAT,
   SNAPSHOT_VERSION,
 } from './snapshot.js';
+export type { RestoreTextOptions } from './split-checkpoint-text.js';
 export { Topic, type TopicArrays, type TopicOptions } from './topic.js';
 export { Untracked } from './untracked.js';

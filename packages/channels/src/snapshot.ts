@@ -22,7 +22,41 @@ export interface ChannelSnapshot {
   readonly version: typeof SNAPSHOT_VERSION;
   /** The last step a {@link ChannelState} folded (absent for a set, or before any stamped step). */
   readonly step?: number;
+  /**
+   * Written by `snapshotText` only: for the list it writes last, how many items it holds and
+   * how long its text is, so that `restoreText` can check that text without parsing it.
+   * Readers that do not know it ignore it.
+   */
+  readonly index?: { readonly [channel: string]: RecordedList };
   readonly values: { readonly [channel: string]: JsonValue };
+}
+
+/**
+ * What checkpoint text records about a list value (see {@link ChannelSnapshot.index}): its
+ * item count and the length of its JSON text.
+ *
+ * @example
+ * ```ts
+ * const recorded: RecordedList = { items: 2, chars: 9 }; // ["a","b"]
+ * ```
+ */
+export interface RecordedList {
+  readonly items: number;
+  readonly chars: number;
+}
+
+/**
+ * What a channel that reads its own checkpoint text is told about it (see
+ * {@link Channel.fromSnapshotText}): what the checkpoint recorded, and whether the items may be
+ * parsed on first read instead of now.
+ *
+ * @example
+ * ```ts
+ * const recorded: RecordedListText = { items: 2, chars: 9, defer: true };
+ * ```
+ */
+export interface RecordedListText extends RecordedList {
+  readonly defer: boolean;
 }
 
 /**
@@ -39,6 +73,7 @@ export interface ChannelSnapshot {
 export function readSnapshotEnvelope(snapshot: unknown): {
   step: number | undefined;
   values: Record<string, unknown>;
+  index: Record<string, RecordedList>;
 } {
   if (typeof snapshot !== 'object' || snapshot === null || Array.isArray(snapshot)) {
     throw new SnapshotError('INVALID_SNAPSHOT', 'A channel snapshot must be an object.');
@@ -67,7 +102,30 @@ export function readSnapshotEnvelope(snapshot: unknown): {
   if (typeof values !== 'object' || values === null || Array.isArray(values)) {
     throw new SnapshotError('INVALID_SNAPSHOT', 'Snapshot "values" must be an object keyed by channel name.');
   }
-  return { step, values: values as Record<string, unknown> };
+  return { step, values: values as Record<string, unknown>, index: readIndex(record.index, values) };
+}
+
+/** The `index` member: absent, or an entry per channel of `values` holding a list. */
+function readIndex(index: unknown, values: object): Record<string, RecordedList> {
+  if (index === undefined) return {};
+  const bad = (reason: string) => new SnapshotError('INVALID_SNAPSHOT', `Snapshot "index" ${reason}.`);
+  if (typeof index !== 'object' || index === null || Array.isArray(index)) {
+    throw bad('must be an object keyed by channel name');
+  }
+  for (const [channel, entry] of Object.entries(index)) {
+    const { items, chars } = (entry ?? {}) as Record<string, unknown>;
+    if (!isCount(items) || !isCount(chars) || chars < 2) {
+      throw bad(`entry of channel "${channel}" must be { items, chars } (non-negative integers)`);
+    }
+    if (!Array.isArray((values as Record<string, unknown>)[channel])) {
+      throw bad(`names channel "${channel}", which holds no list`);
+    }
+  }
+  return index as Record<string, RecordedList>;
+}
+
+function isCount(value: unknown): value is number {
+  return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
 }
 
 /**
