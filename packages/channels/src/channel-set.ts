@@ -1,5 +1,5 @@
 import type { Cell } from './cell.js';
-import type { AnyChannel, ChannelRecord, ChannelValue } from './channel.js';
+import type { ChannelRecord, ChannelValue } from './channel.js';
 import { ChannelError, SnapshotError, UnknownChannelError } from './channel-error.js';
 import type { JsonValue } from './json-value.js';
 import type { ChannelSnapshot } from './snapshot.js';
