@@ -38,10 +38,10 @@ export interface TopicOptions {
  * are a single copy of the list, so a long topic never makes checkpoints quadratic. Checkpoint
  * text (`snapshotText`) serialises only what was appended since the list's last checkpoint
  * text, written or restored (see {@link AppendOnlyText}; the list keeps that text in memory).
-A list restored from checkpoint text that records it (`restoreText`) is kept as that text until
-its first read (see {@link DeferredList}): appending and writing the next checkpoint text cost
-what was appended, and the first read parses and checks the items, throwing a
-{@link SnapshotError} naming the channel and the first bad item if they are corrupt.
+ * A list restored from checkpoint text that records it (`restoreText`) is kept as that text until
+ * its first read (see {@link DeferredList}): appending and writing the next checkpoint text cost
+ * what was appended, and the first read parses and checks the items, throwing a
+ * {@link SnapshotError} naming the channel and the first bad item if they are corrupt.
  * A read is O(1) whatever the length: it hands out a read-only view of
  * the list (see {@link appendOnlyView}), made once per change, that refuses every change and
  * keeps showing the items it had when it was read, whatever is appended later.
