@@ -305,6 +305,16 @@ export class SqliteOutputStore implements OutputStore {
 
   async count(query: ListQuery = {}): Promise<number> {
     this.#assertOpen();
+    const { ownerId, runId, spawnId, labels } = query;
+    if (
+      ownerId !== undefined &&
+      runId !== undefined &&
+      spawnId !== undefined &&
+      (labels === undefined || Object.keys(labels).length === 0)
+    ) {
+      return (this.#statements.countSpawn.get(ownerId, runId, spawnId, this.#now()) as { total: number })
+        .total;
+    }
     const { where, parameters } = this.#filter(query, 0);
     return (
       this.#cached(`SELECT COUNT(*) AS total FROM outputs WHERE ${where}`).get(...parameters) as {
