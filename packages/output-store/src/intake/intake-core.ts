@@ -1,6 +1,6 @@
 import { IntakeBusyError, OutputUnauthorizedError } from '../errors.js';
 import type { SpawnTokenClaims } from '../schemas.js';
-import type { EmittedOutput } from '../sqlite/sqlite-output-store.js';
+import type { EmittedOutput, EmitWithRecordOptions } from '../sqlite/sqlite-output-store.js';
 import type { OutputEvent, OutputRecord, OutputRef, OutputStore } from '../types.js';
 import type { IntakeAppOptions } from './intake-options.js';
 import type { DraftEvent } from './raw-event-meta.js';
@@ -28,7 +28,7 @@ export interface StoredEmit {
 
 /** A store whose emit also answers the record and whether it created it (`SqliteOutputStore`). */
 interface RecordingStore extends OutputStore {
-  emitWithRecord(event: OutputEvent): Promise<EmittedOutput>;
+  emitWithRecord(event: OutputEvent, options: EmitWithRecordOptions): Promise<EmittedOutput>;
 }
 
 function recordsEmits(store: OutputStore): store is RecordingStore {
@@ -102,10 +102,11 @@ export class IntakeCore {
   }
 
   /**
-   * Stores a POSTed output as the token's producer, within its `maxOutputs` quota. On a
-   * recording store (SQLite) that is one quota count and one insert: the quota looks keys up
-   * only when it seems full, and the store says whether the key was new and answers the record.
-   * Other stores take the lookup, emit and stat path.
+   * Stores a POSTed output as the token's producer, within its `maxOutputs` quota. A recording
+   * store (SQLite) counts the spawn's outputs in the transaction that inserts the row, so the
+   * quota holds exactly across every intake sharing the database, with no lookup or count
+   * before; a streamed body also reserves its slot first, so a full spawn is refused before
+   * its body is sent. Other stores take the reservation, lookup, emit and stat path.
    */
   async storeDraft(claims: SpawnTokenClaims, draft: DraftEvent): Promise<StoredEmit> {
     const { store } = this;
@@ -117,6 +118,9 @@ export class IntakeCore {
     };
     const scope = { ownerId: claims.ownerId, runId: claims.runId, spawnId: claims.spawnId };
     if (recordsEmits(store)) {
+      const quota = { maxOutputs: claims.maxOutputs };
+      if (draft.content.kind !== 'stream') return store.emitWithRecord({ ...draft, producer }, quota);
+      // The quota looks keys up only when it seems full.
       const release = await this.#quota.reserve(
         claims,
         draft.idempotencyKey,
@@ -124,7 +128,7 @@ export class IntakeCore {
         async (key) => (await store.findByIdempotencyKey(producer, key)) !== undefined,
       );
       try {
-        return await store.emitWithRecord({ ...draft, producer });
+        return await store.emitWithRecord({ ...draft, producer }, quota);
       } finally {
         release();
       }
