@@ -32,7 +32,15 @@ export function createIntakeApp(options: IntakeAppOptions): Hono<IntakeEnv> {
   return intakeApp(new IntakeCore(options));
 }
 
-/** The Hono app over an {@link IntakeCore} it may share with the server's EMIT fast path. */
+/**
+ * The Hono app over an {@link IntakeCore} it may share with the server's EMIT fast path.
+ *
+ * @example
+ * ```ts
+ * const core = new IntakeCore({ store, secret });
+ * const listener = getRequestListener(intakeApp(core).fetch, { hostname: '127.0.0.1' });
+ * ```
+ */
 export function intakeApp(core: IntakeCore): Hono<IntakeEnv> {
   const { store } = core;
   const app = new Hono<IntakeEnv>();

@@ -7,7 +7,14 @@ import type { DraftEvent } from './raw-event-meta.js';
 import { SpawnQuota } from './spawn-quota.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
-/** Raw bodies declared at most this large are read whole instead of streamed. */
+/**
+ * Raw bodies declared at most this large are read whole instead of streamed.
+ *
+ * @example
+ * ```ts
+ * const whole = Number(request.headers['content-length']) <= smallBodyBytes;
+ * ```
+ */
 export const smallBodyBytes = 64 * 1024;
 
 /**
