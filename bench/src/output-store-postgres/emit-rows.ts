@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { LocalBlobStore, type OutputStore, SqliteOutputStore } from '@wharf/output-store';
+import { LocalBlobStore, newOutId, type OutputStore, SqliteOutputStore } from '@wharf/output-store';
 import { PostgresOutputStore } from '@wharf/output-store/postgres';
 import pg from 'pg';
 import type { BenchRow } from '../harness.js';
@@ -55,7 +55,7 @@ export async function emitRows(url: string, directory: string, sizes: PostgresSt
         name: 'bare-insert',
         text: 'INSERT INTO bare_outputs VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13::jsonb)',
         values: [
-          `out_${randomBytes(12).toString('base64url')}`,
+          newOutId(),
           producer.ownerId,
           producer.runId,
           producer.spawnId,

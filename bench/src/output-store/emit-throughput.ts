@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { SqliteOutputStore } from '@wharf/output-store';
+import { newOutId, SqliteOutputStore } from '@wharf/output-store';
 import Database from 'better-sqlite3';
 import type { BenchRow } from '../harness.js';
 import { pragmas, withTempDir } from './shared.js';
@@ -11,7 +11,7 @@ const slices = 10;
 
 /**
  * Benchmark 1: N sequential EMITs of 1 KiB through SqliteOutputStore vs raw better-sqlite3
- * inserts (one autocommit each) of the same rows with the same pragmas. The two run in
+ * inserts (one autocommit each) of the same rows, ids made the store's way, with the same pragmas. The two run in
  * alternating slices so a change in machine load hits both alike.
  */
 export async function emitThroughput(sizes: OutputStoreSizes): Promise<BenchRow> {
@@ -41,7 +41,8 @@ export async function emitThroughput(sizes: OutputStoreSizes): Promise<BenchRow>
       oursSeconds += Number(process.hrtime.bigint() - started) / 1e9;
       started = process.hrtime.bigint();
       for (let index = slice * perSlice; index < (slice + 1) * perSlice; index++) {
-        const outId = `out_${randomBytes(12).toString('base64url')}`;
+        // The store's own id scheme (time-ordered), so both sides grow the same index alike.
+        const outId = newOutId();
         const { ownerId, runId, spawnId, agent } = producer;
         insert.run(
           outId,

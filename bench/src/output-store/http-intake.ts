@@ -8,11 +8,15 @@ import type { OutputStoreSizes } from './sizes.js';
 
 const secret = 'benchmark-secret-with-at-least-32-bytes!';
 
-/** One intake scenario: the req/s row and latency quantiles of both servers. */
+/**
+ * One intake scenario: the req/s row, latency quantiles of both servers, and the process CPU
+ * per request of each side's best round (client and server share this process, so both sides
+ * include the same client's cost).
+ */
 export interface HttpIntakeRow {
   row: BenchRow;
-  ours: { p50: number; p99: number };
-  baseline: { p50: number; p99: number };
+  ours: { p50: number; p99: number; cpuMicros: number };
+  baseline: { p50: number; p99: number; cpuMicros: number };
 }
 
 /** Result of benchmark 3: one row per token scenario (see {@link httpIntake}). */
@@ -20,9 +24,10 @@ export interface HttpIntakeResult {
   rows: HttpIntakeRow[];
 }
 
-/** One timed run: its wall time and each request's latency in ms, ascending. */
+/** One timed run: its wall time, process CPU (µs) and each request's latency in ms, ascending. */
 interface Run {
   seconds: number;
+  cpuMicros: number;
   latencies: number[];
 }
 
@@ -57,6 +62,7 @@ async function drive(
   const body = Buffer.alloc(1024, 'a');
   const latencies: number[] = [];
   let next = 0;
+  const cpuBefore = process.cpuUsage();
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: sizes.httpClients }, async () => {
@@ -72,9 +78,18 @@ async function drive(
     }),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const cpu = process.cpuUsage(cpuBefore);
   agent.destroy();
   latencies.sort((left, right) => left - right);
-  return { seconds, latencies };
+  return { seconds, cpuMicros: cpu.user + cpu.system, latencies };
+}
+
+function summary(run: Run, posts: number): HttpIntakeRow['ours'] {
+  return {
+    p50: quantile(run.latencies, 0.5),
+    p99: quantile(run.latencies, 0.99),
+    cpuMicros: run.cpuMicros / posts,
+  };
 }
 
 /** Timed rounds per side; each side keeps its best round. */
@@ -166,8 +181,8 @@ async function httpIntakeScenario(sizes: OutputStoreSizes, postsPerToken: number
           baseline: sizes.httpPosts / baseline.seconds,
           target: 0.5,
         },
-        ours: { p50: quantile(ours.latencies, 0.5), p99: quantile(ours.latencies, 0.99) },
-        baseline: { p50: quantile(baseline.latencies, 0.5), p99: quantile(baseline.latencies, 0.99) },
+        ours: summary(ours, sizes.httpPosts),
+        baseline: summary(baseline, sizes.httpPosts),
       };
     } finally {
       await server.close();

@@ -28,7 +28,7 @@ export const outputStoreBenchmark: Benchmark = {
       `ingest peak RSS growth: cold round ${coldMiB.toFixed(1)} MiB, warm round ${warmMiB.toFixed(1)} MiB (target < 64 MiB: ${Math.max(coldMiB, warmMiB) < 64 ? 'ok' : 'MISS'})`,
       ...http.rows.map(
         (intake, index) =>
-          `intake latency p50/p99 (${index === 0 ? 'a token per POST' : 'shared spawn tokens'}): ${intake.ours.p50.toFixed(2)} / ${intake.ours.p99.toFixed(2)} ms (bare node:http ${intake.baseline.p50.toFixed(2)} / ${intake.baseline.p99.toFixed(2)} ms)`,
+          `intake latency p50/p99 (${index === 0 ? 'a token per POST' : 'shared spawn tokens'}): ${intake.ours.p50.toFixed(2)} / ${intake.ours.p99.toFixed(2)} ms, CPU ${micros(intake.ours.cpuMicros)} per request (bare node:http ${intake.baseline.p50.toFixed(2)} / ${intake.baseline.p99.toFixed(2)} ms, ${micros(intake.baseline.cpuMicros)})`,
       ),
       `get on ${get.records.toLocaleString('en-US')} records: p50 ${micros(get.ours.p50)}, p99 ${micros(get.ours.p99)}, ${formatRate(get.ours.opsPerSecond)} ops/s` +
         ` (raw SELECT p50 ${micros(get.raw.p50)}, p99 ${micros(get.raw.p99)}; filled in ${get.fillSeconds.toFixed(1)} s)`,

@@ -29,8 +29,10 @@ export {
 export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
 export { type HttpErrorBody, toHttpError } from './intake/http-error.js';
-export { createIntakeApp, type IntakeAppOptions, jsonEnvelopeType } from './intake/intake-app.js';
+export { createIntakeApp } from './intake/intake-app.js';
+export type { IntakeAppOptions } from './intake/intake-options.js';
 export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake/intake-server.js';
+export { jsonEnvelopeType } from './intake/json-envelope-type.js';
 export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
 export { reservedLabelKeys } from './label-keys.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
@@ -38,7 +40,12 @@ export { type ReadBody, readBody } from './read-body.js';
 export { planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
-export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
+export {
+  type EmittedOutput,
+  type EmitWithRecordOptions,
+  SqliteOutputStore,
+  type SqliteOutputStoreOptions,
+} from './sqlite/sqlite-output-store.js';
 export type {
   ByteRange,
   ContentRef,

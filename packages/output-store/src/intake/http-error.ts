@@ -1,3 +1,4 @@
+import { IntakeBusyError } from '../errors.js';
 import { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 
 const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 416 | 500 | 503> = {
@@ -59,4 +60,20 @@ export function toHttpError(error: unknown): {
       },
     },
   };
+}
+
+/**
+ * Headers an error answer carries besides its JSON body: `WWW-Authenticate: Bearer` on a 401,
+ * `Retry-After` when the intake is busy.
+ *
+ * @example
+ * ```ts
+ * errorHeaders(new OutputUnauthorizedError('token expired'), 401); // [['WWW-Authenticate', 'Bearer']]
+ * ```
+ */
+export function errorHeaders(error: unknown, status: number): [name: string, value: string][] {
+  const headers: [string, string][] = [];
+  if (status === 401) headers.push(['WWW-Authenticate', 'Bearer']);
+  if (IntakeBusyError.isInstance(error)) headers.push(['Retry-After', String(error.retryAfterSeconds)]);
+  return headers;
 }

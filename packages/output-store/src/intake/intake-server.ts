@@ -1,7 +1,9 @@
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { serve } from '@hono/node-server';
 import { InvalidOutputEventError } from '../errors.js';
-import { createIntakeApp, type IntakeAppOptions } from './intake-app.js';
+import { IntakeCore } from './intake-core.js';
+import { intakeListener } from './intake-listener.js';
+import type { IntakeAppOptions } from './intake-options.js';
 
 /**
  * Options of {@link createIntakeServer}: the app's options (including
@@ -59,7 +61,10 @@ export interface IntakeServer {
 }
 
 /**
- * Starts the intake HTTP API (see {@link createIntakeApp}) on Node's HTTP server via Hono.
+ * Starts the intake HTTP API (see `createIntakeApp`) on Node's HTTP server. A small raw-body
+ * EMIT is served straight on node:http (`emitFastPath`); every other request goes to the Hono
+ * app through `@hono/node-server` (`intakeListener`). Both share one concurrency cap, token
+ * cache and quota, and answer alike.
  *
  * @example
  * ```ts
@@ -70,14 +75,16 @@ export async function createIntakeServer(options: IntakeServerOptions): Promise<
   const requestTimeout = timeoutOption(options, 'requestTimeoutMs');
   const headersTimeout = Math.min(timeoutOption(options, 'headersTimeoutMs'), requestTimeout);
   const idleTimeout = timeoutOption(options, 'idleTimeoutMs');
-  const app = createIntakeApp(options);
   const hostname = options.hostname ?? '127.0.0.1';
+  const listener = intakeListener(new IntakeCore(options), { hostname });
   // Node checks the header and request deadlines on this interval (its default is 30 s).
   const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)));
+  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval }, listener);
+  server.setTimeout(idleTimeout);
   return new Promise((resolve, reject) => {
-    const serverOptions = { requestTimeout, headersTimeout, connectionsCheckingInterval };
-    const listen = { fetch: app.fetch, port: options.port ?? 0, hostname, serverOptions };
-    const server = serve(listen, (info: AddressInfo) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, hostname, () => {
+      const info = server.address() as AddressInfo;
       const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       resolve({
         url: `http://${host}:${info.port}`,
@@ -85,11 +92,9 @@ export async function createIntakeServer(options: IntakeServerOptions): Promise<
         close: () =>
           new Promise<void>((done, fail) => {
             server.close((error) => (error ? fail(error) : done()));
-            if ('closeAllConnections' in server) server.closeAllConnections();
+            server.closeAllConnections();
           }),
       });
     });
-    server.setTimeout(idleTimeout);
-    server.once('error', reject);
   });
 }

@@ -11,6 +11,7 @@ import {
   BlobNotFoundError,
   IdempotencyConflictError,
   type NotFoundReason,
+  OutputForbiddenError,
   OutputNotFoundError,
   StorageFailureError,
 } from '../errors.js';
@@ -84,6 +85,24 @@ export interface EmittedOutput {
   readonly created: boolean;
 }
 
+/**
+ * Options of {@link SqliteOutputStore.emitWithRecord}.
+ *
+ * @example
+ * ```ts
+ * await store.emitWithRecord(event, { maxOutputs: 16 });
+ * ```
+ */
+export interface EmitWithRecordOptions {
+  /**
+   * Most live outputs the event's spawn (owner, run, spawn) may hold. Checked in the write
+   * transaction that inserts the row, so no number of concurrent emits from any process
+   * sharing the database can pass it; a new output beyond it is refused with
+   * `OutputForbiddenError`, a replay of a stored key is answered as ever.
+   */
+  readonly maxOutputs?: number;
+}
+
 type Removal = { outId: string; reason: NotFoundReason };
 
 /** A committed emit: the ref, and the record when this emit inserted the row. */
@@ -95,6 +114,7 @@ interface Committed {
 interface PendingCommit {
   readonly event: OutputEvent;
   readonly spooled: SpooledBody;
+  readonly maxOutputs: number | undefined;
   readonly resolve: (committed: Committed) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -158,6 +178,7 @@ export class SqliteOutputStore implements OutputStore {
       this.#batchTransaction = this.#db.transaction((items: readonly PendingCommit[], now: number) =>
         items.map((item) => {
           try {
+            if (item.maxOutputs !== undefined) this.#assertRoom(item.event, item.maxOutputs, now);
             if (items.length === 1) return { committed: this.#insert(item.event, item.spooled, now) };
             // One INSERT is atomic on its own: a small unlabelled output needs no savepoint.
             const committed = this.#insertAlone(item.event, item.spooled, now);
@@ -196,27 +217,28 @@ export class SqliteOutputStore implements OutputStore {
   }
 
   async emit(event: OutputEvent): Promise<OutputRef> {
-    return (await this.#emit(event)).ref;
+    return (await this.#emit(event, undefined)).ref;
   }
 
   /**
    * {@link emit} that also answers the stored record and whether this call created it, same
    * durability (the row is committed first). A new output's record is built from the row just
-   * inserted, saving the `stat` round trip; a replayed key's record is read back.
+   * inserted, saving the `stat` round trip; a replayed key's record is read back. With
+   * `maxOutputs` the spawn's quota is checked in the inserting transaction.
    *
    * @example
    * ```ts
-   * const { ref, record, created } = await store.emitWithRecord(event);
+   * const { ref, record, created } = await store.emitWithRecord(event, { maxOutputs: 16 });
    * console.log(created ? 'stored' : 'replayed', ref.outId, record.sizeBytes);
    * ```
    */
-  async emitWithRecord(event: OutputEvent): Promise<EmittedOutput> {
-    const { ref, record } = await this.#emit(event);
+  async emitWithRecord(event: OutputEvent, options: EmitWithRecordOptions = {}): Promise<EmittedOutput> {
+    const { ref, record } = await this.#emit(event, options.maxOutputs);
     if (record) return { ref, record, created: true };
     return { ref, record: await this.stat(ref), created: false };
   }
 
-  async #emit(event: OutputEvent): Promise<Committed> {
+  async #emit(event: OutputEvent, maxOutputs: number | undefined): Promise<Committed> {
     this.#assertOpen();
     validateOutputEvent(event);
     const spooled = await spoolBody(event.content, {
@@ -229,7 +251,7 @@ export class SqliteOutputStore implements OutputStore {
     try {
       this.#assertOpen();
       if (external && spooled.kind === 'temp') await external.upload(spooled);
-      return await this.#commit(event, spooled);
+      return await this.#commit(event, spooled, maxOutputs);
     } finally {
       if (spooled.kind === 'temp') {
         this.#blobs.releaseTemp(spooled.tempPath);
@@ -305,6 +327,16 @@ export class SqliteOutputStore implements OutputStore {
 
   async count(query: ListQuery = {}): Promise<number> {
     this.#assertOpen();
+    const { ownerId, runId, spawnId, labels } = query;
+    if (
+      ownerId !== undefined &&
+      runId !== undefined &&
+      spawnId !== undefined &&
+      (labels === undefined || Object.keys(labels).length === 0)
+    ) {
+      return (this.#statements.countSpawn.get(ownerId, runId, spawnId, this.#now()) as { total: number })
+        .total;
+    }
     const { where, parameters } = this.#filter(query, 0);
     return (
       this.#cached(`SELECT COUNT(*) AS total FROM outputs WHERE ${where}`).get(...parameters) as {
@@ -425,9 +457,9 @@ export class SqliteOutputStore implements OutputStore {
    * Queues a commit. Commits queued in the same event-loop turn share one write transaction
    * (each in its own savepoint), so concurrent emits pay for one commit between them.
    */
-  #commit(event: OutputEvent, spooled: SpooledBody): Promise<Committed> {
+  #commit(event: OutputEvent, spooled: SpooledBody, maxOutputs: number | undefined): Promise<Committed> {
     return new Promise((resolve, reject) => {
-      this.#pending.push({ event, spooled, resolve, reject });
+      this.#pending.push({ event, spooled, maxOutputs, resolve, reject });
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -448,7 +480,8 @@ export class SqliteOutputStore implements OutputStore {
     const items = this.#pending.splice(0, this.#pending.length);
     if (items.length === 0) return;
     const [single] = items;
-    if (items.length === 1 && single && !this.#closed) {
+    // A quota is counted in the transaction of its insert, so it never takes the autocommit path.
+    if (items.length === 1 && single && single.maxOutputs === undefined && !this.#closed) {
       try {
         const committed = this.#insertAlone(single.event, single.spooled, this.#now());
         if (committed) {
@@ -505,6 +538,22 @@ export class SqliteOutputStore implements OutputStore {
     if (existing.sha256 !== spooled.sha256)
       throw new IdempotencyConflictError(event.idempotencyKey, existing.out_id);
     return { ref: { outId: existing.out_id } };
+  }
+
+  /**
+   * Inside the write transaction: refuses a new output of a spawn that already holds
+   * `maxOutputs` live ones. A full spawn's key is looked up only then: a live output under it
+   * is a replay, left to the insert to answer (its ref, or a conflict for other bytes).
+   */
+  #assertRoom(event: OutputEvent, maxOutputs: number, now: number): void {
+    const { ownerId, runId, spawnId } = event.producer;
+    const { total } = this.#statements.countSpawn.get(ownerId, runId, spawnId, now) as { total: number };
+    if (total < maxOutputs) return;
+    const existing = this.#byKey(event.producer, event.idempotencyKey) as
+      | { out_id: string; expires_at: number | null }
+      | undefined;
+    if (existing && (existing.expires_at === null || existing.expires_at > now)) return;
+    throw new OutputForbiddenError(`this spawn may store at most ${maxOutputs} outputs`);
   }
 
   /** Body of the emit transaction: idempotency check, publish the body file, insert the row. */

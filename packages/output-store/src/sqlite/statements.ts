@@ -60,6 +60,7 @@ export type Statements = Record<
   | 'insertUnlessKeyed'
   | 'insertLabel'
   | 'byKey'
+  | 'countSpawn'
   | 'record'
   | 'body'
   | 'tombstoneOf'
@@ -101,6 +102,12 @@ export function prepareStatements(db: Database.Database): Statements {
     byKey: db.prepare(
       `SELECT out_id, sha256, expires_at FROM outputs
        WHERE owner_id = ? AND run_id = ? AND spawn_id = ? AND idempotency_key = ?`,
+    ),
+    // One spawn's live outputs, the intake's quota count on every POST: fixed text, so it is
+    // prepared once, and it leads with the unique key's columns so SQLite searches that index.
+    countSpawn: db.prepare(
+      `SELECT COUNT(*) AS total FROM outputs
+       WHERE owner_id = ? AND run_id = ? AND spawn_id = ? AND (expires_at IS NULL OR expires_at > ?)`,
     ),
     record: db.prepare(`SELECT ${recordColumns} FROM outputs WHERE out_id = ?`),
     body: db.prepare('SELECT body FROM outputs WHERE out_id = ?'),

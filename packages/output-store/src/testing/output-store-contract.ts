@@ -196,6 +196,31 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
       expect((await store.list({})).records).toHaveLength(0);
     });
 
+    it("counts one spawn's live outputs only", async () => {
+      const spawn = { ...producer, spawnId: 'counted' };
+      for (let index = 0; index < 3; index++) {
+        await store.emit({ ...textEvent(`c${index}`, `count-${index}`), producer: spawn });
+      }
+      await store.emit({ ...textEvent('brief', 'count-ttl', { ttlMs: 1000 }), producer: spawn });
+      await store
+        .emit({ ...textEvent('gone', 'count-gone'), producer: spawn })
+        .then((ref) => store.delete(ref));
+      await store.emit({
+        ...textEvent('other spawn', 'count-0'),
+        producer: { ...spawn, spawnId: 'elsewhere' },
+      });
+      await store.emit({
+        ...textEvent('other owner', 'count-0'),
+        producer: { ...spawn, ownerId: 'owner-z' },
+      });
+      await store.emit({ ...textEvent('other run', 'count-0'), producer: { ...spawn, runId: 'run-z' } });
+      const scope = { ownerId: spawn.ownerId, runId: spawn.runId, spawnId: spawn.spawnId };
+      expect(await store.count(scope)).toBe(4);
+      harness.advance(1001);
+      expect(await store.count(scope)).toBe(3);
+      expect(await store.count({ ...scope, labels: {} })).toBe(3);
+    });
+
     it('lets a deleted key be used again for a new output', async () => {
       const ref = await store.emit(textEvent('v1', 'again'));
       await store.delete(ref);

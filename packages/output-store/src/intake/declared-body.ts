@@ -1,0 +1,42 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * Reads a request body whose length its `Content-Length` declared into one exact-size buffer.
+ * node:http ends the body after that many bytes, so nothing more can arrive; a body cut short
+ * (the client closed the connection, or the server's request timeout destroyed it) rejects.
+ * The listeners stay on the request, which is done with once this settles: removing them
+ * cost more than the request keeping them. (node:http raises no `error` for an aborted
+ * request without an `error` listener; `close` tells of it.)
+ *
+ * @example
+ * ```ts
+ * const bytes = await readDeclaredBody(request, Number(request.headers['content-length']));
+ * ```
+ */
+export function readDeclaredBody(request: IncomingMessage, declaredBytes: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const bytes = new Uint8Array(declaredBytes);
+    let received = 0;
+    let settled = false;
+    const fail = (reason: string) => {
+      if (settled) return;
+      settled = true;
+      reject(new Error(reason));
+    };
+    request.on('data', (chunk: Buffer) => {
+      if (received + chunk.byteLength > declaredBytes) {
+        fail('request body longer than its Content-Length');
+        return;
+      }
+      bytes.set(chunk, received);
+      received += chunk.byteLength;
+    });
+    request.on('end', () => {
+      if (received !== declaredBytes) fail('request body shorter than its Content-Length');
+      if (settled) return;
+      settled = true;
+      resolve(bytes);
+    });
+    request.on('close', () => fail('request closed before its body ended'));
+  });
+}
