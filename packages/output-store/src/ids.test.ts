@@ -5,6 +5,7 @@ import { isOutId, newOutId } from './ids.js';
 describe('newOutId', () => {
   it('gives well-formed ids that do not repeat across refills of its random pool', () => {
     const ids = Array.from({ length: 2_000 }, () => newOutId());
+    expect(ids.every((id) => id.length === 20)).toBe(true);
     expect(ids.every(isOutId)).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
   });
@@ -23,9 +24,9 @@ describe('newOutId', () => {
     const time = Date.now() + 2 ** 37;
     const sameMs = Array.from({ length: 5_000 }, () => newOutId(time));
     expect(new Set(sameMs).size).toBe(sameMs.length);
-    expect(new Set(sameMs.map((id) => id.slice(0, 12))).size).toBe(1);
+    expect(new Set(sameMs.map((id) => id.slice(0, 11))).size).toBe(1);
     const afterSetBack = newOutId(time - 60_000);
-    expect(afterSetBack.slice(0, 12)).toBe(sameMs[0]?.slice(0, 12));
+    expect(afterSetBack.slice(0, 11)).toBe(sameMs[0]?.slice(0, 11));
     expect(sameMs).not.toContain(afterSetBack);
   });
 });
