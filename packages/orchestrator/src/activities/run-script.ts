@@ -51,6 +51,8 @@ export interface ScriptDependencies {
 const PREVIEW_BYTES = 400;
 /** How often a running script heartbeats its byte counts. */
 const PROGRESS_INTERVAL_MS = 1_000;
+/** Output below which a script that ended within the interval sends no last heartbeat. */
+const QUIET_BYTES = 1024 * 1024;
 
 /**
  * Runs a script task under its resolved stdio limits with the full output spilled to disk,
@@ -122,11 +124,13 @@ export async function runScript(
     signal: context.cancellationSignal,
     ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
     progressIntervalMs: PROGRESS_INTERVAL_MS,
-    // Every interval while the script runs; the capture's last report is sent only when the
-    // script ran that long (below, storing the output heartbeats on its own).
+    // Every interval while the script runs. The capture's last report is skipped for a script
+    // that ended within the interval with little output: its output is stored within
+    // milliseconds, so nobody would see the heartbeat, yet the server would record it.
     onProgress: (progress) => {
-      if (progress.elapsedMs < PROGRESS_INTERVAL_MS) return;
-      context.heartbeat({ task: input.task, bytes: progress.stdoutBytes + progress.stderrBytes });
+      const bytes = progress.stdoutBytes + progress.stderrBytes;
+      if (progress.elapsedMs < PROGRESS_INTERVAL_MS && bytes < QUIET_BYTES) return;
+      context.heartbeat({ task: input.task, bytes });
     },
   });
   const endedAt = new Date();
@@ -136,9 +140,8 @@ export async function runScript(
     await rm(spillDir, { recursive: true, force: true });
     throw new CancelledFailure(`task ${input.task} cancelled after ${capture.durationMs} ms`);
   }
-  // Storing a large output can take a while: keep heartbeating through it. A capture shorter
-  // than the progress interval sent no heartbeat, and this sends none unless storing lasts a
-  // third of the heartbeat timeout: a trivial script costs the server no heartbeat at all.
+  // Storing a large output can take a while: keep heartbeating through it (none unless storing
+  // lasts a third of the heartbeat timeout, so a trivial script costs the server no heartbeat).
   const bytes = capture.stdout.totalBytes + capture.stderr.totalBytes;
   return heartbeatWhile(
     context,

@@ -89,7 +89,7 @@ describe('runSubagent (script) in an activity context', () => {
     expect((await store.list({ ownerId: 'team' })).records).toHaveLength(2);
   });
 
-  it('sends no heartbeat for a script that ends within a second, and stores its output all the same', async () => {
+  it('sends no heartbeat for a script that ends within a second with a small output, and stores it all the same', async () => {
     const store = new InMemoryOutputStore();
     const activities = createActivities({
       store,
@@ -108,6 +108,17 @@ describe('runSubagent (script) in an activity context', () => {
     );
     // Each heartbeat is a call to the server: a trivial subagent costs none.
     expect(heartbeats).toEqual([]);
+
+    // A quick script with a large output still reports its bytes while the output is stored.
+    const large = new MockActivityEnvironment({
+      ...identity,
+      activityId: '8',
+      attempt: 1,
+      heartbeatTimeoutMs: 20_000,
+    });
+    large.on('heartbeat', (details: unknown) => heartbeats.push(details));
+    await large.run(activities.runSubagent, scriptInput('head -c 2000000 /dev/zero'));
+    expect(heartbeats).toEqual([{ task: 'build', bytes: 2_000_000 }]);
   });
 
   it("stores a retried script's own EMITs once and returns them among the task's outputs", async () => {
