@@ -22,17 +22,17 @@ const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: c
  * N trivial script subagents through `swarmWorkflow` (capture, spill, store, artifacts,
  * compact payloads, channel folding) against a bare workflow running the same N scripts as
  * plain activities, on one dev server, one worker each, same concurrency, both polling
- * throughout; after one untimed warm-up each, rounds alternate the sides and each keeps its
- * best (smoke: the same 500 subagents, fewer rounds). Prints throughput and the history bytes
- * per subagent. A second table prices the context: dependent waves of
- * subagents with their context chosen, read and written to a file, against the same waves
- * with `inject_context: false`.
+ * throughout. Prints throughput and the history bytes per subagent. A second table prices the
+ * context: dependent waves of subagents with their context chosen, read and written to a file,
+ * against the same waves with `inject_context: false`. Both tables are measured alike, in smoke
+ * runs too: one untimed warm-up per side, then alternating rounds, each side keeping its best
+ * (smoke: the same 500 trivial subagents and rounds, fewer context waves).
  */
 export const orchestratorBenchmark: Benchmark = {
   name: 'orchestrator',
   async run(options) {
-    // Smoke runs the same number of subagents with fewer rounds: the bare workflow schedules
-    // all its activities at once and slows as that number grows, while the swarm keeps a fixed
+    // Smoke runs the same number of subagents, the same way: the bare workflow schedules all
+    // its activities at once and slows as that number grows, while the swarm keeps a fixed
     // number in flight, so the ratio at a smaller count would be a different figure.
     const count = 500;
     try {
@@ -77,8 +77,10 @@ export const orchestratorBenchmark: Benchmark = {
         if (result.status !== 'completed') throw new Error(`swarm ${result.status}`);
         return { seconds, historyBytes: await historyBytesOf(workflowId) };
       };
-      const waves = options.smoke ? 3 : 20;
-      const width = options.smoke ? 4 : 10;
+      // Smoke runs fewer waves of the same width: each wave costs both sides alike, so the ratio
+      // holds at any number of waves.
+      const waves = options.smoke ? 6 : 20;
+      const width = 10;
 
       // Bare workflow, same scripts.
       const bareQueue = 'bench-bare';
@@ -102,52 +104,37 @@ export const orchestratorBenchmark: Benchmark = {
           workflowId: `bare-${Date.now()}-${bareRuns++}`,
           args: [COMMAND.replace('$WHARF_INSTANCE', '0'), n],
         });
-        return { seconds: (performance.now() - started) / 1000 };
+        return { seconds: (performance.now() - started) / 1000, historyBytes: 0 };
       };
 
       // Both workers poll throughout. Each side first runs once untimed (first workflow task,
       // new task queue on the server, cold code paths), then the rounds alternate sides and
       // each keeps its best round, so the other engineers' load on the shared cores and any
       // drift fall on both alike. Unwarmed, these fixed costs decided the ratio of a small run.
-      const rounds = options.smoke ? 2 : 3;
+      // Smoke and full runs measure the same way, with the same number of rounds.
+      const rounds = 5;
       const warmup = `name: warmup\ntasks:\n  trivial:\n    loop: { type: repeat, count: ${Math.min(count, 20)} }\n    script: { content: ${JSON.stringify(COMMAND)} }\n`;
       const measured = await wharfWorker.runUntil(() =>
         bareWorker.runUntil(async () => {
           await timed(warmup);
           await timedBare(Math.min(count, 20));
-          let wharfBest = { seconds: Number.POSITIVE_INFINITY, historyBytes: 0 };
-          let bareBest = Number.POSITIVE_INFINITY;
-          const wharfRounds: number[] = [];
-          const bareRounds: number[] = [];
-          for (let round = 0; round < rounds; round++) {
-            const sides = [
-              async () => {
-                const run = await timed(definition);
-                wharfRounds.push(run.seconds);
-                if (run.seconds < wharfBest.seconds) wharfBest = run;
-              },
-              async () => {
-                const run = await timedBare(count);
-                bareRounds.push(run.seconds);
-                bareBest = Math.min(bareBest, run.seconds);
-              },
-            ];
-            for (const side of round % 2 === 0 ? sides : sides.reverse()) await side();
-          }
-          return {
-            trivial: wharfBest,
-            bareSeconds: bareBest,
-            wharfRounds,
-            bareRounds,
-            withContext: await timed(waveSwarm(waves, width, true)),
-            withoutContext: await timed(waveSwarm(waves, width, false)),
-          };
+          const trivialRows = await alternate(rounds, [() => timed(definition), () => timedBare(count)]);
+          await timed(waveSwarm(2, width, true));
+          await timed(waveSwarm(2, width, false));
+          const contextRows = await alternate(rounds, [
+            () => timed(waveSwarm(waves, width, true)),
+            () => timed(waveSwarm(waves, width, false)),
+          ]);
+          return { trivialRows, contextRows };
         }),
       );
-      const { trivial, withContext, withoutContext, bareSeconds } = measured;
+      const [trivial, bare] = measured.trivialRows.best;
+      const [withContext, withoutContext] = measured.contextRows.best;
       const wharfSeconds = trivial.seconds;
+      const bareSeconds = bare.seconds;
       const historyBytes = trivial.historyBytes;
-
+      const roundsOf = (side: readonly { seconds: number }[]) =>
+        side.map((run) => run.seconds.toFixed(2)).join(' ');
       const table = formatTable(`${count} trivial script subagents (worker concurrency ${concurrency})`, [
         {
           name: 'swarmWorkflow vs bare workflow, subagents/s',
@@ -171,11 +158,12 @@ export const orchestratorBenchmark: Benchmark = {
       return [
         table,
         `wall time, best of ${rounds} alternating rounds after one warm-up each: Wharf ${wharfSeconds.toFixed(2)} s, bare ${bareSeconds.toFixed(2)} s`,
-        `rounds: Wharf ${measured.wharfRounds.map((seconds) => seconds.toFixed(2)).join(' ')} s, bare ${measured.bareRounds.map((seconds) => seconds.toFixed(2)).join(' ')} s`,
+        `rounds: Wharf ${roundsOf(measured.trivialRows.all[0])} s, bare ${roundsOf(measured.trivialRows.all[1])} s`,
         `history: ${historyBytes} B in total, ${(historyBytes / count).toFixed(0)} B per subagent`,
         '',
         contextTable,
-        `wall time: ${withContext.seconds.toFixed(2)} s with context, ${withoutContext.seconds.toFixed(2)} s without`,
+        `wall time, best of ${rounds} alternating rounds after one warm-up each: ${withContext.seconds.toFixed(2)} s with context, ${withoutContext.seconds.toFixed(2)} s without`,
+        `rounds: with ${roundsOf(measured.contextRows.all[0])} s, without ${roundsOf(measured.contextRows.all[1])} s`,
         `history per subagent: ${(withContext.historyBytes / subagents).toFixed(0)} B with context, ${(withoutContext.historyBytes / subagents).toFixed(0)} B without`,
       ].join('\n');
     } finally {
@@ -187,6 +175,29 @@ export const orchestratorBenchmark: Benchmark = {
     }
   },
 };
+
+/** Every round of two sides, and each side's fastest round. */
+interface Alternated<TRun extends { seconds: number }> {
+  all: [TRun[], TRun[]];
+  best: [TRun, TRun];
+}
+
+/**
+ * Runs two sides in `rounds` alternating rounds (A B, B A, A B, …) and keeps every round and each
+ * side's fastest, so load and drift fall on both sides alike.
+ */
+async function alternate<TRun extends { seconds: number }>(
+  rounds: number,
+  sides: [() => Promise<TRun>, () => Promise<TRun>],
+): Promise<Alternated<TRun>> {
+  const all: [TRun[], TRun[]] = [[], []];
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [0, 1] : [1, 0];
+    for (const side of order) all[side as 0 | 1].push(await sides[side as 0 | 1]());
+  }
+  const fastest = (runs: TRun[]) => runs.reduce((best, run) => (run.seconds < best.seconds ? run : best));
+  return { all, best: [fastest(all[0]), fastest(all[1])] };
+}
 
 /**
  * `waves` waves of `width` scripts, each task depending on every task of the wave before and

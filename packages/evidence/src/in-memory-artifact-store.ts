@@ -38,6 +38,8 @@ interface WorkerEntry {
  */
 export class InMemoryArtifactStore implements ArtifactStore {
   readonly #workers = new Map<string, WorkerEntry>();
+  /** Worker ids by owner, run and job: a new worker's job clash is one lookup, not a scan. */
+  readonly #byJob = new Map<string, Set<string>>();
   #bytesRead = 0;
   readonly #files: FileSourcePolicy;
 
@@ -69,10 +71,12 @@ export class InMemoryArtifactStore implements ArtifactStore {
   async putWorker(metadata: WorkerMetadata): Promise<void> {
     const parsed = await checkWorkerIdentity(metadata, {
       existing: async (workerId) => this.#workers.get(workerId)?.metadata,
+      // The same job's workers are the only siblings the check compares.
       siblings: async (scope) =>
-        [...this.#workers.values()]
-          .map((entry) => entry.metadata)
-          .filter((other) => other.ownerId === scope.ownerId && other.runId === scope.runId),
+        [...(this.#byJob.get(jobKey(scope)) ?? [])].flatMap((workerId) => {
+          const other = this.#workers.get(workerId)?.metadata;
+          return other === undefined ? [] : [other];
+        }),
     });
     const existing = this.#workers.get(parsed.workerId);
     if (existing) {
@@ -80,6 +84,10 @@ export class InMemoryArtifactStore implements ArtifactStore {
       return;
     }
     this.#workers.set(parsed.workerId, { metadata: structuredClone(parsed), calls: new Map() });
+    const key = jobKey(parsed);
+    const workers = this.#byJob.get(key) ?? new Set<string>();
+    workers.add(parsed.workerId);
+    this.#byJob.set(key, workers);
   }
 
   async getWorker(workerId: string): Promise<WorkerMetadata | undefined> {
@@ -160,7 +168,17 @@ export class InMemoryArtifactStore implements ArtifactStore {
   }
 
   async deleteWorker(workerId: string): Promise<boolean> {
-    this.#entry(workerId);
+    const entry = this.#entry(workerId);
+    if (entry !== undefined) {
+      const key = jobKey(entry.metadata);
+      this.#byJob.get(key)?.delete(workerId);
+      if (this.#byJob.get(key)?.size === 0) this.#byJob.delete(key);
+    }
     return this.#workers.delete(workerId);
   }
+}
+
+/** The index key of a worker's owner, run and job. */
+function jobKey(worker: { ownerId: string; runId: string; jobId: string }): string {
+  return JSON.stringify([worker.ownerId, worker.runId, worker.jobId]);
 }

@@ -21,8 +21,11 @@ export async function checkWorkerIdentity(
   store: {
     /** The stored metadata of a worker, if any. */
     existing(workerId: string): Promise<WorkerMetadata | undefined>;
-    /** The workers of one owner's run. */
-    siblings(scope: { ownerId: string; runId: string }): Promise<readonly WorkerMetadata[]>;
+    /**
+     * The workers of one owner's run; a store may return only those of `scope.jobId`, the only
+     * ones compared.
+     */
+    siblings(scope: { ownerId: string; runId: string; jobId: string }): Promise<readonly WorkerMetadata[]>;
   },
 ): Promise<WorkerMetadata> {
   const parsed = parseOrThrow(workerMetadataSchema, metadata, {

@@ -42,15 +42,18 @@ export function groupMembers(pgid: number): number[] | undefined {
  * ```
  */
 export function processGroupAlive(pgid: number): boolean {
-  const members = groupMembers(pgid);
-  if (members !== undefined) return members.length > 0;
+  // Signal 0 first: ESRCH means the group has no member at all, not even a zombie, and costs one
+  // system call where reading /proc costs one file per process on the machine (a script that
+  // left nothing behind, the common case, is answered here).
   try {
     process.kill(-pgid, 0);
-    return true;
   } catch (error) {
     // EPERM: members exist but belong to someone else; they are alive all the same.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return false;
   }
+  // Something answered, perhaps only zombies: /proc tells them apart where there is one.
+  const members = groupMembers(pgid);
+  return members === undefined ? true : members.length > 0;
 }
 
 /** Options of {@link terminateProcessGroup}. */

@@ -132,6 +132,12 @@ export function describeArtifactStoreContract(
       await expectCode(store.putWorker(worker({ workerId: 'w2' })), 'OWNERSHIP_CONFLICT');
       expect(await store.getWorker('w1')).toEqual(worker());
       expect(await store.listWorkers({ ownerId: 'o2', runId: 'r1' })).toEqual([]);
+      // The same job id in another run, or of another owner, is another job.
+      await store.putWorker(worker({ workerId: 'w3', runId: 'r2' }));
+      await store.putWorker(worker({ workerId: 'w4', ownerId: 'o2' }));
+      expect(
+        (await store.listWorkers({ ownerId: 'o2', runId: 'r1' })).map((entry) => entry.workerId),
+      ).toEqual(['w4']);
     });
 
     it('rejects bad metadata and ids with a typed error naming the field', async () => {
@@ -321,6 +327,11 @@ export function describeArtifactStoreContract(
       expect(await store.listWorkers({ ownerId: 'o1', runId: 'r1' })).toEqual([]);
       await expectCode(store.readToolOutput('w1', 1), 'ARTIFACT_NOT_FOUND');
       expect(await store.deleteWorker('w1')).toBe(false);
+      // Its job is free again.
+      await store.putWorker(worker({ workerId: 'w2' }));
+      expect(
+        (await store.listWorkers({ ownerId: 'o1', runId: 'r1' })).map((entry) => entry.workerId),
+      ).toEqual(['w2']);
     });
   });
 }

@@ -49,6 +49,10 @@ export interface ScriptDependencies {
 }
 
 const PREVIEW_BYTES = 400;
+/** How often a running script heartbeats its byte counts. */
+const PROGRESS_INTERVAL_MS = 1_000;
+/** Output below which a script that ended within the interval sends no last heartbeat. */
+const QUIET_BYTES = 1024 * 1024;
 
 /**
  * Runs a script task under its resolved stdio limits with the full output spilled to disk,
@@ -119,8 +123,15 @@ export async function runScript(
     ...(script.timeout_ms === undefined ? {} : { timeoutMs: script.timeout_ms }),
     signal: context.cancellationSignal,
     ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
-    onProgress: (progress) =>
-      context.heartbeat({ task: input.task, bytes: progress.stdoutBytes + progress.stderrBytes }),
+    progressIntervalMs: PROGRESS_INTERVAL_MS,
+    // Every interval while the script runs. The capture's last report is skipped for a script
+    // that ended within the interval with little output: its output is stored within
+    // milliseconds, so nobody would see the heartbeat, yet the server would record it.
+    onProgress: (progress) => {
+      const bytes = progress.stdoutBytes + progress.stderrBytes;
+      if (progress.elapsedMs < PROGRESS_INTERVAL_MS && bytes < QUIET_BYTES) return;
+      context.heartbeat({ task: input.task, bytes });
+    },
   });
   const endedAt = new Date();
   if (context.cancellationSignal.aborted) {
@@ -129,114 +140,126 @@ export async function runScript(
     await rm(spillDir, { recursive: true, force: true });
     throw new CancelledFailure(`task ${input.task} cancelled after ${capture.durationMs} ms`);
   }
-  const failed = capture.exitCode !== 0 || capture.timedOut || capture.signal !== null;
-
-  await artifacts.putToolCall(
-    ids.workerId,
-    {
-      seq: 1,
-      toolName: 'script',
-      exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
-      durationMs: capture.durationMs,
-      stderrBytes: capture.stderr.totalBytes,
-      startedAt: startedAt.toISOString(),
-      endedAt: endedAt.toISOString(),
-    },
-    await artifactSource(capture.stdout),
-  );
-  if (capture.stderr.totalBytes > 0) {
-    await artifacts.putToolCall(
-      ids.workerId,
-      {
-        seq: 2,
-        toolName: 'stderr',
-        exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
-        durationMs: capture.durationMs,
-        stderrBytes: capture.stderr.totalBytes,
-        startedAt: startedAt.toISOString(),
-        endedAt: endedAt.toISOString(),
-      },
-      await artifactSource(capture.stderr),
-    );
-  }
-  const summary = summarize(capture);
-  await artifacts.putResult(ids.workerId, summary);
-  await recordWorker(artifacts, ids, {
-    task: input.task,
-    status: failed ? 'failed' : 'succeeded',
-    startedAt,
-    endedAt,
-    durationMs: capture.durationMs,
-  });
-
-  // EMIT last: once the stdout ref exists, everything above is complete.
-  const producer = { ownerId: ids.ownerId, runId: ids.runId, spawnId: ids.jobId, agent: input.task };
-  const labels = { task: input.task, instance: String(input.instance), stream: 'stderr' };
-  const outputs: OutputRef[] = [];
-  if (capture.stderr.totalBytes > 0) {
-    await store.emit({
-      producer,
-      content: streamContent(capture.stderr),
-      idempotencyKey: stderrKey,
-      name: `${ids.jobId}.stderr.log`,
-      contentType: 'text/plain',
-      labels,
-    });
-  }
-  // truncation_strategy: summary — the full stdout is stored as always; the summary is an output beside it.
-  const summaryText = await heartbeatWhile(
+  // Storing a large output can take a while: keep heartbeating through it (none unless storing
+  // lasts a third of the heartbeat timeout, so a trivial script costs the server no heartbeat).
+  const bytes = capture.stdout.totalBytes + capture.stderr.totalBytes;
+  return heartbeatWhile(
     context,
-    () =>
-      summarizeStream(capture.stdout, limits, { summarizer: dependencies.summarizer, taskId: input.task }),
-    { task: input.task, summarizing: true },
-  );
-  if (summaryText !== undefined) {
-    await store.emit({
-      producer,
-      content: { kind: 'text', text: summaryText },
-      idempotencyKey: summaryKey,
-      name: `${ids.jobId}.summary.txt`,
-      contentType: 'text/plain',
-      labels: { ...labels, stream: 'summary' },
-    });
-  }
-  outputs.push(
-    await store.emit({
-      producer,
-      content: streamContent(capture.stdout),
-      idempotencyKey: stdoutKey,
-      name: `${ids.jobId}.stdout.log`,
-      contentType: 'text/plain',
-      labels: { ...labels, stream: 'stdout', exit: String(capture.exitCode ?? capture.signal ?? '') },
-    }),
-  );
-  outputs.push(...(await storedByKeys(store, ids, [stderrKey, summaryKey])));
-  outputs.push(...(await scriptEmits(store, ids)));
-  await rm(spillDir, { recursive: true, force: true });
+    async (): Promise<SubagentResult> => {
+      const failed = capture.exitCode !== 0 || capture.timedOut || capture.signal !== null;
 
-  return {
-    status: failed ? 'failed' : 'ok',
-    outputs,
-    compact: formatSpawnResult({
-      runId: ids.runId,
-      jobId: ids.jobId,
-      workerId: ids.workerId,
-      status: failed ? 'failed' : 'succeeded',
-      durationMs: capture.durationMs,
-      toolIndex: await artifacts.listToolCalls(ids.workerId),
-      summary,
-    }),
-    bytes: capture.stdout.totalBytes + capture.stderr.totalBytes,
-    exitCode: capture.exitCode,
-    signal: capture.signal,
-    timedOut: capture.timedOut,
-    durationMs: capture.durationMs,
-    preview:
-      summaryText === undefined
-        ? clip(capture.stdout.tail || capture.stdout.head, PREVIEW_BYTES)
-        : clipHead(summaryText, PREVIEW_BYTES),
-    ...(failed ? { stderrTail: clip(capture.stderr.tail || capture.stderr.head, PREVIEW_BYTES) } : {}),
-  };
+      await artifacts.putToolCall(
+        ids.workerId,
+        {
+          seq: 1,
+          toolName: 'script',
+          exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
+          durationMs: capture.durationMs,
+          stderrBytes: capture.stderr.totalBytes,
+          startedAt: startedAt.toISOString(),
+          endedAt: endedAt.toISOString(),
+        },
+        await artifactSource(capture.stdout),
+      );
+      if (capture.stderr.totalBytes > 0) {
+        await artifacts.putToolCall(
+          ids.workerId,
+          {
+            seq: 2,
+            toolName: 'stderr',
+            exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
+            durationMs: capture.durationMs,
+            stderrBytes: capture.stderr.totalBytes,
+            startedAt: startedAt.toISOString(),
+            endedAt: endedAt.toISOString(),
+          },
+          await artifactSource(capture.stderr),
+        );
+      }
+      const summary = summarize(capture);
+      await artifacts.putResult(ids.workerId, summary);
+      await recordWorker(artifacts, ids, {
+        task: input.task,
+        status: failed ? 'failed' : 'succeeded',
+        startedAt,
+        endedAt,
+        durationMs: capture.durationMs,
+      });
+
+      // EMIT last: once the stdout ref exists, everything above is complete.
+      const producer = { ownerId: ids.ownerId, runId: ids.runId, spawnId: ids.jobId, agent: input.task };
+      const labels = { task: input.task, instance: String(input.instance), stream: 'stderr' };
+      const outputs: OutputRef[] = [];
+      if (capture.stderr.totalBytes > 0) {
+        await store.emit({
+          producer,
+          content: streamContent(capture.stderr),
+          idempotencyKey: stderrKey,
+          name: `${ids.jobId}.stderr.log`,
+          contentType: 'text/plain',
+          labels,
+        });
+      }
+      // truncation_strategy: summary — the full stdout is stored as always; the summary is an output beside it.
+      const summaryText = await heartbeatWhile(
+        context,
+        () =>
+          summarizeStream(capture.stdout, limits, {
+            summarizer: dependencies.summarizer,
+            taskId: input.task,
+          }),
+        { task: input.task, summarizing: true },
+      );
+      if (summaryText !== undefined) {
+        await store.emit({
+          producer,
+          content: { kind: 'text', text: summaryText },
+          idempotencyKey: summaryKey,
+          name: `${ids.jobId}.summary.txt`,
+          contentType: 'text/plain',
+          labels: { ...labels, stream: 'summary' },
+        });
+      }
+      outputs.push(
+        await store.emit({
+          producer,
+          content: streamContent(capture.stdout),
+          idempotencyKey: stdoutKey,
+          name: `${ids.jobId}.stdout.log`,
+          contentType: 'text/plain',
+          labels: { ...labels, stream: 'stdout', exit: String(capture.exitCode ?? capture.signal ?? '') },
+        }),
+      );
+      outputs.push(...(await storedByKeys(store, ids, [stderrKey, summaryKey])));
+      outputs.push(...(await scriptEmits(store, ids)));
+      await rm(spillDir, { recursive: true, force: true });
+
+      return {
+        status: failed ? 'failed' : 'ok',
+        outputs,
+        compact: formatSpawnResult({
+          runId: ids.runId,
+          jobId: ids.jobId,
+          workerId: ids.workerId,
+          status: failed ? 'failed' : 'succeeded',
+          durationMs: capture.durationMs,
+          toolIndex: await artifacts.listToolCalls(ids.workerId),
+          summary,
+        }),
+        bytes: capture.stdout.totalBytes + capture.stderr.totalBytes,
+        exitCode: capture.exitCode,
+        signal: capture.signal,
+        timedOut: capture.timedOut,
+        durationMs: capture.durationMs,
+        preview:
+          summaryText === undefined
+            ? clip(capture.stdout.tail || capture.stdout.head, PREVIEW_BYTES)
+            : clipHead(summaryText, PREVIEW_BYTES),
+        ...(failed ? { stderrTail: clip(capture.stderr.tail || capture.stderr.head, PREVIEW_BYTES) } : {}),
+      };
+    },
+    { task: input.task, bytes },
+  );
 }
 
 /**

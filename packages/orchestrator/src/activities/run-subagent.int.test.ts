@@ -89,6 +89,38 @@ describe('runSubagent (script) in an activity context', () => {
     expect((await store.list({ ownerId: 'team' })).records).toHaveLength(2);
   });
 
+  it('sends no heartbeat for a script that ends within a second with a small output, and stores it all the same', async () => {
+    const store = new InMemoryOutputStore();
+    const activities = createActivities({
+      store,
+      artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
+      workDir: join(dir, 'work'),
+      env: { PATH: process.env.PATH },
+    });
+    const heartbeats: unknown[] = [];
+    const environment = new MockActivityEnvironment({ ...identity, attempt: 1, heartbeatTimeoutMs: 20_000 });
+    environment.on('heartbeat', (details: unknown) => heartbeats.push(details));
+    const result: SubagentResult = await environment.run(activities.runSubagent, scriptInput('echo quick'));
+
+    expect(result).toMatchObject({ status: 'ok', exitCode: 0, bytes: 6 });
+    expect(Buffer.from((await store.get(result.outputs[0] as { outId: string })).body).toString()).toBe(
+      'quick\n',
+    );
+    // Each heartbeat is a call to the server: a trivial subagent costs none.
+    expect(heartbeats).toEqual([]);
+
+    // A quick script with a large output still reports its bytes while the output is stored.
+    const large = new MockActivityEnvironment({
+      ...identity,
+      activityId: '8',
+      attempt: 1,
+      heartbeatTimeoutMs: 20_000,
+    });
+    large.on('heartbeat', (details: unknown) => heartbeats.push(details));
+    await large.run(activities.runSubagent, scriptInput('head -c 2000000 /dev/zero'));
+    expect(heartbeats).toEqual([{ task: 'build', bytes: 2_000_000 }]);
+  });
+
   it("stores a retried script's own EMITs once and returns them among the task's outputs", async () => {
     const store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
     const secret = 'x'.repeat(32);
