@@ -105,4 +105,83 @@ describe('SqliteOutputStore schema upgrades', () => {
     expect(await reopened.count({})).toBe(3);
     await reopened.close();
   });
+
+  it('opens a database of schema 2, keeps every row and its seq, and finds by run through the key index', async () => {
+    const old = new Database(dbPath);
+    old.pragma('journal_mode = WAL');
+    expect(migrate(old, 2)).toBe(2);
+    const insert = old.prepare(
+      `INSERT INTO outputs (seq, out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type,
+         size_bytes, sha256, created_at, expires_at, storage, body, labels)
+       VALUES (?, ?, 'owner', ?, ?, NULL, ?, NULL, 'text/plain', ?, ?, ?, NULL, 'inline', ?, '{}')`,
+    );
+    const now = Date.now();
+    const rows = [
+      [4, 'out_AAAAAAAAAAAAAAB1', 'run-1', 'spawn-a', 'k/0'],
+      [9, 'out_AAAAAAAAAAAAAAB2', 'run-1', 'spawn-b', 'k/0'],
+      [12, 'out_AAAAAAAAAAAAAAB3', 'run-2', 'spawn-a', 'k/0'],
+    ] as const;
+    for (const [seq, outId, runId, spawnId, key] of rows) {
+      const body = Buffer.from(`body of ${outId}`);
+      insert.run(seq, outId, runId, spawnId, key, body.length, sha256(body), now, body);
+    }
+    old.close();
+
+    const store = new SqliteOutputStore({ path: dbPath });
+    try {
+      expect(store.schemaVersion).toBe(latestSchemaVersion);
+      expect((await store.list({ runId: 'run-1' })).records.map((record) => record.outId)).toEqual([
+        'out_AAAAAAAAAAAAAAB1',
+        'out_AAAAAAAAAAAAAAB2',
+      ]);
+      expect(
+        (await store.list({ runId: 'run-2', spawnId: 'spawn-a' })).records.map((record) => record.outId),
+      ).toEqual(['out_AAAAAAAAAAAAAAB3']);
+      for (const [, outId] of rows) {
+        expect(Buffer.from((await store.get({ outId })).body).toString()).toBe(`body of ${outId}`);
+      }
+      // Keys stay unique per (owner, run, spawn): a retry answers the stored ref.
+      const producer = { ownerId: 'owner', runId: 'run-1', spawnId: 'spawn-b' };
+      const retried = await store.emit({
+        producer,
+        content: { kind: 'text', text: 'body of out_AAAAAAAAAAAAAAB2' },
+        idempotencyKey: 'k/0',
+      });
+      expect(retried).toEqual({ outId: 'out_AAAAAAAAAAAAAAB2' });
+      // New rows continue after the old seq, so list cursors keep their order.
+      const fresh = await store.emit({
+        producer,
+        content: { kind: 'text', text: 'new' },
+        idempotencyKey: 'k/1',
+      });
+      expect((await store.list({ runId: 'run-1' })).records.map((record) => record.outId)).toEqual([
+        'out_AAAAAAAAAAAAAAB1',
+        'out_AAAAAAAAAAAAAAB2',
+        fresh.outId,
+      ]);
+    } finally {
+      await store.close();
+    }
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      const indexes = (db.prepare('PRAGMA index_list(outputs)').all() as { name: string }[]).map(
+        (index) => index.name,
+      );
+      expect(indexes).not.toContain('outputs_by_run');
+      const plan = (
+        db
+          .prepare('EXPLAIN QUERY PLAN SELECT out_id FROM outputs WHERE run_id = ? AND spawn_id = ?')
+          .all('r', 's') as {
+          detail: string;
+        }[]
+      )
+        .map((step) => step.detail)
+        .join('\n');
+      expect(plan).toMatch(
+        /SEARCH outputs USING (COVERING )?INDEX sqlite_autoindex_outputs_\d \(run_id=\? AND spawn_id=\?\)/,
+      );
+    } finally {
+      db.close();
+    }
+  });
 });

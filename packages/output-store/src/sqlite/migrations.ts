@@ -68,6 +68,36 @@ const steps: readonly string[] = [
    ALTER TABLE outputs_v2 RENAME TO outputs;
    CREATE INDEX outputs_by_run ON outputs (run_id, spawn_id);
    CREATE INDEX outputs_by_file_sha ON outputs (sha256) WHERE storage = 'file';`,
+  // 3: the key's unique index leads with (run, spawn), so it also serves every lookup by run
+  // or by run and spawn, and outputs_by_run goes: one B-tree fewer to write per EMIT (about a
+  // fifth of a small EMIT's insert). SQLite cannot reorder a table constraint: rebuild the
+  // table keeping every row and its seq (list cursors).
+  `CREATE TABLE outputs_v3 (
+     seq INTEGER PRIMARY KEY,
+     out_id TEXT NOT NULL UNIQUE,
+     owner_id TEXT NOT NULL,
+     run_id TEXT NOT NULL,
+     spawn_id TEXT NOT NULL,
+     agent TEXT,
+     idempotency_key TEXT NOT NULL,
+     name TEXT,
+     content_type TEXT NOT NULL,
+     size_bytes INTEGER NOT NULL,
+     sha256 TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     expires_at INTEGER,
+     storage TEXT NOT NULL CHECK (storage IN ('inline', 'file')),
+     body BLOB,
+     labels TEXT NOT NULL DEFAULT '{}',
+     UNIQUE (run_id, spawn_id, owner_id, idempotency_key)
+   );
+   INSERT INTO outputs_v3 (seq, out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type,
+     size_bytes, sha256, created_at, expires_at, storage, body, labels)
+   SELECT seq, out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type,
+     size_bytes, sha256, created_at, expires_at, storage, body, labels FROM outputs;
+   DROP TABLE outputs;
+   ALTER TABLE outputs_v3 RENAME TO outputs;
+   CREATE INDEX outputs_by_file_sha ON outputs (sha256) WHERE storage = 'file';`,
 ];
 
 /** The schema version this code writes. */
