@@ -29,14 +29,16 @@ export interface ChannelBenchSizes {
 export function channelBenchSizes(smoke: boolean): ChannelBenchSizes {
   return smoke
     ? {
-        lastValueWrites: 10_000,
-        topicAppends: 1_000,
+        // Large enough that a round lasts milliseconds, not microseconds: smaller rounds
+        // measured timer and JIT noise and printed MISS on rows full runs pass.
+        lastValueWrites: 100_000,
+        topicAppends: 20_000,
         topicBatch: 10,
-        aggregateWrites: 10_000,
-        stateSteps: 200,
+        aggregateWrites: 100_000,
+        stateSteps: 2_500,
         stateBranches: 4,
         checkpointItems: 1_000,
-        rounds: 2,
+        rounds: 3,
       }
     : {
         lastValueWrites: 1_000_000,

@@ -11,6 +11,6 @@ export interface PostgresStoreSizes {
 /** Sizes for a full or smoke run. */
 export function postgresStoreSizes(smoke: boolean): PostgresStoreSizes {
   return smoke
-    ? { emits: 2_000, emitBodyBytes: 1024, getRecords: 5_000, getSamples: 1_000 }
+    ? { emits: 5_000, emitBodyBytes: 1024, getRecords: 5_000, getSamples: 1_000 }
     : { emits: 20_000, emitBodyBytes: 1024, getRecords: 100_000, getSamples: 20_000 };
 }

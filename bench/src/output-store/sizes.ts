@@ -14,7 +14,7 @@ export interface OutputStoreSizes {
 export function outputStoreSizes(smoke: boolean): OutputStoreSizes {
   return smoke
     ? {
-        emits: 2_000,
+        emits: 10_000,
         emitBodyBytes: 1024,
         streamBodies: 2,
         streamBodyBytes: 1 << 20,
