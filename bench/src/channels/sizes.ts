@@ -32,10 +32,10 @@ export function channelBenchSizes(smoke: boolean): ChannelBenchSizes {
         // Large enough that a round lasts milliseconds, not microseconds: smaller rounds
         // measured timer and JIT noise and printed MISS on rows full runs pass.
         lastValueWrites: 100_000,
-        topicAppends: 20_000,
+        topicAppends: 50_000,
         topicBatch: 10,
         aggregateWrites: 100_000,
-        stateSteps: 2_500,
+        stateSteps: 10_000,
         stateBranches: 4,
         checkpointItems: 1_000,
         rounds: 3,
