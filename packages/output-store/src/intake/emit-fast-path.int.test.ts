@@ -9,7 +9,8 @@ import { InMemoryOutputStore } from '../in-memory-output-store.js';
 import type { SpawnTokenClaims } from '../schemas.js';
 import { issueSpawnToken } from '../spawn-token.js';
 import { SqliteOutputStore } from '../sqlite/sqlite-output-store.js';
-import type { OutputEvent, OutputStore } from '../types.js';
+import type { OutputStore } from '../types.js';
+import { gatedStore } from './gated-store.test.data.js';
 import { intakeApp } from './intake-app.js';
 import { IntakeCore } from './intake-core.js';
 import { type IntakeLayer, intakeListener } from './intake-listener.js';
@@ -307,28 +308,6 @@ describe.each(stores)('EMIT fast path against the Hono app (%s)', (_name, makeSt
   });
 });
 
-/** `store` whose emits wait until `open()`; `entered` settles once `count` emits wait. */
-function gatedStore(count: number) {
-  const store = new InMemoryOutputStore();
-  let waiting = 0;
-  let open!: () => void;
-  let entered!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const enteredAll = new Promise<void>((resolve) => {
-    entered = resolve;
-  });
-  const original = store.emit.bind(store);
-  store.emit = async (event: OutputEvent) => {
-    waiting += 1;
-    if (waiting === count) entered();
-    await gate;
-    return original(event);
-  };
-  return { store, open, entered: enteredAll };
-}
-
 describe('EMIT fast path and Hono app sharing one intake', () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -336,7 +315,7 @@ describe('EMIT fast path and Hono app sharing one intake', () => {
   });
 
   it('counts both layers against one maxConcurrentRequests', async () => {
-    const { store, open, entered } = gatedStore(2);
+    const { store, open, entered } = gatedStore(new InMemoryOutputStore(), 2);
     const server = await layered({ store, secret, maxConcurrentRequests: 2 });
     cleanups.push(() => server.close());
     const envelope = '{"idempotencyKey":"held-hono","content":{"kind":"text","text":"hi"}}';

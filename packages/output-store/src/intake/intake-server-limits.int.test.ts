@@ -2,7 +2,7 @@ import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryOutputStore } from '../in-memory-output-store.js';
 import { issueSpawnToken } from '../spawn-token.js';
-import type { OutputEvent, OutputStore } from '../types.js';
+import { gatedStore } from './gated-store.test.data.js';
 import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake-server.js';
 
 const secret = 'intake-limits-secret-with-enough-bytes-01';
@@ -103,34 +103,6 @@ describe('intake server timeouts', () => {
     ).rejects.toMatchObject({ code: 'INVALID_EVENT', field: 'requestTimeoutMs' });
   });
 });
-
-/** The store with `emit` held until `open()`; `entered` settles once `count` emits wait. */
-function gatedStore(store: OutputStore, count: number) {
-  let waiting = 0;
-  let open!: () => void;
-  let entered!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    open = resolve;
-  });
-  const enteredAll = new Promise<void>((resolve) => {
-    entered = resolve;
-  });
-  const gated = new Proxy(store, {
-    get(target, property) {
-      if (property === 'emit') {
-        return async (event: OutputEvent) => {
-          waiting += 1;
-          if (waiting === count) entered();
-          await gate;
-          return target.emit(event);
-        };
-      }
-      const value = Reflect.get(target, property, target) as unknown;
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return { store: gated, open, entered: enteredAll };
-}
 
 describe('intake server concurrency cap', () => {
   it('answers 503 with Retry-After beyond maxConcurrentRequests and serves again once requests finish', async () => {
