@@ -201,15 +201,11 @@ export async function runScript(
         });
       }
       // truncation_strategy: summary — the full stdout is stored as always; the summary is an output beside it.
-      const summaryText = await heartbeatWhile(
-        context,
-        () =>
-          summarizeStream(capture.stdout, limits, {
-            summarizer: dependencies.summarizer,
-            taskId: input.task,
-          }),
-        { task: input.task, summarizing: true },
-      );
+      // A summarizer may call a model: the heartbeat around this whole step keeps it alive.
+      const summaryText = await summarizeStream(capture.stdout, limits, {
+        summarizer: dependencies.summarizer,
+        taskId: input.task,
+      });
       if (summaryText !== undefined) {
         await store.emit({
           producer,
@@ -246,7 +242,7 @@ export async function runScript(
           toolIndex: await artifacts.listToolCalls(ids.workerId),
           summary,
         }),
-        bytes: capture.stdout.totalBytes + capture.stderr.totalBytes,
+        bytes,
         exitCode: capture.exitCode,
         signal: capture.signal,
         timedOut: capture.timedOut,
