@@ -148,33 +148,19 @@ export async function runScript(
     async (): Promise<SubagentResult> => {
       const failed = capture.exitCode !== 0 || capture.timedOut || capture.signal !== null;
 
-      await artifacts.putToolCall(
-        ids.workerId,
-        {
-          seq: 1,
-          toolName: 'script',
-          exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
-          durationMs: capture.durationMs,
-          stderrBytes: capture.stderr.totalBytes,
-          startedAt: startedAt.toISOString(),
-          endedAt: endedAt.toISOString(),
-        },
-        await artifactSource(capture.stdout),
-      );
+      // The process's stdout is tool call 1 and its stderr, if any, call 2: one run, one record each.
+      const call = (seq: number, toolName: string) => ({
+        seq,
+        toolName,
+        exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
+        durationMs: capture.durationMs,
+        stderrBytes: capture.stderr.totalBytes,
+        startedAt: startedAt.toISOString(),
+        endedAt: endedAt.toISOString(),
+      });
+      await artifacts.putToolCall(ids.workerId, call(1, 'script'), await artifactSource(capture.stdout));
       if (capture.stderr.totalBytes > 0) {
-        await artifacts.putToolCall(
-          ids.workerId,
-          {
-            seq: 2,
-            toolName: 'stderr',
-            exitCode: capture.exitCode ?? (capture.signal === null ? null : 128),
-            durationMs: capture.durationMs,
-            stderrBytes: capture.stderr.totalBytes,
-            startedAt: startedAt.toISOString(),
-            endedAt: endedAt.toISOString(),
-          },
-          await artifactSource(capture.stderr),
-        );
+        await artifacts.putToolCall(ids.workerId, call(2, 'stderr'), await artifactSource(capture.stderr));
       }
       const summary = summarize(capture);
       await artifacts.putResult(ids.workerId, summary);
