@@ -157,44 +157,52 @@ export class ContextLog {
     }
   }
 
-  /** Indexes the messages appended since the last resolve (they were checked when appended). */
+  /**
+   * Indexes the messages appended since the last resolve (they were checked when appended). The
+   * writes found along `data` are staged and their nodes' lists filled in one go at the end
+   * ({@link PathIndex.commitStaged}); a message taking the general route commits what is staged
+   * before it, so writes keep message order.
+   */
   #catchUp(): void {
     const messages = this.#messages;
-    for (let messageIndex = this.#indexed; messageIndex < messages.length; messageIndex++) {
-      const message = messages[messageIndex] as ContextMessage;
-      if (!this.#indexAlongData(message, messageIndex)) {
-        this.#commit(message, this.#prepare(message, messageIndex), messageIndex);
+    const index = this.#index;
+    try {
+      for (let messageIndex = this.#indexed; messageIndex < messages.length; messageIndex++) {
+        const message = messages[messageIndex] as ContextMessage;
+        const node = this.#nodeAlongData(message);
+        if (node !== undefined) index.stage(node, message._outputMethod ?? 'set', messageIndex);
+        else this.#commit(message, this.#prepare(message, messageIndex), messageIndex);
+        this.#indexed = messageIndex + 1;
       }
-      this.#indexed = messageIndex + 1;
+    } finally {
+      index.commitStaged();
     }
   }
 
   /**
-   * Indexes the write of a `_path` message by walking `data` and the trie together, one own key
-   * of `data` per segment ({@link ownKeyAt}): the path text is neither parsed nor hashed, and the
-   * trie is looked up by keys the engine already keeps unique. Returns `false`, having indexed
-   * nothing, when that walk cannot decide; `#prepare` then takes the general route.
+   * The trie node the write of a `_path` message goes to, found by walking `data` and the trie
+   * together, one own key of `data` per segment ({@link ownKeyAt}): the path text is neither
+   * parsed nor hashed, and the trie is looked up by keys the engine already keeps unique.
+   * Returns `undefined` when that walk cannot decide; `#prepare` then takes the general route.
    */
-  #indexAlongData(message: ContextMessage, messageIndex: number): boolean {
+  #nodeAlongData(message: ContextMessage): IndexNode | undefined {
     const text = message._path;
     const data = message.data;
-    if (typeof text !== 'string' || text.length === 0 || data === undefined) return false;
+    if (typeof text !== 'string' || text.length === 0 || data === undefined) return undefined;
     const end = text.length;
     let node = this.#index.root(message.type, message._instance);
     let value = data as JsonValue;
     let position = 0;
     while (position < end) {
       const key = ownKeyAt(value, text, position);
-      if (key === undefined) return false;
+      if (key === undefined) return undefined;
       value = (value as JsonObject)[key] as JsonValue;
       node = this.#index.child(node, key);
       position += key.length + 1;
     }
-    const method = message._outputMethod ?? 'set';
     // A path ending in '.' stops right at the end; the general route names what is wrong.
-    if (position !== end + 1 || !isFitFor(method, value)) return false;
-    this.#index.addAt(node, method, messageIndex);
-    return true;
+    if (position !== end + 1 || !isFitFor(message._outputMethod, value)) return undefined;
+    return node;
   }
 
   #prepare(message: ContextMessage, messageIndex: number): Prepared {

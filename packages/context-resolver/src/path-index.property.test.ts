@@ -60,6 +60,21 @@ const anyMessage = fc
     if (method === 'concat' && !Array.isArray(value)) return message({ ...rest, method, value: [value] });
     return message({ ...rest, method, value });
   });
+// `_path` messages the catch-up indexes along the keys of `data` (object paths of ASCII keys),
+// nested in each other so that a path written as a leaf later gets children.
+const alongDataMessage = fc
+  .record({
+    kind: fc.constantFrom(...kinds),
+    instance: fc.constantFrom(...instances),
+    method: fc.constantFrom<OutputMethod | undefined>(undefined, 'set', 'merge', 'push', 'concat'),
+    path: fc.array(segment, { minLength: 1, maxLength: 3 }),
+    value: anyValue,
+  })
+  .map(({ method, value, ...rest }) => {
+    if (method === 'merge' && !isJsonObject(value)) return message({ ...rest, method, value: { a: value } });
+    if (method === 'concat' && !Array.isArray(value)) return message({ ...rest, method, value: [value] });
+    return message({ ...rest, method, value });
+  });
 const query = fc.record({
   reference: fc.record({ kind: fc.constantFrom(...kinds), path: fc.array(segment, { maxLength: 4 }) }),
   instance: fc.constantFrom(...instances),
@@ -302,6 +317,35 @@ describe('path index', () => {
             const indexed = outcome(() => log.resolve(reference, options));
             const scanned = outcome(() => scanResolve(appended, reference, options));
             expect(indexed, formatReference(reference)).toEqual(scanned);
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('resolves like the plain scan when long runs of writes are indexed in one sorted batch', () => {
+    // Runs of 64 writes and more found along `data` fill the index node by node; a message
+    // taking the general route now and then cuts a run in two.
+    const longRun = fc.array(fc.oneof({ weight: 30, arbitrary: alongDataMessage }, generalRouteMessage), {
+      minLength: 64,
+      maxLength: 300,
+    });
+    fc.assert(
+      fc.property(
+        fc.array(longRun, { minLength: 1, maxLength: 3 }),
+        fc.array(queryWithOddKeys, { minLength: 1, maxLength: 20 }),
+        (runs, queries) => {
+          const log = new ContextLog();
+          const appended: ContextMessage[] = [];
+          for (const run of runs) {
+            appended.push(...appendBatch(log, run, false));
+            for (const { reference, instance } of queries) {
+              const options = instance === undefined ? {} : { instance };
+              const indexed = outcome(() => log.resolve(reference, options));
+              const scanned = outcome(() => scanResolve(appended, reference, options));
+              expect(indexed, formatReference(reference)).toEqual(scanned);
+            }
           }
         },
       ),

@@ -7,17 +7,32 @@ import type { LocatedWrite } from './writes.js';
 export interface IndexNode {
   /** Ids of writes exactly at this node, oldest first. */
   readonly own: number[];
-  /** Ids of writes at this node or below it, oldest first. */
-  readonly subtree: number[];
+  /**
+   * Ids of writes at this node or below it, oldest first. While the node has no children this
+   * is the very array `own` is, and a write goes into it once; the first child gets the node a
+   * copy of its own.
+   */
+  subtree: number[];
   readonly children: Map<string, IndexNode>;
   readonly parent: IndexNode | undefined;
   readonly path: readonly string[];
+  /** Scratch of {@link PathIndex.commitStaged}: the node's bucket in the run it is filling, else -1. */
+  slot: number;
 }
 
 function createNode(parent: IndexNode | undefined, segment: string | undefined): IndexNode {
   const path = parent === undefined || segment === undefined ? [] : [...parent.path, segment];
-  return { own: [], subtree: [], children: new Map(), parent, path };
+  const own: number[] = [];
+  return { own, subtree: own, children: new Map(), parent, path, slot: -1 };
 }
+
+/** The first node whose `subtree` a write at `node` must still go into (see {@link IndexNode.subtree}). */
+function firstSubtree(node: IndexNode): IndexNode | undefined {
+  return node.subtree === node.own ? node.parent : node;
+}
+
+/** Below this many staged writes {@link PathIndex.commitStaged} needs no sort. */
+const MIN_BATCH = 64;
 
 /** Where a write is indexed: its kind, its instance (if any) and, optionally, its dot path text. */
 export interface IndexScope {
@@ -57,6 +72,10 @@ export class PathIndex {
   #lastKind: string | undefined;
   #lastInstance: string | undefined;
   #lastRoot: IndexNode | undefined;
+  /** How many trie nodes there are, in every scope. */
+  #nodeCount = 0;
+  /** Writes (from the first) whose ids are in their nodes' lists; the rest are staged. */
+  #listed = 0;
 
   constructor(valueAt: WriteValueReader) {
     this.#valueAt = valueAt;
@@ -88,6 +107,7 @@ export class PathIndex {
     let root = this.#roots.get(scopeKey);
     if (root === undefined) {
       root = createNode(undefined, undefined);
+      this.#nodeCount++;
       this.#roots.set(scopeKey, root);
     }
     this.#lastKind = kind;
@@ -100,7 +120,9 @@ export class PathIndex {
   child(node: IndexNode, segment: string): IndexNode {
     let child = node.children.get(segment);
     if (child === undefined) {
+      if (node.subtree === node.own) node.subtree = node.own.slice();
       child = createNode(node, segment);
+      this.#nodeCount++;
       node.children.set(segment, child);
     }
     return child;
@@ -111,12 +133,97 @@ export class PathIndex {
    * `method`; its value is whatever the reader finds at `node.path` in that message.
    */
   addAt(node: IndexNode, method: OutputMethod, messageIndex: number): void {
-    const id = this.#messageIndices.length;
+    this.stage(node, method, messageIndex);
+    this.commitStaged();
+  }
+
+  /**
+   * Takes the write of message `messageIndex` at `node` by `method` into the index, as
+   * {@link PathIndex.addAt} does, but leaves it out of its nodes' lists until
+   * {@link PathIndex.commitStaged} (which any other write and every read run first). Staging a
+   * long run of writes and committing them once fills each node's lists one node at a time.
+   */
+  stage(node: IndexNode, method: OutputMethod, messageIndex: number): void {
     this.#messageIndices.push(messageIndex);
     this.#nodes.push(node);
     this.#methods.push(method);
-    node.own.push(id);
-    for (let at: IndexNode | undefined = node; at !== undefined; at = at.parent) at.subtree.push(id);
+  }
+
+  /**
+   * Puts the staged writes' ids into their nodes' lists. A long run is first sorted by node (a
+   * stable counting sort over the nodes it touches, in typed arrays), so each list is appended
+   * to in one go instead of every write jumping between thousands of lists: over 10,000 paths
+   * the index catches up about twice as fast.
+   */
+  commitStaged(): void {
+    const nodes = this.#nodes;
+    const base = this.#listed;
+    const end = nodes.length;
+    this.#listed = end;
+    if (end - base < MIN_BATCH) {
+      for (let id = base; id < end; id++) {
+        const node = nodes[id] as IndexNode;
+        node.own.push(id);
+        for (let at = firstSubtree(node); at !== undefined; at = at.parent) at.subtree.push(id);
+      }
+      return;
+    }
+    // Bucket every node the run touches (each write's node and the ancestors whose subtree
+    // lists it goes into; at most every node there is) and count the ids each list gains.
+    const touched: IndexNode[] = [];
+    const ownCounts = new Int32Array(this.#nodeCount);
+    const subtreeCounts = new Int32Array(this.#nodeCount);
+    let pairs = 0;
+    for (let id = base; id < end; id++) {
+      const node = nodes[id] as IndexNode;
+      if (node.slot < 0) {
+        node.slot = touched.length;
+        touched.push(node);
+      }
+      ownCounts[node.slot] = (ownCounts[node.slot] as number) + 1;
+      for (let at = firstSubtree(node); at !== undefined; at = at.parent) {
+        if (at.slot < 0) {
+          at.slot = touched.length;
+          touched.push(at);
+        }
+        subtreeCounts[at.slot] = (subtreeCounts[at.slot] as number) + 1;
+        pairs++;
+      }
+    }
+    // Where each bucket's ids start, then the ids in bucket order (oldest first in each).
+    const buckets = touched.length;
+    const ownStarts = starts(ownCounts, buckets);
+    const subtreeStarts = starts(subtreeCounts, buckets);
+    const ownIds = new Int32Array(end - base);
+    const subtreeIds = new Int32Array(pairs);
+    const ownNext = ownStarts.slice(0, buckets);
+    const subtreeNext = subtreeStarts.slice(0, buckets);
+    for (let id = base; id < end; id++) {
+      const node = nodes[id] as IndexNode;
+      const ownAt = ownNext[node.slot] as number;
+      ownIds[ownAt] = id;
+      ownNext[node.slot] = ownAt + 1;
+      for (let at = firstSubtree(node); at !== undefined; at = at.parent) {
+        const subtreeAt = subtreeNext[at.slot] as number;
+        subtreeIds[subtreeAt] = id;
+        subtreeNext[at.slot] = subtreeAt + 1;
+      }
+    }
+    for (let slot = 0; slot < buckets; slot++) {
+      const node = touched[slot] as IndexNode;
+      const { own, subtree } = node;
+      for (let at = ownStarts[slot] as number, stop = ownStarts[slot + 1] as number; at < stop; at++) {
+        own.push(ownIds[at] as number);
+      }
+      for (
+        let at = subtreeStarts[slot] as number, stop = subtreeStarts[slot + 1] as number;
+        at < stop;
+        at++
+      ) {
+        subtree.push(subtreeIds[at] as number);
+      }
+      node.slot = -1;
+    }
   }
 
   /**
@@ -153,6 +260,7 @@ export class PathIndex {
    * above the path. Visible scopes: shared, plus `instance` when given.
    */
   window(reference: Reference, instance: string | undefined): LocatedWrite[] {
+    if (this.#listed < this.#nodes.length) this.commitStaged();
     const lists: { ids: number[]; cursor: number; above: boolean }[] = [];
     const scopes = instance === undefined ? [undefined] : [undefined, instance];
     for (const scope of scopes) this.#collectLists(reference, scope, lists);
@@ -193,6 +301,15 @@ export class PathIndex {
       lists.push({ ids: node.subtree, cursor: node.subtree.length - 1, above: false });
     }
   }
+}
+
+/** Prefix sums of the first `buckets` counts: bucket `b` spans `[starts[b], starts[b + 1])`. */
+function starts(counts: Int32Array, buckets: number): Int32Array {
+  const result = new Int32Array(buckets + 1);
+  for (let bucket = 0; bucket < buckets; bucket++) {
+    result[bucket + 1] = (result[bucket] as number) + (counts[bucket] as number);
+  }
+  return result;
 }
 
 /** Keys of shared scopes by kind: one string per kind, so map lookups reuse its cached hash. */
