@@ -20,10 +20,13 @@ export const channelsBenchmark: Benchmark = {
   name: 'channels',
   async run({ smoke }) {
     const sizes = channelBenchSizes(smoke);
+    const channelLevel = await channelLevelRows(sizes);
+    const stateLevel = await stateLevelRows(sizes);
+    const checkpoints = await checkpointRows(sizes);
     const rows = [
-      ...(await channelLevelRows(sizes)),
-      ...(await stateLevelRows(sizes)),
-      ...(await checkpointRows(sizes)),
+      ...channelLevel,
+      ...stateLevel,
+      ...checkpoints.rows,
       ...(await checkpointSerdeRows(sizes)),
       ...(await readIsolationRows(sizes, smoke)),
     ];
@@ -31,6 +34,6 @@ export const channelsBenchmark: Benchmark = {
       'channels: @wharf/channels vs @langchain/langgraph/channels (ratio = ours / theirs)',
       rows,
     );
-    return `${table}\n\n${await readCostNotes(smoke)}`;
+    return [table, ...checkpoints.notes, '', await readCostNotes(smoke)].join('\n');
   },
 };
