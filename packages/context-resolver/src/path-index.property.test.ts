@@ -34,6 +34,14 @@ function message(options: {
   return result;
 }
 
+/** A message whose value suits its method: a merge gets an object, a concat an array. */
+function fittedMessage(options: Parameters<typeof message>[0]): ContextMessage {
+  const { method, value } = options;
+  if (method === 'merge' && !isJsonObject(value)) return message({ ...options, value: { a: value } });
+  if (method === 'concat' && !Array.isArray(value)) return message({ ...options, value: [value] });
+  return message(options);
+}
+
 // Any shape: writes of every method at random paths, hand-written messages, instances. The
 // index must agree with the plain scan, type-mismatch errors included.
 const segment = fc.constantFrom('a', 'b', '0', '1');
@@ -55,11 +63,7 @@ const anyMessage = fc
     path: fc.option(anyPath, { nil: undefined }),
     value: anyValue,
   })
-  .map(({ method, value, ...rest }) => {
-    if (method === 'merge' && !isJsonObject(value)) return message({ ...rest, method, value: { a: value } });
-    if (method === 'concat' && !Array.isArray(value)) return message({ ...rest, method, value: [value] });
-    return message({ ...rest, method, value });
-  });
+  .map(fittedMessage);
 // `_path` messages the catch-up indexes along the keys of `data` (object paths of ASCII keys),
 // nested in each other so that a path written as a leaf later gets children.
 const alongDataMessage = fc
@@ -70,11 +74,7 @@ const alongDataMessage = fc
     path: fc.array(segment, { minLength: 1, maxLength: 3 }),
     value: anyValue,
   })
-  .map(({ method, value, ...rest }) => {
-    if (method === 'merge' && !isJsonObject(value)) return message({ ...rest, method, value: { a: value } });
-    if (method === 'concat' && !Array.isArray(value)) return message({ ...rest, method, value: [value] });
-    return message({ ...rest, method, value });
-  });
+  .map(fittedMessage);
 const query = fc.record({
   reference: fc.record({ kind: fc.constantFrom(...kinds), path: fc.array(segment, { maxLength: 4 }) }),
   instance: fc.constantFrom(...instances),
@@ -222,6 +222,20 @@ const queryWithOddKeys = fc.oneof(
   }),
 );
 
+/** Every query resolves through the index exactly as the plain scan of `messages` does, errors included. */
+function expectLikeScan(
+  log: ContextLog,
+  messages: readonly ContextMessage[],
+  queries: readonly { reference: Reference; instance: string | undefined }[],
+): void {
+  for (const { reference, instance } of queries) {
+    const options = instance === undefined ? {} : { instance };
+    const indexed = outcome(() => log.resolve(reference, options));
+    const scanned = outcome(() => scanResolve(messages, reference, options));
+    expect(indexed, formatReference(reference)).toEqual(scanned);
+  }
+}
+
 /** Appends `batch` one by one or with `appendAll` (all or nothing); returns the messages taken. */
 function appendBatch(log: ContextLog, batch: readonly ContextMessage[], together: boolean): ContextMessage[] {
   if (together) return Array.isArray(outcome(() => log.appendAll(batch))) ? [...batch] : [];
@@ -236,12 +250,7 @@ describe('path index', () => {
         fc.array(query, { minLength: 1, maxLength: 15 }),
         (messages, queries) => {
           const log = new ContextLog(messages);
-          for (const { reference, instance } of queries) {
-            const options = instance === undefined ? {} : { instance };
-            const indexed = outcome(() => log.resolve(reference, options));
-            const scanned = outcome(() => scanResolve(messages, reference, options));
-            expect(indexed, formatReference(reference)).toEqual(scanned);
-          }
+          expectLikeScan(log, messages, queries);
         },
       ),
       { numRuns: 300 },
@@ -261,12 +270,7 @@ describe('path index', () => {
             const accepted = outcome(() => log.append(message));
             if (typeof accepted === 'number') appended.push(message);
             expect(log.length).toBe(appended.length);
-            for (const { reference, instance } of queries) {
-              const options = instance === undefined ? {} : { instance };
-              const indexed = outcome(() => log.resolve(reference, options));
-              const scanned = outcome(() => scanResolve(appended, reference, options));
-              expect(indexed, formatReference(reference)).toEqual(scanned);
-            }
+            expectLikeScan(log, appended, queries);
           }
         },
       ),
@@ -291,12 +295,7 @@ describe('path index', () => {
           for (const { batch, together, queries } of steps) {
             appended.push(...appendBatch(log, batch, together));
             expect(log.length).toBe(appended.length);
-            for (const { reference, instance } of queries) {
-              const options = instance === undefined ? {} : { instance };
-              const indexed = outcome(() => log.resolve(reference, options));
-              const scanned = outcome(() => scanResolve(appended, reference, options));
-              expect(indexed, formatReference(reference)).toEqual(scanned);
-            }
+            expectLikeScan(log, appended, queries);
           }
         },
       ),
@@ -312,12 +311,7 @@ describe('path index', () => {
         (messages, queries) => {
           const log = new ContextLog();
           const appended = appendBatch(log, messages, false);
-          for (const { reference, instance } of queries) {
-            const options = instance === undefined ? {} : { instance };
-            const indexed = outcome(() => log.resolve(reference, options));
-            const scanned = outcome(() => scanResolve(appended, reference, options));
-            expect(indexed, formatReference(reference)).toEqual(scanned);
-          }
+          expectLikeScan(log, appended, queries);
         },
       ),
       { numRuns: 100 },
@@ -340,12 +334,7 @@ describe('path index', () => {
           const appended: ContextMessage[] = [];
           for (const run of runs) {
             appended.push(...appendBatch(log, run, false));
-            for (const { reference, instance } of queries) {
-              const options = instance === undefined ? {} : { instance };
-              const indexed = outcome(() => log.resolve(reference, options));
-              const scanned = outcome(() => scanResolve(appended, reference, options));
-              expect(indexed, formatReference(reference)).toEqual(scanned);
-            }
+            expectLikeScan(log, appended, queries);
           }
         },
       ),
