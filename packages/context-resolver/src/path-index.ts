@@ -211,17 +211,8 @@ export class PathIndex {
     }
     for (let slot = 0; slot < buckets; slot++) {
       const node = touched[slot] as IndexNode;
-      const { own, subtree } = node;
-      for (let at = ownStarts[slot] as number, stop = ownStarts[slot + 1] as number; at < stop; at++) {
-        own.push(ownIds[at] as number);
-      }
-      for (
-        let at = subtreeStarts[slot] as number, stop = subtreeStarts[slot + 1] as number;
-        at < stop;
-        at++
-      ) {
-        subtree.push(subtreeIds[at] as number);
-      }
+      pushBucket(node.own, ownIds, ownStarts, slot);
+      pushBucket(node.subtree, subtreeIds, subtreeStarts, slot);
       node.slot = -1;
     }
   }
@@ -310,6 +301,12 @@ function starts(counts: Int32Array, buckets: number): Int32Array {
     result[bucket + 1] = (result[bucket] as number) + (counts[bucket] as number);
   }
   return result;
+}
+
+/** Appends the ids of bucket `slot` (see {@link starts}) to `list`, in order. */
+function pushBucket(list: number[], ids: Int32Array, bucketStarts: Int32Array, slot: number): void {
+  const stop = bucketStarts[slot + 1] as number;
+  for (let at = bucketStarts[slot] as number; at < stop; at++) list.push(ids[at] as number);
 }
 
 /** Keys of shared scopes by kind: one string per kind, so map lookups reuse its cached hash. */
