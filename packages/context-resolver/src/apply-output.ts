@@ -1,8 +1,9 @@
+import type { JsonValue } from '@wharf/common';
 import { z } from 'zod';
 import { checkCall } from './check-call.js';
 import { appendMessages, type Context } from './context.js';
 import { ContextResolverError, InvalidExpressionError } from './context-resolver-error.js';
-import { isJsonObject, type JsonValue, setKey, toJsonValue } from './json.js';
+import { isJsonObject, setKey, toJsonValue } from './json.js';
 import { parseOutputPath } from './output-plan.js';
 import { formatReference, isArrayIndex, type Reference } from './path.js';
 import type { Call, ContextMessage, OutputMethod } from './schemas.js';

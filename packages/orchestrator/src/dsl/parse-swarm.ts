@@ -1,4 +1,4 @@
-import { utf8Length } from '@wharf/stdio-limits/utf8';
+import { utf8Length } from '@wharf/common';
 import {
   type Document,
   isAlias,
