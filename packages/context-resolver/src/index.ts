@@ -10,7 +10,13 @@ export {
   TypeMismatchError,
 } from './context-resolver-error.js';
 export { type Evaluation, evaluateExpression } from './evaluate.js';
-export { type Expression, expressionReferences, parseExpression } from './expression.js';
+export {
+  type Expression,
+  ExpressionParser,
+  expressionReferences,
+  parseExpression,
+  type ReferenceExpression,
+} from './expression.js';
 export type { Resolution } from './fold.js';
 export { type OutputPlan, parseOutputPath } from './output-plan.js';
 export { formatReference, parsePath, parseReference, REFERENCE_MARKER, type Reference } from './path.js';
