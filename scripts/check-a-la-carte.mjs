@@ -50,8 +50,10 @@ function importedPackages(code) {
 
 /** What a package must not drag into a project that installs it alone. */
 const mustNotInstall = {
-  '@wharf/channels': { only: ['@wharf/channels'] },
-  '@wharf/context-resolver': { only: ['@wharf/context-resolver', 'zod'] },
+  '@wharf/common': { only: ['@wharf/common'] },
+  // The pure packages bring only @wharf/common (itself dependency-free) and, for the resolver, zod.
+  '@wharf/channels': { only: ['@wharf/channels', '@wharf/common'] },
+  '@wharf/context-resolver': { only: ['@wharf/context-resolver', '@wharf/common', 'zod'] },
   '@wharf/evidence': { never: ['better-sqlite3', 'hono', '@hono/node-server', '@wharf/output-store'] },
   // The S3 SDK and the PostgreSQL driver are optional peers: SQLite users never download them.
   '@wharf/output-store': { never: ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', 'pg'] },

@@ -53,6 +53,38 @@ describe('wharf usage errors exit 2 with what is wrong', { timeout: 120_000 }, (
     expect(run.stderr).not.toContain('unexpected error');
   });
 
+  it('validate refuses a FIFO at once instead of waiting for a writer', async () => {
+    await execFileAsync('mkfifo', [join(dir, 'pipe.yaml')]);
+    const started = Date.now();
+    const run = await wharf(['validate', 'pipe.yaml'], dir);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('wharf: pipe.yaml is not a regular file (a FIFO)');
+    // Not a speed target: a blocked open would only end at the helper's 60 s timeout.
+    expect(Date.now() - started).toBeLessThan(30_000);
+    const directory = await wharf(['validate', '.'], dir);
+    expect(directory.code).toBe(2);
+    expect(directory.stderr).toContain('wharf: . is not a regular file (a directory)');
+  });
+
+  it('validate refuses deeply nested YAML as a definition problem at its line:column', async () => {
+    const task = 'name: deep\ntasks:\n  a:\n    script: { content: echo }\n';
+    const depth = 100_000;
+    await writeFile(join(dir, 'deep.yaml'), `${task}    env: ${'['.repeat(depth)}${']'.repeat(depth)}\n`);
+    const flow = await wharf(['validate', 'deep.yaml'], dir);
+    expect(flow.code).toBe(2);
+    expect(flow.stderr).toContain('Invalid swarm definition in deep.yaml (1 problem)');
+    // The root, tasks' and a's mappings are three levels: the 62nd bracket is the 65th.
+    expect(flow.stderr).toContain(
+      '5:71 YAML: collections nested more than 64 deep (maxDepth), here at depth 65',
+    );
+    const lines = Array.from({ length: 1_400 }, (_, level) => `${' '.repeat(6 + level)}k:`);
+    await writeFile(join(dir, 'deep-block.yaml'), `${task}    meta:\n${lines.join('\n')} v\n`);
+    const block = await wharf(['validate', 'deep-block.yaml'], dir);
+    expect(block.code).toBe(2);
+    expect(block.stderr).toMatch(/ 67:\d+ YAML: collections nested more than 64 deep \(maxDepth\)/);
+    for (const run of [flow, block]) expect(run.stderr).not.toMatch(/call stack|unexpected error/i);
+  });
+
   it('validate reports schema and graph problems of one file together', async () => {
     await writeFile(
       join(dir, 'mixed.yaml'),

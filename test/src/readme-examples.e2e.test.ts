@@ -39,6 +39,7 @@ describe('README examples run as written', () => {
   it('finds an example in every package README', () => {
     expect(examples.map((example) => example.name)).toEqual(
       expect.arrayContaining([
+        'packages/common',
         'packages/channels',
         'packages/context-resolver',
         'packages/output-store',

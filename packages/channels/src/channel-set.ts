@@ -1,7 +1,7 @@
+import type { JsonValue } from '@wharf/common';
 import type { Cell } from './cell.js';
 import type { ChannelRecord, ChannelValue } from './channel.js';
 import { ChannelError, SnapshotError, UnknownChannelError } from './channel-error.js';
-import type { JsonValue } from './json-value.js';
 import type { ChannelSnapshot } from './snapshot.js';
 import { parseSnapshotText, readSnapshotEnvelope, SNAPSHOT_FORMAT, SNAPSHOT_VERSION } from './snapshot.js';
 import {

@@ -1,10 +1,10 @@
+import type { JsonValue } from '@wharf/common';
 import type { Cell } from './cell.js';
 import type { ChannelRecord, ChannelValue, UpdateRecord } from './channel.js';
 import { ChannelError, InvalidConcurrentUpdateError, UnknownChannelError } from './channel-error.js';
 import { ChannelSet } from './channel-set.js';
 import type { ChannelUpdateOptions } from './channel-update.js';
 import { ChannelUpdate, checkStep } from './channel-update.js';
-import type { JsonValue } from './json-value.js';
 import { sealJson, sealJsonList } from './json-value.js';
 import type { ChannelSnapshot } from './snapshot.js';
 import { readSnapshotEnvelope } from './snapshot.js';

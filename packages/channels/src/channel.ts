@@ -1,4 +1,4 @@
-import type { JsonValue } from './json-value.js';
+import type { JsonValue } from '@wharf/common';
 import type { RecordedListText } from './snapshot.js';
 
 /**

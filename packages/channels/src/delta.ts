@@ -1,6 +1,6 @@
+import type { JsonValue } from '@wharf/common';
 import type { Channel } from './channel.js';
 import { InvalidUpdateError } from './channel-error.js';
-import type { JsonValue } from './json-value.js';
 
 /**
  * Options of a {@link Delta}.

@@ -1,3 +1,4 @@
+import type { JsonValue } from '@wharf/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Barrier } from './barrier.js';
@@ -8,7 +9,6 @@ import { ChannelUpdate } from './channel-update.js';
 import { Delta } from './delta.js';
 import { Ephemeral } from './ephemeral.js';
 import { foldSuperstep } from './fold-superstep.js';
-import type { JsonValue } from './json-value.js';
 import { LastValue } from './last-value.js';
 import { Messages } from './messages.js';
 import { NamedBarrier } from './named-barrier.js';

@@ -1,3 +1,6 @@
+// The JSON value type every channel holds is @wharf/common's; it is re-exported here so a
+// channels user names it without depending on that package.
+export type { JsonObject, JsonValue } from '@wharf/common';
 export { Barrier } from './barrier.js';
 export { BinaryAggregate, type BinaryAggregateOptions } from './binary-aggregate.js';
 export type {
@@ -24,14 +27,7 @@ export { ChannelUpdate, type ChannelUpdateJson, type ChannelUpdateOptions } from
 export { Delta, type DeltaOptions } from './delta.js';
 export { Ephemeral } from './ephemeral.js';
 export { foldSuperstep } from './fold-superstep.js';
-export {
-  adoptJsonList,
-  isSealedJson,
-  type JsonObject,
-  type JsonValue,
-  sealJson,
-  sealJsonList,
-} from './json-value.js';
+export { adoptJsonList, isSealedJson, sealJson, sealJsonList } from './json-value.js';
 export { LastValue } from './last-value.js';
 export { type Message, Messages } from './messages.js';
 export { NamedBarrier } from './named-barrier.js';

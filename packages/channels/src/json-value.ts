@@ -1,24 +1,5 @@
+import type { JsonValue } from '@wharf/common';
 import { NotJsonError } from './channel-error.js';
-
-/**
- * A plain JSON value: what every channel holds and every snapshot contains.
- *
- * @example
- * ```ts
- * const value: JsonValue = { plan: ['fetch', 'summarise'], done: false };
- * ```
- */
-export type JsonValue = null | boolean | number | string | readonly JsonValue[] | JsonObject;
-
-/**
- * A plain JSON object.
- *
- * @example
- * ```ts
- * const message: JsonObject = { id: 'm1', text: 'hello' };
- * ```
- */
-export type JsonObject = { readonly [key: string]: JsonValue };
 
 /** Objects this module has validated, copied and frozen: never walked again. */
 const sealed = new WeakSet<object>();

@@ -1,6 +1,6 @@
+import type { JsonObject, JsonValue } from '@wharf/common';
 import type { Channel } from './channel.js';
 import { ChannelError, InvalidUpdateError } from './channel-error.js';
-import type { JsonObject, JsonValue } from './json-value.js';
 import { sealJson } from './json-value.js';
 
 /**

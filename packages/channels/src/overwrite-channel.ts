@@ -1,5 +1,5 @@
+import type { JsonValue } from '@wharf/common';
 import type { Channel } from './channel.js';
-import type { JsonValue } from './json-value.js';
 import { sealJson } from './json-value.js';
 
 /**

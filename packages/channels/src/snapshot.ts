@@ -1,5 +1,5 @@
+import type { JsonValue } from '@wharf/common';
 import { SnapshotError } from './channel-error.js';
-import type { JsonValue } from './json-value.js';
 
 /** Format tag of every snapshot this package writes. */
 export const SNAPSHOT_FORMAT = 'wharf-channels';

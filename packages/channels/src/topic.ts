@@ -1,9 +1,9 @@
+import type { JsonValue } from '@wharf/common';
 import { AppendOnlyText } from './append-only-text.js';
 import { appendOnlyView } from './append-only-view.js';
 import type { Channel } from './channel.js';
 import { InvalidUpdateError, SnapshotError } from './channel-error.js';
 import { DeferredList } from './deferred-list.js';
-import type { JsonValue } from './json-value.js';
 import { adoptJsonList, sealJsonList } from './json-value.js';
 import type { RecordedListText } from './snapshot.js';
 

@@ -3,7 +3,7 @@ import { applyOutput } from './apply-output.js';
 import type { Context } from './context.js';
 import { resolveReference } from './context.js';
 import { ContextLog } from './context-log.js';
-import { InvalidExpressionError } from './context-resolver-error.js';
+import { ContextResolverError, InvalidExpressionError } from './context-resolver-error.js';
 import { resolveCall } from './resolve-call.js';
 import type { ContextMessage } from './schemas.js';
 
@@ -127,6 +127,44 @@ describe('applyOutput', () => {
     ];
     for (const [call, result, when, expected] of cases) {
       expect(() => applyOutput(context, call, result, { date: when })).toThrow(expected);
+    }
+    expect(context.length).toBe(0);
+  });
+
+  it('names a missing or malformed argument with a typed error, writing nothing', () => {
+    // As a JavaScript caller (or a typo) would call it: the types no longer guard the arguments.
+    const untyped = applyOutput as (...args: unknown[]) => unknown;
+    const context = new ContextLog();
+    const call = { _outputPath: '†data.a' };
+    const cases: [unknown[], RegExp][] = [
+      [
+        [context, call, 1],
+        /applyOutput: options \(4th argument\) must be an object with a date, got undefined/,
+      ],
+      [[context, call, 1, null], /options \(4th argument\) must be an object with a date, got null/],
+      [
+        [context, call, 1, '2025-10-26T12:00:00Z'],
+        /options \(4th argument\) must be an object .*got a string/,
+      ],
+      [
+        [context, call, 1, { date, outcome: 'maybe' }],
+        /options\.outcome must be 'success' or 'failure', got "maybe"/,
+      ],
+      [
+        [undefined, call, 1, { date }],
+        /applyOutput: context \(1st argument\) must be a ContextLog or a message array/,
+      ],
+    ];
+    for (const [args, message] of cases) {
+      let thrown: unknown;
+      try {
+        untyped(...args);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(ContextResolverError.isInstance(thrown), String(message)).toBe(true);
+      expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT' });
+      expect((thrown as Error).message).toMatch(message);
     }
     expect(context.length).toBe(0);
   });

@@ -1,8 +1,9 @@
+import type { JsonValue } from '@wharf/common';
 import { z } from 'zod';
 import { checkCall } from './check-call.js';
 import { appendMessages, type Context } from './context.js';
 import { ContextResolverError, InvalidExpressionError } from './context-resolver-error.js';
-import { isJsonObject, type JsonValue, setKey, toJsonValue } from './json.js';
+import { isJsonObject, setKey, toJsonValue } from './json.js';
 import { parseOutputPath } from './output-plan.js';
 import { formatReference, isArrayIndex, type Reference } from './path.js';
 import type { Call, ContextMessage, OutputMethod } from './schemas.js';
@@ -56,8 +57,9 @@ const dateSchema = z.iso.datetime({ offset: true });
  * Nothing is merged now: reads combine the messages (see `ContextLog.resolve`).
  *
  * All checks run before anything is appended: a bad date, path, value or method throws and
- * leaves the context unchanged. A failed call's error (an `Error` becomes
- * `{ name, message }`) is written with the call's method, except that `concat` pushes it.
+ * leaves the context unchanged; so does a missing or malformed argument (`INVALID_ARGUMENT`,
+ * naming it). A failed call's error (an `Error` becomes `{ name, message }`) is written with
+ * the call's method, except that `concat` pushes it.
  *
  * @example
  * ```ts
@@ -73,6 +75,7 @@ export function applyOutput(
   result: unknown,
   options: ApplyOutputOptions,
 ): AppliedOutput {
+  checkArguments(context, options);
   checkCall(call);
   if (!dateSchema.safeParse(options.date).success) {
     throw new ContextResolverError('INVALID_VALUE', `date: "${options.date}" is not an ISO timestamp`);
@@ -107,6 +110,40 @@ export function applyOutput(
   });
   const indices = appendMessages(context, messages);
   return { written: true, messages, indices };
+}
+
+/** The arguments the types cannot guard for a JavaScript caller: `INVALID_ARGUMENT` naming which. */
+function checkArguments(context: unknown, options: unknown): void {
+  const isContext =
+    Array.isArray(context) ||
+    (typeof context === 'object' &&
+      context !== null &&
+      typeof Reflect.get(context, 'appendAll') === 'function');
+  if (!isContext) {
+    throw new ContextResolverError(
+      'INVALID_ARGUMENT',
+      `applyOutput: context (1st argument) must be a ContextLog or a message array, got ${describeValue(context)}`,
+    );
+  }
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new ContextResolverError(
+      'INVALID_ARGUMENT',
+      `applyOutput: options (4th argument) must be an object with a date, got ${describeValue(options)}`,
+    );
+  }
+  const outcome: unknown = Reflect.get(options, 'outcome');
+  if (outcome !== undefined && outcome !== 'success' && outcome !== 'failure') {
+    throw new ContextResolverError(
+      'INVALID_ARGUMENT',
+      `applyOutput: options.outcome must be 'success' or 'failure', got ${typeof outcome === 'string' ? JSON.stringify(outcome) : describeValue(outcome)}`,
+    );
+  }
+}
+
+function describeValue(value: unknown): string {
+  if (value === undefined || value === null) return String(value);
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
 function checkDestination(destination: Reference): void {

@@ -1,6 +1,7 @@
+import type { JsonObject, JsonValue } from '@wharf/common';
 import { ContextResolverError } from './context-resolver-error.js';
 import { foldWrites, type Resolution } from './fold.js';
-import { isJsonObject, type JsonObject, type JsonValue, toJsonValue } from './json.js';
+import { isJsonObject, toJsonValue } from './json.js';
 import { parsePath, parseReference, type Reference } from './path.js';
 import { type IndexNode, type IndexScope, PathIndex } from './path-index.js';
 import type { ResolveOptions } from './scan-resolve.js';

@@ -16,7 +16,8 @@ export type ContextResolverErrorCode =
   | 'INVALID_MESSAGE'
   | 'INVALID_CALL'
   | 'INVALID_VALUE'
-  | 'INVALID_SCHEMA';
+  | 'INVALID_SCHEMA'
+  | 'INVALID_ARGUMENT';
 
 /**
  * Base error of `@wharf/context-resolver`. Every error the package throws is one of these,

@@ -1,6 +1,6 @@
+import type { JsonValue } from '@wharf/common';
 import { type Context, resolveReference } from './context.js';
 import { type Expression, parseExpression } from './expression.js';
-import type { JsonValue } from './json.js';
 import type { ResolveOptions } from './scan-resolve.js';
 
 /**

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ContextLog } from './context-log.js';
 import { InvalidExpressionError } from './context-resolver-error.js';
 import { evaluateExpression } from './evaluate.js';
-import { expressionReferences, parseExpression } from './expression.js';
+import { type Expression, ExpressionParser, expressionReferences, parseExpression } from './expression.js';
 import { parseOutputPath } from './output-plan.js';
 
 function parseError(text: string): InvalidExpressionError {
@@ -40,6 +40,85 @@ describe('parseExpression', () => {
     expect(error.position).toBe(position);
     expect(error.expected).toBe(expected);
     expect(error.message).toContain(`position ${position}`);
+  });
+});
+
+describe('ExpressionParser (grammars built on it)', () => {
+  type Node =
+    | Expression
+    | { readonly type: 'flag'; readonly on: boolean }
+    | { readonly type: 'not'; readonly operand: Node };
+
+  class FlagError extends Error {
+    constructor(
+      readonly position: number,
+      readonly expected: string,
+    ) {
+      super(`at ${position}: expected ${expected}`);
+    }
+  }
+
+  /** `on` / `off` operands and a `!` prefix, with its own words and its own error. */
+  class FlagParser extends ExpressionParser<Node> {
+    protected override readonly expectedOperand = "a reference, 'on', 'off' or '('";
+    protected override parseTerm(): Node {
+      if (this.accept('!')) return { type: 'not', operand: this.parseTerm() };
+      return this.parseOperand();
+    }
+    protected override parseOtherOperand(): Node | undefined {
+      if (this.accept('on')) return { type: 'flag', on: true };
+      if (this.accept('off')) return { type: 'flag', on: false };
+      return undefined;
+    }
+    protected override fail(expected: string): never {
+      throw new FlagError(this.position, expected);
+    }
+  }
+
+  it('keeps the precedence and grouping and adds the subclass terms and operands', () => {
+    expect(new FlagParser('†a.ready && !(off || †b) || on').parse()).toEqual({
+      type: 'or',
+      operands: [
+        {
+          type: 'and',
+          operands: [
+            { type: 'reference', reference: { kind: 'a', path: ['ready'] }, text: '†a.ready' },
+            {
+              type: 'not',
+              operand: {
+                type: 'or',
+                operands: [
+                  { type: 'flag', on: false },
+                  { type: 'reference', reference: { kind: 'b', path: [] }, text: '†b' },
+                ],
+              },
+            },
+          ],
+        },
+        { type: 'flag', on: true },
+      ],
+    });
+  });
+
+  it.each([
+    ['†a && maybe', 6, "a reference, 'on', 'off' or '('"],
+    ['(on', 3, "')'"],
+    ['†a.', 3, 'a key after "."'],
+    ['on off', 3, "'||', '&&' or end of expression"],
+  ])('reports %j through the subclass error at position %i expecting %s', (text, position, expected) => {
+    let caught: unknown;
+    try {
+      new FlagParser(text).parse();
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(FlagError);
+    expect(caught).toMatchObject({ position, expected });
+  });
+
+  it('parses what parseExpression parses, the same way, without a subclass', () => {
+    const text = '(†a.x && †b) || †c.0';
+    expect(new ExpressionParser(text).parse()).toEqual(parseExpression(text));
   });
 });
 

@@ -1,13 +1,6 @@
+import type { JsonObject, JsonValue } from '@wharf/common';
 import { TypeMismatchError } from './context-resolver-error.js';
-import {
-  cloneJson,
-  deepMergeInto,
-  getKey,
-  isJsonObject,
-  type JsonObject,
-  type JsonValue,
-  setKey,
-} from './json.js';
+import { cloneJson, deepMergeInto, getKey, isJsonObject, setKey } from './json.js';
 import { formatReference, isArrayIndex, type Reference } from './path.js';
 import { isPathPrefix, type LocatedWrite, valueAt } from './writes.js';
 

@@ -1,3 +1,5 @@
+// The JSON value type is @wharf/common's, re-exported so a resolver user names it directly.
+export type { JsonObject, JsonValue } from '@wharf/common';
 export { type AppliedOutput, type ApplyOutputOptions, applyOutput } from './apply-output.js';
 export { appendMessages, type Context, contextMessages, resolveReference } from './context.js';
 export { ContextLog } from './context-log.js';
@@ -8,9 +10,14 @@ export {
   TypeMismatchError,
 } from './context-resolver-error.js';
 export { type Evaluation, evaluateExpression } from './evaluate.js';
-export { type Expression, expressionReferences, parseExpression } from './expression.js';
+export {
+  type Expression,
+  ExpressionParser,
+  expressionReferences,
+  parseExpression,
+  type ReferenceExpression,
+} from './expression.js';
 export type { Resolution } from './fold.js';
-export type { JsonObject, JsonValue } from './json.js';
 export { type OutputPlan, parseOutputPath } from './output-plan.js';
 export { formatReference, parsePath, parseReference, REFERENCE_MARKER, type Reference } from './path.js';
 export { type ModelMessage, renderForModel } from './render-for-model.js';

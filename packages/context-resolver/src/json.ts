@@ -1,24 +1,5 @@
+import type { JsonObject, JsonValue } from '@wharf/common';
 import { ContextResolverError } from './context-resolver-error.js';
-
-/**
- * Any JSON value: what message data, call arguments and results are made of.
- *
- * @example
- * ```ts
- * const value: JsonValue = { user: { tags: ['a'], age: null } };
- * ```
- */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
-
-/**
- * A JSON object.
- *
- * @example
- * ```ts
- * const object: JsonObject = { status: 'inactive' };
- * ```
- */
-export type JsonObject = { [key: string]: JsonValue };
 
 /**
  * True for a plain JSON object (not null, not an array).
@@ -67,7 +48,7 @@ function copy(value: unknown, where: string, seen: unknown[]): JsonValue {
     if (prototype !== Object.prototype && prototype !== null) {
       throw new ContextResolverError('INVALID_VALUE', `${where}: only plain objects are JSON`);
     }
-    const object: JsonObject = {};
+    const object: Record<string, JsonValue> = {};
     for (const [key, item] of Object.entries(value)) {
       if (item !== undefined) setKey(object, key, copy(item, `${where}.${key}`, seen));
     }
@@ -87,8 +68,8 @@ function copy(value: unknown, where: string, seen: unknown[]): JsonValue {
  */
 export function cloneJson<TValue extends JsonValue>(value: TValue): TValue {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as TValue;
-  const object: JsonObject = {};
+  if (Array.isArray(value)) return value.map((item) => cloneJson(item)) as unknown as TValue;
+  const object: Record<string, JsonValue> = {};
   for (const key of Object.keys(value))
     setKey(object, key, cloneJson((value as JsonObject)[key] as JsonValue));
   return object as TValue;
@@ -96,7 +77,8 @@ export function cloneJson<TValue extends JsonValue>(value: TValue): TValue {
 
 /**
  * Deep-merges `source` into `target` in place: nested objects merge key by key, anything else
- * (arrays included) replaces what was there. `source` is copied, never aliased.
+ * (arrays included) replaces what was there. `source` is copied, never aliased. `target` must be
+ * the caller's own copy (e.g. from {@link cloneJson}), nested objects included.
  *
  * @example
  * ```ts
@@ -104,11 +86,15 @@ export function cloneJson<TValue extends JsonValue>(value: TValue): TValue {
  * deepMergeInto(target, { user: { status: 'active' } }); // { user: { name: 'Alex', status: 'active' } }
  * ```
  */
-export function deepMergeInto(target: JsonObject, source: JsonObject): JsonObject {
+export function deepMergeInto(
+  target: Record<string, JsonValue>,
+  source: JsonObject,
+): Record<string, JsonValue> {
   for (const key of Object.keys(source)) {
     const incoming = source[key] as JsonValue;
     const existing = target[key];
-    if (isJsonObject(existing) && isJsonObject(incoming)) deepMergeInto(existing, incoming);
+    if (isJsonObject(existing) && isJsonObject(incoming))
+      deepMergeInto(existing as Record<string, JsonValue>, incoming);
     else setKey(target, key, cloneJson(incoming));
   }
   return target;
@@ -123,7 +109,7 @@ export function deepMergeInto(target: JsonObject, source: JsonObject): JsonObjec
  * setKey(object, '__proto__', 1); // Object.keys(object) includes '__proto__'
  * ```
  */
-export function setKey(object: JsonObject, key: string, value: JsonValue): void {
+export function setKey(object: Record<string, JsonValue>, key: string, value: JsonValue): void {
   if (key === '__proto__') {
     Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
   } else {

@@ -1,7 +1,8 @@
+import type { JsonObject, JsonValue } from '@wharf/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ContextLog } from './context-log.js';
-import { isJsonObject, type JsonObject, type JsonValue } from './json.js';
+import { isJsonObject } from './json.js';
 import { formatReference, type Reference } from './path.js';
 import { scanResolve } from './scan-resolve.js';
 import type { ContextMessage, OutputMethod } from './schemas.js';
@@ -147,7 +148,7 @@ const typedQuery = fc.record({
 
 /** The straightforward reference: replay every visible message, oldest first, into one document. */
 function replay(messages: readonly ContextMessage[], reference: Reference, instance: string | undefined) {
-  const holder: JsonObject = {};
+  const holder: Record<string, JsonValue> = {};
   for (const entry of messages) {
     if (entry.type !== reference.kind) continue;
     if (entry._instance !== undefined && entry._instance !== instance) continue;
@@ -157,7 +158,7 @@ function replay(messages: readonly ContextMessage[], reference: Reference, insta
       for (const part of write.path) {
         const next = container[key];
         if (!isJsonObject(next)) container[key] = {};
-        container = container[key] as JsonObject;
+        container = container[key] as Record<string, JsonValue>;
         key = part;
       }
       const current = container[key];
@@ -175,7 +176,7 @@ function replay(messages: readonly ContextMessage[], reference: Reference, insta
 
 function deepMerge(target: JsonValue | undefined, source: JsonValue): JsonValue {
   if (!isJsonObject(target) || !isJsonObject(source)) return source;
-  const result: JsonObject = { ...target };
+  const result: Record<string, JsonValue> = { ...target };
   for (const [key, value] of Object.entries(source)) result[key] = deepMerge(result[key], value);
   return result;
 }

@@ -1,4 +1,4 @@
-import type { JsonValue } from './json.js';
+import type { JsonValue } from '@wharf/common';
 import type { Reference } from './path.js';
 import type { OutputMethod } from './schemas.js';
 import type { LocatedWrite } from './writes.js';

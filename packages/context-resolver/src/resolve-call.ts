@@ -1,9 +1,10 @@
+import type { JsonValue } from '@wharf/common';
 import { checkCall } from './check-call.js';
 import { type Context, resolveReference } from './context.js';
 import { ContextResolverError } from './context-resolver-error.js';
 import { evaluateExpression } from './evaluate.js';
 import { parseExpression } from './expression.js';
-import { isJsonObject, type JsonValue, toJsonValue } from './json.js';
+import { isJsonObject, toJsonValue } from './json.js';
 import { REFERENCE_MARKER, scanReference } from './path.js';
 import type { ResolveOptions } from './scan-resolve.js';
 import type { Call } from './schemas.js';

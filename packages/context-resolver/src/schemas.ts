@@ -1,3 +1,4 @@
+import type { JsonValue } from '@wharf/common';
 import { z } from 'zod';
 
 /**
@@ -13,14 +14,14 @@ import { z } from 'zod';
 export const outputMethodSchema = z.enum(['set', 'merge', 'push', 'concat']);
 
 /**
- * Any JSON value.
+ * Any JSON value, parsed as the read-only {@link JsonValue}.
  *
  * @example
  * ```ts
  * jsonValueSchema.parse({ a: [1, 'x', null] });
  * ```
  */
-export const jsonValueSchema = z.json();
+export const jsonValueSchema: z.ZodType<JsonValue> = z.json();
 
 /**
  * A tool call: `_`-prefixed metadata (`_tool`, `_outputPath`, `_outputMethod`, `_instance`) and

@@ -1,7 +1,7 @@
+import type { JsonValue } from '@wharf/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ContextLog } from './context-log.js';
-import type { JsonValue } from './json.js';
 import { parsePath } from './path.js';
 import type { ContextMessage, OutputMethod } from './schemas.js';
 import { valueAtPathText } from './value-at-path-text.js';

@@ -1,4 +1,4 @@
-import type { JsonValue } from './json.js';
+import type { JsonObject, JsonValue } from '@wharf/common';
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -29,7 +29,8 @@ export function valueAtPathText(data: JsonValue, text: string): JsonValue | unde
   // calls made the append check about 10% slower in A/B runs.
   while (position < end) {
     if (typeof current !== 'object' || current === null || Array.isArray(current)) return undefined;
-    const object: { readonly [key: string]: JsonValue } = current;
+    // Array.isArray does not rule out a read-only array in the type, only at run time.
+    const object = current as JsonObject;
     let next: JsonValue | undefined;
     let matched = '';
     let seen = 0;
@@ -64,7 +65,7 @@ export function valueAtPathText(data: JsonValue, text: string): JsonValue | unde
  */
 export function ownKeyAt(value: JsonValue, text: string, position: number): string | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const object: { readonly [key: string]: JsonValue } = value;
+  const object = value as JsonObject;
   let seen = 0;
   // `for…in` walks the engine's cached key list; inherited keys are ruled out below.
   for (const key in object) {

@@ -1,5 +1,6 @@
+import type { JsonValue } from '@wharf/common';
 import { ContextResolverError } from './context-resolver-error.js';
-import { isJsonObject, type JsonValue } from './json.js';
+import { isJsonObject } from './json.js';
 import { parsePath } from './path.js';
 import type { ContextMessage, OutputMethod } from './schemas.js';
 

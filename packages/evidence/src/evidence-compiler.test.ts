@@ -1,10 +1,10 @@
+import { utf8Length } from '@wharf/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ByteRange, ToolCallInput, WorkerMetadata } from './artifact-store.js';
 import { EvidenceCompiler } from './evidence-compiler.js';
 import { EvidenceError } from './evidence-error.js';
 import { InMemoryArtifactStore } from './in-memory-artifact-store.js';
-import { utf8Length } from './utf8.js';
 
 const worker = (jobId: string, overrides: Partial<WorkerMetadata> = {}): WorkerMetadata => ({
   workerId: `w-${jobId}`,

@@ -1,3 +1,4 @@
+import { clampUtf8, completePrefixLength, decodeUtf8, utf8CutAfter, utf8Length } from '@wharf/common';
 import type { ArtifactStore, ByteRange, ToolCallRecord, WorkerMetadata } from './artifact-store.js';
 import { EvidenceError } from './evidence-error.js';
 import {
@@ -18,7 +19,6 @@ import {
 import { neutralizeEvidenceMarkers } from './evidence-marker.js';
 import { ROLLUP_RESERVE_BYTES, rollupLine } from './evidence-rollup.js';
 import { mapConcurrent } from './map-concurrent.js';
-import { clampUtf8, completePrefixLength, decodeUtf8, utf8CutAfter, utf8Length } from './utf8.js';
 import { waterFill } from './water-fill.js';
 
 /**

@@ -1,6 +1,5 @@
+import { formatBytes, utf8Length } from '@wharf/common';
 import type { ToolCallRecord, WorkerMetadata } from './artifact-store.js';
-import { formatBytes } from './format-bytes.js';
-import { utf8Length } from './utf8.js';
 
 /**
  * Text shown in place of an output that was collected or lost after it was listed.

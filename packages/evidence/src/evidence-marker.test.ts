@@ -1,7 +1,7 @@
+import { utf8Length } from '@wharf/common';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { formatEvidenceMarker, neutralizeEvidenceMarkers, parseEvidenceMarkers } from './evidence-marker.js';
-import { utf8Length } from './utf8.js';
 
 describe('evidence markers', () => {
   it('formats a marker that parses back', () => {

@@ -1,7 +1,6 @@
+import { clampUtf8, formatBytes, utf8Length } from '@wharf/common';
 import type { ToolCallRecord, WorkerMetadata } from './artifact-store.js';
 import { isFailedCall } from './evidence-layout.js';
-import { formatBytes } from './format-bytes.js';
-import { clampUtf8, utf8Length } from './utf8.js';
 
 /** Job ids of omitted failing workers a roll-up names, and biggest omitted outputs it lists. */
 const NAMED_JOBS = 5;

@@ -1,3 +1,4 @@
+import { completePrefixLength, decodeUtf8, utf8CutAfter } from '@wharf/common';
 import { type Tool, tool } from 'ai';
 import { checkEvidenceAccess } from './evidence-access.js';
 import type { EvidenceCompiler } from './evidence-compiler.js';
@@ -9,7 +10,6 @@ import {
   getToolOutputInputSchema,
   getWorkerEvidenceInputSchema,
 } from './schemas.js';
-import { completePrefixLength, decodeUtf8, utf8CutAfter } from './utf8.js';
 
 /**
  * Options of {@link createEvidenceTools}.

@@ -1,7 +1,7 @@
+import { utf8Length } from '@wharf/common';
 import { describe, expect, it } from 'vitest';
 import { parseEvidenceMarkers } from './evidence-marker.js';
 import { formatSpawnResult, type ToolIndexEntry } from './format-spawn-result.js';
-import { utf8Length } from './utf8.js';
 
 const entry = (seq: number, exitCode: number | null = 0): ToolIndexEntry => ({
   seq,

@@ -1,3 +1,4 @@
+import { encodeUtf8 } from '@wharf/common';
 import type {
   ArtifactStore,
   ByteRange,
@@ -13,7 +14,6 @@ import { checkRange, rangeWithin } from './range.js';
 import { parseOrThrow, toolCallInputSchema } from './schemas.js';
 import { parseThread, serializeThread } from './thread-jsonl.js';
 import { toolCallRecord } from './tool-call-record.js';
-import { encodeUtf8 } from './utf8.js';
 import { checkWorkerIdentity } from './worker-identity.js';
 
 interface WorkerEntry {

@@ -1,8 +1,8 @@
+import { utf8Length } from '@wharf/common';
 import { describe, expect, it } from 'vitest';
 import { EvidenceCompiler } from './evidence-compiler.js';
 import { InMemoryArtifactStore } from './in-memory-artifact-store.js';
 import { MAX_REPORTED_MALFORMED, mountEvidence } from './mount-evidence.js';
-import { utf8Length } from './utf8.js';
 
 function deepFreeze<TValue>(value: TValue): TValue {
   if (typeof value === 'object' && value !== null) {

@@ -3,6 +3,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { utf8Length } from '@wharf/common';
 import { generateText, type ModelMessage, stepCountIs, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -11,7 +12,6 @@ import { EvidenceCompiler } from './evidence-compiler.js';
 import { evidenceMiddleware } from './evidence-middleware.js';
 import { formatSpawnResult } from './format-spawn-result.js';
 import { FsArtifactStore } from './fs-artifact-store.js';
-import { utf8Length } from './utf8.js';
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: undefined, cacheWrite: undefined },

@@ -2,6 +2,8 @@
 // reachable from here imports a Node builtin or a Node-only package (index.test.ts walks it);
 // the data converter and the model registry are in `@wharf/orchestrator/node`.
 
+// Sizes are written one way everywhere: the CLI and the Web UI table share `@wharf/common`'s.
+export { formatBytes } from '@wharf/common';
 export {
   type ContextLimits,
   type ContextLimitsInput,
@@ -56,12 +58,7 @@ export {
   progressQuery,
   stateQuery,
 } from './shared/definitions.js';
-export {
-  formatBytes,
-  renderProgressTable,
-  renderTaskTable,
-  statusMarks,
-} from './shared/progress-table.js';
+export { renderProgressTable, renderTaskTable, statusMarks } from './shared/progress-table.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
 export {
   describeSwarmFailure,

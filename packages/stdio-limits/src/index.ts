@@ -49,4 +49,3 @@ export {
 } from './summarize.js';
 export { type SummarizeCaptureOptions, summarizeCapture } from './summarize-capture.js';
 export { type TruncationResult, truncateOutput, truncateToBytes } from './truncate.js';
-export { utf8CutAfter, utf8CutBefore, utf8Length } from './utf8.js';

@@ -1,13 +1,8 @@
+import { utf8CutAfter, utf8CutBefore } from '@wharf/common';
 import { formatCut, splitBudget, type TruncationStrategy } from './cut-marker.js';
 import { type SpillFile, SpillWriter, type SpillWriterOptions } from './spill-writer.js';
 import { TailRing } from './tail-ring.js';
-import {
-  countNewlines,
-  preferLineEndBefore,
-  preferLineStartAfter,
-  utf8CutAfter,
-  utf8CutBefore,
-} from './utf8.js';
+import { countNewlines, preferLineEndBefore, preferLineStartAfter } from './utf8.js';
 
 /**
  * Spill settings of one stream: teed to `path` once the stream grows past `threshold` bytes, or

@@ -1,6 +1,6 @@
+import { utf8CutAfter, utf8CutBefore } from '@wharf/common';
 import { formatCut, type TruncationStrategy } from './cut-marker.js';
 import { StdioLimitsError } from './stdio-limits-error.js';
-import { utf8CutAfter, utf8CutBefore } from './utf8.js';
 
 /** Result of {@link truncateOutput} and `summarizeOutput`. */
 export interface TruncationResult {

@@ -1,42 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  countNewlines,
-  preferLineEndBefore,
-  preferLineStartAfter,
-  utf8CutAfter,
-  utf8CutBefore,
-  utf8Length,
-} from './utf8.js';
+import { countNewlines, preferLineEndBefore, preferLineStartAfter } from './utf8.js';
 
-describe('utf8 cuts', () => {
-  const text = Buffer.from('a€b'); // 'a' (1) + '€' (3) + 'b' (1)
-
-  it('moves a prefix cut back before a split character', () => {
-    expect([1, 2, 3, 4].map((index) => utf8CutBefore(text, index))).toEqual([1, 1, 1, 4]);
-  });
-
-  it('measures UTF-8 as TextEncoder does, lone surrogates included', () => {
-    for (const sample of ['', 'a€🚀', '\uD800x', '\uD800€', '\uDC00\uD800', '\uD83D', 'é\uD83D\uDE80']) {
-      expect(utf8Length(sample)).toBe(new TextEncoder().encode(sample).length);
-    }
-  });
-
-  it('moves over at most three continuation bytes: bytes that are not UTF-8 are cut near where asked', () => {
-    const garbage = new Uint8Array(16).fill(0x80);
-    expect(utf8CutBefore(garbage, 10)).toBe(7);
-    expect(utf8CutAfter(garbage, 10)).toBe(13);
-  });
-
-  it('moves a suffix start forward past a split character', () => {
-    expect([1, 2, 3, 4].map((index) => utf8CutAfter(text, index))).toEqual([1, 4, 4, 4]);
-  });
-
-  it('handles 4-byte characters', () => {
-    const emoji = Buffer.from('😀😀');
-    expect(utf8CutBefore(emoji, 7)).toBe(4);
-    expect(utf8CutAfter(emoji, 1)).toBe(4);
-  });
-
+describe('line-aware cuts', () => {
   it('prefers a newline within the window and keeps the cut otherwise', () => {
     const lines = Buffer.from('first line\nsecond line\nthird');
     expect(preferLineEndBefore(lines, 26, 8)).toBe(23);

@@ -1,66 +1,6 @@
+// Line-aware adjustments of cuts in captured output. The UTF-8 cuts they start from
+// (utf8CutBefore, utf8CutAfter) are @wharf/common's.
 const NEWLINE = 0x0a;
-
-function isContinuation(byte: number | undefined): boolean {
-  return byte !== undefined && (byte & 0xc0) === 0x80;
-}
-
-/**
- * Size of a string in UTF-8 bytes, as `TextEncoder` would encode it (a lone surrogate is the
- * three bytes of U+FFFD).
- *
- * @example
- * ```ts
- * utf8Length('é'); // 2
- * ```
- */
-export function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let index = 0; index < text.length; index++) {
-    const code = text.charCodeAt(index);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && index + 1 < text.length) {
-      const next = text.charCodeAt(index + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        index++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
-/**
- * Largest cut point `<= index` that does not split a UTF-8 character: `bytes.subarray(0, cut)`
- * ends on a whole character. It moves back over at most three continuation bytes (a character
- * has no more), so bytes that are not UTF-8 are cut where asked, give or take three.
- *
- * @example
- * ```ts
- * utf8CutBefore(Buffer.from('aé'), 2); // 1 — 'é' is two bytes, so the cut moves before it
- * ```
- */
-export function utf8CutBefore(bytes: Uint8Array, index: number): number {
-  let cut = Math.max(0, Math.min(index, bytes.length));
-  for (let steps = 0; steps < 3 && cut > 0 && cut < bytes.length && isContinuation(bytes[cut]); steps++)
-    cut--;
-  return cut;
-}
-
-/**
- * Smallest cut point `>= index` that does not split a UTF-8 character: `bytes.subarray(cut)`
- * starts on a whole character. It moves forward over at most three continuation bytes.
- *
- * @example
- * ```ts
- * utf8CutAfter(Buffer.from('éa'), 1); // 2
- * ```
- */
-export function utf8CutAfter(bytes: Uint8Array, index: number): number {
-  let cut = Math.max(0, Math.min(index, bytes.length));
-  for (let steps = 0; steps < 3 && cut < bytes.length && isContinuation(bytes[cut]); steps++) cut++;
-  return cut;
-}
 
 /**
  * Moves a prefix cut back to just after a newline when one lies within `window` bytes before

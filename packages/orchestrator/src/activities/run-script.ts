@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { utf8CutBefore } from '@wharf/common';
 import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
 import { type OutputRef, type OutputStore, readBody, spawnEnv } from '@wharf/output-store';
 import {
@@ -13,7 +14,6 @@ import {
   resolveLimits,
   type StreamCapture,
   type Summarizer,
-  utf8CutBefore,
 } from '@wharf/stdio-limits';
 import { captureLimitsOf } from '../context/context-limits.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';

@@ -1,5 +1,5 @@
+import { utf8CutAfter } from '@wharf/common';
 import { OutputNotFoundError, type OutputStore, readBody } from '@wharf/output-store';
-import { utf8CutAfter } from '@wharf/stdio-limits';
 import type { ContextPlan } from '../shared/types.js';
 import {
   type LoadedContextEntry,

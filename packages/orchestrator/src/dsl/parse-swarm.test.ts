@@ -223,6 +223,7 @@ describe('size limits', () => {
       maxBytes: 4 * 1024 * 1024,
       maxTasks: 20_000,
       maxAliasNodes: 10_000,
+      maxDepth: 64,
     });
   });
 
@@ -269,6 +270,54 @@ describe('size limits', () => {
     expect(tooLarge(() => validateSwarm({ name: 'x', tasks })).limit).toBe('maxTasks');
     expect(tooLarge(() => parseSwarm(oneTask, { sizeLimits: { maxBytes: 10 } })).limit).toBe('maxBytes');
     expect(parseSwarm(threeTasks, { sizeLimits: { maxTasks: 3, maxBytes: 1_000 } }).name).toBe('x');
+  });
+});
+
+describe('deep YAML', () => {
+  const task = 'name: deep\ntasks:\n  a:\n    script: { content: ls }\n';
+
+  it('refuses flow collections nested past maxDepth at the first one too deep, without a stack overflow', () => {
+    for (const depth of [65, 5_000, 1_000_000]) {
+      const error = issuesOf(`${task}    env: ${'['.repeat(depth)}${']'.repeat(depth)}\n`);
+      expect(error.issues).toEqual([
+        {
+          path: '',
+          message: 'YAML: collections nested more than 64 deep (maxDepth), here at depth 65',
+          line: 5,
+          // The root, tasks' and a's mappings are three levels: the 62nd bracket is the 65th.
+          column: 10 + 61,
+        },
+      ]);
+    }
+  });
+
+  it('refuses block mappings nested past maxDepth at the line of the first one too deep', () => {
+    const lines = Array.from({ length: 1_500 }, (_, level) => `${' '.repeat(6 + level)}k:`);
+    const error = issuesOf(`${task}    meta:\n${lines.join('\n')} v\n`);
+    expect(error.issues).toHaveLength(1);
+    expect(error.issues[0]?.message).toMatch(/^YAML: collections nested more than 64 deep \(maxDepth\)/);
+    // The root (1), tasks' (2) and a's (3) mappings: meta's, at line 6, is level 4.
+    expect(error.issues[0]?.line).toBe(6 + 61);
+  });
+
+  it('takes nesting up to the limit to the schema, and the limit is configurable', () => {
+    const nested = (depth: number) => `${task}    env: ${'['.repeat(depth)}${']'.repeat(depth)}\n`;
+    expect(issuesOf(nested(61)).issues[0]?.message).toBe('unknown field(s): env');
+    const error = (() => {
+      try {
+        parseSwarm(nested(10), { sizeLimits: { maxDepth: 8 } });
+      } catch (caught) {
+        return caught as SwarmDefinitionError;
+      }
+      throw new Error('expected a SwarmDefinitionError');
+    })();
+    expect(error.issues[0]?.message).toContain('more than 8 deep (maxDepth)');
+  });
+
+  it('still reports a second document as a YAML issue', () => {
+    expect(issuesOf(`${task}---\nname: other\n`).issues[0]?.message).toMatch(
+      /^YAML: Source contains multiple documents/,
+    );
   });
 });
 

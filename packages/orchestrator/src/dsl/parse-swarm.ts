@@ -1,14 +1,18 @@
-import { utf8Length } from '@wharf/stdio-limits/utf8';
+import { utf8Length } from '@wharf/common';
 import {
+  Composer,
+  CST,
   type Document,
   isAlias,
   isCollection,
   isMap,
   isPair,
   isScalar,
+  Lexer,
   LineCounter,
   type Node,
-  parseDocument,
+  Parser,
+  YAMLParseError,
 } from 'yaml';
 import type { z } from 'zod';
 import { formatPath } from './format-path.js';
@@ -60,13 +64,25 @@ export function parseSwarm(text: string, options: ParseSwarmOptions = {}): Swarm
     throw new SwarmDefinitionTooLargeError('maxBytes', bytes, limits.maxBytes, options.source);
   }
   const lineCounter = new LineCounter();
-  // yaml's own uniqueKeys check is quadratic in a mapping's size; duplicateKeys is linear.
-  const document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: false });
   const at = (offset: number | undefined) => {
     if (offset === undefined) return {};
     const position = lineCounter.linePos(offset);
     return { line: position.line, column: position.col };
   };
+  const { tokens, tooDeep } = readSyntax(text, lineCounter, limits.maxDepth);
+  if (tooDeep !== undefined) {
+    throw new SwarmDefinitionError(
+      [
+        {
+          path: '',
+          message: `YAML: collections nested more than ${limits.maxDepth} deep (maxDepth), here at depth ${limits.maxDepth + 1}`,
+          ...at(tooDeep),
+        },
+      ],
+      options.source,
+    );
+  }
+  const document = composeDocument(tokens, text.length);
   const syntaxIssues: SwarmIssue[] = document.errors.map((error) => ({
     path: '',
     message: `YAML: ${error.message.split('\n')[0]}`,
@@ -136,6 +152,55 @@ export function validateSwarm(value: unknown, options: ParseSwarmOptions = {}): 
   const checked = check(value, (issue) => issue, options.tools);
   if (checked.definition === undefined) throw new SwarmDefinitionError(checked.issues, options.source);
   return checked.definition;
+}
+
+/**
+ * The one document of `tokens`, as `parseDocument` composes it (a second document is an
+ * error). yaml's own uniqueKeys check is quadratic in a mapping's size; duplicateKeys is linear.
+ */
+function composeDocument(tokens: readonly CST.Token[], length: number): Document.Parsed {
+  const composer = new Composer({ uniqueKeys: false });
+  let document: Document.Parsed | undefined;
+  for (const composed of composer.compose(tokens, true, length)) {
+    if (document === undefined) document = composed;
+    else {
+      document.errors.push(
+        new YAMLParseError(
+          [composed.range[0], composed.range[1]],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents; please use YAML.parseAllDocuments()',
+        ),
+      );
+      break;
+    }
+  }
+  return document as Document.Parsed;
+}
+
+/**
+ * The syntax tree of `text`, read as yaml's `parseDocument` reads it, lexeme by lexeme, so that
+ * it stops at the first collection nested deeper than `maxDepth` (its offset is `tooDeep`):
+ * the composer recurses once per level and would overflow the stack on deep text, and a
+ * pathological file (megabytes of `[`) is refused within its first lexemes, not parsed whole.
+ */
+function readSyntax(
+  text: string,
+  lineCounter: LineCounter,
+  maxDepth: number,
+): { tokens: CST.Token[]; tooDeep?: number } {
+  const parser = new Parser(lineCounter.addNewLine);
+  const tokens: CST.Token[] = [];
+  lineCounter.addNewLine(0);
+  for (const lexeme of new Lexer().lex(text)) {
+    for (const token of parser.next(lexeme)) tokens.push(token);
+    // The stack holds the document, the open collections and at most a node being read.
+    if (parser.stack.length > maxDepth) {
+      const open = parser.stack.filter((token) => CST.isCollection(token));
+      if (open.length > maxDepth) return { tokens, tooDeep: (open[maxDepth] as CST.Token).offset };
+    }
+  }
+  for (const token of parser.end()) tokens.push(token);
+  return { tokens };
 }
 
 /**

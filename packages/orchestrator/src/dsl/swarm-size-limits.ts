@@ -10,11 +10,16 @@ export interface SwarmSizeLimits {
   maxTasks: number;
   /** Nodes that YAML aliases (`*name`) may copy in all, against alias bombs. */
   maxAliasNodes: number;
+  /**
+   * Levels of YAML collections (mappings, sequences) nested in one another; deeper text is
+   * refused before it is composed (a definition needs fewer than ten).
+   */
+  maxDepth: number;
 }
 
 /**
  * The default {@link SwarmSizeLimits}: 4 MiB of YAML, 20,000 tasks, 10,000 nodes copied by
- * aliases. Pass `sizeLimits` to `parseSwarm` / `validateSwarm` to change them.
+ * aliases, collections 64 deep. Pass `sizeLimits` to `parseSwarm` / `validateSwarm` to change them.
  *
  * @example
  * ```ts
@@ -25,4 +30,5 @@ export const defaultSwarmSizeLimits: Readonly<SwarmSizeLimits> = Object.freeze({
   maxBytes: 4 * 1024 * 1024,
   maxTasks: 20_000,
   maxAliasNodes: 10_000,
+  maxDepth: 64,
 });

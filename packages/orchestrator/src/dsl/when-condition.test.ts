@@ -32,15 +32,17 @@ describe('parseWhen', () => {
   });
 
   it('refuses malformed conditions with the position and what was expected', () => {
-    const cases: [string, number][] = [
-      ['†data.x ==', 10],
-      ['†data.x && (†data.y', 19],
-      ["†data.x == 'open", 16],
-      ['†data.', 6],
-      ['yes', 0],
-      ['†a.b †c', 5],
+    const cases: [string, number, string][] = [
+      ['†data.x ==', 10, "a reference '†kind.path', a literal or '('"],
+      ['†data.x && (†data.y', 19, "')'"],
+      ["†data.x == 'open", 16, "closing '"],
+      ['†data.', 6, 'a key after "."'],
+      ['†1 == 1', 1, 'a kind name (letter or _)'],
+      ['yes', 0, "a reference '†kind.path', a literal or '('"],
+      ['†a.b †c', 5, "'||', '&&', a comparison or end of condition"],
+      ['†a.b+1', 4, "'||', '&&', a comparison or end of condition"],
     ];
-    for (const [text, position] of cases) {
+    for (const [text, position, expected] of cases) {
       let caught: unknown;
       try {
         parseWhen(text);
@@ -50,6 +52,7 @@ describe('parseWhen', () => {
       expect(InvalidConditionError.isInstance(caught), text).toBe(true);
       expect((caught as InvalidConditionError).code).toBe('INVALID_CONDITION');
       expect((caught as InvalidConditionError).position, text).toBe(position);
+      expect((caught as InvalidConditionError).expected, text).toBe(expected);
     }
   });
 });

@@ -1,6 +1,6 @@
 // A task's `when:` condition: parsed once, evaluated against `†` values. Pure and
 // deterministic (safe in the workflow sandbox): no clock, no I/O.
-import { type Expression, parseReference, REFERENCE_MARKER, type Reference } from '@wharf/context-resolver';
+import { type Expression, ExpressionParser, type ReferenceExpression } from '@wharf/context-resolver';
 import { InvalidConditionError } from './invalid-condition-error.js';
 
 /** A JSON literal in a condition: `'text'`, `"text"`, a number, `true`, `false`, `null`. */
@@ -18,7 +18,7 @@ export type ComparisonOperator = '==' | '!=' | '<' | '<=' | '>' | '>=';
  * ```
  */
 export type Condition =
-  | { readonly type: 'reference'; readonly reference: Reference; readonly text: string }
+  | ReferenceExpression
   | { readonly type: 'literal'; readonly value: ConditionLiteral }
   | { readonly type: 'not'; readonly operand: Condition }
   | {
@@ -30,14 +30,14 @@ export type Condition =
   | { readonly type: 'and' | 'or'; readonly operands: readonly Condition[] };
 
 const OPERATORS: readonly ComparisonOperator[] = ['==', '!=', '<=', '>=', '<', '>'];
-/** Characters that end a reference inside a condition. */
-const REFERENCE_END = /[\s()!=<>|&,'"]/;
 
 /**
  * Parses a `when:` condition. The grammar, loosest first: `a || b`, `a && b`, `!a`,
  * `a == b` (also `!=`, `<`, `<=`, `>`, `>=`), and operands that are `†kind.path` references,
  * JSON literals (`'text'`, `"text"`, numbers, `true`, `false`, `null`) or parenthesised
- * conditions. Throws {@link InvalidConditionError} with the position and what was expected.
+ * conditions: the input expressions of `@wharf/context-resolver` (`||`, `&&`, references,
+ * parentheses) with negation, comparisons and literals added. Throws
+ * {@link InvalidConditionError} with the position and what was expected.
  *
  * @example
  * ```ts
@@ -45,37 +45,19 @@ const REFERENCE_END = /[\s()!=<>|&,'"]/;
  * ```
  */
 export function parseWhen(text: string): Condition {
-  const parser = new ConditionParser(text);
-  const condition = parser.parseOr();
-  parser.skipSpace();
-  if (!parser.atEnd()) parser.fail(`'||', '&&', a comparison or end of condition`);
-  return condition;
+  return new ConditionParser(text).parse();
 }
 
-class ConditionParser {
-  position = 0;
-  readonly text: string;
-  constructor(text: string) {
-    this.text = text;
-  }
+/** context-resolver's expression parser, with `!`, comparisons and literals in its terms. */
+class ConditionParser extends ExpressionParser<Condition> {
+  protected override readonly expectedAtEnd = `'||', '&&', a comparison or end of condition`;
+  protected override readonly expectedOperand = `a reference '†kind.path', a literal or '('`;
 
-  parseOr(): Condition {
-    const operands = [this.parseAnd()];
-    while (this.accept('||')) operands.push(this.parseAnd());
-    return operands.length === 1 ? (operands[0] as Condition) : { type: 'or', operands };
-  }
-
-  parseAnd(): Condition {
-    const operands = [this.parseUnary()];
-    while (this.accept('&&')) operands.push(this.parseUnary());
-    return operands.length === 1 ? (operands[0] as Condition) : { type: 'and', operands };
-  }
-
-  parseUnary(): Condition {
+  protected override parseTerm(): Condition {
     this.skipSpace();
     if (this.text[this.position] === '!' && this.text[this.position + 1] !== '=') {
       this.position += 1;
-      return { type: 'not', operand: this.parseUnary() };
+      return { type: 'not', operand: this.parseTerm() };
     }
     const left = this.parseOperand();
     this.skipSpace();
@@ -85,42 +67,19 @@ class ConditionParser {
     return { type: 'compare', operator, left, right: this.parseOperand() };
   }
 
-  parseOperand(): Condition {
-    this.skipSpace();
+  protected override parseOtherOperand(): Condition | undefined {
     const char = this.text[this.position];
-    if (this.accept('(')) {
-      const inner = this.parseOr();
-      if (!this.accept(')')) this.fail(`')'`);
-      return inner;
-    }
-    if (char === REFERENCE_MARKER) return this.parseReference();
     if (char === "'" || char === '"') return { type: 'literal', value: this.parseString(char) };
     const word = /^(?:true|false|null|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)(?![\w.])/.exec(
       this.text.slice(this.position),
     )?.[0];
-    if (word === undefined) this.fail(`a reference '†kind.path', a literal or '('`);
+    if (word === undefined) return undefined;
     this.position += word.length;
     const value = word === 'true' ? true : word === 'false' ? false : word === 'null' ? null : Number(word);
     return { type: 'literal', value };
   }
 
-  parseReference(): Condition {
-    const start = this.position;
-    let end = start + 1;
-    while (end < this.text.length && !REFERENCE_END.test(this.text[end] as string)) end++;
-    const text = this.text.slice(start, end);
-    try {
-      const reference = parseReference(text);
-      this.position = end;
-      return { type: 'reference', reference, text };
-    } catch (error) {
-      const position = (error as { position?: unknown }).position;
-      this.position = start + (typeof position === 'number' ? position : 0);
-      return this.fail(`a reference '†kind.path'`);
-    }
-  }
-
-  parseString(quote: string): string {
+  private parseString(quote: string): string {
     let value = '';
     let cursor = this.position + 1;
     while (cursor < this.text.length && this.text[cursor] !== quote) {
@@ -136,22 +95,7 @@ class ConditionParser {
     return value;
   }
 
-  accept(token: string): boolean {
-    this.skipSpace();
-    if (!this.text.startsWith(token, this.position)) return false;
-    this.position += token.length;
-    return true;
-  }
-
-  skipSpace(): void {
-    while (/\s/.test(this.text[this.position] ?? '')) this.position++;
-  }
-
-  atEnd(): boolean {
-    return this.position >= this.text.length;
-  }
-
-  fail(expected: string): never {
+  protected override fail(expected: string): never {
     throw new InvalidConditionError({ condition: this.text, position: this.position, expected });
   }
 }

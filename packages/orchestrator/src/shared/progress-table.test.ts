@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatBytes, renderProgressTable } from './progress-table.js';
+import { renderProgressTable } from './progress-table.js';
 import type { SwarmProgress, TaskProgress } from './types.js';
 
 function task(name: string, status: TaskProgress['status'], reason?: string): TaskProgress {
@@ -97,20 +97,5 @@ describe('renderProgressTable', () => {
     expect(lines).toContain('| review | ✔ done | 1/1 | 10 B | 1.2k in / 340 out tok · $0.0031 |  |  |');
     expect(lines).toContain('| inventory | ✔ done | 1/1 | 10 B |  |  |  |');
     expect(renderProgressTable(progress)).not.toContain('tokens');
-  });
-});
-
-describe('formatBytes', () => {
-  it('writes sizes as the evidence text does: powers of 1024, one decimal below ten', () => {
-    expect([0, 523, 1_024, 1_536, 46_080, 10_695_475, 104_857_600, 5 * 1024 ** 4].map(formatBytes)).toEqual([
-      '0 B',
-      '523 B',
-      '1KB',
-      '1.5KB',
-      '45KB',
-      '10MB',
-      '100MB',
-      '5TB',
-    ]);
   });
 });

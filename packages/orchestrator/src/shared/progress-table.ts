@@ -1,4 +1,5 @@
 // Pure: renders swarm progress as markdown for the Temporal Web UI's "current details".
+import { formatBytes } from '@wharf/common';
 import { formatUsage, swarmUsage } from './agent-usage.js';
 import { isTaskFailure } from './swarm-failure.js';
 import type { SwarmProgress, TaskProgress } from './types.js';
@@ -13,30 +14,6 @@ export const statusMarks: Readonly<Record<TaskProgress['status'], string>> = {
   skipped: '↷',
   cancelled: '⊘',
 };
-
-/**
- * A byte count for people, compact: `523 B`, `45KB`, `1.5MB`, `100MB` (powers of 1024, one
- * decimal below ten). The same rule as the evidence text's sizes (`@wharf/evidence`, which
- * installs alone, keeps its own copy).
- *
- * @example
- * ```ts
- * formatBytes(10_695_475); // '10MB'
- * formatBytes(46_080); // '45KB'
- * ```
- */
-export function formatBytes(bytes: number): string {
-  const units = ['KB', 'MB', 'GB', 'TB'];
-  if (bytes < 1024) return `${bytes} B`;
-  let value = bytes / 1024;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  const text = value < 10 ? value.toFixed(1).replace(/\.0$/, '') : Math.round(value).toString();
-  return `${text}${units[unit]}`;
-}
 
 /**
  * The markdown progress table shown as the workflow's current details in the Web UI. Failed

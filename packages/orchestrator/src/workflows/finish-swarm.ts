@@ -8,7 +8,7 @@ import {
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { formatBytes } from '../shared/progress-table.js';
+import { formatBytes } from '@wharf/common';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type { AgentTaskInput, SuperviseInput, SuperviseResult, SwarmResult } from '../shared/types.js';

@@ -1,11 +1,12 @@
 /**
- * Human-readable size: `523 B`, `45KB`, `1.5MB`, `100MB` (powers of 1024, one decimal
- * below ten). `@wharf/orchestrator` exports the same `formatBytes` (this package installs
- * alone, so it keeps its own copy).
+ * A byte count for people, compact: `523 B`, `45KB`, `1.5MB`, `100MB` (powers of 1024, one
+ * decimal below ten). The evidence text, the Web UI's progress table and the CLI all write
+ * sizes with it.
  *
  * @example
  * ```ts
- * formatBytes(46080); // '45KB'
+ * formatBytes(46_080); // '45KB'
+ * formatBytes(10_695_475); // '10MB'
  * ```
  */
 export function formatBytes(bytes: number): string {

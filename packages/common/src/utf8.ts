@@ -1,3 +1,11 @@
+// The WHATWG text codecs are globals in Node, browsers and Temporal's workflow sandbox; the ES
+// library this package compiles against names no runtime, so it declares the little it uses.
+declare const TextEncoder: new () => { encode(text: string): Uint8Array };
+declare const TextDecoder: new (
+  label: 'utf-8',
+  options: { fatal?: boolean; ignoreBOM?: boolean },
+) => { decode(bytes: Uint8Array): string };
+
 const encoder = new TextEncoder();
 const strictDecoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 const lenientDecoder = new TextDecoder('utf-8', { ignoreBOM: true });

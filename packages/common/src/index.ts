@@ -1,0 +1,11 @@
+export { formatBytes } from './format-bytes.js';
+export type { JsonObject, JsonValue } from './json-value.js';
+export {
+  clampUtf8,
+  completePrefixLength,
+  decodeUtf8,
+  encodeUtf8,
+  utf8CutAfter,
+  utf8CutBefore,
+  utf8Length,
+} from './utf8.js';
