@@ -1,6 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
   captureProcess,
@@ -10,7 +10,7 @@ import {
 } from '@wharf/stdio-limits';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
-import { confinePath } from './confine-path.js';
+import { openInWorkdir, readRange } from './safe-open.js';
 import { toolOutput } from './tool-output.js';
 
 /** What a built-in tool call runs with: the task's work directory, limits and spill place. */
@@ -36,8 +36,9 @@ const MAX_HTTP_BODY = 8 * 1024 * 1024;
 
 /**
  * The built-in tools for one call: `shell` (bash under the task's stdio limits, output
- * spilled whole, the process group killed on cancel), `read_file` and `write_file` (confined
- * to the work directory, symbolic links included) and `http_request` (bounded body).
+ * spilled whole, the process group killed on cancel), `read_file` and `write_file` (regular
+ * files of the work directory only, opened by {@link openInWorkdir}; `read_file` reads only the
+ * byte range asked for, at most `budgetBytes`) and `http_request` (bounded body).
  *
  * @example
  * ```ts
@@ -63,12 +64,19 @@ export function builtinTools(context: BuiltinToolContext): ToolSet {
         length: z.number().int().positive().optional(),
       }),
       execute: async ({ path, offset, length }) => {
-        const file = await confinePath(context.workdir, path);
-        const size = (await stat(file)).size;
-        const start = Math.min(offset ?? 0, size);
-        const end = Math.min(start + (length ?? context.budgetBytes), size, start + context.budgetBytes);
-        const body = (await readFile(file)).subarray(start, end).toString('utf8');
-        return toolOutput({ text: `${path} bytes ${start}-${end} of ${size}:\n${body}`, full: body });
+        const file = await openInWorkdir(context.workdir, path, 'read');
+        try {
+          const { size } = file;
+          const start = Math.min(offset ?? 0, size);
+          const wanted = Math.min(start + (length ?? context.budgetBytes), size, start + context.budgetBytes);
+          // Only the range asked for is read, whatever the file's size.
+          const bytes = await readRange(file.handle, start, wanted);
+          const end = start + bytes.length;
+          const body = bytes.toString('utf8');
+          return toolOutput({ text: `${path} bytes ${start}-${end} of ${size}:\n${body}`, full: body });
+        } finally {
+          await file.handle.close();
+        }
       },
     }),
     write_file: tool({
@@ -79,12 +87,12 @@ export function builtinTools(context: BuiltinToolContext): ToolSet {
         append: z.boolean().optional(),
       }),
       execute: async ({ path, content, append }) => {
-        const file = await confinePath(context.workdir, path);
-        await mkdir(dirname(file), { recursive: true });
-        // The directories just made may not change where the path leads: check again.
-        await confinePath(context.workdir, path);
-        if (append === true) await appendFile(file, content);
-        else await writeFile(file, content);
+        const file = await openInWorkdir(context.workdir, path, append === true ? 'append' : 'write');
+        try {
+          await file.handle.writeFile(content);
+        } finally {
+          await file.handle.close();
+        }
         const bytes = Buffer.byteLength(content);
         return `${append === true ? 'appended' : 'wrote'} ${bytes} bytes to ${path}`;
       },
