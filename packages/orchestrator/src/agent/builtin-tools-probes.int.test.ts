@@ -11,6 +11,8 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolSet } from 'ai';
@@ -18,9 +20,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BuiltinToolContext, builtinTools } from './builtin-tools.js';
 import type { ToolOutput } from './tool-output.js';
 
-// The shapes an attacker or a wedged peer gives the file tools: directories swapped for
+// The shapes an attacker or a wedged peer gives the file and HTTP tools: directories swapped for
 // links by a concurrent process, hard links and FIFOs in the work directory, files far larger
-// than memory.
+// than memory, and servers that never finish a response.
 
 type Outcome = { value: unknown } | { error: unknown };
 
@@ -98,7 +100,7 @@ function hasPython(): boolean {
   }
 }
 
-describe('built-in file tools under attack', () => {
+describe('built-in file and HTTP tools under attack', () => {
   let dir: string;
   let work: string;
   let outside: string;
@@ -241,5 +243,54 @@ describe('built-in file tools under attack', () => {
       expect(textOf(head).startsWith(`sparse-${size}.bin bytes 0-2000 of ${size}:\n`)).toBe(true);
       await rm(path);
     }
+  });
+
+  describe('http_request against a server that never finishes', () => {
+    let server: Server;
+    let base: string;
+    beforeEach(async () => {
+      server = createServer((request, response) => {
+        if (request.url === '/silent') return; // never answers
+        response.writeHead(200, { 'content-type': 'text/plain' });
+        response.write('partial body'); // and never ends
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    afterEach(async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    });
+
+    /** The call's outcome, or 'still pending' if it outlives the guard (the abort then ends it). */
+    async function guarded(tools: ToolSet, input: unknown): Promise<Outcome | 'still pending'> {
+      const outcome = call(tools, 'http_request', input);
+      const verdict = await Promise.race([
+        outcome,
+        new Promise<'still pending'>((resolve) => setTimeout(() => resolve('still pending'), 10_000).unref()),
+      ]);
+      controller.abort();
+      await outcome;
+      return verdict;
+    }
+
+    it('a body that never ends fails the call at timeout_ms, with what arrived and a marker', async () => {
+      const outcome = await guarded(builtinTools(context), { url: `${base}/stream`, timeout_ms: 300 });
+      expect(outcome).toMatchObject({ value: { failed: true } });
+      const text = textOf(outcome as Outcome);
+      expect(text).toMatch(/^HTTP 200 OK\n/);
+      expect(text).toContain(
+        '\n\npartial body\n--- [timed out after 300 ms reading the body: 12 bytes read, the rest was not] ---',
+      );
+    });
+
+    it("headers that never come fail the call at the task's limits.timeout_ms", async () => {
+      const tools = builtinTools({ ...context, limits: { timeout_ms: 300 } });
+      const outcome = await guarded(tools, { url: `${base}/silent` });
+      expect(outcome).toMatchObject({ value: { failed: true } });
+      expect(textOf(outcome as Outcome)).toBe(
+        `GET ${base}/silent: timed out after 300 ms waiting for the response headers`,
+      );
+    });
   });
 });

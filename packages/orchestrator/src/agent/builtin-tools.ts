@@ -31,6 +31,29 @@ export interface BuiltinToolContext {
   onProgress?: (bytes: number) => void;
 }
 
+/**
+ * How long one `http_request` may take, from the request until the last byte of the body
+ * (headers included), when neither the call (`timeout_ms`, up to
+ * {@link MAX_HTTP_REQUEST_TIMEOUT_MS}) nor the task's `limits.timeout_ms` says otherwise.
+ */
+export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+/** Longest time limit an `http_request` call may ask for. */
+export const MAX_HTTP_REQUEST_TIMEOUT_MS = 600_000;
+
+const httpRequestInput = z.object({
+  url: z.url(),
+  method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
+  headers: z.record(z.string(), z.string()).optional(),
+  body: z.string().optional(),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_HTTP_REQUEST_TIMEOUT_MS)
+    .optional()
+    .describe('Give up after this many milliseconds, headers and body included'),
+});
+
 /** Most bytes of an HTTP response body kept (the rest is reported as cut). */
 const MAX_HTTP_BODY = 8 * 1024 * 1024;
 
@@ -38,7 +61,10 @@ const MAX_HTTP_BODY = 8 * 1024 * 1024;
  * The built-in tools for one call: `shell` (bash under the task's stdio limits, output
  * spilled whole, the process group killed on cancel), `read_file` and `write_file` (regular
  * files of the work directory only, opened by {@link openInWorkdir}; `read_file` reads only the
- * byte range asked for, at most `budgetBytes`) and `http_request` (bounded body).
+ * byte range asked for, at most `budgetBytes`) and `http_request` (bounded body, and a time
+ * limit from the request to the body's last byte: the call's `timeout_ms`, else the task's
+ * `limits.timeout_ms`, else {@link HTTP_REQUEST_TIMEOUT_MS}; past it the call fails with what
+ * arrived and a marker).
  *
  * @example
  * ```ts
@@ -98,34 +124,57 @@ export function builtinTools(context: BuiltinToolContext): ToolSet {
       },
     }),
     http_request: tool({
-      description: 'Make an HTTP request. You see the status, headers and the body cut to a bounded size.',
-      inputSchema: z.object({
-        url: z.url(),
-        method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
-        headers: z.record(z.string(), z.string()).optional(),
-        body: z.string().optional(),
-      }),
-      execute: async ({ url, method, headers, body }) => {
-        const response = await fetch(url, {
-          method,
-          ...(headers === undefined ? {} : { headers }),
-          ...(body === undefined ? {} : { body }),
-          signal: context.signal,
-        });
-        const { text, bytes, cut } = await readBounded(response, MAX_HTTP_BODY);
-        const head = [
-          `HTTP ${response.status} ${response.statusText}`,
-          ...[...response.headers].map(([name, value]) => `${name}: ${value}`),
-        ].join('\n');
-        const note = cut ? `\n--- [body cut at ${bytes} bytes; the rest was not read] ---` : '';
-        return toolOutput({
-          text: `${head}\n\n${text}${note}`,
-          full: `${head}\n\n${text}${note}`,
-          failed: !response.ok,
-        });
-      },
+      description: `Make an HTTP request. You see the status, headers and the body cut to a bounded size. It fails after timeout_ms (default ${defaultHttpTimeout(context)} ms) from the request to the last byte of the body.`,
+      inputSchema: httpRequestInput,
+      execute: async (input) => httpRequest(context, httpRequestInput.parse(input)),
     }),
   };
+}
+
+/** The task's `limits.timeout_ms` (which bounds its tool processes too), else the default. */
+function defaultHttpTimeout(context: BuiltinToolContext): number {
+  return context.limits.timeout_ms ?? HTTP_REQUEST_TIMEOUT_MS;
+}
+
+async function httpRequest(context: BuiltinToolContext, input: z.output<typeof httpRequestInput>) {
+  const timeoutMs = input.timeout_ms ?? defaultHttpTimeout(context);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const signal = AbortSignal.any([context.signal, deadline.signal]);
+  const timedOut = () => deadline.signal.aborted && !context.signal.aborted;
+  try {
+    let response: Response;
+    try {
+      response = await fetch(input.url, {
+        method: input.method,
+        ...(input.headers === undefined ? {} : { headers: input.headers }),
+        ...(input.body === undefined ? {} : { body: input.body }),
+        signal,
+      });
+    } catch (error) {
+      if (!timedOut()) throw error;
+      const text = `${input.method} ${input.url}: timed out after ${timeoutMs} ms waiting for the response headers`;
+      return toolOutput({ text, full: text, failed: true });
+    }
+    const { text, bytes, cut, stopped } = await readBounded(response, MAX_HTTP_BODY, signal);
+    if (stopped && !timedOut()) throw signal.reason;
+    const head = [
+      `HTTP ${response.status} ${response.statusText}`,
+      ...[...response.headers].map(([name, value]) => `${name}: ${value}`),
+    ].join('\n');
+    const note = stopped
+      ? `\n--- [timed out after ${timeoutMs} ms reading the body: ${bytes} bytes read, the rest was not] ---`
+      : cut
+        ? `\n--- [body cut at ${bytes} bytes; the rest was not read] ---`
+        : '';
+    return toolOutput({
+      text: `${head}\n\n${text}${note}`,
+      full: `${head}\n\n${text}${note}`,
+      failed: !response.ok || stopped,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function runShell(context: BuiltinToolContext, command: string, timeoutMs?: number) {
@@ -186,28 +235,36 @@ async function runShell(context: BuiltinToolContext, command: string, timeoutMs?
   });
 }
 
+/** The body up to `maxBytes`; what was read so far when `signal` stops the read (`stopped`). */
 async function readBounded(
   response: Response,
   maxBytes: number,
-): Promise<{ text: string; bytes: number; cut: boolean }> {
-  if (response.body === null) return { text: '', bytes: 0, cut: false };
+  signal: AbortSignal,
+): Promise<{ text: string; bytes: number; cut: boolean; stopped: boolean }> {
+  if (response.body === null) return { text: '', bytes: 0, cut: false, stopped: false };
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let cut = false;
+  let stopped = false;
   const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const room = maxBytes - bytes;
-    if (value.byteLength > room) {
-      chunks.push(value.subarray(0, room));
-      bytes += room;
-      cut = true;
-      await reader.cancel();
-      break;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const room = maxBytes - bytes;
+      if (value.byteLength > room) {
+        chunks.push(value.subarray(0, room));
+        bytes += room;
+        cut = true;
+        await reader.cancel();
+        break;
+      }
+      chunks.push(value);
+      bytes += value.byteLength;
     }
-    chunks.push(value);
-    bytes += value.byteLength;
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    stopped = true;
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), bytes, cut };
+  return { text: Buffer.concat(chunks).toString('utf8'), bytes, cut, stopped };
 }
