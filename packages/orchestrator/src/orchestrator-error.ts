@@ -13,7 +13,8 @@ export type WharfOrchestratorErrorCode =
   | 'UNKNOWN_TOOL'
   | 'PATH_OUTSIDE_WORKDIR'
   | 'NOT_A_REGULAR_FILE'
-  | 'FILE_NOT_FOUND';
+  | 'FILE_NOT_FOUND'
+  | 'INVALID_ENV';
 
 /**
  * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,
