@@ -36,6 +36,20 @@ describe('loadWorkerConfig', () => {
     expect(message).toContain('WHARF_MAX_CONCURRENT');
   });
 
+  it('checks WHARF_PASS_ENV is a list of variable names', () => {
+    expect(loadWorkerConfig({ WHARF_PASS_ENV: 'GH_TOKEN, DEPLOY_KEY' }).WHARF_PASS_ENV).toBe(
+      'GH_TOKEN, DEPLOY_KEY',
+    );
+    let caught: unknown;
+    try {
+      loadWorkerConfig({ WHARF_PASS_ENV: 'GH_TOKEN,not-a-name' });
+    } catch (error) {
+      caught = error;
+    }
+    expect(WorkerConfigError.isInstance(caught) && caught.variables).toEqual(['WHARF_PASS_ENV']);
+    expect((caught as Error).message).toContain('WHARF_PASS_ENV: "not-a-name" is not a variable name');
+  });
+
   it('reads the shared data plane, empty meaning unset', () => {
     expect(
       loadWorkerConfig({ WHARF_STORE: 'postgres://wharf@db:5432/wharf', WHARF_BLOBS: 's3://wharf/outputs' }),

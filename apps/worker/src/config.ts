@@ -1,4 +1,4 @@
-import { type IntakeLimits, parseAge, parseSize } from '@wharf/orchestrator/worker';
+import { type IntakeLimits, parseAge, parseSize, passEnvNames } from '@wharf/orchestrator/worker';
 import { InvalidStoreUrlError, parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { z } from 'zod';
 import { mcpServersVariable } from './mcp-servers-variable.js';
@@ -85,6 +85,23 @@ export const workerEnvSchema = z
     WHARF_GC_MAX_BYTES: parsed(parseSize, 'WHARF_GC_MAX_BYTES'),
     /** MCP servers whose tools agents may select (JSON, or a JSON file's path): see the README. */
     WHARF_MCP_SERVERS: mcpServersVariable,
+    /**
+     * Variables that scripts, shells and MCP servers get although Wharf keeps them to itself
+     * (its credentials): comma-separated names. Read where the processes start; checked here.
+     */
+    WHARF_PASS_ENV: z
+      .string()
+      .superRefine((value, context) => {
+        try {
+          passEnvNames({ WHARF_PASS_ENV: value });
+        } catch (error) {
+          context.addIssue({
+            code: 'custom',
+            message: (error as Error).message.replace(/^WHARF_PASS_ENV: /, ''),
+          });
+        }
+      })
+      .optional(),
   })
   .superRefine((env, context) => {
     if (env.WHARF_GC_INTERVAL !== undefined) return;

@@ -79,8 +79,9 @@ export interface ToolCallRecord extends ToolCallInput {
  * The raw output of a tool call: text, bytes, or a local file whose content is the output.
  * A file is taken only from the store's configured directories (see `FileSourcePolicy`):
  * from a spool directory it is handed over (the store moves it, or reads and deletes it);
- * from an allowed root it is copied and left as it was. Any other path, a symbolic link or
- * a `..` path is refused with `PATH_NOT_ALLOWED`.
+ * from an allowed root it is copied and left as it was. Any other path, a symbolic link, a
+ * `..` path, or a file with hard links other than the `hardLinks` named (each inside those
+ * directories too) is refused with `PATH_NOT_ALLOWED`.
  *
  * @example
  * ```ts
@@ -88,7 +89,7 @@ export interface ToolCallRecord extends ToolCallInput {
  * await store.putToolCall('abc-123', next, { filePath: '/var/spool/wharf/capture-2.log' });
  * ```
  */
-export type ToolOutputSource = string | Uint8Array | { filePath: string };
+export type ToolOutputSource = string | Uint8Array | { filePath: string; hardLinks?: readonly string[] };
 
 /**
  * A byte range of a stored artifact: `start` inclusive, `end` exclusive, both optional and

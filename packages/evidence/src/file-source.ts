@@ -83,6 +83,9 @@ async function openedPath(
  *   its way is resolved (a symbolic link to a directory elsewhere does not count as inside);
  * - the file itself may not be a symbolic link (it is opened with `O_NOFOLLOW`) and must be
  *   a regular file;
+ * - the file may have no other name (hard link) than those the caller declares in
+ *   `hardLinks`, each of which must itself pass these checks and be the same file: a hard link
+ *   shares its content with every other name of the file, which may be outside;
  * - on Linux the opened descriptor's real path is checked again, so swapping a directory
  *   for a link between the check and the open is caught too.
  *
@@ -123,8 +126,41 @@ export class FileSourcePolicy {
     if (!this.#spoolDirectories.includes(resolved)) this.#spoolDirectories.push(resolved);
   }
 
-  /** Checks `filePath` against the rules above and opens it for reading. */
-  async open(filePath: string): Promise<FileSource> {
+  /**
+   * Checks `filePath` against the rules above and opens it for reading. `hardLinks` are the
+   * file's other names the caller made (e.g. a capture linked so that it can hand one name
+   * over and keep reading the other).
+   */
+  async open(filePath: string, hardLinks: readonly string[] = []): Promise<FileSource> {
+    const source = await this.#openChecked(filePath);
+    try {
+      const names = new Set([source.path]);
+      for (const other of hardLinks) {
+        const linked = await this.#openChecked(other);
+        await linked.handle.close();
+        if (linked.dev !== source.dev || linked.ino !== source.ino) {
+          throw new EvidenceError(
+            'PATH_NOT_ALLOWED',
+            `output.hardLinks ${other} is not a name of ${filePath}`,
+          );
+        }
+        names.add(linked.path);
+      }
+      const { nlink } = await source.handle.stat();
+      if (nlink > names.size) {
+        throw new EvidenceError(
+          'PATH_NOT_ALLOWED',
+          `output.filePath ${filePath} has ${nlink} hard links, ${nlink - names.size} of them unaccounted for (they may be outside the store's allowed directories)`,
+        );
+      }
+      return source;
+    } catch (error) {
+      await source.handle.close();
+      throw error;
+    }
+  }
+
+  async #openChecked(filePath: string): Promise<FileSource> {
     if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\u0000')) {
       throw new EvidenceError('INVALID_ARTIFACT', 'output.filePath must be a non-empty path');
     }

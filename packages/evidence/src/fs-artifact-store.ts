@@ -191,7 +191,7 @@ export class FsArtifactStore implements ArtifactStore {
     const outputPath = join(toolDirectory, fileName);
     if (typeof output === 'string' || output instanceof Uint8Array) await writeFileAtomic(outputPath, output);
     else if (output && typeof output.filePath === 'string') {
-      const source = await this.#files.open(output.filePath);
+      const source = await this.#files.open(output.filePath, output.hardLinks);
       try {
         if (!source.owned) await copyFileAtomic(source.handle, outputPath);
         else if (!(await moveFileAtomic(source, outputPath))) {

@@ -136,7 +136,7 @@ export class InMemoryArtifactStore implements ArtifactStore {
     if (typeof output === 'string') bytes = encodeUtf8(output);
     else if (output instanceof Uint8Array) bytes = output.slice();
     else if (output && typeof output.filePath === 'string') {
-      const source = await this.#files.open(output.filePath);
+      const source = await this.#files.open(output.filePath, output.hardLinks);
       try {
         bytes = new Uint8Array(await source.handle.readFile());
       } finally {

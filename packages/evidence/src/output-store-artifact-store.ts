@@ -204,7 +204,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     if (typeof output === 'string') content = { kind: 'text', text: output };
     else if (output instanceof Uint8Array) content = { kind: 'bytes', bytes: output };
     else if (output && typeof output.filePath === 'string') {
-      source = await this.#files.open(output.filePath);
+      source = await this.#files.open(output.filePath, output.hardLinks);
       content = { kind: 'stream', stream: source.handle.createReadStream({ start: 0, autoClose: false }) };
     } else throw new EvidenceError('INVALID_ARTIFACT', 'output must be a string, bytes or { filePath }');
     let ref: OutputRef;

@@ -11,7 +11,10 @@ export type WharfOrchestratorErrorCode =
   | 'INVALID_REQUEST'
   | 'INVALID_CONDITION'
   | 'UNKNOWN_TOOL'
-  | 'PATH_OUTSIDE_WORKDIR';
+  | 'PATH_OUTSIDE_WORKDIR'
+  | 'NOT_A_REGULAR_FILE'
+  | 'FILE_NOT_FOUND'
+  | 'INVALID_ENV';
 
 /**
  * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,

@@ -1,4 +1,4 @@
-import { lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
+import { link, lstat, mkdir, mkdtemp, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -251,6 +251,44 @@ export function describeArtifactStoreContract(
       expect([after.ino, after.nlink, after.mtimeMs]).toEqual([before.ino, before.nlink, before.mtimeMs]);
       expect((await lstat(join(spoolDirectory, 'link.log'))).isSymbolicLink()).toBe(true);
       expect(await store.listToolCalls('w1')).toEqual([]);
+    });
+
+    it('refuses a hard link to a file outside, touching nothing; takes one whose other names are declared inside', async () => {
+      await store.putWorker(worker());
+      const secret = join(files, 'outside', 'secret.txt');
+      await writeFile(secret, 'root:x:0:0\n');
+      const { allowedRoot, spoolDirectory } = directories;
+      await link(secret, join(spoolDirectory, 'hard.log'));
+      await link(secret, join(allowedRoot, 'hard.log'));
+      for (const filePath of [join(spoolDirectory, 'hard.log'), join(allowedRoot, 'hard.log')]) {
+        const error = await expectCode(store.putToolCall('w1', call(1), { filePath }), 'PATH_NOT_ALLOWED');
+        expect(error.message).toContain('hard links');
+        // Naming one of the other names does not account for the one outside.
+        await expectCode(
+          store.putToolCall('w1', call(1), { filePath, hardLinks: [join(spoolDirectory, 'hard.log')] }),
+          'PATH_NOT_ALLOWED',
+        );
+      }
+      // A declared name must be the same file and inside too.
+      await writeFile(join(spoolDirectory, 'other.log'), 'other\n');
+      await expectCode(
+        store.putToolCall('w1', call(1), {
+          filePath: join(spoolDirectory, 'hard.log'),
+          hardLinks: [join(spoolDirectory, 'other.log'), join(allowedRoot, 'hard.log'), secret],
+        }),
+        'PATH_NOT_ALLOWED',
+      );
+      expect(await readFile(secret, 'utf8')).toBe('root:x:0:0\n');
+      expect((await stat(secret)).nlink).toBe(3);
+      expect(await store.listToolCalls('w1')).toEqual([]);
+
+      // A capture linked inside the spool, both names declared: taken, and the other name kept.
+      const capture = join(spoolDirectory, 'capture.log');
+      await writeFile(capture, 'captured\n');
+      await link(capture, `${capture}.artifact`);
+      await store.putToolCall('w1', call(1), { filePath: `${capture}.artifact`, hardLinks: [capture] });
+      expect(text(await store.readToolOutput('w1', 1))).toBe('captured\n');
+      expect(await readFile(capture, 'utf8')).toBe('captured\n');
     });
 
     it('replaces a tool call recorded again with the same seq', async () => {

@@ -21,6 +21,7 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
+import { childEnvironment } from './child-env.js';
 import { runAgent } from './run-agent.js';
 import { runScript } from './run-script.js';
 import { supervise } from './supervise.js';
@@ -35,7 +36,11 @@ export interface ActivityDependencies {
   models?: ModelRegistry;
   /** Spill files of running scripts. Default `<tmp>/wharf-work`. */
   workDir?: string;
-  /** Base environment of scripts. Default `process.env`. */
+  /**
+   * The worker's environment, which scripts and the agents' `shell` tool get without the
+   * credentials Wharf uses (see `childEnvironment`; `WHARF_PASS_ENV` names exceptions).
+   * Default `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
   /** Extra environment per spawn, e.g. an intake URL and a per-spawn token. */
   spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
@@ -75,7 +80,8 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
   const workDir = dependencies.workDir ?? join(tmpdir(), 'wharf-work');
   // Scripts' spilled output is handed to the artifact store from the work directory.
   dependencies.artifacts.addSpoolDirectory?.(workDir);
-  const env = dependencies.env ?? process.env;
+  // Every process started for a swarm gets this: no data-plane, Temporal or model credentials.
+  const env = childEnvironment({ base: dependencies.env ?? process.env });
   const agent = createAgentActivities({
     store: dependencies.store,
     artifacts: dependencies.artifacts,

@@ -35,7 +35,7 @@ export interface ScriptDependencies {
    * over from here (e.g. `FsArtifactStore`'s `spoolDirectories: [workDir]`); it refuses others.
    */
   workDir: string;
-  /** Base environment of scripts. */
+  /** Base environment of scripts, without Wharf's credentials (`childEnvironment`). */
   env: NodeJS.ProcessEnv;
   /** Extra environment for one spawn (intake URL and token, when an intake server runs). */
   spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
@@ -367,13 +367,16 @@ async function tailOf(store: OutputStore, ref: OutputRef, sizeBytes: number): Pr
 /**
  * What the artifact store gets: the retained text, or a hard link to the spill file, handed
  * over from the work directory (the store moves or deletes it; the spill itself is still
- * needed for the EMIT).
+ * needed for the EMIT). The spill is named as the link's other name: the store refuses hard
+ * links it cannot account for.
  */
-async function artifactSource(stream: StreamCapture): Promise<string | { filePath: string }> {
+async function artifactSource(
+  stream: StreamCapture,
+): Promise<string | { filePath: string; hardLinks: string[] }> {
   if (stream.spill === null) return stream.text;
   const path = `${stream.spill.path}.artifact`;
   await link(stream.spill.path, path);
-  return { filePath: path };
+  return { filePath: path, hardLinks: [stream.spill.path] };
 }
 
 function streamContent(stream: StreamCapture) {

@@ -1,6 +1,6 @@
 import { createReadStream, createWriteStream } from 'node:fs';
-import { appendFile, mkdir, readFile, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
   captureProcess,
@@ -10,7 +10,7 @@ import {
 } from '@wharf/stdio-limits';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
-import { confinePath } from './confine-path.js';
+import { openInWorkdir, readRange } from './safe-open.js';
 import { toolOutput } from './tool-output.js';
 
 /** What a built-in tool call runs with: the task's work directory, limits and spill place. */
@@ -31,13 +31,40 @@ export interface BuiltinToolContext {
   onProgress?: (bytes: number) => void;
 }
 
+/**
+ * How long one `http_request` may take, from the request until the last byte of the body
+ * (headers included), when neither the call (`timeout_ms`, up to
+ * {@link MAX_HTTP_REQUEST_TIMEOUT_MS}) nor the task's `limits.timeout_ms` says otherwise.
+ */
+export const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+/** Longest time limit an `http_request` call may ask for. */
+export const MAX_HTTP_REQUEST_TIMEOUT_MS = 600_000;
+
+const httpRequestInput = z.object({
+  url: z.url(),
+  method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
+  headers: z.record(z.string(), z.string()).optional(),
+  body: z.string().optional(),
+  timeout_ms: z
+    .number()
+    .int()
+    .positive()
+    .max(MAX_HTTP_REQUEST_TIMEOUT_MS)
+    .optional()
+    .describe('Give up after this many milliseconds, headers and body included'),
+});
+
 /** Most bytes of an HTTP response body kept (the rest is reported as cut). */
 const MAX_HTTP_BODY = 8 * 1024 * 1024;
 
 /**
  * The built-in tools for one call: `shell` (bash under the task's stdio limits, output
- * spilled whole, the process group killed on cancel), `read_file` and `write_file` (confined
- * to the work directory, symbolic links included) and `http_request` (bounded body).
+ * spilled whole, the process group killed on cancel), `read_file` and `write_file` (regular
+ * files of the work directory only, opened by {@link openInWorkdir}; `read_file` reads only the
+ * byte range asked for, at most `budgetBytes`) and `http_request` (bounded body, and a time
+ * limit from the request to the body's last byte: the call's `timeout_ms`, else the task's
+ * `limits.timeout_ms`, else {@link HTTP_REQUEST_TIMEOUT_MS}; past it the call fails with what
+ * arrived and a marker).
  *
  * @example
  * ```ts
@@ -63,12 +90,19 @@ export function builtinTools(context: BuiltinToolContext): ToolSet {
         length: z.number().int().positive().optional(),
       }),
       execute: async ({ path, offset, length }) => {
-        const file = await confinePath(context.workdir, path);
-        const size = (await stat(file)).size;
-        const start = Math.min(offset ?? 0, size);
-        const end = Math.min(start + (length ?? context.budgetBytes), size, start + context.budgetBytes);
-        const body = (await readFile(file)).subarray(start, end).toString('utf8');
-        return toolOutput({ text: `${path} bytes ${start}-${end} of ${size}:\n${body}`, full: body });
+        const file = await openInWorkdir(context.workdir, path, 'read');
+        try {
+          const { size } = file;
+          const start = Math.min(offset ?? 0, size);
+          const wanted = Math.min(start + (length ?? context.budgetBytes), size, start + context.budgetBytes);
+          // Only the range asked for is read, whatever the file's size.
+          const bytes = await readRange(file.handle, start, wanted);
+          const end = start + bytes.length;
+          const body = bytes.toString('utf8');
+          return toolOutput({ text: `${path} bytes ${start}-${end} of ${size}:\n${body}`, full: body });
+        } finally {
+          await file.handle.close();
+        }
       },
     }),
     write_file: tool({
@@ -79,45 +113,68 @@ export function builtinTools(context: BuiltinToolContext): ToolSet {
         append: z.boolean().optional(),
       }),
       execute: async ({ path, content, append }) => {
-        const file = await confinePath(context.workdir, path);
-        await mkdir(dirname(file), { recursive: true });
-        // The directories just made may not change where the path leads: check again.
-        await confinePath(context.workdir, path);
-        if (append === true) await appendFile(file, content);
-        else await writeFile(file, content);
+        const file = await openInWorkdir(context.workdir, path, append === true ? 'append' : 'write');
+        try {
+          await file.handle.writeFile(content);
+        } finally {
+          await file.handle.close();
+        }
         const bytes = Buffer.byteLength(content);
         return `${append === true ? 'appended' : 'wrote'} ${bytes} bytes to ${path}`;
       },
     }),
     http_request: tool({
-      description: 'Make an HTTP request. You see the status, headers and the body cut to a bounded size.',
-      inputSchema: z.object({
-        url: z.url(),
-        method: z.enum(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']).default('GET'),
-        headers: z.record(z.string(), z.string()).optional(),
-        body: z.string().optional(),
-      }),
-      execute: async ({ url, method, headers, body }) => {
-        const response = await fetch(url, {
-          method,
-          ...(headers === undefined ? {} : { headers }),
-          ...(body === undefined ? {} : { body }),
-          signal: context.signal,
-        });
-        const { text, bytes, cut } = await readBounded(response, MAX_HTTP_BODY);
-        const head = [
-          `HTTP ${response.status} ${response.statusText}`,
-          ...[...response.headers].map(([name, value]) => `${name}: ${value}`),
-        ].join('\n');
-        const note = cut ? `\n--- [body cut at ${bytes} bytes; the rest was not read] ---` : '';
-        return toolOutput({
-          text: `${head}\n\n${text}${note}`,
-          full: `${head}\n\n${text}${note}`,
-          failed: !response.ok,
-        });
-      },
+      description: `Make an HTTP request. You see the status, headers and the body cut to a bounded size. It fails after timeout_ms (default ${defaultHttpTimeout(context)} ms) from the request to the last byte of the body.`,
+      inputSchema: httpRequestInput,
+      execute: async (input) => httpRequest(context, httpRequestInput.parse(input)),
     }),
   };
+}
+
+/** The task's `limits.timeout_ms` (which bounds its tool processes too), else the default. */
+function defaultHttpTimeout(context: BuiltinToolContext): number {
+  return context.limits.timeout_ms ?? HTTP_REQUEST_TIMEOUT_MS;
+}
+
+async function httpRequest(context: BuiltinToolContext, input: z.output<typeof httpRequestInput>) {
+  const timeoutMs = input.timeout_ms ?? defaultHttpTimeout(context);
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  const signal = AbortSignal.any([context.signal, deadline.signal]);
+  const timedOut = () => deadline.signal.aborted && !context.signal.aborted;
+  try {
+    let response: Response;
+    try {
+      response = await fetch(input.url, {
+        method: input.method,
+        ...(input.headers === undefined ? {} : { headers: input.headers }),
+        ...(input.body === undefined ? {} : { body: input.body }),
+        signal,
+      });
+    } catch (error) {
+      if (!timedOut()) throw error;
+      const text = `${input.method} ${input.url}: timed out after ${timeoutMs} ms waiting for the response headers`;
+      return toolOutput({ text, full: text, failed: true });
+    }
+    const { text, bytes, cut, stopped } = await readBounded(response, MAX_HTTP_BODY, signal);
+    if (stopped && !timedOut()) throw signal.reason;
+    const head = [
+      `HTTP ${response.status} ${response.statusText}`,
+      ...[...response.headers].map(([name, value]) => `${name}: ${value}`),
+    ].join('\n');
+    const note = stopped
+      ? `\n--- [timed out after ${timeoutMs} ms reading the body: ${bytes} bytes read, the rest was not] ---`
+      : cut
+        ? `\n--- [body cut at ${bytes} bytes; the rest was not read] ---`
+        : '';
+    return toolOutput({
+      text: `${head}\n\n${text}${note}`,
+      full: `${head}\n\n${text}${note}`,
+      failed: !response.ok || stopped,
+    });
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function runShell(context: BuiltinToolContext, command: string, timeoutMs?: number) {
@@ -178,28 +235,36 @@ async function runShell(context: BuiltinToolContext, command: string, timeoutMs?
   });
 }
 
+/** The body up to `maxBytes`; what was read so far when `signal` stops the read (`stopped`). */
 async function readBounded(
   response: Response,
   maxBytes: number,
-): Promise<{ text: string; bytes: number; cut: boolean }> {
-  if (response.body === null) return { text: '', bytes: 0, cut: false };
+  signal: AbortSignal,
+): Promise<{ text: string; bytes: number; cut: boolean; stopped: boolean }> {
+  if (response.body === null) return { text: '', bytes: 0, cut: false, stopped: false };
   const chunks: Uint8Array[] = [];
   let bytes = 0;
   let cut = false;
+  let stopped = false;
   const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    const room = maxBytes - bytes;
-    if (value.byteLength > room) {
-      chunks.push(value.subarray(0, room));
-      bytes += room;
-      cut = true;
-      await reader.cancel();
-      break;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const room = maxBytes - bytes;
+      if (value.byteLength > room) {
+        chunks.push(value.subarray(0, room));
+        bytes += room;
+        cut = true;
+        await reader.cancel();
+        break;
+      }
+      chunks.push(value);
+      bytes += value.byteLength;
     }
-    chunks.push(value);
-    bytes += value.byteLength;
+  } catch (error) {
+    if (!signal.aborted) throw error;
+    stopped = true;
   }
-  return { text: Buffer.concat(chunks).toString('utf8'), bytes, cut };
+  return { text: Buffer.concat(chunks).toString('utf8'), bytes, cut, stopped };
 }

@@ -1,6 +1,7 @@
 import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport as StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import type { Tool, ToolSet } from 'ai';
+import { childEnvironment } from '../activities/child-env.js';
 import { toolOutput } from './tool-output.js';
 
 /** An MCP server a worker's agents may use: a command it starts (stdio) or a URL (HTTP). */
@@ -17,8 +18,10 @@ export interface McpTools {
 /**
  * Connects to MCP servers with the AI SDK MCP client and returns their tools for
  * `createWharfWorker({ tools })`, each named `<server>_<tool>` (what `agents.<name>.tools`
- * selects). A tool's text content is what the model sees (cut like any tool output); an MCP
- * error result is a failed call. Close them when the worker stops.
+ * selects). A server started over stdio gets the worker's environment without the credentials
+ * Wharf uses (`childEnvironment`, as scripts do), then its own `env`. A tool's text content is
+ * what the model sees (cut like any tool output); an MCP error result is a failed call. Close
+ * them when the worker stops.
  *
  * @example
  * ```ts
@@ -46,7 +49,8 @@ export async function connectMcpServers(
             : new StdioMCPTransport({
                 command: config.command,
                 ...(config.args === undefined ? {} : { args: config.args }),
-                ...(config.env === undefined ? {} : { env: config.env }),
+                // The worker's environment without Wharf's credentials, then the server's own.
+                env: childEnvironment({ extra: config.env }),
                 ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
               }),
       });

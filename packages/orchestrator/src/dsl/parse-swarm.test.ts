@@ -83,6 +83,18 @@ describe('parseSwarm', () => {
     expect(issue?.column).toBeGreaterThan(1);
   });
 
+  it("takes a script's env of variable names and literal values, and names a bad name", () => {
+    const script = (env: string) =>
+      `name: x\ntasks:\n  a:\n    script:\n      content: env\n      env: ${env}\n`;
+    expect(parseSwarm(script('{ STAGE: test, TOKEN_2: "$HOME" }')).tasks.a?.script?.env).toEqual({
+      STAGE: 'test',
+      TOKEN_2: '$HOME',
+    });
+    const error = issuesOf(script('{ "BAD NAME": x, "2X": y }'));
+    expect(error.issues.map((issue) => issue.message).join('\n')).toMatch(/must be a variable name/);
+    expect(error.issues[0]?.line).toBe(6);
+  });
+
   it('rejects unknown fields by name', () => {
     const error = issuesOf('name: x\ntasks:\n  a:\n    scirpt:\n      content: echo\n');
     expect(error.issues.some((issue) => issue.message.includes('scirpt'))).toBe(true);

@@ -15,8 +15,28 @@ export const scriptSchema = z.strictObject({
   shell: z.string().min(1).default('bash'),
   /** Working directory, relative to where the swarm is started. */
   cwd: z.string().optional(),
-  /** Extra environment variables. */
-  env: z.record(z.string(), z.string()).optional(),
+  /**
+   * Variables the script gets besides the worker's environment (which never holds Wharf's own
+   * credentials; `WHARF_PASS_ENV` on the worker names exceptions). Values are literal: no
+   * `${VAR}` is expanded, and whatever is written here is kept in the workflow history, so a
+   * secret belongs in the worker's `WHARF_PASS_ENV`, not here.
+   */
+  env: z
+    .record(
+      z.string(),
+      z.string().refine((value) => !value.includes('\0'), 'must not contain a NUL character'),
+    )
+    .superRefine((env, context) => {
+      for (const name of Object.keys(env)) {
+        if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) continue;
+        context.addIssue({
+          code: 'custom',
+          path: [name],
+          message: `"${name}" must be a variable name: letters, digits and _, not starting with a digit`,
+        });
+      }
+    })
+    .optional(),
   /** Kill the process after this many milliseconds. */
   timeout_ms: z.number().int().positive().optional(),
 });

@@ -1,6 +1,13 @@
 /** Records running scripts' process groups; a restarted worker reaps what a killed one left. */
 export { ProcessGroupRegistry } from '@wharf/stdio-limits';
 export { type SubagentIds, safeId, subagentIds } from '../activities/activity-identity.js';
+export {
+  type ChildEnvironmentOptions,
+  childEnvironment,
+  isWharfCredential,
+  PASS_ENV_VARIABLE,
+  passEnvNames,
+} from '../activities/child-env.js';
 export { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
 export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
 export { connectMcpServers, type McpServerConfig, type McpTools } from '../agent/mcp-tools.js';
