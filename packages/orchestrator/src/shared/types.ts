@@ -199,6 +199,8 @@ export interface PruneContextInput {
   /** Outputs added since this hook last pruned. */
   sinceCheckpoint: number;
   now: number;
+  /** Tasks still to run: the outputs of the tasks they depend on are never pruned. */
+  pending?: string[];
 }
 
 /** Size and shape of a swarm's context pool at the end. */

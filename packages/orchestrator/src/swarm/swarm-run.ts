@@ -269,6 +269,11 @@ export class SwarmRun {
     entry.endedAt = now;
   }
 
+  /** The tasks that have not finished yet (pending, waiting or running), in task order. */
+  unfinishedTasks(): string[] {
+    return this.taskNames.filter((task) => !FINISHED_STATUSES.has(this.#tasks.get(task).status));
+  }
+
   /** True once every task has finished (done, failed, skipped or cancelled). */
   allFinished(): boolean {
     return this.#tasks.allFinished();
@@ -396,7 +401,7 @@ export class SwarmRun {
       if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
     }
     this.#state.foldSuperstep(this.#step, updates);
-    if (this.#cleanupPool) this.#pool.cleanup(this.definition, now);
+    if (this.#cleanupPool) this.#pool.cleanup(this.definition, now, this.unfinishedTasks());
   }
 
   /**

@@ -153,6 +153,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
           hook,
           sinceCheckpoint,
           now,
+          pending: run.unfinishedTasks(),
         });
         run.contextPool.applyPrune(index, removed, now);
       } catch (error) {
