@@ -138,15 +138,18 @@ export function createProgram(io: CliIo = processIo): Command {
 
   program
     .command('input <workflowId> [key=value...]')
-    .description('Add †input.* values to a running swarm (values that read as JSON are JSON)')
+    .description(
+      'Add †input.* values to a running swarm (values that read as JSON are JSON); a key already set needs --replace',
+    )
     .option('--json <object>', 'the values as one JSON object')
+    .option('--replace', 'replace values already set (else a key already set is refused)', false)
     .option('--address <host:port>', 'Temporal server', addressDefault)
     .option('--namespace <name>', 'Temporal namespace', 'default')
     .action(
       async (
         workflowId: string,
         pairs: string[],
-        options: { json?: string; address: string; namespace: string },
+        options: { json?: string; replace: boolean; address: string; namespace: string },
       ) => inputCommand(workflowId, pairs, options, io),
     );
 

@@ -12,6 +12,7 @@ import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { changedLines, progressLines } from '../progress-view.js';
+import { refuseMissingInputs } from '../refuse-missing-inputs.js';
 import { loadSwarm } from './validate.js';
 
 /** Options of {@link runCommand}. */
@@ -38,6 +39,7 @@ export interface RunOptions {
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
   const definition = await loadSwarm(file, { tools: options.tools });
   const inputs = parseInputs(options.input);
+  refuseMissingInputs(definition, inputs, options.waitForInputsMs);
   checkModels(definition);
   const embedded = await startEmbedded({
     dataDir: options.dataDir,

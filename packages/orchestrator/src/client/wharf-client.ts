@@ -6,11 +6,13 @@ import {
 } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { type PendingApproval, pendingApprovals } from '../control/approval-gate.js';
+import { missingInputs } from '../dsl/missing-inputs.js';
+import { MissingInputsError } from '../dsl/missing-inputs-error.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import {
-  addInputSignal,
+  addInputsUpdate,
   approveTaskUpdate,
   cancelTaskUpdate,
   progressQuery,
@@ -19,6 +21,7 @@ import {
 import { renderTaskTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import type {
+  AddInputsResult,
   ApproveTaskResult,
   LiveInstance,
   SubagentHeartbeat,
@@ -95,7 +98,11 @@ export class WharfClient {
     this.tools = options.tools;
   }
 
-  /** Validates (YAML text or a definition) and starts a swarm. */
+  /**
+   * Validates (YAML text or a definition) and starts a swarm. A swarm that reads `†input.*`
+   * values `input` lacks is refused with a `MissingInputsError` (code `MISSING_INPUT`) naming
+   * them, unless `waitForInputsMs` gives time to add them while it runs (`addInputs`).
+   */
   async startSwarm(
     definition: SwarmDefinition | string,
     input: Record<string, unknown> = {},
@@ -105,6 +112,10 @@ export class WharfClient {
       typeof definition === 'string'
         ? parseSwarm(definition, this.tools === undefined ? {} : { tools: this.tools })
         : definition;
+    if ((options.waitForInputsMs ?? 0) <= 0) {
+      const missing = missingInputs(swarm, input);
+      if (missing.length > 0) throw new MissingInputsError(swarm.name, missing);
+    }
     const ownerId = options.ownerId ?? 'default';
     const workflowId =
       options.workflowId ?? `${swarm.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -252,22 +263,43 @@ export class WharfClient {
     }
   }
 
-  /** Adds a value for `†input.<key>`; tasks waiting on it become ready. */
-  async addInput(workflowId: string, key: string, value: unknown): Promise<void> {
-    await this.client.workflow.getHandle(workflowId).signal(addInputSignal, { key, value });
+  /**
+   * Adds a value for `†input.<key>`; tasks waiting on it become ready. See {@link addInputs}:
+   * a key that already holds a value is refused unless `replace`.
+   */
+  async addInput(
+    workflowId: string,
+    key: string,
+    value: unknown,
+    options: { replace?: boolean } = {},
+  ): Promise<AddInputsResult> {
+    return this.addInputs(workflowId, { [key]: value }, options);
   }
 
   /**
-   * Adds several `†input.*` values, one `addInput` signal each, in the order given.
+   * Adds several `†input.*` values at once (the `addInputs` update); tasks waiting on them
+   * become ready. A key that already holds a value (given at start or added before) is refused
+   * with an `INVALID_REQUEST` error naming it, and nothing is added, unless `replace: true`:
+   * then tasks that start later read the new value (those that ran keep what they read).
    *
    * @example
    * ```ts
-   * await wharf.addInputs(workflowId, { region: 'eu', replicas: 3 });
+   * await wharf.addInputs(workflowId, { region: 'eu', replicas: 3 }); // { added: ['region', 'replicas'], replaced: [] }
+   * await wharf.addInputs(workflowId, { region: 'us' }, { replace: true }); // { added: [], replaced: ['region'] }
    * ```
    */
-  async addInputs(workflowId: string, values: Record<string, unknown>): Promise<void> {
-    const handle = this.client.workflow.getHandle(workflowId);
-    for (const [key, value] of Object.entries(values)) await handle.signal(addInputSignal, { key, value });
+  async addInputs(
+    workflowId: string,
+    values: Record<string, unknown>,
+    options: { replace?: boolean } = {},
+  ): Promise<AddInputsResult> {
+    try {
+      return await this.client.workflow.getHandle(workflowId).executeUpdate(addInputsUpdate, {
+        args: [{ values, ...(options.replace === undefined ? {} : { replace: options.replace }) }],
+      });
+    } catch (error) {
+      throw rejectedUpdate(error, 'addInputs');
+    }
   }
 }
 

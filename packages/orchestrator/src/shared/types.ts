@@ -54,6 +54,19 @@ export interface ApprovalState {
   timedOut?: boolean;
 }
 
+/** Argument of the `addInputs` update: `†input.*` values by key. */
+export interface AddInputsRequest {
+  values: Record<string, unknown>;
+  /** Replace keys that already hold a value; without it such a request is refused. */
+  replace?: boolean;
+}
+
+/** What the `addInputs` update returns: the keys that were new and those that replaced a value. */
+export interface AddInputsResult {
+  added: string[];
+  replaced: string[];
+}
+
 /** Argument of the `approveTask` update. */
 export interface ApproveTaskRequest {
   task: string;
