@@ -87,6 +87,7 @@ export type {
   ContextPlanEntry,
   ContextPool,
   ContextPoolEntry,
+  DataPlaneIdentity,
   LiveInstance,
   OutputRefJson,
   PlanContextInput,

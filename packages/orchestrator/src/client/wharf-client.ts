@@ -23,6 +23,7 @@ import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import type {
   AddInputsResult,
   ApproveTaskResult,
+  DataPlaneIdentity,
   LiveInstance,
   SubagentHeartbeat,
   SwarmProgress,
@@ -45,6 +46,12 @@ export interface WharfClientOptions {
    * Left out, names that are not Wharf's own are left to the worker's check.
    */
   tools?: readonly string[];
+  /**
+   * The data plane the swarms' outputs belong to (`openDataDir(…).dataPlane`, or the embedded
+   * worker's): put in every swarm's input (and its memo), so a worker of another data plane
+   * refuses its subagents instead of storing their outputs where the run never reads them.
+   */
+  dataPlane?: DataPlaneIdentity;
 }
 
 /** Options of {@link WharfClient.startSwarm}. */
@@ -87,6 +94,8 @@ export class WharfClient {
   readonly taskQueue: string;
   /** Names of the workers' tools YAML is parsed with; undefined when not known. */
   readonly tools: readonly string[] | undefined;
+  /** The data plane put in the swarms this client starts; undefined when not known. */
+  readonly dataPlane: DataPlaneIdentity | undefined;
 
   constructor(options: WharfClientOptions) {
     this.client = new Client({
@@ -96,6 +105,7 @@ export class WharfClient {
     });
     this.taskQueue = options.taskQueue ?? 'wharf';
     this.tools = options.tools;
+    this.dataPlane = options.dataPlane;
   }
 
   /**
@@ -129,6 +139,7 @@ export class WharfClient {
       ...(options.contextPoolCap === undefined ? {} : { contextPoolCap: options.contextPoolCap }),
       ...(options.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: options.heartbeatTimeoutMs }),
       ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
+      ...(this.dataPlane === undefined ? {} : { dataPlane: this.dataPlane }),
     };
     const taskCount = Object.keys(swarm.tasks).length;
     const handle = await this.client.workflow.start('swarmWorkflow', {
@@ -142,7 +153,12 @@ export class WharfClient {
         { key: swarmSearchAttributes.owner, value: ownerId },
         { key: swarmSearchAttributes.status, value: 'running' },
       ],
-      memo: { swarm: swarm.name, version: swarm.version, tasks: taskCount },
+      memo: {
+        swarm: swarm.name,
+        version: swarm.version,
+        tasks: taskCount,
+        ...(this.dataPlane === undefined ? {} : { dataPlane: this.dataPlane }),
+      },
     });
     return { workflowId, firstExecutionRunId: handle.firstExecutionRunId, handle };
   }

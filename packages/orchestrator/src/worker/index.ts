@@ -2,6 +2,7 @@
 export { ProcessGroupRegistry } from '@wharf/stdio-limits';
 export { type SubagentIds, safeId, subagentIds } from '../activities/activity-identity.js';
 export { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
+export { checkDataPlane, guardDataPlane } from '../activities/data-plane-guard.js';
 export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
 export { connectMcpServers, type McpServerConfig, type McpTools } from '../agent/mcp-tools.js';
 export {
