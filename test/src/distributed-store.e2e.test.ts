@@ -107,12 +107,17 @@ describe('a data plane that spans machines', () => {
     throw new Error(`worker ${host} exited before it started:\n${worker.log.join('')}`);
   }
 
-  /** A client on `taskQueue` whose converter reads offloaded payloads from the shared store. */
+  /**
+   * A client on `taskQueue` whose converter reads offloaded payloads from the shared store. Its
+   * swarms name the data plane as the third host sees it: the workers, on other data
+   * directories with the same URLs, must see the same one, else they refuse every task.
+   */
   function clientFor(taskQueue: string): WharfClient {
     return new WharfClient({
       connection: temporal.client.connection,
       taskQueue,
       dataConverter: createWharfDataConverter({ store: supervisor.store }),
+      dataPlane: supervisor.dataPlane,
     });
   }
 

@@ -479,7 +479,7 @@ hooks:
     expect(last).toBe(`f after {"previous":"${result.outputs.e?.[0]}"}\n`);
   });
 
-  it('waits for an input added by signal', async () => {
+  it('waits for an input added while it runs', async () => {
     const { workflowId } = await env.wharf.startSwarm(
       'name: gated\ntasks:\n  greet:\n    inputs: { who: †input.who }\n    script: { content: \'echo "hello $WHARF_INPUTS"\' }\n',
       {},

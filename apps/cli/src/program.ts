@@ -5,6 +5,7 @@ import { devCommand } from './commands/dev.js';
 import { emitCommand } from './commands/emit.js';
 import { gcCommand } from './commands/gc.js';
 import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
+import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
@@ -19,7 +20,7 @@ const toolsHelp =
   "the tools registered with the workers (comma-separated; default $WHARF_TOOLS): agents may name only these and Wharf's own; without them, other names are left to the worker's check";
 
 /**
- * The `wharf` command line: `dev`, `run`, `status`, `approve`, `input`, `outputs`, `evidence`,
+ * The `wharf` command line: `dev`, `run`, `resume`, `status`, `approve`, `input`, `outputs`, `evidence`,
  * `validate`, `emit`, `gc`.
  *
  * @example
@@ -97,6 +98,32 @@ export function createProgram(io: CliIo = processIo): Command {
     );
 
   program
+    .command('resume <workflowId>')
+    .description(
+      "Give a running swarm whose `wharf run` stopped a worker again (its own task queue, this data directory's data plane), and follow it to its result",
+    )
+    .option('-f, --follow', 'show live progress, as `wharf run --follow`', false)
+    .option('--json', 'print the result as JSON', false)
+    .option('--address <host:port>', 'Temporal server', addressDefault)
+    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .addOption(dataDirOption())
+    .action(
+      async (
+        workflowId: string,
+        options: { follow: boolean; json: boolean; address: string; namespace: string; dataDir: string },
+      ) => {
+        await ensureDataDir(options.dataDir);
+        const result = await resumeCommand(workflowId, options, io);
+        if (result.status !== 'completed') {
+          throw new CliError(
+            'SWARM_FAILED',
+            `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
+          );
+        }
+      },
+    );
+
+  program
     .command('status [workflowId]')
     .description(
       "Show a swarm's progress (a finished swarm: its result); without one, where the store and blobs live",
@@ -138,15 +165,18 @@ export function createProgram(io: CliIo = processIo): Command {
 
   program
     .command('input <workflowId> [key=value...]')
-    .description('Add †input.* values to a running swarm (values that read as JSON are JSON)')
+    .description(
+      'Add †input.* values to a running swarm (values that read as JSON are JSON); a key already set needs --replace',
+    )
     .option('--json <object>', 'the values as one JSON object')
+    .option('--replace', 'replace values already set (else a key already set is refused)', false)
     .option('--address <host:port>', 'Temporal server', addressDefault)
     .option('--namespace <name>', 'Temporal namespace', 'default')
     .action(
       async (
         workflowId: string,
         pairs: string[],
-        options: { json?: string; address: string; namespace: string },
+        options: { json?: string; replace: boolean; address: string; namespace: string },
       ) => inputCommand(workflowId, pairs, options, io),
     );
 

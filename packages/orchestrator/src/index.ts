@@ -27,6 +27,8 @@ export { type ConditionLookup, evaluateWhen, truthy, type WhenOutcome } from './
 export { expandMapLoop, MAX_MAP_ITEMS, type MapExpansion } from './control/expand-map-loop.js';
 export type { GraphDefinition, GraphTask } from './dsl/graph-definition.js';
 export { InvalidConditionError } from './dsl/invalid-condition-error.js';
+export { type MissingInput, missingInputs } from './dsl/missing-inputs.js';
+export { MissingInputsError } from './dsl/missing-inputs-error.js';
 export { type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
 export { formatSwarmIssue, SwarmDefinitionError, type SwarmIssue } from './dsl/swarm-definition-error.js';
 export { SwarmDefinitionTooLargeError } from './dsl/swarm-definition-too-large-error.js';
@@ -53,6 +55,7 @@ export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orche
 export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';
 export {
   addInputSignal,
+  addInputsUpdate,
   approveTaskUpdate,
   cancelTaskUpdate,
   progressQuery,
@@ -70,6 +73,8 @@ export {
 export { swarmWorkflowId } from './shared/swarm-workflow-id.js';
 export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
 export type {
+  AddInputsRequest,
+  AddInputsResult,
   AgentUsage,
   ApprovalState,
   ApproveTaskRequest,
@@ -79,6 +84,7 @@ export type {
   ContextPlanEntry,
   ContextPool,
   ContextPoolEntry,
+  DataPlaneIdentity,
   LiveInstance,
   OutputRefJson,
   PlanContextInput,

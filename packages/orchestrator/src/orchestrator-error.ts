@@ -9,6 +9,7 @@ export type WharfOrchestratorErrorCode =
   | 'UNKNOWN_MODEL'
   | 'PAYLOAD_UNAVAILABLE'
   | 'INVALID_REQUEST'
+  | 'MISSING_INPUT'
   | 'INVALID_CONDITION'
   | 'UNKNOWN_TOOL'
   | 'PATH_OUTSIDE_WORKDIR'

@@ -36,13 +36,14 @@ export async function approveCommand(
 }
 
 /**
- * `wharf input RUN key=value… | --json '{…}'`: adds `†input.*` values to a running swarm; tasks
- * waiting on them become ready.
+ * `wharf input RUN key=value… | --json '{…}' [--replace]`: adds `†input.*` values to a running
+ * swarm; tasks waiting on them become ready. A key that already holds a value is refused
+ * (exit 2, naming it; nothing is added) unless `--replace`.
  */
 export async function inputCommand(
   workflowId: string,
   pairs: readonly string[],
-  options: ServerOptions & { json?: string },
+  options: ServerOptions & { json?: string; replace?: boolean },
   io: CliIo,
 ): Promise<void> {
   const values = { ...jsonObject(options.json), ...parseInputs(pairs) };
@@ -56,14 +57,16 @@ export async function inputCommand(
       .catch((error: Error) => {
         throw new CliError('NOT_FOUND', `cannot signal ${workflowId}: ${error.message}`, { cause: error });
       });
-    await wharf.addInputs(workflowId, values).catch((error: Error) => {
-      // A swarm that already ended takes no more input.
-      throw new CliError('NOT_FOUND', `cannot signal ${workflowId}: ${error.message}`, { cause: error });
-    });
+    // A key already set is a usage error; a swarm that already ended takes no more input.
+    const result = await wharf
+      .addInputs(workflowId, values, { replace: options.replace === true })
+      .catch((error: unknown) => refused(error, workflowId));
+    const named = (keys: readonly string[]) => keys.map((key) => `†input.${key}`).join(', ');
     io.out(
-      `${workflowId}: added ${Object.keys(values)
-        .map((key) => `†input.${key}`)
-        .join(', ')}`,
+      `${workflowId}: ${[
+        ...(result.added.length > 0 ? [`added ${named(result.added)}`] : []),
+        ...(result.replaced.length > 0 ? [`replaced ${named(result.replaced)}`] : []),
+      ].join('; ')}`,
     );
   });
 }

@@ -17,6 +17,9 @@ export async function devCommand(options: DevOptions, io: CliIo, until?: Promise
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
     ui: options.ui,
+    // The shared queue: clients and `WharfClient` default to it (`wharf run` has a queue of its own).
+    taskQueue: 'wharf',
+
     ...(options.address === undefined ? {} : { temporalAddress: options.address }),
     onProgress: (message) => io.err(`wharf: ${message}`),
   }).catch((error: Error) => {

@@ -12,6 +12,8 @@ import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { changedLines, progressLines } from '../progress-view.js';
+import { refuseMissingInputs } from '../refuse-missing-inputs.js';
+import { resumeHint } from '../resume-hint.js';
 import { loadSwarm } from './validate.js';
 
 /** Options of {@link runCommand}. */
@@ -38,6 +40,7 @@ export interface RunOptions {
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
   const definition = await loadSwarm(file, { tools: options.tools });
   const inputs = parseInputs(options.input);
+  refuseMissingInputs(definition, inputs, options.waitForInputsMs);
   checkModels(definition);
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
@@ -54,6 +57,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     });
     const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
     io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
+    io.err(resumeHint(workflowId, embedded, options.dataDir));
     const gated = Object.entries(definition.tasks).filter(([, task]) => task.approval !== undefined);
     if (gated.length > 0) {
       const address = embedded.address === '127.0.0.1:7233' ? '' : ` --address ${embedded.address}`;
@@ -77,7 +81,8 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   }
 }
 
-async function follow(
+/** Shows a running swarm's progress until `done` settles (`--follow`). */
+export async function follow(
   wharf: Awaited<ReturnType<typeof startEmbedded>>['wharf'],
   workflowId: string,
   done: Promise<unknown>,
@@ -110,7 +115,13 @@ async function follow(
   }
 }
 
-function printResult(io: CliIo, workflowId: string, result: SwarmResult, link: string | undefined): void {
+/** Prints a finished swarm's result: its tasks, out ids, totals, the supervisor's answer. */
+export function printResult(
+  io: CliIo,
+  workflowId: string,
+  result: SwarmResult,
+  link: string | undefined,
+): void {
   io.out(`\nSwarm ${result.swarm}: ${result.status} (${workflowId})`);
   for (const task of result.tasks) {
     const outs = task.outIds.length > 0 ? ` → ${task.outIds.join(', ')}` : '';

@@ -14,6 +14,7 @@ import { createModelRegistry, type ModelRegistry } from '../models/model-registr
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type {
+  DataPlaneIdentity,
   SubagentInput,
   SubagentResult,
   SuperviseInput,
@@ -22,6 +23,7 @@ import type {
 } from '../shared/types.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
 import { childEnvironment } from './child-env.js';
+import { guardDataPlane } from './data-plane-guard.js';
 import { runAgent } from './run-agent.js';
 import { runScript } from './run-script.js';
 import { supervise } from './supervise.js';
@@ -61,13 +63,18 @@ export interface ActivityDependencies {
    * says no summarizer is configured and keeps the first and last bytes.
    */
   summarizer?: Summarizer;
+  /**
+   * This worker's data plane (where `store` and its bodies are; `openDataDir(…).dataPlane`).
+   * An activity whose input names another one is refused, non-retryably (`WharfWrongDataPlane`).
+   */
+  dataPlane?: DataPlaneIdentity;
 }
 
 /**
  * The activity implementations with their dependencies injected: `runSubagent` (script and
  * agent tasks) and `supervise`. Wharf errors that retrying cannot fix (bad definitions,
- * unknown models, forbidden reads) fail without retry; storage and process-start failures
- * are retried by the workflow's bounded policy.
+ * unknown models, forbidden reads, another data plane's work) fail without retry; storage and
+ * process-start failures are retried by the workflow's bounded policy.
  *
  * @example
  * ```ts
@@ -91,7 +98,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     env,
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
   });
-  return {
+  const activities: WharfActivities = {
     agentStart: (input) => classify(() => agent.agentStart(input)),
     agentModelStep: (input) => classify(() => agent.agentModelStep(input)),
     agentToolCall: (input) => classify(() => agent.agentToolCall(input)),
@@ -143,6 +150,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
       return contextMetrics(input, sizes);
     },
   };
+  return guardDataPlane(activities, dependencies.dataPlane);
 }
 
 const NON_RETRYABLE: Record<string, string> = {

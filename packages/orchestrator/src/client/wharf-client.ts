@@ -6,11 +6,13 @@ import {
 } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { type PendingApproval, pendingApprovals } from '../control/approval-gate.js';
+import { missingInputs } from '../dsl/missing-inputs.js';
+import { MissingInputsError } from '../dsl/missing-inputs-error.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import {
-  addInputSignal,
+  addInputsUpdate,
   approveTaskUpdate,
   cancelTaskUpdate,
   progressQuery,
@@ -19,7 +21,9 @@ import {
 import { renderTaskTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import type {
+  AddInputsResult,
   ApproveTaskResult,
+  DataPlaneIdentity,
   LiveInstance,
   SubagentHeartbeat,
   SwarmProgress,
@@ -42,6 +46,12 @@ export interface WharfClientOptions {
    * Left out, names that are not Wharf's own are left to the worker's check.
    */
   tools?: readonly string[];
+  /**
+   * The data plane the swarms' outputs belong to (`openDataDir(…).dataPlane`, or the embedded
+   * worker's): put in every swarm's input (and its memo), so a worker of another data plane
+   * refuses its subagents instead of storing their outputs where the run never reads them.
+   */
+  dataPlane?: DataPlaneIdentity;
 }
 
 /** Options of {@link WharfClient.startSwarm}. */
@@ -84,6 +94,8 @@ export class WharfClient {
   readonly taskQueue: string;
   /** Names of the workers' tools YAML is parsed with; undefined when not known. */
   readonly tools: readonly string[] | undefined;
+  /** The data plane put in the swarms this client starts; undefined when not known. */
+  readonly dataPlane: DataPlaneIdentity | undefined;
 
   constructor(options: WharfClientOptions) {
     this.client = new Client({
@@ -93,9 +105,14 @@ export class WharfClient {
     });
     this.taskQueue = options.taskQueue ?? 'wharf';
     this.tools = options.tools;
+    this.dataPlane = options.dataPlane;
   }
 
-  /** Validates (YAML text or a definition) and starts a swarm. */
+  /**
+   * Validates (YAML text or a definition) and starts a swarm. A swarm that reads `†input.*`
+   * values `input` lacks is refused with a `MissingInputsError` (code `MISSING_INPUT`) naming
+   * them, unless `waitForInputsMs` gives time to add them while it runs (`addInputs`).
+   */
   async startSwarm(
     definition: SwarmDefinition | string,
     input: Record<string, unknown> = {},
@@ -105,6 +122,10 @@ export class WharfClient {
       typeof definition === 'string'
         ? parseSwarm(definition, this.tools === undefined ? {} : { tools: this.tools })
         : definition;
+    if ((options.waitForInputsMs ?? 0) <= 0) {
+      const missing = missingInputs(swarm, input);
+      if (missing.length > 0) throw new MissingInputsError(swarm.name, missing);
+    }
     const ownerId = options.ownerId ?? 'default';
     const workflowId =
       options.workflowId ?? `${swarm.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
@@ -118,6 +139,7 @@ export class WharfClient {
       ...(options.contextPoolCap === undefined ? {} : { contextPoolCap: options.contextPoolCap }),
       ...(options.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: options.heartbeatTimeoutMs }),
       ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
+      ...(this.dataPlane === undefined ? {} : { dataPlane: this.dataPlane }),
     };
     const taskCount = Object.keys(swarm.tasks).length;
     const handle = await this.client.workflow.start('swarmWorkflow', {
@@ -131,7 +153,12 @@ export class WharfClient {
         { key: swarmSearchAttributes.owner, value: ownerId },
         { key: swarmSearchAttributes.status, value: 'running' },
       ],
-      memo: { swarm: swarm.name, version: swarm.version, tasks: taskCount },
+      memo: {
+        swarm: swarm.name,
+        version: swarm.version,
+        tasks: taskCount,
+        ...(this.dataPlane === undefined ? {} : { dataPlane: this.dataPlane }),
+      },
     });
     return { workflowId, firstExecutionRunId: handle.firstExecutionRunId, handle };
   }
@@ -252,22 +279,43 @@ export class WharfClient {
     }
   }
 
-  /** Adds a value for `†input.<key>`; tasks waiting on it become ready. */
-  async addInput(workflowId: string, key: string, value: unknown): Promise<void> {
-    await this.client.workflow.getHandle(workflowId).signal(addInputSignal, { key, value });
+  /**
+   * Adds a value for `†input.<key>`; tasks waiting on it become ready. See {@link addInputs}:
+   * a key that already holds a value is refused unless `replace`.
+   */
+  async addInput(
+    workflowId: string,
+    key: string,
+    value: unknown,
+    options: { replace?: boolean } = {},
+  ): Promise<AddInputsResult> {
+    return this.addInputs(workflowId, { [key]: value }, options);
   }
 
   /**
-   * Adds several `†input.*` values, one `addInput` signal each, in the order given.
+   * Adds several `†input.*` values at once (the `addInputs` update); tasks waiting on them
+   * become ready. A key that already holds a value (given at start or added before) is refused
+   * with an `INVALID_REQUEST` error naming it, and nothing is added, unless `replace: true`:
+   * then tasks that start later read the new value (those that ran keep what they read).
    *
    * @example
    * ```ts
-   * await wharf.addInputs(workflowId, { region: 'eu', replicas: 3 });
+   * await wharf.addInputs(workflowId, { region: 'eu', replicas: 3 }); // { added: ['region', 'replicas'], replaced: [] }
+   * await wharf.addInputs(workflowId, { region: 'us' }, { replace: true }); // { added: [], replaced: ['region'] }
    * ```
    */
-  async addInputs(workflowId: string, values: Record<string, unknown>): Promise<void> {
-    const handle = this.client.workflow.getHandle(workflowId);
-    for (const [key, value] of Object.entries(values)) await handle.signal(addInputSignal, { key, value });
+  async addInputs(
+    workflowId: string,
+    values: Record<string, unknown>,
+    options: { replace?: boolean } = {},
+  ): Promise<AddInputsResult> {
+    try {
+      return await this.client.workflow.getHandle(workflowId).executeUpdate(addInputsUpdate, {
+        args: [{ values, ...(options.replace === undefined ? {} : { replace: options.replace }) }],
+      });
+    } catch (error) {
+      throw rejectedUpdate(error, 'addInputs');
+    }
   }
 }
 

@@ -164,6 +164,43 @@ describe('pruneContext and contextMetrics', () => {
     ]);
   });
 
+  it('never drops the output of a task that a task still to run depends on, whatever the strategy', () => {
+    const scored: ContextPool = {
+      entries: [
+        entry('fetch#0', 5_000, { relevanceScore: 0 }),
+        entry('clean', 3_000, { relevanceScore: 0 }),
+        entry('lint', 2_000, { relevanceScore: 1 }),
+      ],
+      added: 3,
+      checkpoints: [],
+    };
+    const relevant = { every: 1, strategy: 'highest_relevance' as const, keep_count: 1 };
+    expect(pruneContext({ definition, pool: scored, hook: relevant, sinceCheckpoint: 1, now })).toEqual([
+      'fetch#0',
+      'clean',
+    ]);
+    // report, still to run, depends on clean.
+    expect(
+      pruneContext({
+        definition,
+        pool: scored,
+        hook: relevant,
+        sinceCheckpoint: 1,
+        now,
+        pending: ['report'],
+      }),
+    ).toEqual(['fetch#0']);
+    // picky depends on clean too, and only includes fetch in its context: no dependency, pruned.
+    const recent = { every: 1, strategy: 'most_recent' as const, keep_count: 1 };
+    expect(
+      pruneContext({ definition, pool: scored, hook: recent, sinceCheckpoint: 1, now, pending: ['picky'] }),
+    ).toEqual(['fetch#0']);
+    expect(pruneContext({ definition, pool: scored, hook: recent, sinceCheckpoint: 1, now })).toEqual([
+      'fetch#0',
+      'clean',
+    ]);
+  });
+
   it('measures the pool in stored output bytes, counting outputs over max_context_bytes as cut', () => {
     const big: ContextPool = {
       entries: [entry('clean', 1, { relevanceScore: 1 }), entry('lint', 1)],

@@ -1,3 +1,4 @@
+import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import type { ContextPoolEntry, PruneContextInput } from '../shared/types.js';
 
 const byTaskId = (a: ContextPoolEntry, b: ContextPoolEntry) =>
@@ -11,11 +12,31 @@ const orders = {
 };
 
 /**
+ * The tasks that the `pending` tasks (still to run) depend on directly: pruning keeps their
+ * outputs, so a task's context can still show what it depends on.
+ *
+ * @example
+ * ```ts
+ * dependenciesOfPending(definition, ['report']); // Set { 'clean' }
+ * ```
+ */
+export function dependenciesOfPending(
+  definition: Pick<SwarmDefinition, 'tasks'>,
+  pending: Iterable<string>,
+): Set<string> {
+  const needed = new Set<string>();
+  for (const task of pending) for (const name of definition.tasks[task]?.depends_on ?? []) needed.add(name);
+  return needed;
+}
+
+/**
  * The task ids a `checkpoint_and_prune` hook removes from the pool, in pool order; none before
  * `every` outputs were added since the hook last pruned. `most_recent` keeps the `keep_count`
  * (default 20) last finished, `lru` the last placed in a context, `highest_relevance` the
  * highest scores (ties: most recent, then task id), `direct_dependencies` the outputs of tasks
- * some task depends on. The outputs stay in the store.
+ * some task depends on. Whatever the strategy, the outputs of the tasks that a task still to
+ * run (`pending`) depends on stay (see {@link dependenciesOfPending}). The outputs stay in the
+ * store.
  *
  * @example
  * ```ts
@@ -29,6 +50,7 @@ export function pruneContext(input: PruneContextInput): string[] {
   for (const entry of input.pool.entries) byId.set(entry.taskId, entry);
   const entries = [...byId.values()];
   let keep: (entry: ContextPoolEntry) => boolean;
+  const stillRead = dependenciesOfPending(input.definition, input.pending ?? []);
   if (input.hook.strategy === 'direct_dependencies') {
     const needed = new Set(Object.values(input.definition.tasks).flatMap((task) => task.depends_on));
     keep = (entry) => needed.has(entry.task);
@@ -41,5 +63,5 @@ export function pruneContext(input: PruneContextInput): string[] {
     );
     keep = (entry) => kept.has(entry.taskId);
   }
-  return entries.filter((entry) => !keep(entry)).map((entry) => entry.taskId);
+  return entries.filter((entry) => !keep(entry) && !stillRead.has(entry.task)).map((entry) => entry.taskId);
 }

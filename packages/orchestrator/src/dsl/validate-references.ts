@@ -161,8 +161,16 @@ function push<TValue>(map: Map<string, TValue[]>, name: string, value: TValue): 
   else list.push(value);
 }
 
-/** Problems that make `expression` unresolvable; `||` needs one side, `&&` every side. */
-function unsatisfied(
+/**
+ * Problems that make `expression` unresolvable; `||` needs one side, `&&` every side.
+ *
+ * @example
+ * ```ts
+ * unsatisfied(parseExpression('†input.a || †input.b'), (reference) => `${reference} is missing`);
+ * // ['†input.a is missing', '†input.b is missing']
+ * ```
+ */
+export function unsatisfied(
   expression: Expression,
   checkReference: (reference: string) => string | undefined,
 ): string[] {

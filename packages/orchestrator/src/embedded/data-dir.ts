@@ -13,6 +13,8 @@ import {
   parseStoreUrl,
   type StoreConfig,
 } from '@wharf/output-store/config';
+import type { DataPlaneIdentity } from '../shared/types.js';
+import { dataPlaneIdentity } from './data-plane-identity.js';
 
 /**
  * Where a data directory's outputs and evidence live. Each URL falls back to its environment
@@ -51,6 +53,11 @@ export interface DataDir {
   blobsConfig: BlobsConfig | undefined;
   /** Where the store, its bodies and the evidence live, without passwords: fit to print. */
   location: { store: string; blobs: string; artifacts: string };
+  /**
+   * Which data plane this is (see `dataPlaneIdentity`): a worker refuses runs of another, and
+   * a client puts it in the swarms it starts.
+   */
+  dataPlane: DataPlaneIdentity;
   /** HMAC secret shared by the intake server and the workers that mint spawn tokens. */
   secret: string;
   /** Spill files of running scripts. */
@@ -150,6 +157,12 @@ export async function openDataDir(root: string, options: DataPlaneOptions = {}):
     env,
   });
   const workDir = join(root, 'work');
+  const dataPlane = await dataPlaneIdentity({ ...plane, location: resolved.location }).catch(
+    async (error) => {
+      await plane.close();
+      throw error;
+    },
+  );
   return {
     root,
     store: plane.store,
@@ -160,6 +173,7 @@ export async function openDataDir(root: string, options: DataPlaneOptions = {}):
     storeConfig: plane.storeConfig,
     blobsConfig: plane.blobsConfig,
     location: resolved.location,
+    dataPlane,
     secret,
     workDir,
     temporalDb: join(root, 'temporal.db'),

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -33,7 +34,12 @@ export interface EmbeddedOptions {
    */
   temporalAddress?: string;
   namespace?: string;
-  /** Default `wharf`. */
+  /**
+   * The task queue of the swarms this process starts and of its worker. Default: with a worker,
+   * one of this process's own (`wharf-<pid>-<random>`, see {@link ownTaskQueue}), so no other
+   * process's worker (another data plane, another environment) ever takes its tasks; without,
+   * `wharf`, the queue `apps/worker` polls by default.
+   */
   taskQueue?: string;
   /** Serve the Temporal Web UI when a dev server is started. Default true. */
   ui?: boolean;
@@ -122,7 +128,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const progress = options.onProgress ?? (() => {});
   quietRuntime();
   const namespace = options.namespace ?? 'default';
-  const taskQueue = options.taskQueue ?? 'wharf';
+  const taskQueue = options.taskQueue ?? (options.worker === false ? 'wharf' : ownTaskQueue());
   // The stores, the intake server and the converter, put together as apps/worker does.
   const parts = await composeWorker({
     dataDir: options.dataDir ?? '.wharf',
@@ -195,6 +201,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       taskQueue,
       namespace,
       dataConverter,
+      dataPlane: data.dataPlane,
       ...(workerTools === undefined ? {} : { tools: workerTools }),
     });
     return {
@@ -219,6 +226,21 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     await stop();
     throw error;
   }
+}
+
+/**
+ * A task queue no other process polls: `wharf-<pid>-<12 random hex digits>`. The swarms an
+ * embedded process starts run there, on its own worker; a later process gives a run left
+ * behind a worker again by polling the same queue (`wharf resume`, or `apps/worker` with
+ * `WHARF_TASK_QUEUE`), on the same data plane.
+ *
+ * @example
+ * ```ts
+ * ownTaskQueue(); // 'wharf-4711-9f86d081884c'
+ * ```
+ */
+export function ownTaskQueue(): string {
+  return `wharf-${process.pid}-${randomBytes(6).toString('hex')}`;
 }
 
 let runtimeChecked = false;

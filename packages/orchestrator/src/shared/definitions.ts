@@ -1,5 +1,11 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ApproveTaskRequest, ApproveTaskResult, SwarmProgress } from './types.js';
+import type {
+  AddInputsRequest,
+  AddInputsResult,
+  ApproveTaskRequest,
+  ApproveTaskResult,
+  SwarmProgress,
+} from './types.js';
 
 /** Query: the swarm's durable channel snapshot (refs and compact payloads only). */
 export const stateQuery = defineQuery<unknown>('state');
@@ -13,8 +19,17 @@ export const cancelTaskUpdate = defineUpdate<
   [{ task: string; reason?: string }]
 >('cancelTask');
 
-/** Signal: add a value for `†input.<key>` references; tasks waiting on it become ready. */
+/**
+ * Signal: add a value for `†input.<key>` references; tasks waiting on it become ready. It
+ * replaces a value already set without a word: prefer {@link addInputsUpdate}.
+ */
 export const addInputSignal = defineSignal<[{ key: string; value: unknown }]>('addInput');
+
+/**
+ * Update: add `†input.*` values; tasks waiting on them become ready. Refused, naming the keys,
+ * when a key already holds a value, unless the request says `replace: true`.
+ */
+export const addInputsUpdate = defineUpdate<AddInputsResult, [AddInputsRequest]>('addInputs');
 
 /**
  * Update: approve or reject a task's `approval:` gate, with an optional comment. Rejected

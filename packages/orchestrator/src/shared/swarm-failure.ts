@@ -17,8 +17,8 @@ export const swarmFailedErrorType = 'WharfSwarmFailed';
 /**
  * Every `ApplicationFailure` type Wharf raises, defined once. `swarmFailed` ends a workflow
  * whose tasks failed; the others are non-retryable activity failures that no retry can fix:
- * a definition the worker cannot run, a model id the registry does not know, and a store
- * that refused the caller.
+ * a definition the worker cannot run, a model id the registry does not know, a store
+ * that refused the caller, and work of another data plane than the worker's.
  *
  * @example
  * ```ts
@@ -30,6 +30,7 @@ export const wharfFailureTypes = Object.freeze({
   invalidDefinition: 'WharfInvalidDefinition',
   unknownModel: 'WharfUnknownModel',
   forbidden: 'WharfForbidden',
+  wrongDataPlane: 'WharfWrongDataPlane',
 } as const);
 
 /**
@@ -44,6 +45,7 @@ export const nonRetryableFailureTypes: readonly string[] = Object.freeze([
   wharfFailureTypes.invalidDefinition,
   wharfFailureTypes.forbidden,
   wharfFailureTypes.unknownModel,
+  wharfFailureTypes.wrongDataPlane,
 ]);
 
 /** Task statuses that count as failures in reports: they come first, with their reasons. */

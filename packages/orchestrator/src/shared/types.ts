@@ -2,6 +2,18 @@
 // Workflow-safe: no imports with side effects, no Node APIs.
 import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 
+/**
+ * Which data plane (output store and body store) a run's outputs belong to. The client puts
+ * its own in the swarm's input; it travels in every activity and child workflow input, and a
+ * worker of another data plane refuses the work (`WharfWrongDataPlane`, non-retryable).
+ */
+export interface DataPlaneIdentity {
+  /** Equal for every process that opens the same store and bodies; see `dataPlaneIdentity`. */
+  id: string;
+  /** Where it is, without credentials (`store …`, `, blobs …` when configured): for messages. */
+  description: string;
+}
+
 /** A stored output's handle, as it travels through workflow history. */
 export interface OutputRefJson {
   outId: string;
@@ -52,6 +64,19 @@ export interface ApprovalState {
   decidedAt?: number;
   /** The decision is the gate's `on_timeout`, nobody answered. */
   timedOut?: boolean;
+}
+
+/** Argument of the `addInputs` update: `†input.*` values by key. */
+export interface AddInputsRequest {
+  values: Record<string, unknown>;
+  /** Replace keys that already hold a value; without it such a request is refused. */
+  replace?: boolean;
+}
+
+/** What the `addInputs` update returns: the keys that were new and those that replaced a value. */
+export interface AddInputsResult {
+  added: string[];
+  replaced: string[];
 }
 
 /** Argument of the `approveTask` update. */
@@ -133,6 +158,8 @@ export interface SubagentInput {
   workdir?: string;
   /** Earlier outputs chosen for this task's context (Tier 3); absent when it takes none. */
   context?: ContextPlan;
+  /** The run's data plane: a worker of another one refuses the task. */
+  dataPlane?: DataPlaneIdentity;
 }
 
 /**
@@ -199,6 +226,8 @@ export interface PruneContextInput {
   /** Outputs added since this hook last pruned. */
   sinceCheckpoint: number;
   now: number;
+  /** Tasks still to run: the outputs of the tasks they depend on are never pruned. */
+  pending?: string[];
 }
 
 /** Size and shape of a swarm's context pool at the end. */
@@ -265,6 +294,8 @@ export interface SuperviseInput {
   budgetBytes: number;
   /** One compact payload per task instance, in task order. */
   compacts: string[];
+  /** The run's data plane: a worker of another one refuses the step. */
+  dataPlane?: DataPlaneIdentity;
 }
 
 /** The supervisor's answer: inline when small, else a ref to the stored answer. */
@@ -297,6 +328,11 @@ export interface SwarmWorkflowInput {
   waitForInputsMs?: number;
   /** Most entries the context pool keeps (newest, those unfinished tasks read first). Default 500. */
   contextPoolCap?: number;
+  /**
+   * The data plane the run's outputs belong to (the client's): every subagent and agent step
+   * carries it, and a worker of another data plane refuses them. Absent: no check.
+   */
+  dataPlane?: DataPlaneIdentity;
   /** State carried across continue-as-new. */
   carried?: CarriedState;
 }
@@ -399,6 +435,8 @@ export interface AgentStepInput {
   conversation: string[];
   /** 0-based model step. */
   step: number;
+  /** The run's data plane: a worker of another one refuses the step. */
+  dataPlane?: DataPlaneIdentity;
 }
 
 /** What `agentStart` returns. */
@@ -440,6 +478,8 @@ export interface AgentToolCallInput {
   seq: number;
   /** For a `spawn_worker` call: the worker the agent workflow ran for it. */
   spawned?: SpawnedWorker;
+  /** The run's data plane: a worker of another one refuses the step. */
+  dataPlane?: DataPlaneIdentity;
 }
 
 /** What `agentToolCall` returns. */
@@ -467,6 +507,8 @@ export interface AgentFinishInput {
   error?: string;
   /** A supervisor's most evidence bytes mounted into one model call. */
   evidenceBytes?: number;
+  /** The run's data plane: a worker of another one refuses the step. */
+  dataPlane?: DataPlaneIdentity;
 }
 
 /** The activities of a durable agent task (implemented by `createActivities`). */

@@ -1,6 +1,6 @@
 // Pure: what a swarm's subagent and supervisor activities are called with, as plain data.
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
-import type { ContextPlan, SubagentInput, SuperviseInput } from '../shared/types.js';
+import type { ContextPlan, DataPlaneIdentity, SubagentInput, SuperviseInput } from '../shared/types.js';
 import type { ScheduledInstance, SwarmRun } from './swarm-run.js';
 
 /** The activity options the swarm sets per call (milliseconds); the workflow's defaults fill the rest. */
@@ -64,6 +64,8 @@ export interface RunPlace {
   runId: string;
   workdir?: string | undefined;
   heartbeatTimeoutMs?: number | undefined;
+  /** The run's data plane, carried to every subagent and supervisor. */
+  dataPlane?: DataPlaneIdentity | undefined;
 }
 
 /** What the workflow needs to run one instance. */
@@ -110,6 +112,7 @@ export function subagentCall(
     ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
     ...(context === undefined ? {} : { context }),
     inRefs: spec.depends_on.flatMap((dependency) => run.outIds(dependency)),
+    ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
   };
   const options = subagentCallOptions({
     definition,
@@ -151,6 +154,7 @@ export function supervisorCall(
       question: supervisor.question,
       budgetBytes: supervisor.evidence_budget_bytes,
       compacts: run.orderedCompacts(),
+      ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
     },
   };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { planContext } from '../context/plan-context.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SubagentResult } from '../shared/types.js';
 import { SwarmRun } from './swarm-run.js';
@@ -53,8 +54,9 @@ describe('limits.cleanup_strategy trims the context pool after every fold', () =
       cleanupPool: true,
     });
     const pools = poolsAfterEachStep(run);
-    // Step 1 folds fan#0..3 and one at the same time: ties go by task id.
-    expect(pools[0]).toEqual(['fan#0', 'fan#1']);
+    // Step 1 folds fan#0..3 and one at the same time: ties go by task id, and one stays
+    // besides them because two, still to run, depends on it.
+    expect(pools[0]).toEqual(['fan#0', 'fan#1', 'one']);
     expect(pools[1]).toEqual(['fan#0', 'two']);
     expect(pools[2]).toEqual(['two', 'three']);
     expect(run.contextPool.pool.lastPrunedAt).toBe(35);
@@ -76,5 +78,45 @@ describe('limits.cleanup_strategy trims the context pool after every fold', () =
       skipUnresolvable: true,
     });
     expect(poolsAfterEachStep(run).at(-1)).toHaveLength(7);
+  });
+  it('highest_relevance never drops the output of a direct dependency of a task still to run', () => {
+    const run = new SwarmRun({
+      definition: parseSwarm(`
+name: pool
+limits:
+  cleanup_strategy: { type: highest_relevance, keep_count: 1 }
+tasks:
+  a: { script: { content: 'echo alpha' } }
+  b: { script: { content: 'echo beta' } }
+  c: { depends_on: [a], script: { content: 'true' } }
+  d: { depends_on: [b], script: { content: 'true' } }
+`),
+      skipUnresolvable: true,
+      cleanupPool: true,
+    });
+    const first = run.nextStep(10).instances;
+    run.fold(
+      first,
+      first.map((item) => ok(`out_${item.task}`)),
+      15,
+    );
+    // a and b tie (relevance 0, same time): keep_count 1 alone would keep a and drop b, which d reads.
+    expect(run.contextPool.pool.entries.map((entry) => entry.taskId)).toEqual(['a', 'b']);
+    const second = run.nextStep(20).instances;
+    const plans = planContext({
+      definition: run.definition,
+      pool: run.contextPool.pool,
+      tasks: run.contextTasks(second),
+      now: 20,
+    });
+    expect(plans.d?.entries.map((entry) => entry.outId)).toContain('out_b');
+    expect(plans.c?.entries.map((entry) => entry.outId)).toContain('out_a');
+    run.fold(
+      second,
+      second.map((item) => ok(`out_${item.task}`)),
+      25,
+    );
+    // Nothing left to run: the strategy applies in full again.
+    expect(run.contextPool.pool.entries).toHaveLength(1);
   });
 });

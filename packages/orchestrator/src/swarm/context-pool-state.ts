@@ -91,9 +91,10 @@ export class ContextPoolState {
   /**
    * Applies the swarm's `limits.cleanup_strategy` to the pool (never to the store): keeps the
    * `keep_count` most recent, last read or most relevant outputs, or those of tasks some task
-   * depends on. Returns the task ids it removed; none without a strategy.
+   * depends on, and always the outputs of the tasks that the `pending` tasks (still to run)
+   * depend on. Returns the task ids it removed; none without a strategy.
    */
-  cleanup(definition: SwarmDefinition, now: number): string[] {
+  cleanup(definition: SwarmDefinition, now: number, pending: readonly string[] = []): string[] {
     const strategy = definition.limits?.cleanup_strategy;
     if (strategy === undefined || this.pool.entries.length === 0) return [];
     if (strategy.type !== 'direct_dependencies' && this.pool.entries.length <= strategy.keep_count) return [];
@@ -107,6 +108,7 @@ export class ContextPoolState {
       },
       sinceCheckpoint: 1,
       now,
+      pending: [...pending],
     });
     if (removed.length === 0) return removed;
     const gone = new Set(removed);

@@ -75,6 +75,18 @@ export class SwarmContext {
     }
   }
 
+  /** True once `†input.<key>` holds a value (from the start input or an `addInput`). */
+  hasInput(key: string): boolean {
+    return this.#log.messages.some(
+      (message) =>
+        message.type === 'input' &&
+        typeof message.data === 'object' &&
+        message.data !== null &&
+        !Array.isArray(message.data) &&
+        Object.hasOwn(message.data, key),
+    );
+  }
+
   /** Adds `†input.<key>` (from a signal). */
   addInput(key: string, value: unknown, date: string): void {
     this.#log.append({ type: 'input', data: { [key]: toJson(value) }, _date: date } as ContextMessage);

@@ -117,6 +117,29 @@ tasks:
     run.addInput('who', 'wharf', '2026-01-01T00:00:00.000Z');
     expect(run.nextStep(2).instances).toEqual([{ task: 'greet', instance: 0, inputs: { who: 'wharf' } }]);
   });
+
+  it('addInputs refuses a key already set (at start or added), whole, unless replace', () => {
+    const gated = parseSwarm(`
+name: gated
+tasks:
+  greet: { inputs: { who: †input.who, where: †input.where }, script: { content: 'true' } }
+`);
+    const run = new SwarmRun({ definition: gated, input: { where: 'here' }, skipUnresolvable: true });
+    const date = '2026-01-01T00:00:00.000Z';
+    expect(run.addInputs({ values: { who: 'wharf' } }, date)).toEqual({ added: ['who'], replaced: [] });
+    expect(() => run.addInputs({ values: { who: 'again', extra: 1 } }, date)).toThrow(
+      '†input.who is already set; replace it explicitly',
+    );
+    expect(() => run.checkInputs({ values: { where: 'there' } })).toThrow('†input.where is already set');
+    expect(() => run.checkInputs({ values: {} })).toThrow('no input values given');
+    expect(run.addInputs({ values: { who: 'crew', extra: 1 }, replace: true }, date)).toEqual({
+      added: ['extra'],
+      replaced: ['who'],
+    });
+    expect(run.nextStep(2).instances).toEqual([
+      { task: 'greet', instance: 0, inputs: { who: 'crew', where: 'here' } },
+    ]);
+  });
 });
 
 describe('SwarmRun folding', () => {

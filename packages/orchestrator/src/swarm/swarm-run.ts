@@ -14,6 +14,8 @@ import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { addUsage, swarmUsage } from '../shared/agent-usage.js';
 import type {
+  AddInputsRequest,
+  AddInputsResult,
   AgentUsage,
   ApproveTaskRequest,
   ApproveTaskResult,
@@ -186,6 +188,37 @@ export class SwarmRun {
   }
 
   /**
+   * Throws a typed error (code `INVALID_REQUEST`) naming the `†input.*` keys of `request` that
+   * already hold a value, unless `request.replace`: a second value never silently replaces the
+   * first. An empty request is refused too.
+   */
+  checkInputs(request: AddInputsRequest): void {
+    const keys = Object.keys(request.values);
+    if (keys.length === 0) throw new WharfOrchestratorError('INVALID_REQUEST', 'no input values given');
+    if (request.replace === true) return;
+    const set = keys.filter((key) => this.#context.hasInput(key));
+    if (set.length === 0) return;
+    throw new WharfOrchestratorError(
+      'INVALID_REQUEST',
+      `${set.map((key) => `†input.${key}`).join(', ')} ${set.length === 1 ? 'is' : 'are'} already set; replace ${set.length === 1 ? 'it' : 'them'} explicitly (wharf input --replace, or addInputs with replace: true)`,
+    );
+  }
+
+  /**
+   * Adds `†input.*` values (see {@link checkInputs}) in the order given; returns which keys were
+   * new and which replaced a value. Tasks that already read a replaced value keep what they read.
+   */
+  addInputs(request: AddInputsRequest, date: string): AddInputsResult {
+    this.checkInputs(request);
+    const result: AddInputsResult = { added: [], replaced: [] };
+    for (const [key, value] of Object.entries(request.values)) {
+      (this.#context.hasInput(key) ? result.replaced : result.added).push(key);
+      this.#context.addInput(key, value, date);
+    }
+    return result;
+  }
+
+  /**
    * Cancels a task that has not finished: it reads `cancelled`, its instances still to start do
    * not, and its dependents are skipped. A finished task stays as it is.
    */
@@ -267,6 +300,11 @@ export class SwarmRun {
     entry.reason = verdict.reason;
     entry.waitingFor = [];
     entry.endedAt = now;
+  }
+
+  /** The tasks that have not finished yet (pending, waiting or running), in task order. */
+  unfinishedTasks(): string[] {
+    return this.taskNames.filter((task) => !FINISHED_STATUSES.has(this.#tasks.get(task).status));
   }
 
   /** True once every task has finished (done, failed, skipped or cancelled). */
@@ -396,7 +434,7 @@ export class SwarmRun {
       if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
     }
     this.#state.foldSuperstep(this.#step, updates);
-    if (this.#cleanupPool) this.#pool.cleanup(this.definition, now);
+    if (this.#cleanupPool) this.#pool.cleanup(this.definition, now, this.unfinishedTasks());
   }
 
   /**

@@ -140,6 +140,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
         ...(start.workerOptions === undefined ? {} : { workerOptions: start.workerOptions }),
         store: data.store,
         artifacts: data.artifacts,
+        dataPlane: data.dataPlane,
         workDir: data.workDir,
         dataConverter,
         spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),

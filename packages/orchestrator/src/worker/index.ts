@@ -9,6 +9,7 @@ export {
   passEnvNames,
 } from '../activities/child-env.js';
 export { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
+export { checkDataPlane, guardDataPlane } from '../activities/data-plane-guard.js';
 export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
 export { connectMcpServers, type McpServerConfig, type McpTools } from '../agent/mcp-tools.js';
 export {

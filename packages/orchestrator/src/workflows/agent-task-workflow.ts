@@ -60,6 +60,8 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
   const loop = input.definition.loop;
   const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;
   const label = `${input.task}${looped ? `#${input.instance}` : ''}`;
+  // Every step carries the run's data plane: a worker of another one refuses it.
+  const dataPlane = input.dataPlane === undefined ? {} : { dataPlane: input.dataPlane };
   const start = await agentStart(input);
   const conversation = [...start.conversation];
   const emitted: string[] = [];
@@ -104,6 +106,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       inRefs: [],
       ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
       ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: input.heartbeatTimeoutMs }),
+      ...dataPlane,
     };
     try {
       const result = await executeChild(agentTaskWorkflow, {
@@ -133,7 +136,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
   try {
     for (let step = 0; step < start.maxSteps; step++) {
       publish(step + 1, 'model call');
-      const answer = await agentModelStep({ brief: start.brief, conversation, step });
+      const answer = await agentModelStep({ brief: start.brief, conversation, step, ...dataPlane });
       conversation.push(answer.record);
       usage = addUsage(usage, answer.usage) ?? usage;
       evidenceBytes = Math.max(evidenceBytes, answer.evidenceBytes ?? 0);
@@ -150,6 +153,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
             record: answer.record,
             toolCallId: call.toolCallId,
             seq: first + index,
+            ...dataPlane,
           };
           if (call.toolName !== spawnWorkerToolName || !patched('wharf-spawn-worker')) {
             return agentToolCall(toolCall);
@@ -180,6 +184,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
     usage,
     ...(error === undefined ? {} : { error }),
     ...(input.supervisor === undefined ? {} : { evidenceBytes }),
+    ...dataPlane,
   });
 }
 

@@ -118,6 +118,7 @@ async function superviseAsAgent(
     ...(place.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: place.heartbeatTimeoutMs }),
     ...(input.agent.tools.includes(spawnWorkerToolName) ? { spawnable: definition.agents } : {}),
     supervisor: { question: input.question, budgetBytes: input.budgetBytes, compacts: input.compacts },
+    ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
   };
   const result = await executeChild(agentTaskWorkflow, {
     workflowId: `${workflowInfo().workflowId}/supervisor`,

@@ -3,6 +3,7 @@
 import { type CancellationScope, setHandler } from '@temporalio/workflow';
 import {
   addInputSignal,
+  addInputsUpdate,
   approveTaskUpdate,
   cancelTaskUpdate,
   progressQuery,
@@ -24,7 +25,7 @@ export interface SwarmHandlerHooks {
 
 /**
  * Registers a swarm run's `progress` and `state` queries, its `addInput` signal and its
- * `cancelTask` and `approveTask` updates.
+ * `addInputs`, `cancelTask` and `approveTask` updates.
  *
  * @example
  * ```ts
@@ -46,6 +47,19 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
       inputsChanged();
     },
     { description: 'Adds a value for †input.<key>; tasks waiting on it become ready.' },
+  );
+  setHandler(
+    addInputsUpdate,
+    (request) => {
+      const outcome = run.addInputs(request, new Date().toISOString());
+      inputsChanged();
+      return outcome;
+    },
+    {
+      description:
+        'Adds †input.* values; tasks waiting on them become ready. A key already set is refused unless replace is true.',
+      validator: (request) => run.checkInputs(request),
+    },
   );
   setHandler(
     cancelTaskUpdate,

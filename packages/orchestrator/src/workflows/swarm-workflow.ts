@@ -57,6 +57,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     runId: workflowInfo().workflowId,
     workdir: input.workdir,
     heartbeatTimeoutMs: input.heartbeatTimeoutMs,
+    dataPlane: input.dataPlane,
   };
   const maxConcurrent = Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING));
   const { withContext, splitSuperstep, controlFlow, poolCap, ...patches } = swarmPatches(input);
@@ -153,6 +154,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
           hook,
           sinceCheckpoint,
           now,
+          pending: run.unfinishedTasks(),
         });
         run.contextPool.applyPrune(index, removed, now);
       } catch (error) {
