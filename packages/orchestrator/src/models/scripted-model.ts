@@ -17,8 +17,8 @@ export type ScriptedStep = ScriptedReply | ((prompt: LanguageModelV4Prompt, step
 export interface ScriptedModelOptions {
   /** Named in the model id and in errors (a file's path). Default `inline`. */
   name?: string;
-  /** The reply once `steps` run out. Default: none, and such a call fails with `INVALID_SCRIPTED_MODEL`. */
-  afterLast?: ScriptedReply;
+  /** The step once `steps` run out. Default: none, and such a call fails with `INVALID_SCRIPTED_MODEL`. */
+  afterLast?: ScriptedStep;
 }
 
 /**
