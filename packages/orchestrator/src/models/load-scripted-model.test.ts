@@ -59,7 +59,7 @@ describe('loadScriptedModel', () => {
       [5, 'replies[2]'],
       [5, 'replies[2]'],
     ]);
-    expect(error.message).toContain('4:9 replies[1].tool_calls[0].tool:');
+    expect(error.message).toContain('4:9 replies[1].tool_calls[0].tool: must name the tool to call');
     expect(error.message).toContain('Unrecognized key: "txt"');
   });
 

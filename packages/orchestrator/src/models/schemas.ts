@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /** One tool call a scripted reply makes: the tool's name and its input. */
 export const scriptedToolCallSchema = z.strictObject({
-  tool: z.string().min(1, 'must name a tool'),
+  tool: z.string({ error: 'must name the tool to call' }).min(1, 'must name the tool to call'),
   input: z.record(z.string(), z.unknown()).default({}),
 });
 
