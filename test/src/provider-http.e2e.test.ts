@@ -8,6 +8,7 @@ import {
   type ProviderReply,
   type ProviderRequest,
   type ProviderServer,
+  providerEnv,
   sentTurn,
   startProviderServer,
 } from './servers/provider-server.js';
@@ -28,15 +29,7 @@ describe('agent swarms on real providers over HTTP', () => {
     workdir = join(env.dir, 'repo');
     await mkdir(workdir, { recursive: true });
     server = await startProviderServer(() => ({ status: 500, message: 'no responder' }));
-    models = createModelRegistry({
-      env: {
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: `${server.url}/v1`,
-        ANTHROPIC_API_KEY: 'ak-test',
-        ANTHROPIC_BASE_URL: `${server.url}/v1`,
-        OPENAI_COMPATIBLE_API_KEY: 'local-key',
-      },
-    });
+    models = createModelRegistry({ env: providerEnv(server) });
   });
   afterAll(async () => {
     await server?.stop();

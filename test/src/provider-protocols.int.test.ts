@@ -5,6 +5,7 @@ import { z } from 'zod';
 import {
   type ProviderRequest,
   type ProviderServer,
+  providerEnv,
   sentTurn,
   startProviderServer,
 } from './servers/provider-server.js';
@@ -27,15 +28,7 @@ describe('provider wire protocols through the model registry', () => {
   let registry: ModelRegistry;
   beforeAll(async () => {
     server = await startProviderServer(() => ({ text: 'unused' }));
-    registry = createModelRegistry({
-      env: {
-        OPENAI_API_KEY: 'sk-test',
-        OPENAI_BASE_URL: `${server.url}/v1`,
-        ANTHROPIC_API_KEY: 'ak-test',
-        ANTHROPIC_BASE_URL: `${server.url}/v1`,
-        OPENAI_COMPATIBLE_API_KEY: 'local-key',
-      },
-    });
+    registry = createModelRegistry({ env: providerEnv(server) });
   });
   afterAll(async () => {
     await server?.stop();

@@ -19,6 +19,8 @@ const swarm = [
   '  build: { script: { content: "seq 1 20000" } }',
   '  write: { agent: writer, prompt: Write the notes. }',
   '  read: { agent: reader, prompt: Read the notes., depends_on: [write] }',
+  'supervisor: { agent: writer, question: Are the notes done?, evidence_budget_bytes: 4000 }',
+  'on_failure: complete',
 ].join('\n');
 
 describe('startWorker with WHARF_MODEL and WHARF_SUMMARIZER', () => {
@@ -60,6 +62,11 @@ describe('startWorker with WHARF_MODEL and WHARF_SUMMARIZER', () => {
       await worker.stop();
     }
     const task = (name: string) => result.tasks.find((entry) => entry.task === name);
+    // The one-activity supervisor runs on its agent's override too, evidence mounted.
+    expect(result.supervisor?.answer).toContain('Task: Question: Are the notes done?');
+    expect(result.supervisor?.answer).toMatch(
+      /^Evidence markers: 2 \(build, write\); evidence mounted for 2/m,
+    );
     expect(task('build')?.status).toBe('done');
     expect(task('write')?.status).toBe('done');
     expect(task('read')?.status).toBe('failed');

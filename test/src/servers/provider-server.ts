@@ -501,3 +501,21 @@ export function sentTurn(request: ProviderRequest): SentTurn {
   }
   return { model: String(body.model), system: system.join('\n'), user, tools, toolResults };
 }
+
+/**
+ * The environment that points every provider of Wharf's model registry at `server`, with test keys.
+ *
+ * @example
+ * ```ts
+ * const models = createModelRegistry({ env: providerEnv(server) });
+ * ```
+ */
+export function providerEnv(server: Pick<ProviderServer, 'url'>): Record<string, string> {
+  return {
+    OPENAI_API_KEY: 'sk-test',
+    OPENAI_BASE_URL: `${server.url}/v1`,
+    ANTHROPIC_API_KEY: 'ak-test',
+    ANTHROPIC_BASE_URL: `${server.url}/v1`,
+    OPENAI_COMPATIBLE_API_KEY: 'local-key',
+  };
+}

@@ -69,3 +69,26 @@ export function parseModelId(id: string): ModelSpec {
       );
   }
 }
+
+/**
+ * `parseModelId`, for an id given by an option or a variable: a bad id is the same
+ * `ModelError`, its message led by `source` and its `variable` set to it. Returns the id.
+ *
+ * @example
+ * ```ts
+ * modelIdFrom('gpt-4', 'WHARF_SUMMARIZER'); // throws 'WHARF_SUMMARIZER: model id "gpt-4" names no provider; …'
+ * ```
+ */
+export function modelIdFrom(id: string, source: string): string {
+  try {
+    parseModelId(id);
+  } catch (error) {
+    if (!ModelError.isInstance(error)) throw error;
+    throw new ModelError(error.code, `${source}: ${error.message}`, {
+      modelId: id,
+      variable: source,
+      cause: error,
+    });
+  }
+  return id;
+}

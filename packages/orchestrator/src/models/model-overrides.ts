@@ -1,5 +1,5 @@
 import { ModelError } from './model-error.js';
-import { parseModelId } from './model-id.js';
+import { modelIdFrom } from './model-id.js';
 
 /**
  * Models that replace a definition's: `default` for every agent, `agents` by agent name. The
@@ -45,17 +45,7 @@ export function parseModelOverrides(values: readonly string[], source: string): 
   for (const entry of entries) {
     const named = AGENT_ENTRY.exec(entry);
     const agent = named?.[1];
-    const model = (named?.[2] ?? entry).trim();
-    try {
-      parseModelId(model);
-    } catch (error) {
-      if (!ModelError.isInstance(error)) throw error;
-      throw new ModelError(error.code, `${source}: ${error.message}`, {
-        modelId: model,
-        variable: source,
-        cause: error,
-      });
-    }
+    const model = modelIdFrom((named?.[2] ?? entry).trim(), source);
     if (agent === undefined) {
       if (fallback !== undefined) {
         throw new ModelError(

@@ -1,7 +1,6 @@
 import type { Summarizer } from '@wharf/stdio-limits';
 import { createAiSummarizer } from '@wharf/stdio-limits/ai';
-import { ModelError } from './model-error.js';
-import { parseModelId } from './model-id.js';
+import { modelIdFrom } from './model-id.js';
 import { type ModelOverrides, parseModelOverrides } from './model-overrides.js';
 import type { ModelRegistry } from './model-registry.js';
 
@@ -44,18 +43,7 @@ export function modelSettingsFromEnv(env: Readonly<Record<string, string | undef
  */
 export function summarizerId(value: string | undefined, source: string): string | undefined {
   const id = value?.trim();
-  if (!id) return undefined;
-  try {
-    parseModelId(id);
-  } catch (error) {
-    if (!ModelError.isInstance(error)) throw error;
-    throw new ModelError(error.code, `${source}: ${error.message}`, {
-      modelId: id,
-      variable: source,
-      cause: error,
-    });
-  }
-  return id;
+  return id ? modelIdFrom(id, source) : undefined;
 }
 
 /**
