@@ -126,17 +126,18 @@ export function createModelRegistry(options: ModelRegistryOptions = {}): ModelRe
   // Scripted models are read again at each resolve, so an edited file is picked up.
   const cache = new Map<string, WharfLanguageModel>();
   const overrides = options.overrides;
+  const resolve = (id: string): WharfLanguageModel => {
+    const cached = cache.get(id);
+    if (cached !== undefined) return cached;
+    const model = build(id);
+    if (!id.startsWith('scripted:') || fixed[id] !== undefined) cache.set(id, model);
+    return model;
+  };
   return {
-    resolve(id) {
-      const cached = cache.get(id);
-      if (cached !== undefined) return cached;
-      const model = build(id);
-      if (!id.startsWith('scripted:') || fixed[id] !== undefined) cache.set(id, model);
-      return model;
-    },
+    resolve,
     has(id) {
       try {
-        this.resolve(id);
+        resolve(id);
         return true;
       } catch (error) {
         if (ModelError.isInstance(error)) return false;
