@@ -1,7 +1,7 @@
+import { scriptedModel as shippedScriptedModel } from '@wharf/orchestrator/node';
 import { MockLanguageModelV4 } from 'ai/test';
 
 type CallOptions = Parameters<MockLanguageModelV4['doGenerate']>[0];
-type Content = Awaited<ReturnType<MockLanguageModelV4['doGenerate']>>['content'][number];
 
 /** What a scripted model answers at one step: text, tool calls, or both. */
 export interface ScriptedStep {
@@ -10,40 +10,29 @@ export interface ScriptedStep {
 }
 
 /**
- * An AI SDK mock model that plays `steps` in order, choosing the step by how many answers of
- * its own the prompt already holds (so a retried call gets the same answer); a step may be a
- * function of the prompt (to use what earlier tool calls returned). Tool call ids
- * are `call-<step>-<index>`. Usage: 100 + step input tokens, 10 output tokens per call.
+ * Wharf's `scripted` model (`scriptedModel` from `@wharf/orchestrator/node`: the step is chosen
+ * by how many answers of its own the prompt already holds, tool call ids are
+ * `call-<step>-<index>`) inside an AI SDK mock that records every call, for tests that look
+ * at what the model was sent. A step may be a function of the prompt; past the last step it
+ * answers `done`. Usage: 100 + step input tokens, 10 output tokens per call.
  */
 export function scriptedModel(
   steps: readonly (ScriptedStep | ((prompt: CallOptions['prompt']) => ScriptedStep))[],
 ): MockLanguageModelV4 {
+  const withUsage = (step: number, reply: ScriptedStep) => ({
+    ...reply,
+    usage: { inputTokens: 100 + step, outputTokens: 10 },
+  });
+  const model = shippedScriptedModel(
+    steps.map(
+      (entry) => (prompt: CallOptions['prompt'], step: number) =>
+        withUsage(step, typeof entry === 'function' ? entry(prompt) : entry),
+    ),
+    { name: 'test', afterLast: (_prompt, step) => withUsage(step, { text: 'done' }) },
+  );
   return new MockLanguageModelV4({
-    doGenerate: async (options: CallOptions) => {
-      const step = options.prompt.filter((message) => message.role === 'assistant').length;
-      const entry = steps[step] ?? { text: 'done' };
-      const script = typeof entry === 'function' ? entry(options.prompt) : entry;
-      const content: Content[] = [];
-      if (script.text !== undefined) content.push({ type: 'text', text: script.text });
-      for (const [index, call] of (script.toolCalls ?? []).entries()) {
-        content.push({
-          type: 'tool-call',
-          toolCallId: `call-${step}-${index}`,
-          toolName: call.toolName,
-          input: JSON.stringify(call.input),
-        });
-      }
-      const calls = (script.toolCalls ?? []).length > 0;
-      return {
-        content,
-        finishReason: { unified: calls ? 'tool-calls' : 'stop', raw: calls ? 'tool_calls' : 'stop' },
-        usage: {
-          inputTokens: { total: 100 + step, noCache: 100 + step, cacheRead: 0, cacheWrite: 0 },
-          outputTokens: { total: 10, text: 10, reasoning: 0 },
-        },
-        warnings: [],
-      };
-    },
+    doGenerate: (options: CallOptions) => model.doGenerate(options),
+    doStream: (options: CallOptions) => model.doStream(options),
   });
 }
 

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -14,6 +14,14 @@ export interface WharfCliRun {
   stderr: string;
 }
 
+/** Options of {@link runWharf} and {@link startWharf}. */
+export interface WharfCliOptions {
+  /** Default 120 s. */
+  timeoutMs?: number;
+  /** The process's whole environment. Default: this process's. */
+  env?: NodeJS.ProcessEnv;
+}
+
 /**
  * Runs the real `wharf` command in `cwd` and returns its exit code and output, whatever the code.
  *
@@ -22,15 +30,81 @@ export interface WharfCliRun {
  * const run = await runWharf(['validate', 'swarm.yaml'], dir);
  * ```
  */
-export async function runWharf(args: string[], cwd: string, timeoutMs = 120_000): Promise<WharfCliRun> {
+export async function runWharf(
+  args: string[],
+  cwd: string,
+  options: WharfCliOptions = {},
+): Promise<WharfCliRun> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, [wharfCliPath, ...args], {
       cwd,
-      timeout: timeoutMs,
+      timeout: options.timeoutMs ?? 120_000,
+      maxBuffer: 64 * 1024 * 1024,
+      ...(options.env === undefined ? {} : { env: options.env }),
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };
     return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
   }
+}
+
+/** A `wharf` process still running: its output so far, and how it ended. */
+export interface RunningWharf {
+  /** The stderr written so far. */
+  stderr(): string;
+  done: Promise<WharfCliRun>;
+}
+
+/**
+ * Starts the real `wharf` command in `cwd` without waiting for it (a `run` whose approval gates
+ * the test answers); `done` resolves with its exit code and output, killed past the timeout.
+ *
+ * @example
+ * ```ts
+ * const running = startWharf(['run', 'swarm.yaml'], dir);
+ * const { code } = await running.done;
+ * ```
+ */
+export function startWharf(args: string[], cwd: string, options: WharfCliOptions = {}): RunningWharf {
+  const child = spawn(process.execPath, [wharfCliPath, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString('utf8');
+  });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString('utf8');
+  });
+  const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 120_000);
+  const done = new Promise<WharfCliRun>((resolve) => {
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? (signal === null ? -1 : 128), stdout, stderr });
+    });
+  });
+  return { stderr: () => stderr, done };
+}
+
+/**
+ * This process's environment without any model provider's key or Wharf model setting: what a
+ * machine with no provider configured looks like.
+ *
+ * @example
+ * ```ts
+ * await runWharf(['run', 'swarm.yaml', '--model', 'echo'], dir, { env: envWithoutModels() });
+ * ```
+ */
+export function envWithoutModels(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of Object.keys(env)) {
+    if (/^(OPENAI|ANTHROPIC|OPENAI_COMPATIBLE)_/.test(name) || /^WHARF_(MODEL|SUMMARIZER)$/.test(name)) {
+      delete env[name];
+    }
+  }
+  return { ...env, ...extra };
 }

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { EvidenceCompiler, formatSpawnResult } from '@wharf/evidence';
 import { parseSwarm } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
+import { applyModelOverrides, hasOverrides, parseModelOverrides } from '@wharf/orchestrator/node';
 import { safeId } from '@wharf/orchestrator/worker';
 import { processIo } from './output.js';
 import { changedLines, progressLines } from './progress-view.js';
@@ -13,15 +14,17 @@ import { changedLines, progressLines } from './progress-view.js';
 const io = processIo;
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const example = `${root}examples/repo-health.yaml`;
-const model = process.env.WHARF_MODEL;
 const keep = process.argv.includes('--keep');
 
-const definition = parseSwarm(await readFile(example, 'utf8'), { source: 'examples/repo-health.yaml' });
-if (model !== undefined && model !== '') {
-  (definition.agents.reviewer as { model: string }).model = model;
+// WHARF_MODEL as `wharf run` reads it (`echo`, `openai:gpt-4o-mini`, `supervisor=…`); unset: no supervisor.
+const overrides = parseModelOverrides([process.env.WHARF_MODEL ?? ''], 'WHARF_MODEL');
+let definition = parseSwarm(await readFile(example, 'utf8'), { source: 'examples/repo-health.yaml' });
+if (hasOverrides(overrides)) {
+  definition = applyModelOverrides(definition, overrides, 'WHARF_MODEL');
 } else {
   delete (definition as { supervisor?: unknown }).supervisor;
 }
+const model = definition.supervisor && definition.agents[definition.supervisor.agent]?.model;
 
 const started = Date.now();
 io.out(
@@ -97,6 +100,7 @@ try {
     );
     for (const text of report.evidence.values()) io.out(text);
     io.out('\nTo let a model answer from this evidence, set WHARF_MODEL (plus its key) and run again, e.g.');
+    io.out('  WHARF_MODEL=echo pnpm demo   # offline: the supervisor says what it was sent');
     io.out('  WHARF_MODEL=openai:gpt-4o-mini OPENAI_API_KEY=… pnpm demo');
     io.out('  WHARF_MODEL=openai-compatible:http://127.0.0.1:11434/v1:llama3.1:8b pnpm demo   # Ollama');
   }

@@ -10,12 +10,17 @@ import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
 import { ensureDataDir } from './ensure-data-dir.js';
+import { definitionWithModels, modelChoice } from './model-options.js';
 import { age, durationIn, integerIn, size, toolNames } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const dataDirOption = () => new Option('--data-dir <dir>', 'Wharf data directory').default('.wharf');
 const addressDefault = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+const modelHelp =
+  'the model every agent runs on, or <agent>=<model> for one (supervisor=<model>: the supervisor step); repeatable, default $WHARF_MODEL. Ids: openai:<model>, anthropic:<model>, openai-compatible:<base url>:<model>, echo, scripted:<file>';
+const summarizerHelp =
+  "the model that summarizes a script's stdout under truncation_strategy: summary (default $WHARF_SUMMARIZER, else the model --model gives every agent)";
 const toolsHelp =
   "the tools registered with the workers (comma-separated; default $WHARF_TOOLS): agents may name only these and Wharf's own; without them, other names are left to the worker's check";
 
@@ -40,10 +45,20 @@ export function createProgram(io: CliIo = processIo): Command {
     .addOption(dataDirOption())
     .option('--no-ui', 'do not serve the Temporal Web UI')
     .option('--address <host:port>', 'use this Temporal server instead of starting one')
-    .action(async (options: { dataDir: string; ui: boolean; address?: string }) => {
-      await ensureDataDir(options.dataDir);
-      await devCommand(options, io);
-    });
+    .option('--model <model>', modelHelp, collect, [])
+    .option('--summarizer <model>', summarizerHelp)
+    .action(
+      async (options: {
+        dataDir: string;
+        ui: boolean;
+        address?: string;
+        model: string[];
+        summarizer?: string;
+      }) => {
+        await ensureDataDir(options.dataDir);
+        await devCommand(options, io);
+      },
+    );
 
   program
     .command('run <swarm.yaml>')
@@ -65,11 +80,15 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--workdir <dir>', 'directory the scripts run in, on the workers (default: the current one)')
     .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
     .option('--tools <names>', toolsHelp)
+    .option('--model <model>', modelHelp, collect, [])
+    .option('--summarizer <model>', summarizerHelp)
     .addOption(dataDirOption())
     .action(
       async (
         file: string,
         options: {
+          model: string[];
+          summarizer?: string;
           input: string[];
           follow: boolean;
           json: boolean;
@@ -241,11 +260,27 @@ export function createProgram(io: CliIo = processIo): Command {
     .description('Check a swarm definition (errors with line and column)')
     .option('--json', 'print the normalised definition as JSON', false)
     .option('--tools <names>', toolsHelp)
-    .action(async (file: string, options: { json: boolean; tools?: string }) => {
-      const definition = await loadSwarm(file, { tools: toolNames(options.tools, process.env.WHARF_TOOLS) });
-      if (options.json) printJson(io, definition);
-      else io.out(`${file}: ok — swarm ${definition.name}, ${Object.keys(definition.tasks).length} task(s)`);
-    });
+    .option(
+      '--model <model>',
+      `${modelHelp}; with it (or $WHARF_MODEL) every model the swarm would run on is checked here, keys included`,
+      collect,
+      [],
+    )
+    .option('--summarizer <model>', summarizerHelp)
+    .action(
+      async (
+        file: string,
+        options: { json: boolean; tools?: string; model: string[]; summarizer?: string },
+      ) => {
+        const models = modelChoice(options, process.env);
+        const loaded = await loadSwarm(file, { tools: toolNames(options.tools, process.env.WHARF_TOOLS) });
+        const check = options.model.length > 0 || Boolean(process.env.WHARF_MODEL?.trim());
+        const definition = definitionWithModels(loaded, models, { check });
+        if (options.json) printJson(io, definition);
+        else
+          io.out(`${file}: ok — swarm ${definition.name}, ${Object.keys(definition.tasks).length} task(s)`);
+      },
+    );
 
   program
     .command('emit')

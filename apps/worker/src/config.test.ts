@@ -190,4 +190,38 @@ describe('WHARF_MCP_SERVERS', () => {
     expect((caught as WorkerConfigError).variables).toEqual(['WHARF_MCP_SERVERS']);
     expect((caught as Error).message).toContain(message);
   });
+
+  it('reads the models a worker runs agents on and its summarizer, empty meaning unset', () => {
+    const config = loadWorkerConfig({
+      WHARF_MODEL: 'echo, supervisor=anthropic:claude-sonnet-4-5',
+      WHARF_SUMMARIZER: '',
+    });
+    expect(config.WHARF_MODEL).toEqual({
+      default: 'echo',
+      agents: { supervisor: 'anthropic:claude-sonnet-4-5' },
+    });
+    expect(config.WHARF_SUMMARIZER).toBeUndefined();
+    expect(loadWorkerConfig({ WHARF_MODEL: ' ', WHARF_SUMMARIZER: 'echo' })).toMatchObject({
+      WHARF_SUMMARIZER: 'echo',
+    });
+    expect(loadWorkerConfig({ WHARF_MODEL: ' ' }).WHARF_MODEL).toBeUndefined();
+  });
+
+  it.each([
+    ['WHARF_MODEL', 'gpt-4o', 'WHARF_MODEL: model id "gpt-4o" names no provider'],
+    ['WHARF_MODEL', 'reviewer=gemini:pro', 'WHARF_MODEL: model id "gemini:pro": unknown provider "gemini"'],
+    ['WHARF_MODEL', 'echo,scripted:a.yaml', 'WHARF_MODEL: two models for every agent'],
+    ['WHARF_SUMMARIZER', 'openai:', 'WHARF_SUMMARIZER: model id "openai:" names no model'],
+  ])('refuses %s=%s, naming the variable once', (variable, value, message) => {
+    let caught: unknown;
+    try {
+      loadWorkerConfig({ [variable]: value });
+    } catch (error) {
+      caught = error;
+    }
+    expect(WorkerConfigError.isInstance(caught)).toBe(true);
+    expect((caught as WorkerConfigError).variables).toEqual([variable]);
+    expect((caught as Error).message).toContain(`  ${message}`);
+    expect((caught as Error).message).not.toContain(`${variable}: ${variable}`);
+  });
 });

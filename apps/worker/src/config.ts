@@ -2,6 +2,7 @@ import { type IntakeLimits, parseAge, parseSize, passEnvNames } from '@wharf/orc
 import { InvalidStoreUrlError, parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { z } from 'zod';
 import { mcpServersVariable } from './mcp-servers-variable.js';
+import { modelOverridesVariable, summarizerVariable } from './model-variables.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -102,6 +103,10 @@ export const workerEnvSchema = z
         }
       })
       .optional(),
+    /** Models this worker runs agents on instead of their definitions' (`echo`, `reviewer=…`). */
+    WHARF_MODEL: modelOverridesVariable,
+    /** The model summarizing scripts' stdout under `truncation_strategy: summary`; default WHARF_MODEL's. */
+    WHARF_SUMMARIZER: summarizerVariable,
   })
   .superRefine((env, context) => {
     if (env.WHARF_GC_INTERVAL !== undefined) return;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
-import type { ModelRegistry } from '@wharf/orchestrator/node';
+import { createModelRegistry, type ModelRegistry } from '@wharf/orchestrator/node';
 import {
   composeWorker,
   connectMcpServers,
@@ -25,13 +25,17 @@ export interface RunningWorker {
 
 /** What {@link startWorker} takes besides the environment (for embedding it, and tests). */
 export interface StartWorkerExtras {
-  /** The model registry; default `createModelRegistry()` (providers' API keys from the environment). */
+  /**
+   * The model registry; default `createModelRegistry()` (providers' API keys from the
+   * environment) with `WHARF_MODEL`'s overrides.
+   */
   models?: ModelRegistry;
 }
 
 /**
  * Starts a Wharf worker from its configuration: the stores (`WHARF_STORE`/`WHARF_BLOBS`, by
- * default in the data directory), the MCP servers of `WHARF_MCP_SERVERS` (their tools are the
+ * default in the data directory), the models (`WHARF_MODEL` overrides the definitions', and
+ * `WHARF_SUMMARIZER`, else `WHARF_MODEL`'s model, summarizes), the MCP servers of `WHARF_MCP_SERVERS` (their tools are the
  * worker's, named `<server>_<tool>`; closed when it stops), an intake
  * server for subagents that `wharf emit`, the Temporal worker, a health endpoint, and
  * structured logs (pino, JSON lines).
@@ -63,8 +67,11 @@ async function run(
   extras: StartWorkerExtras,
   mcp: McpTools,
 ): Promise<RunningWorker> {
+  const overrides = config.WHARF_MODEL;
+  const summarizer = config.WHARF_SUMMARIZER ?? overrides?.default;
   const parts = await composeWorker({
-    ...(extras.models === undefined ? {} : { models: extras.models }),
+    models: extras.models ?? createModelRegistry(overrides === undefined ? {} : { overrides }),
+    summarizer: summarizer ?? false,
     tools: mcp.tools,
     dataDir: config.WHARF_DATA_DIR,
     ...(config.WHARF_STORE === undefined ? {} : { store: config.WHARF_STORE }),
@@ -143,6 +150,8 @@ async function run(
       store: parts.data.location.store,
       blobs: parts.data.location.blobs,
       tools: Object.keys(mcp.tools),
+      ...(overrides === undefined ? {} : { models: overrides }),
+      ...(summarizer === undefined ? {} : { summarizer }),
     },
     'worker-start',
   );

@@ -1,9 +1,11 @@
 import { startEmbedded } from '@wharf/orchestrator/embedded';
+import { createModelRegistry, hasOverrides } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
+import { type ModelOptions, modelChoice } from '../model-options.js';
 import type { CliIo } from '../output.js';
 
 /** Options of {@link devCommand}. */
-export interface DevOptions {
+export interface DevOptions extends ModelOptions {
   dataDir: string;
   ui: boolean;
   address?: string;
@@ -11,15 +13,19 @@ export interface DevOptions {
 
 /**
  * `wharf dev`: the embedded default — a Temporal dev server (unless one answers), the
- * intake server and a worker — until Ctrl-C, which stops everything cleanly.
+ * intake server and a worker — until Ctrl-C, which stops everything cleanly. `--model`
+ * (else `WHARF_MODEL`) makes the worker run agents on other models than their definitions name.
  */
 export async function devCommand(options: DevOptions, io: CliIo, until?: Promise<void>): Promise<void> {
+  // The worker's own overrides: it runs every swarm's agents on them (as WHARF_MODEL does).
+  const models = modelChoice(options, process.env);
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
     ui: options.ui,
     // The shared queue: clients and `WharfClient` default to it (`wharf run` has a queue of its own).
     taskQueue: 'wharf',
-
+    models: createModelRegistry(hasOverrides(models.overrides) ? { overrides: models.overrides } : {}),
+    summarizer: models.summarizer ?? false,
     ...(options.address === undefined ? {} : { temporalAddress: options.address }),
     onProgress: (message) => io.err(`wharf: ${message}`),
   }).catch((error: Error) => {

@@ -1,14 +1,10 @@
 import { resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  formatBytes,
-  type SwarmDefinition,
-  type SwarmResult,
-  WharfOrchestratorError,
-} from '@wharf/orchestrator';
+import { formatBytes, type SwarmResult } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { createModelRegistry } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
+import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { changedLines, progressLines } from '../progress-view.js';
@@ -17,7 +13,7 @@ import { resumeHint } from '../resume-hint.js';
 import { loadSwarm } from './validate.js';
 
 /** Options of {@link runCommand}. */
-export interface RunOptions {
+export interface RunOptions extends ModelOptions {
   input: string[];
   follow: boolean;
   json: boolean;
@@ -38,12 +34,16 @@ export interface RunOptions {
  * the out ids and the Web UI link.
  */
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
-  const definition = await loadSwarm(file, { tools: options.tools });
+  // --model and WHARF_MODEL rewrite the definition: the models travel with the swarm.
+  const models = modelChoice(options, process.env);
+  const loaded = await loadSwarm(file, { tools: options.tools });
+  const definition = definitionWithModels(loaded, models, { check: true });
   const inputs = parseInputs(options.input);
   refuseMissingInputs(definition, inputs, options.waitForInputsMs);
-  checkModels(definition);
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
+    models: createModelRegistry(),
+    summarizer: models.summarizer ?? false,
     ...(options.address === undefined ? {} : { temporalAddress: options.address }),
     onProgress: (message) => io.err(`wharf: ${message}`),
   }).catch((error: Error) => {
@@ -142,32 +142,6 @@ export function printResult(
   else if (result.supervisor !== undefined) io.out(`\nSupervisor:\n${result.supervisor.answer}`);
   io.out(`\nRead an output: wharf outputs show <outId>`);
   if (link !== undefined) io.out(`Web UI: ${link}`);
-}
-
-/**
- * Fails before anything starts when an agent the swarm uses names a model this process
- * cannot build (unknown id, missing API key): the in-process worker would fail on it later.
- */
-function checkModels(definition: SwarmDefinition): void {
-  const registry = createModelRegistry();
-  const used = new Set<string>(
-    Object.values(definition.tasks).flatMap((task) => (task.agent ? [task.agent] : [])),
-  );
-  if (definition.supervisor !== undefined) used.add(definition.supervisor.agent);
-  const problems: string[] = [];
-  for (const name of used) {
-    const model = definition.agents[name]?.model;
-    if (model === undefined) continue;
-    try {
-      registry.resolve(model);
-    } catch (error) {
-      if (!WharfOrchestratorError.isInstance(error)) throw error;
-      problems.push(`agents.${name}.model: ${error.message}`);
-    }
-  }
-  if (problems.length > 0) {
-    throw new CliError('INVALID_DEFINITION', `cannot run ${definition.name}:\n  ${problems.join('\n  ')}`);
-  }
 }
 
 /** `3 not done (1 skipped)`: every task that did not end done, skipped ones counted apart. */

@@ -10,6 +10,7 @@ import { createAgentActivities } from '../agent/agent-activities.js';
 import { contextMetrics } from '../context/context-metrics.js';
 import { planContext } from '../context/plan-context.js';
 import { pruneContext } from '../context/prune-context.js';
+import { modelCallFailure } from '../models/model-call-failure.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
@@ -73,8 +74,9 @@ export interface ActivityDependencies {
 /**
  * The activity implementations with their dependencies injected: `runSubagent` (script and
  * agent tasks) and `supervise`. Wharf errors that retrying cannot fix (bad definitions,
- * unknown models, forbidden reads, another data plane's work) fail without retry; storage and
- * process-start failures are retried by the workflow's bounded policy.
+ * unknown models, missing keys, forbidden reads, another data plane's work) and requests a
+ * provider refused (401, 400) fail without retry; storage and process-start failures, and a provider's 429, 5xx or dropped
+ * connection, are retried by the workflow's bounded policy (after the provider's `Retry-After`).
  *
  * @example
  * ```ts
@@ -155,12 +157,19 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
 
 const NON_RETRYABLE: Record<string, string> = {
   INVALID_DEFINITION: wharfFailureTypes.invalidDefinition,
-  UNKNOWN_MODEL: wharfFailureTypes.unknownModel,
+  UNKNOWN_PROVIDER: wharfFailureTypes.unknownModel,
+  INVALID_MODEL_ID: wharfFailureTypes.unknownModel,
+  MISSING_MODEL_KEY: wharfFailureTypes.unknownModel,
+  INVALID_SCRIPTED_MODEL: wharfFailureTypes.unknownModel,
   FORBIDDEN: wharfFailureTypes.forbidden,
   UNKNOWN_TOOL: wharfFailureTypes.invalidDefinition,
 };
 
-/** Turns Wharf errors that a retry cannot fix into non-retryable Temporal failures. */
+/**
+ * Turns Wharf errors that a retry cannot fix into non-retryable Temporal failures, and a
+ * provider's HTTP failures into failures retried (after its `Retry-After`) or not, as
+ * `modelCallFailure` says.
+ */
 async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> {
   try {
     return await run();
@@ -168,6 +177,8 @@ async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> 
     if (WharfOrchestratorError.isInstance(error) && NON_RETRYABLE[error.code] !== undefined) {
       throw ApplicationFailure.nonRetryable(error.message, NON_RETRYABLE[error.code]);
     }
+    const failure = modelCallFailure(error);
+    if (failure !== undefined) throw failure;
     const code = (error as { code?: unknown }).code;
     if (code === 'FORBIDDEN' || code === 'UNAUTHORIZED') {
       throw ApplicationFailure.nonRetryable((error as Error).message, wharfFailureTypes.forbidden);

@@ -36,7 +36,10 @@ export async function supervise(
   input: SuperviseInput,
   dependencies: SuperviseDependencies,
 ): Promise<SuperviseResult> {
-  const model = dependencies.models.resolve(input.agent.model);
+  const modelId =
+    dependencies.models.modelFor?.({ model: input.agent.model, agent: input.agentName, supervisor: true }) ??
+    input.agent.model;
+  const model = dependencies.models.resolve(modelId);
   const runId = safeId(swarmWorkflowId(input));
   const ownerId = safeId(input.ownerId);
   const compiler = new EvidenceCompiler({ store: dependencies.artifacts });
@@ -67,21 +70,19 @@ export async function supervise(
         prompt,
         tools: createEvidenceTools({ compiler, runId, ownerId }),
         stopWhen: isStepCount(input.agent.max_steps),
+        // Temporal retries the activity (after a provider's Retry-After): never twice over.
+        maxRetries: 0,
         abortSignal: context.cancellationSignal,
       }),
     { step: 'supervisor' },
   );
-  const usage = usageOf(
-    result.totalUsage,
-    dependencies.models.price?.(input.agent.model),
-    result.steps.length,
-  );
+  const usage = usageOf(result.totalUsage, dependencies.models.price?.(modelId), result.steps.length);
   const info = context.info;
   const stored = await supervisorAnswer(dependencies.store, {
     text: result.text,
     ownerId,
     runId,
-    model: input.agent.model,
+    model: modelId,
     idempotencyKey: `${info.workflowExecution?.workflowId ?? 'standalone'}/${info.workflowExecution?.runId ?? ''}/${info.activityId}/answer`,
     inlineBytes: dependencies.inlineAnswerBytes,
   });

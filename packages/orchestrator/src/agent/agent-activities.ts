@@ -70,8 +70,15 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       if (earlierBrief !== undefined && earlierPrompt !== undefined) {
         return { brief: earlierBrief.outId, conversation: [earlierPrompt.outId], maxSteps: agent.max_steps };
       }
+      // The worker's own overrides (WHARF_MODEL) win; the brief keeps the model every step uses.
+      const model =
+        dependencies.models.modelFor?.({
+          model: agent.model,
+          agent: input.definition.agent,
+          supervisor: input.supervisor !== undefined,
+        }) ?? agent.model;
       // Bad definitions fail here, before anything is paid for.
-      dependencies.models.resolve(agent.model);
+      dependencies.models.resolve(model);
       const unknown = unknownToolNames(agent.tools, dependencies.tools);
       if (unknown.length > 0) {
         throw new WharfOrchestratorError(
@@ -88,7 +95,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         looped: input.definition.loop?.type === 'map' || (input.definition.loop?.count ?? 1) > 1,
         runId: swarmWorkflowId(input),
         ownerId: input.ownerId,
-        model: agent.model,
+        model,
         ...(agent.system !== undefined
           ? { system: agent.system }
           : input.supervisor !== undefined
@@ -172,6 +179,8 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
             ...(brief.system === undefined ? {} : { system: brief.system }),
             messages,
             tools: offeredTools(tools),
+            // Temporal retries the step (after a provider's Retry-After): never twice over.
+            maxRetries: 0,
             abortSignal: context.cancellationSignal,
           }),
         heartbeat,

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { IntakeServer } from '@wharf/output-store';
+import type { Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { z } from 'zod';
 import { WharfClient } from '../client/wharf-client.js';
@@ -45,7 +46,13 @@ export interface EmbeddedOptions {
   ui?: boolean;
   /** Run a worker in this process. Default true. */
   worker?: boolean;
+  /** The worker's models. Default: environment keys, and `WHARF_MODEL`'s overrides (see `composeWorker`). */
   models?: ModelRegistry;
+  /**
+   * The worker's summarizer for `truncation_strategy: summary`: a `Summarizer`, a model id, or
+   * `false`. Default `WHARF_SUMMARIZER`, else `WHARF_MODEL`'s model for every agent, else none.
+   */
+  summarizer?: Summarizer | string | false;
   /**
    * Tools the in-process worker's agents may select besides the built-ins (AI SDK tools, or
    * `connectMcpServers(…).tools`). YAML given to `wharf.startSwarm` is checked against them
@@ -135,6 +142,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
     ...(options.models === undefined ? {} : { models: options.models }),
+    ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
   });
   const { data, intake, dataConverter } = parts;

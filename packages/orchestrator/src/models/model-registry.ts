@@ -1,20 +1,31 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAI } from '@ai-sdk/openai';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModel } from 'ai';
-import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { echoModel } from './echo-model.js';
+import { loadScriptedModel } from './load-scripted-model.js';
+import { ModelError } from './model-error.js';
+import { type ModelSpec, parseModelId } from './model-id.js';
+import { type ModelOverrides, type ModelUse, modelFor } from './model-overrides.js';
+import { providerErrors, type WharfLanguageModel } from './provider-errors.js';
 
-/** Any AI SDK language model object (not a gateway id string). */
-export type WharfLanguageModel = Exclude<LanguageModel, string>;
+export type { WharfLanguageModel };
 
 /** Resolves model ids used in swarm definitions to AI SDK language models. */
 export interface ModelRegistry {
-  /** The model for `id`; throws `UNKNOWN_MODEL` with the accepted forms when it cannot. */
+  /**
+   * The model for `id`; throws a `ModelError` when it cannot (`UNKNOWN_PROVIDER`,
+   * `INVALID_MODEL_ID`, `MISSING_MODEL_KEY` naming the variable, `INVALID_SCRIPTED_MODEL`).
+   */
   resolve(id: string): WharfLanguageModel;
   /** Whether `id` can be resolved (without contacting any provider). */
   has(id: string): boolean;
   /** The price of `id`'s tokens, when one was configured (agent usage then carries a cost). */
   price?(id: string): ModelPrice | undefined;
+  /**
+   * The id one use of an agent runs on, when this registry overrides the definition's models
+   * (a worker's `WHARF_MODEL`); absent or returning `use.model` when it does not.
+   */
+  modelFor?(use: ModelUse): string;
 }
 
 /** US dollars per million tokens. */
@@ -27,21 +38,38 @@ export interface ModelPrice {
 export interface ModelRegistryOptions {
   /** Models registered by exact id; checked first (tests register AI SDK mock models here). */
   models?: Record<string, WharfLanguageModel>;
-  /** Environment holding provider keys. Default `process.env`. */
+  /** Environment holding provider keys and base URLs. Default `process.env`. */
   env?: Record<string, string | undefined>;
   /** Prices by model id (e.g. `openai:gpt-4o-mini`), for the cost in agent usage. */
   prices?: Record<string, ModelPrice>;
+  /**
+   * Models that replace the definitions' on this worker (`parseModelOverrides`, e.g. from
+   * `WHARF_MODEL`): agent tasks and the supervisor ask {@link ModelRegistry.modelFor}.
+   */
+  overrides?: ModelOverrides;
+  /** Where relative `scripted:<file>` paths start. Default the process's working directory. */
+  cwd?: string;
 }
 
-const COMPATIBLE = /^openai-compatible:(https?:\/\/[^/:\s]+(?::\d+)?(?:\/[^:\s]*)?):(.+)$/;
+/** The environment variable holding each provider's API key. */
+export const providerKeyVariables = Object.freeze({
+  openai: 'OPENAI_API_KEY',
+  anthropic: 'ANTHROPIC_API_KEY',
+  'openai-compatible': 'OPENAI_COMPATIBLE_API_KEY',
+} as const);
 
 /**
- * A model registry keyed by provider-prefixed ids:
- * - `openai:<model>` (needs `OPENAI_API_KEY`; `OPENAI_BASE_URL` optional),
- * - `anthropic:<model>` (needs `ANTHROPIC_API_KEY`),
- * - `openai-compatible:<base url>:<model>` for Ollama, vLLM, LM Studio and other
- *   OpenAI-compatible servers (`OPENAI_COMPATIBLE_API_KEY` optional),
- * plus any models registered by exact id. With `prices`, agent usage carries each call's cost.
+ * A model registry keyed by provider-prefixed ids (see `parseModelId`):
+ * - `openai:<model>`: OpenAI's Responses API; `OPENAI_API_KEY`, `OPENAI_BASE_URL` optional;
+ * - `anthropic:<model>`: `ANTHROPIC_API_KEY`, `ANTHROPIC_BASE_URL` optional;
+ * - `openai-compatible:<base url>:<model>`: chat completions, for Ollama, vLLM, llama.cpp's
+ *   server, LM Studio (`OPENAI_COMPATIBLE_API_KEY` optional);
+ * - `echo` and `scripted:<file>`: offline models that ship with Wharf;
+ * plus any models registered by exact id. A key is looked for only when its model is resolved,
+ * and its absence is a `MISSING_MODEL_KEY` error naming the variable. Provider models report
+ * HTTP failures with the model id and, for a refused key, the variable to check. With
+ * `prices`, agent usage carries each call's cost; with `overrides`, this worker runs agents on
+ * other models than their definitions name.
  *
  * @example
  * ```ts
@@ -53,53 +81,89 @@ export function createModelRegistry(options: ModelRegistryOptions = {}): ModelRe
   const env = options.env ?? process.env;
   const fixed = options.models ?? {};
 
-  const build = (id: string): WharfLanguageModel | string => {
+  const build = (id: string): WharfLanguageModel => {
     const registered = fixed[id];
     if (registered !== undefined) return registered;
-    const compatible = COMPATIBLE.exec(id);
-    if (compatible !== null) {
-      const [, baseURL = '', modelId = ''] = compatible;
-      const apiKey = env.OPENAI_COMPATIBLE_API_KEY;
-      return createOpenAICompatible({ name: 'openai-compatible', baseURL, ...(apiKey ? { apiKey } : {}) })(
-        modelId,
-      );
+    let spec: ModelSpec;
+    try {
+      spec = parseModelId(id);
+    } catch (error) {
+      const names = Object.keys(fixed);
+      if (!ModelError.isInstance(error) || names.length === 0) throw error;
+      throw new ModelError(error.code, `${error.message}, or a registered id: ${names.join(', ')}`, {
+        modelId: id,
+      });
     }
-    const colon = id.indexOf(':');
-    const provider = colon < 0 ? '' : id.slice(0, colon);
-    const modelId = id.slice(colon + 1);
-    if (provider === 'openai' && modelId !== '') {
-      const apiKey = env.OPENAI_API_KEY;
-      if (!apiKey) return `model "${id}" needs OPENAI_API_KEY in the environment`;
-      const baseURL = env.OPENAI_BASE_URL;
-      return createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) })(modelId);
+    switch (spec.provider) {
+      case 'echo':
+        return echoModel();
+      case 'scripted':
+        return loadScriptedModel(spec.file, options.cwd === undefined ? {} : { cwd: options.cwd });
+      case 'openai-compatible': {
+        const apiKey = env.OPENAI_COMPATIBLE_API_KEY;
+        const model = createOpenAICompatible({
+          name: 'openai-compatible',
+          baseURL: spec.baseURL,
+          ...(apiKey ? { apiKey } : {}),
+        })(spec.model);
+        return providerErrors(model, { id, keyVariable: providerKeyVariables[spec.provider] });
+      }
+      case 'openai': {
+        const apiKey = requireKey(env, id, 'openai');
+        const baseURL = env.OPENAI_BASE_URL;
+        const model = createOpenAI({ apiKey, ...(baseURL ? { baseURL } : {}) })(spec.model);
+        return providerErrors(model, { id, keyVariable: providerKeyVariables.openai });
+      }
+      case 'anthropic': {
+        const apiKey = requireKey(env, id, 'anthropic');
+        const baseURL = env.ANTHROPIC_BASE_URL;
+        const model = createAnthropic({ apiKey, ...(baseURL ? { baseURL } : {}) })(spec.model);
+        return providerErrors(model, { id, keyVariable: providerKeyVariables.anthropic });
+      }
     }
-    if (provider === 'anthropic' && modelId !== '') {
-      const apiKey = env.ANTHROPIC_API_KEY;
-      if (!apiKey) return `model "${id}" needs ANTHROPIC_API_KEY in the environment`;
-      return createAnthropic({ apiKey })(modelId);
-    }
-    return [
-      `unknown model id "${id}". Use one of:`,
-      '  openai:<model>  anthropic:<model>  openai-compatible:<base url>:<model>',
-      ...(Object.keys(fixed).length > 0 ? [`  or a registered id: ${Object.keys(fixed).join(', ')}`] : []),
-    ].join('\n');
   };
 
+  // Scripted models are read again at each resolve, so an edited file is picked up.
   const cache = new Map<string, WharfLanguageModel>();
+  const overrides = options.overrides;
+  const resolve = (id: string): WharfLanguageModel => {
+    const cached = cache.get(id);
+    if (cached !== undefined) return cached;
+    const model = build(id);
+    if (!id.startsWith('scripted:') || fixed[id] !== undefined) cache.set(id, model);
+    return model;
+  };
   return {
-    resolve(id) {
-      const cached = cache.get(id);
-      if (cached !== undefined) return cached;
-      const model = build(id);
-      if (typeof model === 'string') throw new WharfOrchestratorError('UNKNOWN_MODEL', model);
-      cache.set(id, model);
-      return model;
-    },
+    resolve,
     has(id) {
-      return typeof build(id) !== 'string';
+      try {
+        resolve(id);
+        return true;
+      } catch (error) {
+        if (ModelError.isInstance(error)) return false;
+        throw error;
+      }
     },
     price(id) {
       return options.prices?.[id];
     },
+    ...(overrides === undefined ? {} : { modelFor: (use: ModelUse) => modelFor(overrides, use) }),
   };
+}
+
+function requireKey(
+  env: Record<string, string | undefined>,
+  id: string,
+  provider: keyof typeof providerKeyVariables,
+): string {
+  const variable = providerKeyVariables[provider];
+  const key = env[variable];
+  if (key === undefined || key === '') {
+    throw new ModelError(
+      'MISSING_MODEL_KEY',
+      `model "${id}" needs ${variable} in the environment (or use the offline model "echo")`,
+      { modelId: id, variable },
+    );
+  }
+  return key;
 }

@@ -290,6 +290,8 @@ export interface SuperviseInput {
   /** The workflow id under its former name, as runs started before `workflowId` send it. */
   runId?: string;
   agent: SwarmDefinition['agents'][string];
+  /** The agent's name in `agents:` (a worker's per-agent model overrides use it). */
+  agentName?: string;
   question: string;
   budgetBytes: number;
   /** One compact payload per task instance, in task order. */

@@ -151,6 +151,7 @@ export function supervisorCall(
       ownerId: place.ownerId,
       runId: place.runId,
       agent,
+      agentName: supervisor.agent,
       question: supervisor.question,
       budgetBytes: supervisor.evidence_budget_bytes,
       compacts: run.orderedCompacts(),

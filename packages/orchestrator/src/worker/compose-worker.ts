@@ -2,13 +2,14 @@ import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
-import { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import { ProcessGroupRegistry, type Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import { type DataDir, type DataPlaneOptions, openDataDir } from '../embedded/data-dir.js';
 import { spawnCredentials } from '../embedded/spawn-credentials.js';
 import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
-import type { ModelRegistry } from '../models/model-registry.js';
+import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
+import { modelSettingsFromEnv, registrySummarizer } from '../models/model-settings.js';
 import { createWharfWorker } from './create-wharf-worker.js';
 
 /**
@@ -37,7 +38,17 @@ export interface ComposeWorkerOptions extends DataPlaneOptions {
   dataDir: string;
   /** Where the EMIT intake server listens (default `127.0.0.1`, any free port) and its limits. */
   intake?: { hostname?: string; port?: number; limits?: IntakeLimits };
+  /**
+   * Model ids → AI SDK models. Default `createModelRegistry({ overrides })` with the overrides of
+   * `WHARF_MODEL` from `env`: this worker then runs agents on those models.
+   */
   models?: ModelRegistry;
+  /**
+   * What summarizes a script's stdout under `truncation_strategy: summary`: a `Summarizer`, or a
+   * model id resolved through `models` when first needed, or `false` for none. Default
+   * `WHARF_SUMMARIZER` from `env`, else the model `WHARF_MODEL` gives every agent, else none.
+   */
+  summarizer?: Summarizer | string | false;
   /** Tools agents may select besides the built-ins (see `createWharfWorker`). */
   tools?: ToolSet;
 }
@@ -104,6 +115,8 @@ export interface ComposedWorker {
  * ```
  */
 export async function composeWorker(options: ComposeWorkerOptions): Promise<ComposedWorker> {
+  // Bad WHARF_MODEL or WHARF_SUMMARIZER values fail here, before any store is opened.
+  const { models, summarizer } = workerModels(options);
   const data = await openDataDir(options.dataDir, {
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
@@ -145,7 +158,8 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
         dataConverter,
         spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
         processGroups,
-        ...(options.models === undefined ? {} : { models: options.models }),
+        models,
+        ...(summarizer === undefined ? {} : { summarizer }),
         ...(options.tools === undefined ? {} : { tools: options.tools }),
       });
       const gc =
@@ -164,4 +178,19 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
       await data.close();
     },
   };
+}
+
+/** The registry and summarizer of a composed worker, from its options or else its environment. */
+function workerModels(options: ComposeWorkerOptions): { models: ModelRegistry; summarizer?: Summarizer } {
+  const needsEnv = options.models === undefined || options.summarizer === undefined;
+  const settings = needsEnv ? modelSettingsFromEnv(options.env ?? process.env) : {};
+  const models =
+    options.models ??
+    createModelRegistry({
+      ...(options.env === undefined ? {} : { env: options.env }),
+      ...(settings.overrides === undefined ? {} : { overrides: settings.overrides }),
+    });
+  const chosen = options.summarizer ?? settings.summarizer ?? false;
+  if (chosen === false) return { models };
+  return { models, summarizer: typeof chosen === 'string' ? registrySummarizer(models, chosen) : chosen };
 }

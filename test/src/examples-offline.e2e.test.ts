@@ -1,0 +1,135 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { fileURLToPath } from 'node:url';
+import { pendingApprovals, type SwarmProgress, type SwarmResult } from '@wharf/orchestrator';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { envWithoutModels, runWharf, startWharf, type WharfCliRun } from './wharf-cli.js';
+
+// Every swarm in examples/ runs through the real `wharf` command with no provider key: the
+// offline `echo` model (and, for the dependency review, the scripted reviewer it ships with).
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const examples = (await readdir(join(root, 'examples'))).filter((file) => file.endsWith('.yaml')).sort();
+
+describe('every example runs offline through the wharf command', () => {
+  let address: string;
+  let dirs: string[];
+  const env = envWithoutModels();
+  beforeAll(() => {
+    address = inject('temporalAddress');
+    dirs = [];
+  });
+  afterAll(async () => {
+    for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+  });
+
+  /**
+   * `wharf run <file> --json` from the repository root (the examples read it), approving every
+   * gate it reaches with `wharf approve`, as a person at a second terminal would.
+   */
+  async function runExample(
+    file: string,
+    models: string[],
+  ): Promise<{
+    run: WharfCliRun;
+    result: SwarmResult & { workflowId: string };
+    dataDir: string;
+    approved: string[];
+  }> {
+    const dataDir = await mkdtemp(join(tmpdir(), 'wharf-example-'));
+    dirs.push(dataDir);
+    const cli = ['--address', address, '--data-dir', dataDir];
+    const running = startWharf(['run', `examples/${file}`, '--json', ...models, ...cli], root, {
+      env,
+      timeoutMs: 240_000,
+    });
+    let finished = false;
+    void running.done.then(() => {
+      finished = true;
+    });
+    const approved: string[] = [];
+    while (!finished) {
+      await Promise.race([sleep(1_500), running.done]);
+      const workflowId = /wharf: started (\S+)/.exec(running.stderr())?.[1];
+      if (finished || workflowId === undefined) continue;
+      const status = await runWharf(['status', workflowId, '--json', ...cli], root, { env });
+      if (status.code !== 0) continue;
+      for (const gate of pendingApprovals(JSON.parse(status.stdout) as SwarmProgress)) {
+        const answer = await runWharf(
+          ['approve', workflowId, gate.task, '--comment', 'checked offline', '--address', address],
+          root,
+          { env },
+        );
+        expect(answer.code, answer.stderr).toBe(0);
+        approved.push(gate.task);
+      }
+    }
+    const run = await running.done;
+    expect(run.code, run.stderr).toBe(0);
+    return { run, result: JSON.parse(run.stdout) as SwarmResult & { workflowId: string }, dataDir, approved };
+  }
+
+  const task = (result: SwarmResult, name: string) => result.tasks.find((entry) => entry.task === name);
+  const body = async (outId: string, dataDir: string) =>
+    (await runWharf(['outputs', 'show', outId, '--data-dir', dataDir], root, { env })).stdout;
+
+  it('finds the examples', () => {
+    expect(examples).toEqual(
+      expect.arrayContaining(['dependency-review.yaml', 'release-train.yaml', 'repo-health.yaml']),
+    );
+  });
+
+  it.each(examples)('%s exits 0 with --model echo and no key', async (file) => {
+    const { result, dataDir, approved } = await runExample(file, ['--model', 'echo']);
+    expect(result.status).toBe('completed');
+    if (file === 'repo-health.yaml') {
+      // The supervisor's echo shows what it was sent: every worker's marker, each mounted.
+      const answer = result.supervisor?.answer ?? '';
+      expect(answer).toMatch(
+        /^Echo model \(offline\): I was sent 2 messages, .* and 2 tools: get_tool_output, get_worker_evidence\.$/m,
+      );
+      expect(answer).toContain('Task: Question: Is this repository healthy enough to release?');
+      expect(answer).toMatch(
+        /^Evidence markers: 8 \(inventory, dependencies, line_counts\.0, .*\); evidence mounted for 8, /m,
+      );
+      expect(result.supervisor?.usage?.calls).toBe(1);
+    }
+    if (file === 'release-train.yaml') {
+      expect(approved).toEqual(['publish']);
+      expect(task(result, 'publish')?.status).toBe('done');
+      expect(task(result, 'hold')?.status).toBe('skipped');
+    }
+    if (file === 'dependency-review.yaml') {
+      // One echo per reviewer, ending in one step; none says SAFE, so the upgrade is held.
+      const review = task(result, 'review');
+      expect(review).toMatchObject({ status: 'done', instances: { done: 2, total: 2 } });
+      expect(review?.usage?.calls).toBe(2);
+      const notes = await Promise.all((review?.outIds ?? []).map((outId) => body(outId, dataDir)));
+      expect(notes.join('\n')).toContain('Inputs: {"item":"yaml","index":0}');
+      expect(notes.join('\n')).toContain('Inputs: {"item":"@temporalio/client","index":1}');
+      expect(notes[0]).toMatch(
+        /and 6 tools: emit, get_tool_output, get_worker_evidence, read_file, read_input, shell\./,
+      );
+      expect(task(result, 'upgrade')?.status).toBe('skipped');
+      expect(task(result, 'hold')?.status).toBe('done');
+    }
+  });
+
+  it('dependency-review runs its reviewers through their tools with the scripted model it ships', async () => {
+    const { result, dataDir, approved } = await runExample('dependency-review.yaml', [
+      '--model',
+      'reviewer=scripted:examples/models/reviewer.yaml',
+    ]);
+    expect(result.status).toBe('completed');
+    const review = task(result, 'review');
+    // Four model calls per review: shell, read_file, emit, the verdict.
+    expect(review?.usage?.calls).toBe(8);
+    const notes = await Promise.all((review?.outIds ?? []).map((outId) => body(outId, dataDir)));
+    expect(notes).toHaveLength(2);
+    for (const note of notes) expect(note).toContain('VERDICT: SAFE');
+    expect(approved).toEqual(['upgrade']);
+    expect(task(result, 'upgrade')?.status).toBe('done');
+    expect(task(result, 'hold')?.status).toBe('skipped');
+  });
+});
