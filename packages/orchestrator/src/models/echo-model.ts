@@ -1,6 +1,6 @@
 import type { LanguageModelV4, LanguageModelV4CallOptions, LanguageModelV4Prompt } from '@ai-sdk/provider';
+import { formatBytes } from '@wharf/common';
 import { parseEvidenceMarkers } from '@wharf/evidence';
-import { formatBytes } from '../shared/progress-table.js';
 import { estimateTokens, localModel } from './local-model.js';
 
 const TASK_LINE_CHARS = 160;
