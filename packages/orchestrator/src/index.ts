@@ -70,7 +70,6 @@ export {
   swarmFailedErrorType,
   wharfFailureTypes,
 } from './shared/swarm-failure.js';
-export { swarmWorkflowId } from './shared/swarm-workflow-id.js';
 export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
 export type {
   AgentUsage,

@@ -21,7 +21,6 @@ import type {
   WharfActivities,
 } from '../shared/types.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
-import { runAgent } from './run-agent.js';
 import { runScript } from './run-script.js';
 import { supervise } from './supervise.js';
 
@@ -59,8 +58,9 @@ export interface ActivityDependencies {
 }
 
 /**
- * The activity implementations with their dependencies injected: `runSubagent` (script and
- * agent tasks) and `supervise`. Wharf errors that retrying cannot fix (bad definitions,
+ * The activity implementations with their dependencies injected: `runSubagent` (a script
+ * task), `supervise`, the steps of an agent task (`agentStart`, `agentModelStep`,
+ * `agentToolCall`, `agentSpawnRequest`, `agentFinish`) and the context pool's local activities. Wharf errors that retrying cannot fix (bad definitions,
  * unknown models, forbidden reads) fail without retry; storage and process-start failures
  * are retried by the workflow's bounded policy.
  *
@@ -99,19 +99,15 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
         activityId: info.activityId,
       });
       return classify(() =>
-        input.definition.script !== undefined
-          ? runScript(input, ids, {
-              store: dependencies.store,
-              artifacts: dependencies.artifacts,
-              workDir,
-              env,
-              ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
-              ...(dependencies.processGroups === undefined
-                ? {}
-                : { processGroups: dependencies.processGroups }),
-              ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
-            })
-          : runAgent(input, ids, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
+        runScript(input, ids, {
+          store: dependencies.store,
+          artifacts: dependencies.artifacts,
+          workDir,
+          env,
+          ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
+          ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
+          ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
+        }),
       );
     },
     async supervise(input: SuperviseInput): Promise<SuperviseResult> {

@@ -31,7 +31,7 @@ function input(strategy: string): SubagentInput {
   return {
     swarm: 's',
     ownerId: 'team',
-    runId: 'wf-sum',
+    workflowId: 'wf-sum',
     task: 'build',
     instance: 0,
     definition: definition.tasks.build as SubagentInput['definition'],

@@ -17,7 +17,6 @@ import {
 } from '@wharf/stdio-limits';
 import { captureLimitsOf } from '../context/context-limits.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
-import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
@@ -108,7 +107,7 @@ export async function runScript(
       WHARF_TASK: input.task,
       WHARF_INSTANCE: String(input.instance),
       // The workflow id, under the variable name scripts already read.
-      WHARF_RUN_ID: swarmWorkflowId(input),
+      WHARF_RUN_ID: input.workflowId,
       WHARF_INPUTS: JSON.stringify(input.inputs),
       ...(contextFile === undefined ? {} : { WHARF_CONTEXT_FILE: contextFile }),
     },

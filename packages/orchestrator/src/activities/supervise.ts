@@ -9,7 +9,6 @@ import type { OutputStore } from '@wharf/output-store';
 import { generateText, isStepCount, wrapLanguageModel } from 'ai';
 import { usageOf } from '../agent/usage-of.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SuperviseInput, SuperviseResult } from '../shared/types.js';
 import { safeId } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
@@ -37,7 +36,7 @@ export async function supervise(
   dependencies: SuperviseDependencies,
 ): Promise<SuperviseResult> {
   const model = dependencies.models.resolve(input.agent.model);
-  const runId = safeId(swarmWorkflowId(input));
+  const runId = safeId(input.workflowId);
   const ownerId = safeId(input.ownerId);
   const compiler = new EvidenceCompiler({ store: dependencies.artifacts });
   let evidenceBytes = 0;

@@ -31,7 +31,7 @@ function taskInput(tools: string[]): AgentTaskInput {
   return {
     swarm: 's',
     ownerId: 'team',
-    runId: 'wf-1',
+    workflowId: 'wf-1',
     task: 'build',
     instance: 0,
     definition: definition.tasks.build as AgentTaskInput['definition'],

@@ -5,12 +5,10 @@ import { generateText, type ModelMessage } from 'ai';
 import type { SubagentIds } from '../activities/activity-identity.js';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
-import { agentPrompt } from '../activities/run-agent.js';
 import { subagentContext } from '../activities/subagent-context.js';
 import { supervisorAnswer } from '../activities/supervisor-answer.js';
 import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../activities/supervisor-prompt.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type {
   AgentActivities,
   AgentFinishInput,
@@ -24,6 +22,7 @@ import type {
   SuperviseResult,
 } from '../shared/types.js';
 import type { AgentBrief } from './agent-brief.js';
+import { agentPrompt } from './agent-prompt.js';
 import {
   type AgentActivityDependencies,
   agentIdentity,
@@ -86,7 +85,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         instance: input.instance,
         // As subagentIds counts it: every instance of a map loop is a job of its own.
         looped: input.definition.loop?.type === 'map' || (input.definition.loop?.count ?? 1) > 1,
-        runId: swarmWorkflowId(input),
+        workflowId: input.workflowId,
         ownerId: input.ownerId,
         model: agent.model,
         ...(agent.system !== undefined

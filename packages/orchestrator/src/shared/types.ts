@@ -109,13 +109,8 @@ export interface SwarmProgress {
 export interface SubagentInput {
   swarm: string;
   ownerId: string;
-  /** The swarm's workflow id: scopes artifacts and outputs (read it with `swarmWorkflowId`). */
-  workflowId?: string;
-  /**
-   * The workflow id under its former name, which runs started before `workflowId` still
-   * send; read only when `workflowId` is absent.
-   */
-  runId?: string;
+  /** The swarm's workflow id: scopes artifacts and outputs. */
+  workflowId: string;
   task: string;
   /** Loop instance index (0 when the task has no loop). */
   instance: number;
@@ -256,10 +251,8 @@ export interface AgentUsage {
 export interface SuperviseInput {
   swarm: string;
   ownerId: string;
-  /** The swarm's workflow id (read it with `swarmWorkflowId`). */
-  workflowId?: string;
-  /** The workflow id under its former name, as runs started before `workflowId` send it. */
-  runId?: string;
+  /** The swarm's workflow id. */
+  workflowId: string;
   agent: SwarmDefinition['agents'][string];
   question: string;
   budgetBytes: number;
@@ -309,8 +302,8 @@ export interface CarriedState {
   progress: TaskProgress[];
   compacts: Record<string, string>;
   generation: number;
-  /** The context pool (absent in state carried by Wharf before it had one). */
-  contextPool?: ContextPool;
+  /** The context pool. */
+  contextPool: ContextPool;
   /**
    * Tasks cut by a history bound in the middle of their loop: the next run starts their
    * instances from `instances.done` on before planning anything else.
@@ -349,7 +342,7 @@ export interface AgentTaskInput extends SubagentInput {
    */
   spawnable?: SwarmDefinition['agents'];
   /**
-   * Set when this task is the swarm's supervisor (`wharf-durable-supervisor`): its prompt is
+   * Set when this task is the swarm's supervisor: its prompt is
    * the question and the workers' compact payloads, its evidence markers are mounted under
    * `budgetBytes` before each model call, and its result carries a {@link SuperviseResult}.
    */

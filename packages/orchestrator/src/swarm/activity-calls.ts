@@ -60,8 +60,8 @@ export function subagentCallOptions(options: {
 /** Where a run's subagents and supervisor run, from the workflow's input. */
 export interface RunPlace {
   ownerId: string;
-  /** The workflow id: scopes artifacts and outputs. */
-  runId: string;
+  /** The swarm's workflow id: scopes artifacts and outputs. */
+  workflowId: string;
   workdir?: string | undefined;
   heartbeatTimeoutMs?: number | undefined;
 }
@@ -100,7 +100,7 @@ export function subagentCall(
   const input: SubagentInput = {
     swarm: definition.name,
     ownerId: place.ownerId,
-    runId: place.runId,
+    workflowId: place.workflowId,
     task: item.task,
     instance: item.instance,
     definition: spec,
@@ -146,7 +146,7 @@ export function supervisorCall(
     input: {
       swarm: definition.name,
       ownerId: place.ownerId,
-      runId: place.runId,
+      workflowId: place.workflowId,
       agent,
       question: supervisor.question,
       budgetBytes: supervisor.evidence_budget_bytes,

@@ -49,8 +49,6 @@ describe('limits.cleanup_strategy trims the context pool after every fold', () =
   it('most_recent keeps the keep_count last finished', () => {
     const run = new SwarmRun({
       definition: swarm('{ type: most_recent, keep_count: 2 }'),
-      skipUnresolvable: true,
-      cleanupPool: true,
     });
     const pools = poolsAfterEachStep(run);
     // Step 1 folds fan#0..3 and one at the same time: ties go by task id.
@@ -64,17 +62,7 @@ describe('limits.cleanup_strategy trims the context pool after every fold', () =
   it('direct_dependencies keeps only outputs some task depends on', () => {
     const run = new SwarmRun({
       definition: swarm('{ type: direct_dependencies }'),
-      skipUnresolvable: true,
-      cleanupPool: true,
     });
     expect(poolsAfterEachStep(run).at(-1)).toEqual(['one', 'two']);
-  });
-
-  it('leaves the pool whole when off (runs recorded before Wharf applied it)', () => {
-    const run = new SwarmRun({
-      definition: swarm('{ type: most_recent, keep_count: 2 }'),
-      skipUnresolvable: true,
-    });
-    expect(poolsAfterEachStep(run).at(-1)).toHaveLength(7);
   });
 });

@@ -65,28 +65,6 @@ export interface SwarmRunOptions {
   input?: Record<string, unknown>;
   /** State the previous run of a continue-as-new chain carried over. */
   carried?: CarriedState;
-  /**
-   * Skip tasks whose inputs can no longer be written, release the readers of a failure's `||`
-   * branch, and write a failure whole to the context. Off only for runs recorded before Wharf
-   * did this (the `wharf-skip-unresolvable` patch).
-   */
-  skipUnresolvable: boolean;
-  /**
-   * Tasks write the user's channels with `output: †channels.<name>` (folded by the channel's
-   * rule) and read them with `†channels.<name>` inputs. Off only for runs recorded before Wharf
-   * did this (the `wharf-user-channels` patch): they wrote and read such paths in the context.
-   */
-  userChannels?: boolean;
-  /**
-   * Apply `limits.cleanup_strategy` to the context pool after every fold. Off only for runs
-   * recorded before Wharf did this (the `wharf-cleanup-strategy` patch).
-   */
-  cleanupPool?: boolean;
-  /**
-   * Apply `when:`, map loops and `approval:` gates. Off only for runs recorded before Wharf had
-   * them (the `wharf-control-flow` patch); such runs never had a definition that uses them.
-   */
-  controlFlow?: boolean;
 }
 
 /**
@@ -99,7 +77,7 @@ export interface SwarmRunOptions {
  *
  * @example
  * ```ts
- * const run = new SwarmRun({ definition, input: {}, skipUnresolvable: true });
+ * const run = new SwarmRun({ definition, input: {} });
  * const { instances } = run.nextStep(Date.now());
  * run.fold(instances, await Promise.all(instances.map(runSubagent)), Date.now());
  * run.progress().tasks; // [{ task: 'fetch', status: 'done', outIds: ['out_…'], … }]
@@ -111,12 +89,9 @@ export class SwarmRun {
   /** Continue-as-new runs before this one. */
   readonly generation: number;
   status: SwarmProgress['status'] = 'running';
-  readonly #skipUnresolvable: boolean;
-  /** Per task, the user channels its output writes (empty unless `userChannels`). */
+  /** Per task, the user channels its output writes. */
   readonly #channelTargets: Map<string, ChannelTargets>;
   readonly #kinds: ResolveOptions['kinds'];
-  readonly #cleanupPool: boolean;
-  readonly #controlFlow: boolean;
   readonly #state: ChannelState;
   readonly #context: SwarmContext;
   readonly #compacts: Record<string, string>;
@@ -129,14 +104,8 @@ export class SwarmRun {
     const { definition, carried } = options;
     this.definition = definition;
     this.taskNames = Object.keys(definition.tasks);
-    this.#skipUnresolvable = options.skipUnresolvable;
-    const userChannels = options.userChannels === true;
-    this.#cleanupPool = options.cleanupPool === true;
-    this.#channelTargets = userChannels ? channelTargets(definition) : new Map();
-    this.#kinds = userChannels
-      ? { [CHANNELS_KIND]: (path) => readChannel(this.#state, definition, path) }
-      : undefined;
-    this.#controlFlow = options.controlFlow ?? false;
+    this.#channelTargets = channelTargets(definition);
+    this.#kinds = { [CHANNELS_KIND]: (path) => readChannel(this.#state, definition, path) };
     this.#state = new ChannelState(swarmChannels(definition));
     if (carried !== undefined) this.#state.restore(carried.channels);
     this.#context = new SwarmContext(carried?.context, options.input ?? {});
@@ -346,8 +315,7 @@ export class SwarmRun {
           output: spec.output,
           result: outcome,
           date,
-          wholeFailure: this.#skipUnresolvable,
-          ...(this.#kinds === undefined ? {} : { skipKind: CHANNELS_KIND }),
+          skipKind: CHANNELS_KIND,
         });
         const targets = this.#channelTargets.get(item.task);
         const names = outcome.status === 'ok' ? targets?.success : targets?.failure;
@@ -385,7 +353,7 @@ export class SwarmRun {
       const released =
         entry.status === 'done'
           ? this.taskNames.filter((other) => this.spec(other).depends_on.includes(task))
-          : entry.status === 'failed' && this.#skipUnresolvable
+          : entry.status === 'failed'
             ? failureReaders(this.definition, task)
             : [];
       const mainOutId = this.#results(task).find((record) => record.outIds.length > 0)?.outIds[0];
@@ -396,13 +364,12 @@ export class SwarmRun {
       if (arrivals.length > 0) updates.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
     }
     this.#state.foldSuperstep(this.#step, updates);
-    if (this.#cleanupPool) this.#pool.cleanup(this.definition, now);
+    this.#pool.cleanup(this.definition, now);
   }
 
   /**
    * The state to carry over continue-as-new; `resume` names the tasks whose loop instances this
-   * run left unstarted. Same shape as Wharf has always carried, so either side of an upgrade
-   * reads it.
+   * run left unstarted.
    */
   carry(resume: readonly string[] = []): CarriedState {
     return {
@@ -466,7 +433,7 @@ export class SwarmRun {
   failedCount(): number {
     return this.taskNames.filter((task) => {
       const status = this.#tasks.get(task).status;
-      return status !== 'done' && !(this.#skipUnresolvable && status === 'skipped');
+      return status !== 'done' && status !== 'skipped';
     }).length;
   }
 
@@ -546,7 +513,7 @@ export class SwarmRun {
 
   /** Decides what runs in the next superstep; marks skipped and waiting tasks on the way. */
   #planStep(now: number): PlannedStep {
-    if (this.#controlFlow) this.expireApprovals(now);
+    this.expireApprovals(now);
     const instances: ScheduledInstance[] = [];
     const decisions = planTasks({
       definition: this.definition,
@@ -554,15 +521,9 @@ export class SwarmRun {
       joined: (task) => this.#state.isReady(channelNames.join(task)),
       resolve: (task, instance) =>
         this.#context.resolveInputs(task, this.spec(task).inputs, instance, this.#kinds),
-      skipUnresolvable: this.#skipUnresolvable,
-      ...(this.#controlFlow
-        ? {
-            evaluate: (task: string, expression: string) => this.#context.evaluate(task, expression),
-            approved: (task: string) =>
-              this.spec(task).approval === undefined ||
-              this.#tasks.get(task).approval?.decision === 'approved',
-          }
-        : {}),
+      evaluate: (task, expression) => this.#context.evaluate(task, expression),
+      approved: (task) =>
+        this.spec(task).approval === undefined || this.#tasks.get(task).approval?.decision === 'approved',
     });
     const emptied: string[] = [];
     for (const decision of decisions) {

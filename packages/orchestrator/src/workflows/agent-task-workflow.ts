@@ -5,7 +5,6 @@ import {
   ChildWorkflowFailure,
   executeChild,
   isCancellation,
-  patched,
   proxyActivities,
   setCurrentDetails,
   workflowInfo,
@@ -87,8 +86,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
     const child: AgentTaskInput = {
       swarm: input.swarm,
       ownerId: input.ownerId,
-      ...(input.workflowId === undefined ? {} : { workflowId: input.workflowId }),
-      ...(input.runId === undefined ? {} : { runId: input.runId }),
+      workflowId: input.workflowId,
       task: `${input.task}${looped ? `.${input.instance}` : ''}.spawn-${n}`,
       instance: 0,
       definition: {
@@ -151,7 +149,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
             toolCallId: call.toolCallId,
             seq: first + index,
           };
-          if (call.toolName !== spawnWorkerToolName || !patched('wharf-spawn-worker')) {
+          if (call.toolName !== spawnWorkerToolName) {
             return agentToolCall(toolCall);
           }
           spawns += 1;

@@ -1,13 +1,6 @@
 // The end of a swarm run once every task has finished: the supervisor's answer, the context
 // metrics, the result, and the failure of a failed swarm. Deterministic.
-import {
-  ApplicationFailure,
-  executeChild,
-  log,
-  patched,
-  upsertMemo,
-  workflowInfo,
-} from '@temporalio/workflow';
+import { ApplicationFailure, executeChild, log, upsertMemo, workflowInfo } from '@temporalio/workflow';
 import { formatBytes } from '../shared/progress-table.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
@@ -21,8 +14,6 @@ import type { SwarmVisibility } from './swarm-visibility.js';
 /** What {@link finishSwarm} needs beside the run. */
 export interface FinishSwarmOptions {
   place: RunPlace;
-  /** Whether the run keeps a context pool (`wharf-context-pool`), so has context metrics. */
-  withContext: boolean;
   visibility: SwarmVisibility;
 }
 
@@ -34,11 +25,11 @@ export interface FinishSwarmOptions {
  *
  * @example
  * ```ts
- * if (run.allFinished()) return finishSwarm(run, { place, withContext, visibility });
+ * if (run.allFinished()) return finishSwarm(run, { place, visibility });
  * ```
  */
 export async function finishSwarm(run: SwarmRun, options: FinishSwarmOptions): Promise<SwarmResult> {
-  const { place, withContext, visibility } = options;
+  const { place, visibility } = options;
   const { definition } = run;
   let supervisor: SwarmResult['supervisor'];
   if (definition.supervisor !== undefined) {
@@ -50,10 +41,10 @@ export async function finishSwarm(run: SwarmRun, options: FinishSwarmOptions): P
     const summary = `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(call.input.budgetBytes)}`;
     try {
       // A supervisor with tools runs as an agent task, one activity per step, so it may
-      // spawn workers (`spawn_worker`) and use its tools durably; runs from before replay as they ran.
+      // spawn workers (`spawn_worker`) and use its tools durably.
       const agent = definition.agents[definition.supervisor.agent];
       supervisor =
-        agent !== undefined && agent.tools.length > 0 && patched('wharf-durable-supervisor')
+        agent !== undefined && agent.tools.length > 0
           ? await superviseAsAgent(run, place, call.input, summary)
           : await supervise.executeWithOptions({ summary, ...call.options }, [call.input]);
     } catch (error) {
@@ -62,19 +53,15 @@ export async function finishSwarm(run: SwarmRun, options: FinishSwarmOptions): P
     }
   }
   let context: SwarmResult['metrics']['context'];
-  if (withContext) {
-    try {
-      context = await contextMetrics({ definition, pool: run.contextPool.pool });
-    } catch (error) {
-      // The swarm's outcome stands; only this figure is missing.
-      log.warn('context metrics failed', { error: (error as Error).message });
-    }
+  try {
+    context = await contextMetrics({ definition, pool: run.contextPool.pool });
+  } catch (error) {
+    // The swarm's outcome stands; only this figure is missing.
+    log.warn('context metrics failed', { error: (error as Error).message });
   }
   const result = run.result({ supervisor, context });
   visibility.setStatus(result.status);
   visibility.publish();
-  // Runs that ended before Wharf failed failed swarms replay as they ran: completed.
-  if (!patched('wharf-swarm-outcome')) return result;
   const failedTasks = result.tasks.filter(isTaskFailure).map((task) => task.task);
   upsertMemo({ status: result.status, failedTasks });
   if (result.status === 'failed' && definition.on_failure !== 'complete') {
@@ -106,7 +93,7 @@ async function superviseAsAgent(
   const task: AgentTaskInput = {
     swarm: definition.name,
     ownerId: place.ownerId,
-    runId: place.runId,
+    workflowId: place.workflowId,
     task: 'supervisor',
     instance: 0,
     definition: { agent: name, prompt: input.question, depends_on: [], inject_context: false, inputs: {} },

@@ -10,8 +10,8 @@ import type { WharfActivities } from '../shared/types.js';
 import { subagentRetryPolicy } from './subagent-retry.js';
 
 /**
- * `runSubagent` (a script task, or an agent task of a run started before durable agents) and
- * `supervise`: long activities that heartbeat, retried a bounded number of times.
+ * `runSubagent` (a script task) and `supervise`: long activities that heartbeat, retried a
+ * bounded number of times.
  *
  * @example
  * ```ts

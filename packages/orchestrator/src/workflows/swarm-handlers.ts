@@ -12,8 +12,6 @@ import type { SwarmRun } from '../swarm/swarm-run.js';
 
 /** What the handlers of a swarm run reach beyond its {@link SwarmRun}. */
 export interface SwarmHandlerHooks {
-  /** Whether the run has approval gates (`wharf-control-flow`); without, `approveTask` is refused. */
-  controlFlow: boolean;
   /** The cancellation scope of each task that has started an instance. */
   scopes: ReadonlyMap<string, CancellationScope>;
   /** Publishes the run's progress (Web UI details, memo). */
@@ -28,11 +26,11 @@ export interface SwarmHandlerHooks {
  *
  * @example
  * ```ts
- * registerSwarmHandlers(run, { controlFlow, scopes, publish, inputsChanged: () => inputsVersion++ });
+ * registerSwarmHandlers(run, { scopes, publish, inputsChanged: () => inputsVersion++ });
  * ```
  */
 export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): void {
-  const { controlFlow, scopes, publish, inputsChanged } = hooks;
+  const { scopes, publish, inputsChanged } = hooks;
   setHandler(progressQuery, () => run.progress(), {
     description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
   });
@@ -74,10 +72,7 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
     {
       description:
         "Approves or rejects a task's approval gate (with a comment); a rejected task is skipped or failed.",
-      validator: (request) => {
-        if (!controlFlow) throw new Error('this swarm has no approval gate');
-        run.checkApproval(request);
-      },
+      validator: (request) => run.checkApproval(request),
     },
   );
 }

@@ -1,7 +1,7 @@
 // The swarm workflow: the Temporal driver of a SwarmRun (supersteps of activities and agent
-// workflows, conditions, continue-as-new). Its patches, handlers, visibility and finish are the
-// sibling swarm-*.ts and finish-swarm.ts modules; planning, folding and carried state are pure,
-// in ../swarm/. Deterministic: imports only @temporalio/workflow and pure modules.
+// workflows, conditions, continue-as-new). Its handlers, visibility and finish are the sibling
+// swarm-*.ts and finish-swarm.ts modules; planning, folding and carried state are pure, in
+// ../swarm/. Deterministic: imports only @temporalio/workflow and pure modules.
 import {
   allHandlersFinished,
   CancellationScope,
@@ -11,13 +11,13 @@ import {
   executeChild,
   isCancellation,
   log,
-  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import { loopCaps, TaskSlots } from '../control/task-slots.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type { ContextPlan, SubagentResult, SwarmResult, SwarmWorkflowInput } from '../shared/types.js';
 import { type RunPlace, type SubagentCall, subagentCall } from '../swarm/activity-calls.js';
+import { DEFAULT_CONTEXT_POOL_CAP } from '../swarm/context-pool-state.js';
 import { failedBeforeOutput } from '../swarm/subagent-failure.js';
 import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
 import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
@@ -25,7 +25,6 @@ import { finishSwarm } from './finish-swarm.js';
 import { runPool } from './run-pool.js';
 import { failureMessage, planContext, pruneContext, runSubagent } from './swarm-activities.js';
 import { registerSwarmHandlers } from './swarm-handlers.js';
-import { swarmPatches } from './swarm-patches.js';
 import { SwarmVisibility } from './swarm-visibility.js';
 
 /** Most activities one run may have pending (Temporal's per-run cap is 2,000). */
@@ -54,28 +53,24 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   const { definition } = input;
   const place: RunPlace = {
     ownerId: input.ownerId ?? 'default',
-    runId: workflowInfo().workflowId,
+    workflowId: workflowInfo().workflowId,
     workdir: input.workdir,
     heartbeatTimeoutMs: input.heartbeatTimeoutMs,
   };
   const maxConcurrent = Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING));
-  const { withContext, splitSuperstep, controlFlow, poolCap, ...patches } = swarmPatches(input);
+  const poolCap = Math.max(1, Math.floor(input.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP));
   const run = new SwarmRun({
     definition,
     input: input.input ?? {},
     ...(input.carried === undefined ? {} : { carried: input.carried }),
-    skipUnresolvable: patches.skipUnresolvable,
-    userChannels: patches.userChannels,
-    cleanupPool: patches.cleanupPool,
-    controlFlow,
   });
   const scopes = new Map<string, CancellationScope>();
-  const slots = new TaskSlots(controlFlow ? loopCaps(definition.tasks) : {});
-  const visibility = new SwarmVisibility(run, place.runId, controlFlow);
+  const slots = new TaskSlots(loopCaps(definition.tasks));
+  const visibility = new SwarmVisibility(run, place.workflowId);
   const publish = (): void => visibility.publish();
   // Bumped by every signal or update that may let a waiting task run.
   let inputsVersion = 0;
-  registerSwarmHandlers(run, { controlFlow, scopes, publish, inputsChanged: () => inputsVersion++ });
+  registerSwarmHandlers(run, { scopes, publish, inputsChanged: () => inputsVersion++ });
   if (input.carried === undefined) visibility.announce(place.ownerId);
   publish();
 
@@ -85,7 +80,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     if (scheduled.length === 0) {
       if (run.allFinished()) break;
       const seen = inputsVersion;
-      if (controlFlow && run.pendingApprovals().length > 0) {
+      if (run.pendingApprovals().length > 0) {
         // Gates wait for an answer (an update), or for the first of their timeouts.
         publish();
         const deadline = run.nextApprovalDeadline();
@@ -105,13 +100,13 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       scheduled,
       maxConcurrent,
       (item) => slots.run(item.task, () => runInstance(item, plans[item.task])),
-      splitSuperstep ? { shouldStop: historyFull } : {},
+      { shouldStop: historyFull },
     );
     // Items start in order: the results are those of a prefix of `scheduled`.
     run.fold(scheduled.slice(0, results.length), results, Date.now());
     const unstarted = [...new Set(scheduled.slice(results.length).map((item) => item.task))];
     await pruneContextPool();
-    if (poolCap !== undefined) run.contextPool.applyCap(definition, run.progress().tasks, poolCap);
+    run.contextPool.applyCap(definition, run.progress().tasks, poolCap);
     publish();
     if (unstarted.length > 0 || shouldContinueAsNew()) {
       await condition(allHandlersFinished);
@@ -119,14 +114,14 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     }
   }
 
-  return finishSwarm(run, { place, withContext, visibility });
+  return finishSwarm(run, { place, visibility });
 
   /**
    * The context of every task about to run, chosen from the pool (one local activity per
    * superstep, none while the pool is empty). Chosen outputs count as read, for LRU pruning.
    */
   async function planContexts(scheduled: readonly ScheduledInstance[]): Promise<Record<string, ContextPlan>> {
-    if (!withContext || run.contextPool.pool.entries.length === 0) return {};
+    if (run.contextPool.pool.entries.length === 0) return {};
     const tasks = run.contextTasks(scheduled);
     if (tasks.length === 0) return {};
     const now = Date.now();
@@ -143,7 +138,6 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
 
   /** Runs the `hooks.post_task` prunes that are due; a prune that fails is retried at the next step. */
   async function pruneContextPool(): Promise<void> {
-    if (!withContext) return;
     for (const { index, hook, sinceCheckpoint } of run.contextPool.duePrunes(definition)) {
       const now = Date.now();
       try {
@@ -188,11 +182,10 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   /**
    * Dispatches one task instance to its subagent: a script runs as a `runSubagent` activity;
    * an agent runs as an `agentTaskWorkflow` child, one activity per model call and per tool
-   * call, so a worker that dies mid-task never pays again for a finished model call. Runs
-   * started before Wharf did this replay with one `runSubagent` activity per agent task.
+   * call, so a worker that dies mid-task never pays again for a finished model call.
    */
   function dispatchInstance(call: SubagentCall): Promise<SubagentResult> {
-    if (call.input.agent !== undefined && patched('wharf-durable-agent')) {
+    if (call.input.agent !== undefined) {
       return executeChild(agentTaskWorkflow, {
         workflowId: agentWorkflowId(workflowInfo().workflowId, call.label),
         staticSummary: call.options.summary,
@@ -202,7 +195,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
             ...(input.heartbeatTimeoutMs === undefined
               ? {}
               : { heartbeatTimeoutMs: input.heartbeatTimeoutMs }),
-            // The agents its `spawn_worker` tool may start (no tool of that name before Wharf had it).
+            // The agents its `spawn_worker` tool may start.
             ...(call.input.agent.tools.includes(spawnWorkerToolName) ? { spawnable: definition.agents } : {}),
           },
         ],
