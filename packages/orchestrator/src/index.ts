@@ -70,6 +70,7 @@ export {
   swarmFailedErrorType,
   wharfFailureTypes,
 } from './shared/swarm-failure.js';
+export { FINISHED_TASK_STATUSES, isFailure, isFinished, isOpen } from './shared/task-status.js';
 export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
 export type {
   AgentUsage,

@@ -8,6 +8,7 @@ import { recordWorker } from '../activities/record-worker.js';
 import { subagentContext } from '../activities/subagent-context.js';
 import { supervisorAnswer } from '../activities/supervisor-answer.js';
 import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../activities/supervisor-prompt.js';
+import { isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type {
   AgentActivities,
@@ -84,7 +85,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         task: input.task,
         instance: input.instance,
         // As subagentIds counts it: every instance of a map loop is a job of its own.
-        looped: input.definition.loop?.type === 'map' || (input.definition.loop?.count ?? 1) > 1,
+        looped: isLooped(input.definition),
         workflowId: input.workflowId,
         ownerId: input.ownerId,
         model: agent.model,

@@ -12,6 +12,7 @@ import { expandMapLoop } from '../control/expand-map-loop.js';
 import { pathsOverlap } from '../dsl/paths-overlap.js';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { parseWhen } from '../dsl/when-condition.js';
+import { isFinished, isOpen } from '../shared/task-status.js';
 import type { TaskStatus } from '../shared/types.js';
 import type { InputResolution } from './swarm-context.js';
 
@@ -48,8 +49,6 @@ export interface OutputDestination {
   on: 'success' | 'failure';
 }
 
-const FINISHED = new Set<TaskStatus>(['done', 'failed', 'skipped', 'cancelled']);
-
 /**
  * Decides what happens to every `pending` or `waiting` task, in task order:
  * - `skip` when a dependency failed, was skipped or cancelled (unless the task reads that
@@ -70,10 +69,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
   const destinations = outputDestinations(definition);
   const skipped = new Map<string, string>();
   const status = (task: string): TaskStatus => (skipped.has(task) ? 'skipped' : view.status(task));
-  const open = Object.keys(definition.tasks).filter((task) => {
-    const current = view.status(task);
-    return current === 'pending' || current === 'waiting';
-  });
+  const open = Object.keys(definition.tasks).filter((task) => isOpen(view.status(task)));
   const resolutions = new Map<string, InputResolution[]>();
   const resolveAll = (task: string): InputResolution[] => {
     let cached = resolutions.get(task);
@@ -141,7 +137,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
       (destination) =>
         destination.reference.kind === reference.kind &&
         pathsOverlap(destination.reference.path, reference.path) &&
-        !FINISHED.has(status(destination.task)),
+        !isFinished(status(destination.task)),
     );
   };
 

@@ -11,8 +11,10 @@ import {
 } from '../control/approval-gate.js';
 import { expandMapLoop } from '../control/expand-map-loop.js';
 import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
+import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { addUsage, swarmUsage } from '../shared/agent-usage.js';
+import { isFinished } from '../shared/task-status.js';
 import type {
   AgentUsage,
   ApproveTaskRequest,
@@ -31,7 +33,7 @@ import { failureReaders, planTasks } from './plan-tasks.js';
 import { failureReason } from './subagent-failure.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
 import { SwarmContext, taskOutputValue } from './swarm-context.js';
-import { FINISHED_STATUSES, TaskBoard } from './task-board.js';
+import { TaskBoard } from './task-board.js';
 import {
   CHANNELS_KIND,
   type ChannelTargets,
@@ -146,7 +148,7 @@ export class SwarmRun {
 
   /** `task` for a task without a loop, `task#i` for loop instance `i`. */
   label(task: string, instance: number): string {
-    return this.#looped(task) ? `${task}#${instance}` : task;
+    return instanceLabel(task, this.spec(task), instance);
   }
 
   /** Adds `†input.<key>` (from a signal); `date` is an ISO timestamp from the workflow clock. */
@@ -175,7 +177,7 @@ export class SwarmRun {
     const entry = this.#tasks.get(request.task);
     if (this.spec(request.task).approval === undefined)
       throw new WharfOrchestratorError('INVALID_REQUEST', `task ${request.task} has no approval gate`);
-    if (FINISHED_STATUSES.has(entry.status))
+    if (isFinished(entry.status))
       throw new WharfOrchestratorError('INVALID_REQUEST', `task ${request.task} already ${entry.status}`);
     if (entry.approval?.decision !== undefined)
       throw new WharfOrchestratorError(
@@ -231,7 +233,7 @@ export class SwarmRun {
     if (gate === undefined || entry.approval === undefined) return;
     const { verdict, state } = approvalVerdict(gate, entry.approval, now);
     entry.approval = state;
-    if (!verdict.decided || verdict.approved || FINISHED_STATUSES.has(entry.status)) return;
+    if (!verdict.decided || verdict.approved || isFinished(entry.status)) return;
     entry.status = gate.on_reject === 'fail' ? 'failed' : 'skipped';
     entry.reason = verdict.reason;
     entry.waitingFor = [];
@@ -288,7 +290,7 @@ export class SwarmRun {
     instances.forEach((item, index) => {
       const outcome = outcomes[index] as InstanceOutcome;
       const spec = this.spec(item.task);
-      const looped = this.#looped(item.task);
+      const looped = isLooped(spec);
       const entry = this.#tasks.get(item.task);
       const label = this.label(item.task, item.instance);
       const writes: [string, unknown][] = [];
@@ -498,12 +500,6 @@ export class SwarmRun {
     return expansion.ok ? expansion.items : undefined;
   }
 
-  /** True when the task runs as instances `task#i`: a map loop (any length), a repeat loop of more than one. */
-  #looped(task: string): boolean {
-    const loop = this.spec(task).loop;
-    return loop?.type === 'map' || (loop?.count ?? 1) > 1;
-  }
-
   /** The task's instance count: a repeat loop's count, a map loop's items once known (0 before). */
   #total(task: string): number {
     const loop = this.spec(task).loop;
@@ -598,7 +594,7 @@ export class SwarmRun {
         const resolution = this.#context.resolveInputs(
           task,
           spec.inputs,
-          this.#looped(task) ? instance : undefined,
+          isLooped(spec) ? instance : undefined,
           this.#kinds,
         );
         // The context only grows, so inputs (and a map loop's list) that resolved when the task started still do.

@@ -1,5 +1,6 @@
 // Pure: the status of every task of one swarm run. Runs inside the workflow sandbox.
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { isFinished } from '../shared/task-status.js';
 import type { ApprovalState, TaskProgress, TaskStatus } from '../shared/types.js';
 
 /**
@@ -20,9 +21,6 @@ export interface TaskState {
   /** Its `approval:` gate, once opened or answered. */
   approval?: ApprovalState;
 }
-
-/** Statuses a task never leaves. */
-export const FINISHED_STATUSES: ReadonlySet<TaskStatus> = new Set(['done', 'failed', 'skipped', 'cancelled']);
 
 /**
  * The {@link TaskState} of every task of a swarm, in definition order: the one place task
@@ -71,7 +69,7 @@ export class TaskBoard {
    */
   cancel(task: string, reason: string | undefined, now: number): { cancelled: boolean; status: TaskStatus } {
     const entry = this.get(task);
-    if (FINISHED_STATUSES.has(entry.status)) return { cancelled: false, status: entry.status };
+    if (isFinished(entry.status)) return { cancelled: false, status: entry.status };
     entry.status = 'cancelled';
     entry.reason = reason ?? 'cancelled by request';
     entry.endedAt = now;
@@ -86,7 +84,7 @@ export class TaskBoard {
 
   /** True once every task has finished (done, failed, skipped or cancelled). */
   allFinished(): boolean {
-    return this.names.every((task) => FINISHED_STATUSES.has(this.get(task).status));
+    return this.names.every((task) => isFinished(this.get(task).status));
   }
 
   /** Fails every task still waiting for inputs, at `now`: nobody will write them. */

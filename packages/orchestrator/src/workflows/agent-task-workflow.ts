@@ -9,6 +9,7 @@ import {
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
+import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import { addUsage, formatUsage } from '../shared/agent-usage.js';
 import { DEFAULT_MAX_SPAWNS, spawnWorkerToolName } from '../shared/tool-names.js';
 import type {
@@ -56,9 +57,8 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       retry: subagentRetryPolicy,
     });
-  const loop = input.definition.loop;
-  const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;
-  const label = `${input.task}${looped ? `#${input.instance}` : ''}`;
+  const looped = isLooped(input.definition);
+  const label = instanceLabel(input.task, input.definition, input.instance);
   const start = await agentStart(input);
   const conversation = [...start.conversation];
   const emitted: string[] = [];
