@@ -89,7 +89,6 @@ export type {
   SubagentHeartbeat,
   SubagentInput,
   SubagentResult,
-  SuperviseInput,
   SuperviseResult,
   SwarmContextMetrics,
   SwarmProgress,

@@ -13,16 +13,9 @@ import { pruneContext } from '../context/prune-context.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
-import type {
-  SubagentInput,
-  SubagentResult,
-  SuperviseInput,
-  SuperviseResult,
-  WharfActivities,
-} from '../shared/types.js';
+import type { SubagentInput, SubagentResult, WharfActivities } from '../shared/types.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
 import { runScript } from './run-script.js';
-import { supervise } from './supervise.js';
 
 /** What the activities need: stores, models, and where to spill process output. */
 export interface ActivityDependencies {
@@ -59,10 +52,11 @@ export interface ActivityDependencies {
 
 /**
  * The activity implementations with their dependencies injected: `runSubagent` (a script
- * task), `supervise`, the steps of an agent task (`agentStart`, `agentModelStep`,
- * `agentToolCall`, `agentSpawnRequest`, `agentFinish`) and the context pool's local activities. Wharf errors that retrying cannot fix (bad definitions,
- * unknown models, forbidden reads) fail without retry; storage and process-start failures
- * are retried by the workflow's bounded policy.
+ * task), the steps of an agent task or of the supervisor (`agentStart`, `agentModelStep`,
+ * `agentToolCall`, `agentSpawnRequest`, `agentFinish`) and the context pool's local
+ * activities. Wharf errors that retrying cannot fix (bad definitions, unknown models,
+ * forbidden reads) fail without retry; storage and process-start failures are retried by the
+ * workflow's bounded policy.
  *
  * @example
  * ```ts
@@ -108,11 +102,6 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
           ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
         }),
-      );
-    },
-    async supervise(input: SuperviseInput): Promise<SuperviseResult> {
-      return classify(() =>
-        supervise(input, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
       );
     },
     async planContext(input) {

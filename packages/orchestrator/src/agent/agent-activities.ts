@@ -1,11 +1,12 @@
 import { Context } from '@temporalio/activity';
-import { EvidenceCompiler, formatSpawnResult } from '@wharf/evidence';
+import { EvidenceCompiler } from '@wharf/evidence';
 import type { OutputRef } from '@wharf/output-store';
 import { generateText, type ModelMessage } from 'ai';
 import type { SubagentIds } from '../activities/activity-identity.js';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
 import { subagentContext } from '../activities/subagent-context.js';
+import { subagentResult } from '../activities/subagent-result.js';
 import { supervisorAnswer } from '../activities/supervisor-answer.js';
 import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../activities/supervisor-prompt.js';
 import { isLooped } from '../dsl/task-instances.js';
@@ -256,25 +257,17 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
               evidenceBytes: input.evidenceBytes ?? 0,
               ...(input.usage.calls > 0 ? { usage: input.usage } : {}),
             };
-      return {
-        status: failed ? 'failed' : 'ok',
+      return subagentResult(artifacts, ids, {
+        failed,
         outputs,
-        compact: formatSpawnResult({
-          runId: ids.runId,
-          jobId: ids.jobId,
-          workerId: ids.workerId,
-          status: failed ? 'failed' : 'succeeded',
-          durationMs,
-          toolIndex: await artifacts.listToolCalls(ids.workerId),
-          summary,
-        }),
         bytes,
         durationMs,
+        summary,
         preview: Array.from(summary).slice(0, PREVIEW_CHARS).join(''),
+        stderrTail: input.error,
         ...(input.usage.calls > 0 ? { usage: input.usage } : {}),
-        ...(failed ? { stderrTail: input.error } : {}),
         ...(supervisor === undefined ? {} : { supervisor }),
-      };
+      });
     },
   };
 }

@@ -247,19 +247,6 @@ export interface AgentUsage {
   costUsd?: number;
 }
 
-/** Input of the `supervise` activity. */
-export interface SuperviseInput {
-  swarm: string;
-  ownerId: string;
-  /** The swarm's workflow id. */
-  workflowId: string;
-  agent: SwarmDefinition['agents'][string];
-  question: string;
-  budgetBytes: number;
-  /** One compact payload per task instance, in task order. */
-  compacts: string[];
-}
-
 /** The supervisor's answer: inline when small, else a ref to the stored answer. */
 export interface SuperviseResult {
   answer: string;
@@ -475,7 +462,6 @@ export interface AgentActivities {
 /** The activities the swarm workflow calls (implemented by `createActivities`). */
 export interface WharfActivities extends AgentActivities {
   runSubagent(input: SubagentInput): Promise<SubagentResult>;
-  supervise(input: SuperviseInput): Promise<SuperviseResult>;
   /** Local activity: the context of each task about to run (only tasks that get one). */
   planContext(input: PlanContextInput): Promise<Record<string, ContextPlan>>;
   /** Local activity: the task ids a `checkpoint_and_prune` hook removes from the pool. */

@@ -1,14 +1,12 @@
 // The end of a swarm run once every task has finished: the supervisor's answer, the context
 // metrics, the result, and the failure of a failed swarm. Deterministic.
 import { ApplicationFailure, executeChild, log, upsertMemo, workflowInfo } from '@temporalio/workflow';
-import { formatBytes } from '../shared/progress-table.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
-import { spawnWorkerToolName } from '../shared/tool-names.js';
-import type { AgentTaskInput, SuperviseInput, SuperviseResult, SwarmResult } from '../shared/types.js';
+import type { SwarmResult } from '../shared/types.js';
 import { type RunPlace, supervisorCall } from '../swarm/activity-calls.js';
 import type { SwarmRun } from '../swarm/swarm-run.js';
 import { agentTaskWorkflow } from './agent-task-workflow.js';
-import { contextMetrics, failureMessage, supervise } from './swarm-activities.js';
+import { contextMetrics, failureMessage } from './swarm-activities.js';
 import type { SwarmVisibility } from './swarm-visibility.js';
 
 /** What {@link finishSwarm} needs beside the run. */
@@ -18,8 +16,8 @@ export interface FinishSwarmOptions {
 }
 
 /**
- * Finishes a swarm run whose tasks have all finished: runs its supervisor (a supervisor that
- * fails is reported beside the outputs), measures its context, and returns its
+ * Finishes a swarm run whose tasks have all finished: runs its supervisor as a child
+ * `agentTaskWorkflow` (a supervisor that fails is reported beside the outputs), measures its context, and returns its
  * {@link SwarmResult}. A failed swarm throws a non-retryable `WharfSwarmFailed` failure whose
  * details hold the whole result, unless the definition says `on_failure: complete`.
  *
@@ -38,15 +36,18 @@ export async function finishSwarm(run: SwarmRun, options: FinishSwarmOptions): P
     const call = supervisorCall(run, place);
     if (call === undefined)
       throw ApplicationFailure.nonRetryable('supervisor agent missing', 'WharfInvalidDefinition');
-    const summary = `supervisor · ${definition.supervisor.agent} · budget ${formatBytes(call.input.budgetBytes)}`;
     try {
-      // A supervisor with tools runs as an agent task, one activity per step, so it may
-      // spawn workers (`spawn_worker`) and use its tools durably.
-      const agent = definition.agents[definition.supervisor.agent];
-      supervisor =
-        agent !== undefined && agent.tools.length > 0
-          ? await superviseAsAgent(run, place, call.input, summary)
-          : await supervise.executeWithOptions({ summary, ...call.options }, [call.input]);
+      // One activity per model step and tool call, like any agent task (`<swarm>/supervisor`).
+      const answer = await executeChild(agentTaskWorkflow, {
+        workflowId: `${workflowInfo().workflowId}/supervisor`,
+        staticSummary: call.summary,
+        args: [call.input],
+      });
+      supervisor = answer.supervisor ?? {
+        answer: '',
+        evidenceBytes: 0,
+        error: 'the supervisor gave no answer',
+      };
     } catch (error) {
       // The swarm's outputs stand whatever the supervisor does: report its failure beside them.
       supervisor = { answer: '', evidenceBytes: 0, error: failureMessage(error) };
@@ -75,41 +76,4 @@ export async function finishSwarm(run: SwarmRun, options: FinishSwarmOptions): P
     });
   }
   return result;
-}
-
-/**
- * Runs the supervisor as a child `agentTaskWorkflow` (id `<swarm>/supervisor`): its prompt is
- * the question and the workers' compact payloads, its evidence is mounted before each model
- * call, and it may start any of the swarm's agents with `spawn_worker` when its tools name it.
- */
-async function superviseAsAgent(
-  run: SwarmRun,
-  place: RunPlace,
-  input: SuperviseInput,
-  summary: string,
-): Promise<SuperviseResult> {
-  const { definition } = run;
-  const name = definition.supervisor?.agent ?? '';
-  const task: AgentTaskInput = {
-    swarm: definition.name,
-    ownerId: place.ownerId,
-    workflowId: place.workflowId,
-    task: 'supervisor',
-    instance: 0,
-    definition: { agent: name, prompt: input.question, depends_on: [], inject_context: false, inputs: {} },
-    agent: input.agent,
-    ...(definition.limits === undefined ? {} : { limits: definition.limits }),
-    inputs: {},
-    inRefs: [],
-    ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
-    ...(place.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: place.heartbeatTimeoutMs }),
-    ...(input.agent.tools.includes(spawnWorkerToolName) ? { spawnable: definition.agents } : {}),
-    supervisor: { question: input.question, budgetBytes: input.budgetBytes, compacts: input.compacts },
-  };
-  const result = await executeChild(agentTaskWorkflow, {
-    workflowId: `${workflowInfo().workflowId}/supervisor`,
-    staticSummary: summary,
-    args: [task],
-  });
-  return result.supervisor ?? { answer: '', evidenceBytes: 0, error: 'the supervisor gave no answer' };
 }
