@@ -10,6 +10,25 @@ export interface OutputRefJson {
 /** Lifecycle of one task (or one loop instance of it). */
 export type TaskStatus = 'pending' | 'waiting' | 'running' | 'done' | 'failed' | 'skipped' | 'cancelled';
 
+/**
+ * A task's own state as the swarm workflow keeps it and carries across continue-as-new. What
+ * it produced (out ids, bytes, instances done) is not here: its `results:<task>` channel holds it.
+ */
+export interface TaskState {
+  status: TaskStatus;
+  /** Paths its inputs are still waiting for (`approval` while its gate holds it). */
+  waitingFor: string[];
+  /** Why it failed, was skipped or cancelled. */
+  reason?: string;
+  /** Workflow-clock milliseconds. */
+  startedAt?: number;
+  endedAt?: number;
+  /** A map loop's instance count, once its list resolved. */
+  total?: number;
+  /** Its `approval:` gate, once opened or answered. */
+  approval?: ApprovalState;
+}
+
 /** What the `progress` query reports for one task. */
 export interface TaskProgress {
   task: string;
@@ -281,13 +300,19 @@ export interface SwarmWorkflowInput {
   carried?: CarriedState;
 }
 
-/** State carried across continue-as-new. */
+/** State carried across continue-as-new: each part has one home, nothing is carried twice. */
 export interface CarriedState {
+  /** Supersteps run so far, across the chain. */
   step: number;
+  /** The channel snapshot: `results:<task>` (what each task produced), join barriers, user channels. */
   channels: unknown;
+  /** The context's messages (`†input`, `†data`, …). */
   context: unknown[];
-  progress: TaskProgress[];
+  /** Each task's own state, by name. */
+  tasks: Record<string, TaskState>;
+  /** Each finished instance's compact payload, by label (the supervisor's input). */
   compacts: Record<string, string>;
+  /** Continue-as-new runs before the one that receives this. */
   generation: number;
   /** The context pool. */
   contextPool: ContextPool;

@@ -122,6 +122,13 @@ export function subagentCall(
   return { label, title, options, input };
 }
 
+/** What the workflow needs to run the supervisor. */
+export interface SupervisorCall {
+  /** One line shown for its child workflow in the Web UI. */
+  summary: string;
+  input: AgentTaskInput;
+}
+
 /**
  * The swarm's supervisor as an agent task (`agentTaskWorkflow`, task `supervisor`): its prompt is
  * the question and every compact payload in task order, its evidence is mounted under the
@@ -134,10 +141,7 @@ export function subagentCall(
  * call?.input.supervisor?.compacts; // one per finished instance
  * ```
  */
-export function supervisorCall(
-  run: SwarmRun,
-  place: RunPlace,
-): { summary: string; input: AgentTaskInput } | undefined {
+export function supervisorCall(run: SwarmRun, place: RunPlace): SupervisorCall | undefined {
   const { definition } = run;
   const supervisor = definition.supervisor;
   const agent = supervisor === undefined ? undefined : definition.agents[supervisor.agent];

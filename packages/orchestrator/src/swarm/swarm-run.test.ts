@@ -128,7 +128,7 @@ describe('SwarmRun folding', () => {
       instances: { done: 3, total: 3 },
       bytesCaptured: 7,
     });
-    expect(run.totalBytes()).toBe(17);
+    expect(run.result({}).metrics.totalBytes).toBe(17);
     // Loop instances pushed their values in instance order; the join reads them in that order.
     const [report] = run.nextStep(2_100).instances;
     const counts = (report?.inputs.counts ?? []) as { outId: string }[];
@@ -268,18 +268,19 @@ describe('SwarmRun skips', () => {
 
   it('names the tasks when asked about one it does not have', () => {
     const run = new SwarmRun({ definition });
-    expect(run.hasTask('ghost')).toBe(false);
-    let caught: unknown;
-    try {
-      run.cancel('ghost', undefined, 1);
-    } catch (error) {
-      caught = error;
+    for (const ask of [() => run.cancel('ghost', undefined, 1), () => run.spec('ghost')]) {
+      let caught: unknown;
+      try {
+        ask();
+      } catch (error) {
+        caught = error;
+      }
+      expect(WharfOrchestratorError.isInstance(caught)).toBe(true);
+      expect((caught as WharfOrchestratorError).code).toBe('INVALID_REQUEST');
+      expect((caught as Error).message).toBe(
+        'unknown task "ghost"; tasks: fetch, count, report, on_fetch_error',
+      );
     }
-    expect(WharfOrchestratorError.isInstance(caught)).toBe(true);
-    expect((caught as WharfOrchestratorError).code).toBe('INVALID_REQUEST');
-    expect((caught as Error).message).toBe(
-      'unknown task "ghost"; tasks: fetch, count, report, on_fetch_error',
-    );
   });
 });
 

@@ -17,7 +17,6 @@ import { loopCaps, TaskSlots } from '../control/task-slots.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type { ContextPlan, SubagentResult, SwarmResult, SwarmWorkflowInput } from '../shared/types.js';
 import { type RunPlace, type SubagentCall, subagentCall } from '../swarm/activity-calls.js';
-import { DEFAULT_CONTEXT_POOL_CAP } from '../swarm/context-pool-state.js';
 import { failedBeforeOutput } from '../swarm/subagent-failure.js';
 import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
 import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
@@ -58,11 +57,11 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     heartbeatTimeoutMs: input.heartbeatTimeoutMs,
   };
   const maxConcurrent = Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING));
-  const poolCap = Math.max(1, Math.floor(input.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP));
   const run = new SwarmRun({
     definition,
     input: input.input ?? {},
     ...(input.carried === undefined ? {} : { carried: input.carried }),
+    ...(input.contextPoolCap === undefined ? {} : { contextPoolCap: input.contextPoolCap }),
   });
   const scopes = new Map<string, CancellationScope>();
   const slots = new TaskSlots(loopCaps(definition.tasks));
@@ -106,7 +105,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     run.fold(scheduled.slice(0, results.length), results, Date.now());
     const unstarted = [...new Set(scheduled.slice(results.length).map((item) => item.task))];
     await pruneContextPool();
-    run.contextPool.applyCap(definition, run.progress().tasks, poolCap);
+    run.capContextPool();
     publish();
     if (unstarted.length > 0 || shouldContinueAsNew()) {
       await condition(allHandlersFinished);
