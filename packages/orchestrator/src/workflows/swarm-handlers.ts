@@ -1,6 +1,6 @@
 // The queries, signal and updates of a swarm run. Deterministic: handlers only change the
 // SwarmRun and tell the workflow, through its hooks, what to wake or cancel.
-import { type CancellationScope, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import {
   addInputSignal,
   approveTaskUpdate,
@@ -12,8 +12,8 @@ import type { SwarmRun } from '../swarm/swarm-run.js';
 
 /** What the handlers of a swarm run reach beyond its {@link SwarmRun}. */
 export interface SwarmHandlerHooks {
-  /** The cancellation scope of each task that has started an instance. */
-  scopes: ReadonlyMap<string, CancellationScope>;
+  /** Cancels the task's instances in flight, if it has any. */
+  cancelRunning: (task: string) => void;
   /** Publishes the run's progress (Web UI details, memo). */
   publish: () => void;
   /** Called when a signal or update may let a waiting task run. */
@@ -26,11 +26,11 @@ export interface SwarmHandlerHooks {
  *
  * @example
  * ```ts
- * registerSwarmHandlers(run, { scopes, publish, inputsChanged: () => inputsVersion++ });
+ * registerSwarmHandlers(run, port.hooks);
  * ```
  */
 export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): void {
-  const { scopes, publish, inputsChanged } = hooks;
+  const { cancelRunning, publish, inputsChanged } = hooks;
   setHandler(progressQuery, () => run.progress(), {
     description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
   });
@@ -50,7 +50,7 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
     ({ task, reason }) => {
       const outcome = run.cancel(task, reason, Date.now());
       if (!outcome.cancelled) return outcome;
-      scopes.get(task)?.cancel();
+      cancelRunning(task);
       publish();
       return outcome;
     },
