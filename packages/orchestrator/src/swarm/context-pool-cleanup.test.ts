@@ -1,19 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SubagentResult } from '../shared/types.js';
+import { okResult } from './subagent-results.test.data.js';
 import { SwarmRun } from './swarm-run.js';
 
-function ok(outId: string): SubagentResult {
-  return {
-    status: 'ok',
-    outputs: [{ outId }],
-    compact: outId,
-    bytes: 1,
-    exitCode: 0,
-    durationMs: 1,
-    preview: '',
-  };
-}
+const ok = okResult;
 
 function swarm(cleanup: string): ReturnType<typeof parseSwarm> {
   return parseSwarm(`

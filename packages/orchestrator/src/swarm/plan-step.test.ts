@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SubagentResult } from '../shared/types.js';
 import { applyWrites, foldStep } from './fold-step.js';
 import { applyPlan, planStep } from './plan-step.js';
+import { okResult } from './subagent-results.test.data.js';
 import { carriedState, createSwarmState, type SwarmState } from './swarm-state.js';
 
 const definition = parseSwarm(`
@@ -21,17 +21,7 @@ tasks:
   announce: { depends_on: [deploy], script: { content: 'true' } }
 `);
 
-function ok(outId: string, preview: string): SubagentResult {
-  return {
-    status: 'ok',
-    outputs: [{ outId }],
-    compact: outId,
-    bytes: 1,
-    exitCode: 0,
-    durationMs: 1,
-    preview,
-  };
-}
+const ok = okResult;
 
 /** Everything the state holds, as continue-as-new would carry it. */
 function everything(state: SwarmState): string {

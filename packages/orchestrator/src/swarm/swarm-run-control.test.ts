@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SubagentResult } from '../shared/types.js';
+import { okResult } from './subagent-results.test.data.js';
 import { SwarmRun } from './swarm-run.js';
 
 const definition = parseSwarm(`
@@ -26,17 +26,7 @@ tasks:
     script: { content: 'true' }
 `);
 
-function ok(outId: string, preview = ''): SubagentResult {
-  return {
-    status: 'ok',
-    outputs: [{ outId }],
-    compact: outId,
-    bytes: 1,
-    exitCode: 0,
-    durationMs: 1,
-    preview,
-  };
-}
+const ok = okResult;
 
 /** Runs steps until `deploy` waits at its gate; `listing` is what `list` prints. */
 function runToGate(listing: string): SwarmRun {

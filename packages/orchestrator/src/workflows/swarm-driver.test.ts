@@ -6,26 +6,17 @@ import type {
   ContextPlan,
   PlanContextInput,
   PruneContextInput,
-  SubagentResult,
   SuperviseResult,
   SwarmContextMetrics,
 } from '../shared/types.js';
 import type { SubagentCall, SupervisorCall } from '../swarm/activity-calls.js';
+import { okResult } from '../swarm/subagent-results.test.data.js';
 import { type InstanceOutcome, SwarmRun } from '../swarm/swarm-run.js';
 import { driveSwarm, type SwarmEnding, type SwarmPort } from './swarm-driver.js';
 
 const place = { ownerId: 'team', workflowId: 'wf-1' };
 
-function ok(outId: string, preview = ''): SubagentResult {
-  return {
-    status: 'ok',
-    outputs: [{ outId }],
-    compact: `compact ${outId}`,
-    bytes: 2,
-    durationMs: 1,
-    preview,
-  };
-}
+const ok = okResult;
 
 const metrics: SwarmContextMetrics = {
   totalBytes: 0,
@@ -188,7 +179,7 @@ describe('driveSwarm', () => {
     expect(result).toMatchObject({
       status: 'completed',
       outputs: { fetch: ['out_fetch'], report: ['out_report'] },
-      metrics: { totalBytes: 4, failedCount: 0, continuedAsNew: 0, context: metrics },
+      metrics: { totalBytes: 2, failedCount: 0, continuedAsNew: 0, context: metrics },
     });
     expect(port.statuses).toEqual(['completed']);
     expect(port.publishes).toBeGreaterThanOrEqual(3);
@@ -340,7 +331,7 @@ supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
       supervisor: {
         question: 'All good?',
         budgetBytes: 4_000,
-        compacts: ['compact out_a', 'compact out_b#0', 'compact out_b#1'],
+        compacts: ['out_a', 'out_b#0', 'out_b#1'],
       },
     });
     expect(answered).toMatchObject({ status: 'completed', supervisor: { answer: 'all good' } });
