@@ -2,12 +2,6 @@
 // reachable from here imports a Node builtin or a Node-only package (index.test.ts walks it);
 // the data converter and the model registry are in `@wharf/orchestrator/node`.
 
-export {
-  type ContextLimits,
-  type ContextLimitsInput,
-  defaultContextLimits,
-  resolveContextLimits,
-} from './context/context-limits.js';
 export { contextMetrics } from './context/context-metrics.js';
 export { planContext } from './context/plan-context.js';
 export { pruneContext } from './context/prune-context.js';
@@ -28,15 +22,6 @@ export { InvalidConditionError } from './dsl/invalid-condition-error.js';
 export { type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
 export { formatSwarmIssue, SwarmDefinitionError, type SwarmIssue } from './dsl/swarm-definition-error.js';
 export { SwarmDefinitionTooLargeError } from './dsl/swarm-definition-too-large-error.js';
-export {
-  type AgentDefinition,
-  type ApprovalDefinition,
-  durationSchema,
-  type LoopDefinition,
-  type SwarmDefinition,
-  swarmDefinitionSchema,
-  type TaskDefinition,
-} from './dsl/swarm-schema.js';
 export { defaultSwarmSizeLimits, type SwarmSizeLimits } from './dsl/swarm-size-limits.js';
 export { ancestorsOf, dependencyOrder, findCycle, validateGraph } from './dsl/validate-graph.js';
 export {
@@ -49,6 +34,12 @@ export {
 } from './dsl/when-condition.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
 export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';
+export {
+  type ContextLimits,
+  type ContextLimitsInput,
+  defaultContextLimits,
+  resolveContextLimits,
+} from './shared/context-limits.js';
 export {
   addInputSignal,
   approveTaskUpdate,
@@ -70,6 +61,15 @@ export {
   swarmFailedErrorType,
   wharfFailureTypes,
 } from './shared/swarm-failure.js';
+export {
+  type AgentDefinition,
+  type ApprovalDefinition,
+  durationSchema,
+  type LoopDefinition,
+  type SwarmDefinition,
+  swarmDefinitionSchema,
+  type TaskDefinition,
+} from './shared/swarm-schema.js';
 export { FINISHED_TASK_STATUSES, isFailure, isFinished, isOpen } from './shared/task-status.js';
 export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
 export type {

@@ -15,7 +15,7 @@ import {
   type Summarizer,
   utf8CutBefore,
 } from '@wharf/stdio-limits';
-import { captureLimitsOf } from '../context/context-limits.js';
+import { captureLimitsOf } from '../shared/context-limits.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';

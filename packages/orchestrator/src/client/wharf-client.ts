@@ -7,7 +7,6 @@ import {
 import type { DataConverter } from '@temporalio/common';
 import { type PendingApproval, pendingApprovals } from '../control/approval-gate.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import {
   addInputSignal,
@@ -18,6 +17,7 @@ import {
 } from '../shared/definitions.js';
 import { renderTaskTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type {
   ApproveTaskResult,
   LiveInstance,

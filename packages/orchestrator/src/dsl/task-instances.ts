@@ -1,5 +1,5 @@
 // Pure: how a task's definition says whether it runs as numbered instances, and what they are called.
-import type { TaskDefinition } from './swarm-schema.js';
+import type { TaskDefinition } from '../shared/swarm-schema.js';
 
 /**
  * True when the task runs as instances `task#i`: a map loop (whatever its list's length, even

@@ -5,9 +5,9 @@ import {
   parseReference,
   type Reference,
 } from '@wharf/context-resolver';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import { nameHint } from './suggest-names.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
-import type { SwarmDefinition } from './swarm-schema.js';
 import { isLooped } from './task-instances.js';
 import { ancestorsOf } from './validate-graph.js';
 

@@ -1,6 +1,6 @@
 // Plain JSON types shared by the workflow, its activities and the client.
 // Workflow-safe: no imports with side effects, no Node APIs.
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from './swarm-schema.js';
 
 /** A stored output's handle, as it travels through workflow history. */
 export interface OutputRefJson {

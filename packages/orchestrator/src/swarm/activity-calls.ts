@@ -1,6 +1,7 @@
 // Pure: what a swarm's subagent and supervisor activities are called with, as plain data.
-import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
+
 import { formatBytes } from '../shared/progress-table.js';
+import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type { AgentTaskInput, ContextPlan, SubagentInput } from '../shared/types.js';
 import type { ScheduledInstance, SwarmRun } from './swarm-run.js';

@@ -1,6 +1,6 @@
 // Pure: the swarm's context pool and the rules that change it. Runs inside the workflow sandbox.
 import { pruneContext } from '../context/prune-context.js';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import { isFinished } from '../shared/task-status.js';
 import type { ContextPlan, ContextPool, ContextPoolEntry, TaskProgress } from '../shared/types.js';
 

@@ -10,8 +10,8 @@ import {
 import { evaluateWhen } from '../control/evaluate-when.js';
 import { expandMapLoop } from '../control/expand-map-loop.js';
 import { pathsOverlap } from '../dsl/paths-overlap.js';
-import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { parseWhen } from '../dsl/when-condition.js';
+import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished, isOpen } from '../shared/task-status.js';
 import type { TaskStatus } from '../shared/types.js';
 import type { InputResolution } from './swarm-context.js';

@@ -9,7 +9,7 @@ import {
   NamedBarrier,
   Topic,
 } from '@wharf/channels';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type { AgentUsage } from '../shared/types.js';
 
 /** One finished task instance, as held in the `results:<task>` channel. */

@@ -11,7 +11,7 @@ import {
   type ResolveOptions,
   resolveCall,
 } from '@wharf/context-resolver';
-import type { TaskDefinition } from '../dsl/swarm-schema.js';
+import type { TaskDefinition } from '../shared/swarm-schema.js';
 import type { SubagentResult } from '../shared/types.js';
 
 /** The value a task's output path receives: the ref and a compact view, never the body. */

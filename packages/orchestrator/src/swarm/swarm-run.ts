@@ -2,9 +2,9 @@
 // (workflows/swarm-driver.ts) drives it and passes in every timestamp.
 import type { ChannelSnapshot } from '@wharf/channels';
 import { type PendingApproval, pendingApprovals } from '../control/approval-gate.js';
-import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { instanceLabel } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isOpen } from '../shared/task-status.js';
 import type {
   ApproveTaskRequest,

@@ -2,7 +2,7 @@
 // over continue-as-new. Runs inside the workflow sandbox.
 import { ChannelState } from '@wharf/channels';
 import type { ResolveOptions } from '@wharf/context-resolver';
-import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import type { CarriedState } from '../shared/types.js';
 import { ContextPoolState } from './context-pool-state.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';

@@ -1,8 +1,8 @@
 // Pure: the lifecycle of one task as a single transition function. Runs inside the workflow
 // sandbox; every time is a parameter.
 import { answerApproval, approvalVerdict, openApproval } from '../control/approval-gate.js';
-import type { ApprovalDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import type { ApprovalDefinition } from '../shared/swarm-schema.js';
 import { isFinished, isOpen } from '../shared/task-status.js';
 import type { ApproveTaskRequest, TaskState } from '../shared/types.js';
 

@@ -1,8 +1,8 @@
 // How a finished swarm run ends its workflow: the memo of its outcome, and the failure of a
 // failed swarm. Deterministic.
 import { ApplicationFailure, upsertMemo } from '@temporalio/workflow';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { describeSwarmFailure, isTaskFailure, swarmFailedErrorType } from '../shared/swarm-failure.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type { SwarmResult } from '../shared/types.js';
 
 /**

@@ -3,7 +3,7 @@
 // for signals, history size). swarm-workflow.ts gives it the Temporal port; its unit test gives
 // it fakes. Deterministic as long as the port is.
 import { loopCaps, TaskSlots } from '../control/task-slots.js';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type {
   CarriedState,
   ContextPlan,
