@@ -9,7 +9,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateSwarm } from '../dsl/parse-swarm.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
-import { createActivities } from './create-activities.js';
+import { createActivities } from '../worker/create-activities.js';
 import { modelSummarizer } from './output-summary.js';
 
 const identity = {

@@ -7,8 +7,6 @@ import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
 import { subagentContext } from '../activities/subagent-context.js';
 import { subagentResult } from '../activities/subagent-result.js';
-import { supervisorAnswer } from '../activities/supervisor-answer.js';
-import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../activities/supervisor-prompt.js';
 import { isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type {
@@ -35,6 +33,8 @@ import { agentTools, offeredTools, unknownToolNames } from './agent-tools.js';
 import { findRecord, loadConversation, loadRecord, storeRecord } from './conversation-records.js';
 import { evidenceMounted } from './evidence-mounted.js';
 import { agentSpawnRequest } from './spawn-request.js';
+import { supervisorAnswer } from './supervisor-answer.js';
+import { SUPERVISOR_SYSTEM, supervisorPrompt } from './supervisor-prompt.js';
 import { agentToolCallStep } from './tool-call-step.js';
 import { usageOf } from './usage-of.js';
 

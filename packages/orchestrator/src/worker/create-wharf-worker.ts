@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
+import { type ActivityDependencies, createActivities } from './create-activities.js';
 
 /** Options of {@link createWharfWorker}. */
 export interface WharfWorkerOptions extends ActivityDependencies {

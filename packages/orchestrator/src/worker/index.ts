@@ -1,7 +1,6 @@
 /** Records running scripts' process groups; a restarted worker reaps what a killed one left. */
 export { ProcessGroupRegistry } from '@wharf/stdio-limits';
 export { type SubagentIds, safeId, subagentIds } from '../activities/activity-identity.js';
-export { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
 export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
 export { connectMcpServers, type McpServerConfig, type McpTools } from '../agent/mcp-tools.js';
 export {
@@ -20,4 +19,5 @@ export {
   type IntakeLimits,
   type StartComposedWorkerOptions,
 } from './compose-worker.js';
+export { type ActivityDependencies, createActivities } from './create-activities.js';
 export { createWharfWorker, type WharfWorkerOptions, workflowsPath } from './create-wharf-worker.js';

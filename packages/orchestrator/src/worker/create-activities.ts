@@ -6,6 +6,8 @@ import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
 import type { ProcessGroupRegistry, Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
+import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
+import { runScript } from '../activities/run-script.js';
 import { createAgentActivities } from '../agent/agent-activities.js';
 import { contextMetrics } from '../context/context-metrics.js';
 import { planContext } from '../context/plan-context.js';
@@ -14,8 +16,6 @@ import { createModelRegistry, type ModelRegistry } from '../models/model-registr
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type { SubagentInput, SubagentResult, WharfActivities } from '../shared/types.js';
-import { type SubagentIds, subagentIds } from './activity-identity.js';
-import { runScript } from './run-script.js';
 
 /** What the activities need: stores, models, and where to spill process output. */
 export interface ActivityDependencies {
