@@ -1,11 +1,11 @@
+export { type SpawnCredentialsOptions, spawnCredentials } from '../activities/spawn-credentials.js';
 export {
   type DataDir,
   type DataPlaneOptions,
   openDataDir,
   type ResolvedDataPlane,
   resolveDataPlane,
-} from './data-dir.js';
+} from '../worker/data-dir.js';
 export { ensureSearchAttributes } from './search-attributes.js';
-export { type SpawnCredentialsOptions, spawnCredentials } from './spawn-credentials.js';
 export { type Embedded, type EmbeddedOptions, startEmbedded } from './start-embedded.js';
 export { swarmOutcomeLogger } from './swarm-outcome-logger.js';

@@ -4,12 +4,12 @@ import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker
 import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
 import { ProcessGroupRegistry } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
+import { spawnCredentials } from '../activities/spawn-credentials.js';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
-import { type DataDir, type DataPlaneOptions, openDataDir } from '../embedded/data-dir.js';
-import { spawnCredentials } from '../embedded/spawn-credentials.js';
 import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { createWharfWorker } from './create-wharf-worker.js';
+import { type DataDir, type DataPlaneOptions, openDataDir } from './data-dir.js';
 
 /**
  * Limits of the EMIT intake server passed through to `createIntakeServer` (its defaults apply
