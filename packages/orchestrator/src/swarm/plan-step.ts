@@ -167,7 +167,14 @@ export function resumeStep(state: SwarmState, tasks: readonly string[]): Resumed
   return resumed;
 }
 
-/** The tasks that depend on `task`, in task order. */
+/**
+ * The tasks that depend on `task`, in task order: whose join barriers it releases when done.
+ *
+ * @example
+ * ```ts
+ * dependentsOf(state, 'fetch'); // ['clean', 'report']
+ * ```
+ */
 export function dependentsOf(state: SwarmState, task: string): string[] {
   return state.taskNames.filter((other) => taskSpec(state, other).depends_on.includes(task));
 }

@@ -42,14 +42,28 @@ export function taskProgress(state: SwarmState): TaskProgress[] {
   });
 }
 
-/** Out ids per task, loop instances in order. */
+/**
+ * Out ids per task, loop instances in order.
+ *
+ * @example
+ * ```ts
+ * swarmOutputs(state); // { fetch: ['out_1'], fan: ['out_2', 'out_3'] }
+ * ```
+ */
 export function swarmOutputs(state: SwarmState): Record<string, string[]> {
   const outputs: Record<string, string[]> = {};
   for (const task of state.taskNames) outputs[task] = taskOutIds(state, task);
   return outputs;
 }
 
-/** Bytes all subagents produced, summed from the results channels. */
+/**
+ * Bytes all subagents produced, summed from the results channels.
+ *
+ * @example
+ * ```ts
+ * totalBytes(state); // 17
+ * ```
+ */
 export function totalBytes(state: SwarmState): number {
   let total = 0;
   for (const task of state.taskNames)
@@ -57,7 +71,15 @@ export function totalBytes(state: SwarmState): number {
   return total;
 }
 
-/** One compact payload per finished instance, in task order then instance order. */
+/**
+ * One compact payload per finished instance, in task order then instance order: the
+ * supervisor's input.
+ *
+ * @example
+ * ```ts
+ * orderedCompacts(state); // ['Worker job fetch succeeded. …', 'Worker job fan.0 succeeded. …']
+ * ```
+ */
 export function orderedCompacts(state: SwarmState): string[] {
   const compacts: string[] = [];
   for (const task of state.taskNames) {
@@ -104,7 +126,14 @@ export function swarmResult(
   };
 }
 
-/** What the `progress` query reports. */
+/**
+ * What the `progress` query reports, with the swarm's own status.
+ *
+ * @example
+ * ```ts
+ * swarmProgress(state, 'running').step; // supersteps run so far
+ * ```
+ */
 export function swarmProgress(state: SwarmState, status: SwarmProgress['status']): SwarmProgress {
   return { swarm: state.definition.name, status, step: state.step, tasks: taskProgress(state) };
 }

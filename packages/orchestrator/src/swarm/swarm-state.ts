@@ -97,24 +97,52 @@ export function carriedState(state: SwarmState, resume: readonly string[]): Carr
   };
 }
 
-/** The task's definition; a typed error for a task the swarm does not have. */
+/**
+ * The task's definition; a typed error (code `INVALID_REQUEST`) for a task the swarm does not have.
+ *
+ * @example
+ * ```ts
+ * taskSpec(state, 'fetch').depends_on; // []
+ * ```
+ */
 export function taskSpec(state: SwarmState, task: string): TaskDefinition {
   const spec = state.definition.tasks[task];
   if (spec === undefined) throw unknownTaskError(task, state.taskNames);
   return spec;
 }
 
-/** What the task's instances produced so far, one record per finished instance. */
+/**
+ * What the task's instances produced so far, one record per finished instance, in instance order.
+ *
+ * @example
+ * ```ts
+ * instanceResults(state, 'fan'); // [{ instance: 0, status: 'ok', outIds: ['out_…'], bytes: 12 }, …]
+ * ```
+ */
 export function instanceResults(state: SwarmState, task: string): readonly InstanceResult[] {
   return (state.channels.get(channelNames.results(task)) as readonly InstanceResult[] | undefined) ?? [];
 }
 
-/** The task's out ids, loop instances in order. */
+/**
+ * The task's out ids, loop instances in order: what its dependents get as IN_REFS.
+ *
+ * @example
+ * ```ts
+ * taskOutIds(state, 'fan'); // ['out_a', 'out_b']
+ * ```
+ */
 export function taskOutIds(state: SwarmState, task: string): string[] {
   return instanceResults(state, task).flatMap((record) => record.outIds);
 }
 
-/** The task's instance count: a repeat loop's count, a map loop's items once known (0 before). */
+/**
+ * The task's instance count: a repeat loop's count, a map loop's items once known (0 before).
+ *
+ * @example
+ * ```ts
+ * instanceTotal(state, 'fan'); // 24 for `loop: { type: repeat, count: 24 }`
+ * ```
+ */
 export function instanceTotal(state: SwarmState, task: string): number {
   const loop = taskSpec(state, task).loop;
   if (loop?.type === 'map') return state.tasks.get(task).total ?? 0;
