@@ -4,12 +4,6 @@
 
 // Sizes are written one way everywhere: the CLI and the Web UI table share `@wharf/common`'s.
 export { formatBytes } from '@wharf/common';
-export {
-  type ContextLimits,
-  type ContextLimitsInput,
-  defaultContextLimits,
-  resolveContextLimits,
-} from './context/context-limits.js';
 export { contextMetrics } from './context/context-metrics.js';
 export { planContext } from './context/plan-context.js';
 export { pruneContext } from './context/prune-context.js';
@@ -32,15 +26,6 @@ export { MissingInputsError } from './dsl/missing-inputs-error.js';
 export { type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
 export { formatSwarmIssue, SwarmDefinitionError, type SwarmIssue } from './dsl/swarm-definition-error.js';
 export { SwarmDefinitionTooLargeError } from './dsl/swarm-definition-too-large-error.js';
-export {
-  type AgentDefinition,
-  type ApprovalDefinition,
-  durationSchema,
-  type LoopDefinition,
-  type SwarmDefinition,
-  swarmDefinitionSchema,
-  type TaskDefinition,
-} from './dsl/swarm-schema.js';
 export { defaultSwarmSizeLimits, type SwarmSizeLimits } from './dsl/swarm-size-limits.js';
 export { ancestorsOf, dependencyOrder, findCycle, validateGraph } from './dsl/validate-graph.js';
 export {
@@ -53,6 +38,12 @@ export {
 } from './dsl/when-condition.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
 export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';
+export {
+  type ContextLimits,
+  type ContextLimitsInput,
+  defaultContextLimits,
+  resolveContextLimits,
+} from './shared/context-limits.js';
 export {
   addInputSignal,
   addInputsUpdate,
@@ -70,7 +61,16 @@ export {
   swarmFailedErrorType,
   wharfFailureTypes,
 } from './shared/swarm-failure.js';
-export { swarmWorkflowId } from './shared/swarm-workflow-id.js';
+export {
+  type AgentDefinition,
+  type ApprovalDefinition,
+  durationSchema,
+  type LoopDefinition,
+  type SwarmDefinition,
+  swarmDefinitionSchema,
+  type TaskDefinition,
+} from './shared/swarm-schema.js';
+export { FINISHED_TASK_STATUSES, isFailure, isFinished, isOpen } from './shared/task-status.js';
 export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
 export type {
   AddInputsRequest,
@@ -92,7 +92,6 @@ export type {
   SubagentHeartbeat,
   SubagentInput,
   SubagentResult,
-  SuperviseInput,
   SuperviseResult,
   SwarmContextMetrics,
   SwarmProgress,

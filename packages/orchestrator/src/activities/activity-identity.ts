@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { IdempotencyScope } from '@wharf/output-store';
-import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
+import { isLooped } from '../dsl/task-instances.js';
 import type { SubagentInput } from '../shared/types.js';
 
 const SAFE_ID = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$/;
@@ -47,14 +47,12 @@ export interface SubagentIds {
  * ```
  */
 export function subagentIds(
-  input: Pick<SubagentInput, 'task' | 'instance' | 'workflowId' | 'runId' | 'ownerId' | 'definition'>,
+  input: Pick<SubagentInput, 'task' | 'instance' | 'workflowId' | 'ownerId' | 'definition'>,
   activity: { workflowId: string; runId: string; activityId: string },
 ): SubagentIds {
   // Every instance of a map loop is its own job, even when the list has one item.
-  const loop = input.definition.loop;
-  const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;
-  const jobId = safeId(looped ? `${input.task}.${input.instance}` : input.task);
-  const runId = safeId(swarmWorkflowId(input));
+  const jobId = safeId(isLooped(input.definition) ? `${input.task}.${input.instance}` : input.task);
+  const runId = safeId(input.workflowId);
   return {
     jobId,
     workerId: safeId(`${runId}:${jobId}`),

@@ -9,7 +9,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateSwarm } from '../dsl/parse-swarm.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
-import { createActivities } from './create-activities.js';
+import { createActivities } from '../worker/create-activities.js';
 import { modelSummarizer } from './output-summary.js';
 
 const identity = {
@@ -31,7 +31,7 @@ function input(strategy: string): SubagentInput {
   return {
     swarm: 's',
     ownerId: 'team',
-    runId: 'wf-sum',
+    workflowId: 'wf-sum',
     task: 'build',
     instance: 0,
     definition: definition.tasks.build as SubagentInput['definition'],

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { utf8CutBefore } from '@wharf/common';
-import { type ArtifactStore, formatSpawnResult } from '@wharf/evidence';
+import type { ArtifactStore } from '@wharf/evidence';
 import { type OutputRef, type OutputStore, readBody, spawnEnv } from '@wharf/output-store';
 import {
   captureProcess,
@@ -15,9 +15,8 @@ import {
   type StreamCapture,
   type Summarizer,
 } from '@wharf/stdio-limits';
-import { captureLimitsOf } from '../context/context-limits.js';
+import { captureLimitsOf } from '../shared/context-limits.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
-import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
@@ -25,6 +24,7 @@ import { inRefsEnv } from './in-refs-env.js';
 import { summarizeStream } from './output-summary.js';
 import { recordWorker } from './record-worker.js';
 import { subagentContext } from './subagent-context.js';
+import { subagentResult } from './subagent-result.js';
 
 /** What {@link runScript} needs besides its input. */
 export interface ScriptDependencies {
@@ -108,7 +108,7 @@ export async function runScript(
       WHARF_TASK: input.task,
       WHARF_INSTANCE: String(input.instance),
       // The workflow id, under the variable name scripts already read.
-      WHARF_RUN_ID: swarmWorkflowId(input),
+      WHARF_RUN_ID: input.workflowId,
       WHARF_INPUTS: JSON.stringify(input.inputs),
       ...(contextFile === undefined ? {} : { WHARF_CONTEXT_FILE: contextFile }),
     },
@@ -216,29 +216,21 @@ export async function runScript(
       outputs.push(...(await scriptEmits(store, ids)));
       await rm(spillDir, { recursive: true, force: true });
 
-      return {
-        status: failed ? 'failed' : 'ok',
+      return subagentResult(artifacts, ids, {
+        failed,
         outputs,
-        compact: formatSpawnResult({
-          runId: ids.runId,
-          jobId: ids.jobId,
-          workerId: ids.workerId,
-          status: failed ? 'failed' : 'succeeded',
-          durationMs: capture.durationMs,
-          toolIndex: await artifacts.listToolCalls(ids.workerId),
-          summary,
-        }),
         bytes,
         exitCode: capture.exitCode,
         signal: capture.signal,
         timedOut: capture.timedOut,
         durationMs: capture.durationMs,
+        summary,
         preview:
           summaryText === undefined
             ? clip(capture.stdout.tail || capture.stdout.head, PREVIEW_BYTES)
             : clipHead(summaryText, PREVIEW_BYTES),
-        ...(failed ? { stderrTail: clip(capture.stderr.tail || capture.stderr.head, PREVIEW_BYTES) } : {}),
-      };
+        stderrTail: clip(capture.stderr.tail || capture.stderr.head, PREVIEW_BYTES),
+      });
     },
     { task: input.task, bytes },
   );
@@ -287,28 +279,21 @@ async function resume(
       : await headOf(store, summaryRef);
   const stderrTail =
     stderrRef === undefined || stderr === undefined ? '' : await tailOf(store, stderrRef, stderr.sizeBytes);
-  return {
-    status: failed ? 'failed' : 'ok',
+  return subagentResult(artifacts, ids, {
+    failed,
     outputs: [
       ...(stderrRef === undefined ? [stdoutRef] : [stdoutRef, stderrRef]),
       ...(summaryRef === undefined ? [] : [summaryRef]),
       ...(await scriptEmits(store, ids)),
     ],
-    compact: formatSpawnResult({
-      runId: ids.runId,
-      jobId: ids.jobId,
-      workerId: ids.workerId,
-      status: failed ? 'failed' : 'succeeded',
-      durationMs,
-      toolIndex: calls,
-      summary,
-    }),
     bytes: stdout.sizeBytes + (stderr?.sizeBytes ?? 0),
     exitCode,
     durationMs,
+    summary,
     preview,
-    ...(failed ? { stderrTail } : {}),
-  };
+    stderrTail,
+    toolIndex: calls,
+  });
 }
 
 /** Base of the keys of the script's own EMITs (`WHARF_EMIT_KEY`). */

@@ -7,9 +7,9 @@ import { InMemoryArtifactStore } from '@wharf/evidence';
 import { createIntakeServer, InMemoryOutputStore, SqliteOutputStore } from '@wharf/output-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateSwarm } from '../dsl/parse-swarm.js';
-import { spawnCredentials } from '../embedded/spawn-credentials.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
-import { createActivities } from './create-activities.js';
+import { createActivities } from '../worker/create-activities.js';
+import { spawnCredentials } from './spawn-credentials.js';
 
 function scriptInput(content: string, cwd?: string): SubagentInput {
   const script = cwd === undefined ? { content } : { content, cwd };

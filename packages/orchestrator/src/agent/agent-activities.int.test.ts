@@ -8,10 +8,10 @@ import { InMemoryOutputStore } from '@wharf/output-store';
 import { jsonSchema, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createActivities } from '../activities/create-activities.js';
 import { validateSwarm } from '../dsl/parse-swarm.js';
 import { createModelRegistry } from '../models/model-registry.js';
 import type { AgentTaskInput } from '../shared/types.js';
+import { createActivities } from '../worker/create-activities.js';
 
 const identity = {
   activityId: '1',
@@ -31,7 +31,7 @@ function taskInput(tools: string[]): AgentTaskInput {
   return {
     swarm: 's',
     ownerId: 'team',
-    runId: 'wf-1',
+    workflowId: 'wf-1',
     task: 'build',
     instance: 0,
     definition: definition.tasks.build as AgentTaskInput['definition'],

@@ -1,16 +1,14 @@
 import { Context } from '@temporalio/activity';
-import { EvidenceCompiler, formatSpawnResult } from '@wharf/evidence';
+import { EvidenceCompiler } from '@wharf/evidence';
 import type { OutputRef } from '@wharf/output-store';
 import { generateText, type ModelMessage } from 'ai';
 import type { SubagentIds } from '../activities/activity-identity.js';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
-import { agentPrompt } from '../activities/run-agent.js';
 import { subagentContext } from '../activities/subagent-context.js';
-import { supervisorAnswer } from '../activities/supervisor-answer.js';
-import { SUPERVISOR_SYSTEM, supervisorPrompt } from '../activities/supervisor-prompt.js';
+import { subagentResult } from '../activities/subagent-result.js';
+import { isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type {
   AgentActivities,
   AgentFinishInput,
@@ -24,6 +22,7 @@ import type {
   SuperviseResult,
 } from '../shared/types.js';
 import type { AgentBrief } from './agent-brief.js';
+import { agentPrompt } from './agent-prompt.js';
 import {
   type AgentActivityDependencies,
   agentIdentity,
@@ -34,6 +33,8 @@ import { agentTools, offeredTools, unknownToolNames } from './agent-tools.js';
 import { findRecord, loadConversation, loadRecord, storeRecord } from './conversation-records.js';
 import { evidenceMounted } from './evidence-mounted.js';
 import { agentSpawnRequest } from './spawn-request.js';
+import { supervisorAnswer } from './supervisor-answer.js';
+import { SUPERVISOR_SYSTEM, supervisorPrompt } from './supervisor-prompt.js';
 import { agentToolCallStep } from './tool-call-step.js';
 import { usageOf } from './usage-of.js';
 
@@ -92,8 +93,8 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         task: input.task,
         instance: input.instance,
         // As subagentIds counts it: every instance of a map loop is a job of its own.
-        looped: input.definition.loop?.type === 'map' || (input.definition.loop?.count ?? 1) > 1,
-        runId: swarmWorkflowId(input),
+        looped: isLooped(input.definition),
+        workflowId: input.workflowId,
         ownerId: input.ownerId,
         model,
         ...(agent.system !== undefined
@@ -265,25 +266,17 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
               evidenceBytes: input.evidenceBytes ?? 0,
               ...(input.usage.calls > 0 ? { usage: input.usage } : {}),
             };
-      return {
-        status: failed ? 'failed' : 'ok',
+      return subagentResult(artifacts, ids, {
+        failed,
         outputs,
-        compact: formatSpawnResult({
-          runId: ids.runId,
-          jobId: ids.jobId,
-          workerId: ids.workerId,
-          status: failed ? 'failed' : 'succeeded',
-          durationMs,
-          toolIndex: await artifacts.listToolCalls(ids.workerId),
-          summary,
-        }),
         bytes,
         durationMs,
+        summary,
         preview: Array.from(summary).slice(0, PREVIEW_CHARS).join(''),
+        stderrTail: input.error,
         ...(input.usage.calls > 0 ? { usage: input.usage } : {}),
-        ...(failed ? { stderrTail: input.error } : {}),
         ...(supervisor === undefined ? {} : { supervisor }),
-      };
+      });
     },
   };
 }

@@ -10,7 +10,8 @@ export const agentBriefSchema = z.object({
   task: z.string(),
   instance: z.number().int(),
   looped: z.boolean(),
-  runId: z.string(),
+  /** The swarm's workflow id. */
+  workflowId: z.string(),
   ownerId: z.string(),
   model: z.string(),
   system: z.string().optional(),
@@ -36,7 +37,7 @@ export function briefIdentity(brief: AgentBrief) {
   return {
     task: brief.task,
     instance: brief.instance,
-    runId: brief.runId,
+    workflowId: brief.workflowId,
     ownerId: brief.ownerId,
     definition: brief.looped ? { loop: { type: 'repeat' as const, count: 2 } } : {},
   } as const;

@@ -35,7 +35,7 @@ export const TOOL_OUTPUT_BUDGET = 16_000;
  * ```
  */
 export function agentIdentity(
-  task: Pick<SubagentInput, 'task' | 'instance' | 'runId' | 'ownerId' | 'definition'>,
+  task: Pick<SubagentInput, 'task' | 'instance' | 'workflowId' | 'ownerId' | 'definition'>,
 ): SubagentIds {
   const info = Context.current().info;
   return subagentIds(task, {

@@ -9,7 +9,6 @@ import { type PendingApproval, pendingApprovals } from '../control/approval-gate
 import { missingInputs } from '../dsl/missing-inputs.js';
 import { MissingInputsError } from '../dsl/missing-inputs-error.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import {
   addInputsUpdate,
@@ -20,6 +19,7 @@ import {
 } from '../shared/definitions.js';
 import { renderTaskTable } from '../shared/progress-table.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type {
   AddInputsResult,
   ApproveTaskResult,

@@ -1,6 +1,6 @@
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import { resolveContextLimits } from '../shared/context-limits.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type { ContextPool, ContextPoolEntry, SwarmContextMetrics } from '../shared/types.js';
-import { resolveContextLimits } from './context-limits.js';
 
 /**
  * Metrics of the context pool: the bytes its outputs hold as stored (`sizes`, by out id; an

@@ -1,5 +1,5 @@
+import { resolveContextLimits } from '../shared/context-limits.js';
 import type { ContextPlan, ContextPoolEntry, PlanContextInput } from '../shared/types.js';
-import { resolveContextLimits } from './context-limits.js';
 import { relevanceScorer } from './relevance.js';
 
 const byTaskId = (a: ContextPoolEntry, b: ContextPoolEntry) =>

@@ -1,4 +1,4 @@
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type { ContextPoolEntry, PruneContextInput } from '../shared/types.js';
 
 const byTaskId = (a: ContextPoolEntry, b: ContextPoolEntry) =>

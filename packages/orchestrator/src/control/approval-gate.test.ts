@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApprovalDefinition } from '../dsl/swarm-schema.js';
+import type { ApprovalDefinition } from '../shared/swarm-schema.js';
 import type { TaskProgress } from '../shared/types.js';
 import {
   answerApproval,

@@ -1,5 +1,5 @@
 // Pure: the state machine of a task's `approval:` gate. Time is a parameter (workflow clock).
-import type { ApprovalDefinition } from '../dsl/swarm-schema.js';
+import type { ApprovalDefinition } from '../shared/swarm-schema.js';
 import type { ApprovalState, ApproveTaskRequest, SwarmProgress } from '../shared/types.js';
 
 /** Where a gate stands: still waiting, or decided (by a person or by its timeout). */

@@ -15,11 +15,11 @@ import {
   YAMLParseError,
 } from 'yaml';
 import type { z } from 'zod';
+import { type SwarmDefinition, swarmDefinitionSchema } from '../shared/swarm-schema.js';
 import { formatPath } from './format-path.js';
 import { readableGraph } from './readable-graph.js';
 import { SwarmDefinitionError, type SwarmIssue } from './swarm-definition-error.js';
 import { SwarmDefinitionTooLargeError } from './swarm-definition-too-large-error.js';
-import { type SwarmDefinition, swarmDefinitionSchema } from './swarm-schema.js';
 import { defaultSwarmSizeLimits, type SwarmSizeLimits } from './swarm-size-limits.js';
 import { validateGraph } from './validate-graph.js';
 import { validateOptions } from './validate-options.js';

@@ -5,9 +5,10 @@ import {
   parseReference,
   type Reference,
 } from '@wharf/context-resolver';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import { nameHint } from './suggest-names.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
-import type { SwarmDefinition } from './swarm-schema.js';
+import { isLooped } from './task-instances.js';
 import { ancestorsOf } from './validate-graph.js';
 
 /** The reference kind of the user's channels (`†channels.<name>`). */
@@ -91,7 +92,7 @@ export function validateOptions(definition: SwarmDefinition): SwarmIssue[] {
           path: where,
           message: `channel "${name}" is a named_barrier expecting ${channel.expected.join(', ')}; task ${task} is not one of them`,
         });
-      if (SINGLE_WRITER.has(channel.type) && (spec.loop?.type === 'map' || (spec.loop?.count ?? 1) > 1))
+      if (SINGLE_WRITER.has(channel.type) && isLooped(spec))
         issues.push({
           path: where,
           message: `channel "${name}" (${channel.type}) takes one write per step; the loop instances of ${task} would write it at once (use a topic)`,

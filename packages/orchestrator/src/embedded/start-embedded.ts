@@ -13,7 +13,7 @@ import { type DevServer, startDevServer } from '../dev-server/start-dev-server.j
 import type { ModelRegistry } from '../models/model-registry.js';
 import { wharfSearchAttributeKinds } from '../shared/search-attributes.js';
 import { composeWorker } from '../worker/compose-worker.js';
-import type { DataDir } from './data-dir.js';
+import type { DataDir } from '../worker/data-dir.js';
 import { ensureSearchAttributes } from './search-attributes.js';
 import { swarmOutcomeLogger } from './swarm-outcome-logger.js';
 

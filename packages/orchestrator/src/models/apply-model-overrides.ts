@@ -1,5 +1,5 @@
 import { nameHint } from '../dsl/suggest-names.js';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import { ModelError } from './model-error.js';
 import { type ModelOverrides, modelFor } from './model-overrides.js';

@@ -1,4 +1,4 @@
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import { ModelError } from './model-error.js';
 import type { ModelRegistry } from './model-registry.js';

@@ -1,4 +1,5 @@
 // Workflow-safe: how a swarm whose tasks failed ends its workflow. Pure, no imports with effects.
+import { isFailure } from './task-status.js';
 import type { SwarmResult, TaskProgress } from './types.js';
 
 /**
@@ -48,12 +49,9 @@ export const nonRetryableFailureTypes: readonly string[] = Object.freeze([
   wharfFailureTypes.wrongDataPlane,
 ]);
 
-/** Task statuses that count as failures in reports: they come first, with their reasons. */
-const FAILURE_STATUSES: ReadonlySet<TaskProgress['status']> = new Set(['failed', 'cancelled']);
-
-/** True for a task that failed or was cancelled. */
+/** True for a task that failed or was cancelled (see `isFailure`): reports list these first, with their reasons. */
 export function isTaskFailure(task: Pick<TaskProgress, 'status'>): boolean {
-  return FAILURE_STATUSES.has(task.status);
+  return isFailure(task.status);
 }
 
 /**

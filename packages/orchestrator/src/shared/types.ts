@@ -1,6 +1,6 @@
 // Plain JSON types shared by the workflow, its activities and the client.
 // Workflow-safe: no imports with side effects, no Node APIs.
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from './swarm-schema.js';
 
 /**
  * Which data plane (output store and body store) a run's outputs belong to. The client puts
@@ -21,6 +21,25 @@ export interface OutputRefJson {
 
 /** Lifecycle of one task (or one loop instance of it). */
 export type TaskStatus = 'pending' | 'waiting' | 'running' | 'done' | 'failed' | 'skipped' | 'cancelled';
+
+/**
+ * A task's own state as the swarm workflow keeps it and carries across continue-as-new. What
+ * it produced (out ids, bytes, instances done) is not here: its `results:<task>` channel holds it.
+ */
+export interface TaskState {
+  status: TaskStatus;
+  /** Paths its inputs are still waiting for (`approval` while its gate holds it). */
+  waitingFor: string[];
+  /** Why it failed, was skipped or cancelled. */
+  reason?: string;
+  /** Workflow-clock milliseconds. */
+  startedAt?: number;
+  endedAt?: number;
+  /** A map loop's instance count, once its list resolved. */
+  total?: number;
+  /** Its `approval:` gate, once opened or answered. */
+  approval?: ApprovalState;
+}
 
 /** What the `progress` query reports for one task. */
 export interface TaskProgress {
@@ -134,13 +153,8 @@ export interface SwarmProgress {
 export interface SubagentInput {
   swarm: string;
   ownerId: string;
-  /** The swarm's workflow id: scopes artifacts and outputs (read it with `swarmWorkflowId`). */
-  workflowId?: string;
-  /**
-   * The workflow id under its former name, which runs started before `workflowId` still
-   * send; read only when `workflowId` is absent.
-   */
-  runId?: string;
+  /** The swarm's workflow id: scopes artifacts and outputs. */
+  workflowId: string;
   task: string;
   /** Loop instance index (0 when the task has no loop). */
   instance: number;
@@ -281,25 +295,6 @@ export interface AgentUsage {
   costUsd?: number;
 }
 
-/** Input of the `supervise` activity. */
-export interface SuperviseInput {
-  swarm: string;
-  ownerId: string;
-  /** The swarm's workflow id (read it with `swarmWorkflowId`). */
-  workflowId?: string;
-  /** The workflow id under its former name, as runs started before `workflowId` send it. */
-  runId?: string;
-  agent: SwarmDefinition['agents'][string];
-  /** The agent's name in `agents:` (a worker's per-agent model overrides use it). */
-  agentName?: string;
-  question: string;
-  budgetBytes: number;
-  /** One compact payload per task instance, in task order. */
-  compacts: string[];
-  /** The run's data plane: a worker of another one refuses the step. */
-  dataPlane?: DataPlaneIdentity;
-}
-
 /** The supervisor's answer: inline when small, else a ref to the stored answer. */
 export interface SuperviseResult {
   answer: string;
@@ -339,16 +334,22 @@ export interface SwarmWorkflowInput {
   carried?: CarriedState;
 }
 
-/** State carried across continue-as-new. */
+/** State carried across continue-as-new: each part has one home, nothing is carried twice. */
 export interface CarriedState {
+  /** Supersteps run so far, across the chain. */
   step: number;
+  /** The channel snapshot: `results:<task>` (what each task produced), join barriers, user channels. */
   channels: unknown;
+  /** The context's messages (`†input`, `†data`, …). */
   context: unknown[];
-  progress: TaskProgress[];
+  /** Each task's own state, by name. */
+  tasks: Record<string, TaskState>;
+  /** Each finished instance's compact payload, by label (the supervisor's input). */
   compacts: Record<string, string>;
+  /** Continue-as-new runs before the one that receives this. */
   generation: number;
-  /** The context pool (absent in state carried by Wharf before it had one). */
-  contextPool?: ContextPool;
+  /** The context pool. */
+  contextPool: ContextPool;
   /**
    * Tasks cut by a history bound in the middle of their loop: the next run starts their
    * instances from `instances.done` on before planning anything else.
@@ -387,7 +388,7 @@ export interface AgentTaskInput extends SubagentInput {
    */
   spawnable?: SwarmDefinition['agents'];
   /**
-   * Set when this task is the swarm's supervisor (`wharf-durable-supervisor`): its prompt is
+   * Set when this task is the swarm's supervisor: its prompt is
    * the question and the workers' compact payloads, its evidence markers are mounted under
    * `budgetBytes` before each model call, and its result carries a {@link SuperviseResult}.
    */
@@ -526,7 +527,6 @@ export interface AgentActivities {
 /** The activities the swarm workflow calls (implemented by `createActivities`). */
 export interface WharfActivities extends AgentActivities {
   runSubagent(input: SubagentInput): Promise<SubagentResult>;
-  supervise(input: SuperviseInput): Promise<SuperviseResult>;
   /** Local activity: the context of each task about to run (only tasks that get one). */
   planContext(input: PlanContextInput): Promise<Record<string, ContextPlan>>;
   /** Local activity: the task ids a `checkpoint_and_prune` hook removes from the pool. */

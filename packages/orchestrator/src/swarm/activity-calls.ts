@@ -1,6 +1,8 @@
 // Pure: what a swarm's subagent and supervisor activities are called with, as plain data.
-import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
-import type { ContextPlan, DataPlaneIdentity, SubagentInput, SuperviseInput } from '../shared/types.js';
+import { formatBytes } from '@wharf/common';
+import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
+import { spawnWorkerToolName } from '../shared/tool-names.js';
+import type { AgentTaskInput, ContextPlan, DataPlaneIdentity, SubagentInput } from '../shared/types.js';
 import type { ScheduledInstance, SwarmRun } from './swarm-run.js';
 
 /** The activity options the swarm sets per call (milliseconds); the workflow's defaults fill the rest. */
@@ -60,8 +62,8 @@ export function subagentCallOptions(options: {
 /** Where a run's subagents and supervisor run, from the workflow's input. */
 export interface RunPlace {
   ownerId: string;
-  /** The workflow id: scopes artifacts and outputs. */
-  runId: string;
+  /** The swarm's workflow id: scopes artifacts and outputs. */
+  workflowId: string;
   workdir?: string | undefined;
   heartbeatTimeoutMs?: number | undefined;
   /** The run's data plane, carried to every subagent and supervisor. */
@@ -102,7 +104,7 @@ export function subagentCall(
   const input: SubagentInput = {
     swarm: definition.name,
     ownerId: place.ownerId,
-    runId: place.runId,
+    workflowId: place.workflowId,
     task: item.task,
     instance: item.instance,
     definition: spec,
@@ -123,38 +125,57 @@ export function subagentCall(
   return { label, title, options, input };
 }
 
+/** What the workflow needs to run the supervisor. */
+export interface SupervisorCall {
+  /** One line shown for its child workflow in the Web UI. */
+  summary: string;
+  input: AgentTaskInput;
+}
+
 /**
- * The supervisor's activity timeouts and input (every compact payload, in task order), or
- * `undefined` when the swarm has no supervisor or its agent is missing.
+ * The swarm's supervisor as an agent task (`agentTaskWorkflow`, task `supervisor`): its prompt is
+ * the question and every compact payload in task order, its evidence is mounted under the
+ * budget before each model call, and it may spawn the swarm's agents when its tools name
+ * `spawn_worker`. `undefined` when the swarm has no supervisor or its agent is missing.
  *
  * @example
  * ```ts
  * const call = supervisorCall(run, place);
- * call?.input.compacts; // one per finished instance
+ * call?.input.supervisor?.compacts; // one per finished instance
  * ```
  */
-export function supervisorCall(
-  run: SwarmRun,
-  place: RunPlace,
-): { options: Omit<CallOptions, 'summary'>; input: SuperviseInput } | undefined {
+export function supervisorCall(run: SwarmRun, place: RunPlace): SupervisorCall | undefined {
   const { definition } = run;
   const supervisor = definition.supervisor;
   const agent = supervisor === undefined ? undefined : definition.agents[supervisor.agent];
   if (supervisor === undefined || agent === undefined) return undefined;
   return {
-    options: {
-      ...(place.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeout: place.heartbeatTimeoutMs }),
-      ...agentTimeouts(agent),
-    },
+    summary: `supervisor · ${supervisor.agent} · budget ${formatBytes(supervisor.evidence_budget_bytes)}`,
     input: {
       swarm: definition.name,
       ownerId: place.ownerId,
-      runId: place.runId,
+      workflowId: place.workflowId,
+      task: 'supervisor',
+      instance: 0,
+      definition: {
+        agent: supervisor.agent,
+        prompt: supervisor.question,
+        depends_on: [],
+        inject_context: false,
+        inputs: {},
+      },
       agent,
-      agentName: supervisor.agent,
-      question: supervisor.question,
-      budgetBytes: supervisor.evidence_budget_bytes,
-      compacts: run.orderedCompacts(),
+      ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+      inputs: {},
+      inRefs: [],
+      ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
+      ...(place.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: place.heartbeatTimeoutMs }),
+      ...(agent.tools.includes(spawnWorkerToolName) ? { spawnable: definition.agents } : {}),
+      supervisor: {
+        question: supervisor.question,
+        budgetBytes: supervisor.evidence_budget_bytes,
+        compacts: run.orderedCompacts(),
+      },
       ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
     },
   };

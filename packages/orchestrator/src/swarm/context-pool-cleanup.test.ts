@@ -1,20 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { planContext } from '../context/plan-context.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SubagentResult } from '../shared/types.js';
+import { okResult } from './subagent-results.test.data.js';
 import { SwarmRun } from './swarm-run.js';
 
-function ok(outId: string): SubagentResult {
-  return {
-    status: 'ok',
-    outputs: [{ outId }],
-    compact: outId,
-    bytes: 1,
-    exitCode: 0,
-    durationMs: 1,
-    preview: '',
-  };
-}
+const ok = okResult;
 
 function swarm(cleanup: string): ReturnType<typeof parseSwarm> {
   return parseSwarm(`
@@ -50,8 +40,6 @@ describe('limits.cleanup_strategy trims the context pool after every fold', () =
   it('most_recent keeps the keep_count last finished', () => {
     const run = new SwarmRun({
       definition: swarm('{ type: most_recent, keep_count: 2 }'),
-      skipUnresolvable: true,
-      cleanupPool: true,
     });
     const pools = poolsAfterEachStep(run);
     // Step 1 folds fan#0..3 and one at the same time: ties go by task id, and one stays
@@ -66,19 +54,10 @@ describe('limits.cleanup_strategy trims the context pool after every fold', () =
   it('direct_dependencies keeps only outputs some task depends on', () => {
     const run = new SwarmRun({
       definition: swarm('{ type: direct_dependencies }'),
-      skipUnresolvable: true,
-      cleanupPool: true,
     });
     expect(poolsAfterEachStep(run).at(-1)).toEqual(['one', 'two']);
   });
 
-  it('leaves the pool whole when off (runs recorded before Wharf applied it)', () => {
-    const run = new SwarmRun({
-      definition: swarm('{ type: most_recent, keep_count: 2 }'),
-      skipUnresolvable: true,
-    });
-    expect(poolsAfterEachStep(run).at(-1)).toHaveLength(7);
-  });
   it('highest_relevance never drops the output of a direct dependency of a task still to run', () => {
     const run = new SwarmRun({
       definition: parseSwarm(`
@@ -91,8 +70,6 @@ tasks:
   c: { depends_on: [a], script: { content: 'true' } }
   d: { depends_on: [b], script: { content: 'true' } }
 `),
-      skipUnresolvable: true,
-      cleanupPool: true,
     });
     const first = run.nextStep(10).instances;
     run.fold(

@@ -1,8 +1,8 @@
 // Pure: the swarm's context pool and the rules that change it. Runs inside the workflow sandbox.
 import { pruneContext } from '../context/prune-context.js';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
+import { isFinished } from '../shared/task-status.js';
 import type { ContextPlan, ContextPool, ContextPoolEntry, TaskProgress } from '../shared/types.js';
-import { FINISHED_STATUSES } from './task-board.js';
 
 /**
  * Entries a swarm's context pool keeps at most unless the run is started with
@@ -132,7 +132,7 @@ export class ContextPoolState {
     if (entries.length <= cap) return [];
     const read = new Set<string>();
     for (const { task, status } of tasks) {
-      if (FINISHED_STATUSES.has(status)) continue;
+      if (isFinished(status)) continue;
       const spec = definition.tasks[task];
       for (const name of [...(spec?.depends_on ?? []), ...(spec?.context?.include_tasks ?? [])])
         read.add(name);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type { SubagentResult, TaskStatus } from '../shared/types.js';
 import { failureReaders, planTasks, type TaskDecision } from './plan-tasks.js';
 import { SwarmContext } from './swarm-context.js';
@@ -49,7 +49,7 @@ function result(status: 'ok' | 'failed', outId: string): SubagentResult {
 function plan(
   statuses: Record<string, TaskStatus>,
   context: SwarmContext,
-  options: { joined?: boolean; skipUnresolvable?: boolean; swarm?: SwarmDefinition } = {},
+  options: { joined?: boolean; swarm?: SwarmDefinition } = {},
 ): Record<string, TaskDecision> {
   const swarm = options.swarm ?? definition;
   const decisions = planTasks({
@@ -57,7 +57,8 @@ function plan(
     status: (task) => statuses[task] ?? 'pending',
     joined: () => options.joined ?? true,
     resolve: (task, instance) => context.resolveInputs(task, swarm.tasks[task]?.inputs ?? {}, instance),
-    skipUnresolvable: options.skipUnresolvable ?? true,
+    evaluate: (task, expression) => context.evaluate(task, expression),
+    approved: () => true,
   });
   return Object.fromEntries(decisions.map((decision) => [decision.task, decision]));
 }
@@ -70,7 +71,6 @@ function contextAfter(status: 'ok' | 'failed'): SwarmContext {
     output: definition.tasks.check?.output,
     result: result(status, `out_${status}`),
     date: '2026-01-01T00:00:00.000Z',
-    wholeFailure: true,
   });
   return context;
 }
@@ -143,13 +143,6 @@ tasks:
     expect(decisions.second).toMatchObject({ action: 'skip' });
     expect(decisions.third).toEqual({ task: 'third', action: 'skip', reason: 'dependency second skipped' });
   });
-
-  it('plans like before for runs recorded before skipping: the reader waits for the untaken branch', () => {
-    const decisions = plan({ check: 'done' }, contextAfter('ok'), { skipUnresolvable: false });
-    expect(decisions.on_err).toEqual({ task: 'on_err', action: 'wait', waitingFor: ['†data.err.message'] });
-    const failed = plan({ check: 'failed' }, contextAfter('failed'), { skipUnresolvable: false });
-    expect(failed.on_err).toEqual({ task: 'on_err', action: 'skip', reason: 'dependency check failed' });
-  });
 });
 
 describe('planTasks with when:, map loops and approval gates', () => {
@@ -194,7 +187,6 @@ tasks:
       output: swarm.tasks[task]?.output,
       result: { ...result('ok', `out_${task}`), preview },
       date: '2026-01-01T00:00:00.000Z',
-      wholeFailure: true,
     });
   }
 
@@ -213,7 +205,6 @@ tasks:
       resolve: (task, instance) => context.resolveInputs(task, swarm.tasks[task]?.inputs ?? {}, instance),
       evaluate: (task, expression) => context.evaluate(task, expression),
       approved,
-      skipUnresolvable: true,
     });
     return Object.fromEntries(decisions.map((decision) => [decision.task, decision]));
   }

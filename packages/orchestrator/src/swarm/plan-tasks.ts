@@ -10,8 +10,9 @@ import {
 import { evaluateWhen } from '../control/evaluate-when.js';
 import { expandMapLoop } from '../control/expand-map-loop.js';
 import { pathsOverlap } from '../dsl/paths-overlap.js';
-import type { SwarmDefinition, TaskDefinition } from '../dsl/swarm-schema.js';
 import { parseWhen } from '../dsl/when-condition.js';
+import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
+import { isFinished, isOpen } from '../shared/task-status.js';
 import type { TaskStatus } from '../shared/types.js';
 import type { InputResolution } from './swarm-context.js';
 
@@ -24,18 +25,10 @@ export interface PlanView {
   joined(task: string): boolean;
   /** Resolves the task's inputs (for one loop instance, or `undefined` without a loop). */
   resolve(task: string, instance: number | undefined): InputResolution;
-  /**
-   * Skip tasks whose inputs can no longer be written, and let a task that reads a failed
-   * dependency's `||` failure branch run. Off only for runs recorded before Wharf did this.
-   */
-  skipUnresolvable: boolean;
-  /**
-   * Resolves one `†` expression for a task (its `when:` references, its map loop's `over`).
-   * Without it, `when:` and map loops are not planned (runs recorded before Wharf had them).
-   */
-  evaluate?: (task: string, expression: string) => InputResolution;
-  /** False while a task's `approval:` gate has not approved it (absent: no gate holds anything). */
-  approved?: (task: string) => boolean;
+  /** Resolves one `†` expression for a task (its `when:` references, its map loop's `over`). */
+  evaluate(task: string, expression: string): InputResolution;
+  /** False while a task's `approval:` gate has not approved it. */
+  approved(task: string): boolean;
 }
 
 /** One decision of {@link planTasks}. */
@@ -56,8 +49,6 @@ export interface OutputDestination {
   on: 'success' | 'failure';
 }
 
-const FINISHED = new Set<TaskStatus>(['done', 'failed', 'skipped', 'cancelled']);
-
 /**
  * Decides what happens to every `pending` or `waiting` task, in task order:
  * - `skip` when a dependency failed, was skipped or cancelled (unless the task reads that
@@ -70,7 +61,7 @@ const FINISHED = new Set<TaskStatus>(['done', 'failed', 'skipped', 'cancelled'])
  *
  * @example
  * ```ts
- * const decisions = planTasks({ definition, status, joined, resolve, skipUnresolvable: true });
+ * const decisions = planTasks({ definition, status, joined, resolve, evaluate, approved });
  * ```
  */
 export function planTasks(view: PlanView): TaskDecision[] {
@@ -78,10 +69,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
   const destinations = outputDestinations(definition);
   const skipped = new Map<string, string>();
   const status = (task: string): TaskStatus => (skipped.has(task) ? 'skipped' : view.status(task));
-  const open = Object.keys(definition.tasks).filter((task) => {
-    const current = view.status(task);
-    return current === 'pending' || current === 'waiting';
-  });
+  const open = Object.keys(definition.tasks).filter((task) => isOpen(view.status(task)));
   const resolutions = new Map<string, InputResolution[]>();
   const resolveAll = (task: string): InputResolution[] => {
     let cached = resolutions.get(task);
@@ -113,8 +101,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
     let cached = overs.get(task);
     if (cached === undefined) {
       const loop = (definition.tasks[task] as TaskDefinition).loop;
-      const resolution =
-        loop?.type === 'map' && view.evaluate !== undefined ? view.evaluate(task, loop.over) : undefined;
+      const resolution = loop?.type === 'map' ? view.evaluate(task, loop.over) : undefined;
       if (resolution === undefined) cached = [];
       else if (!resolution.ready) cached = resolution;
       else {
@@ -129,12 +116,11 @@ export function planTasks(view: PlanView): TaskDecision[] {
   const conditions = new Map<string, ReturnType<typeof evaluateWhen>>();
   const condition = (task: string): ReturnType<typeof evaluateWhen> | undefined => {
     const text = (definition.tasks[task] as TaskDefinition).when;
-    const evaluate = view.evaluate;
-    if (text === undefined || evaluate === undefined) return undefined;
+    if (text === undefined) return undefined;
     let cached = conditions.get(task);
     if (cached === undefined) {
       cached = evaluateWhen(parseWhen(text), (reference) => {
-        const resolution = evaluate(task, reference);
+        const resolution = view.evaluate(task, reference);
         if (resolution.ready) return { state: 'value', value: resolution.values.value };
         return isDead(reference) ? { state: 'dead' } : { state: 'pending' };
       });
@@ -151,12 +137,11 @@ export function planTasks(view: PlanView): TaskDecision[] {
       (destination) =>
         destination.reference.kind === reference.kind &&
         pathsOverlap(destination.reference.path, reference.path) &&
-        !FINISHED.has(status(destination.task)),
+        !isFinished(status(destination.task)),
     );
   };
 
-  // Runs recorded before Wharf skipped unresolvable inputs made one pass per superstep.
-  for (let changed = true; changed; changed = changed && view.skipUnresolvable) {
+  for (let changed = true; changed; ) {
     changed = false;
     for (const task of open) {
       if (skipped.has(task)) continue;
@@ -197,8 +182,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
       else for (const path of resolution.missing) missing.add(path);
     });
     if (missing.size > 0) decisions.push({ task, action: 'wait', waitingFor: [...missing] });
-    else if (view.approved !== undefined && !view.approved(task))
-      decisions.push({ task, action: 'approval' });
+    else if (!view.approved(task)) decisions.push({ task, action: 'approval' });
     else decisions.push({ task, action: 'run', instances });
   }
   return decisions;
@@ -207,12 +191,10 @@ export function planTasks(view: PlanView): TaskDecision[] {
     const spec = definition.tasks[task] as TaskDefinition;
     const blocked = spec.depends_on.find((dependency) => {
       const other = status(dependency);
-      if (other === 'failed' && view.skipUnresolvable && readsFailureOf(spec, dependency, destinations))
-        return false;
+      if (other === 'failed' && readsFailureOf(spec, dependency, destinations)) return false;
       return other === 'failed' || other === 'skipped' || other === 'cancelled';
     });
     if (blocked !== undefined) return `dependency ${blocked} ${status(blocked)}`;
-    if (!view.skipUnresolvable) return undefined;
     const gate = condition(task);
     if (gate?.decided && !gate.value) return `when: ${spec.when} is false`;
     if (spec.loop?.type === 'map') {

@@ -9,7 +9,7 @@ import {
   NamedBarrier,
   Topic,
 } from '@wharf/channels';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type { AgentUsage } from '../shared/types.js';
 
 /** One finished task instance, as held in the `results:<task>` channel. */
@@ -29,16 +29,14 @@ export const channelNames = {
   results: (task: string) => `results:${task}`,
   /** `join:<task>`: a NamedBarrier over the task's dependencies. */
   join: (task: string) => `join:${task}`,
-  /** Total bytes produced by all subagents (a Delta). */
-  bytes: 'bytes',
   /** User channels from the definition's `channels:` section. */
   user: (name: string) => `channel:${name}`,
 } as const;
 
 /**
- * The channels of one swarm: a results Topic per task, a NamedBarrier per task with
- * dependencies (a dependency arriving writes its name), a byte counter, and the user's
- * channels from `channels:`.
+ * The channels of one swarm: a results Topic per task (what its instances produced: the one
+ * record of it), a NamedBarrier per task with dependencies (a dependency arriving writes its
+ * name), and the user's channels from `channels:`.
  *
  * @example
  * ```ts
@@ -46,7 +44,7 @@ export const channelNames = {
  * ```
  */
 export function swarmChannels(definition: SwarmDefinition): Record<string, AnyChannel> {
-  const channels: Record<string, AnyChannel> = { [channelNames.bytes]: new Delta() };
+  const channels: Record<string, AnyChannel> = {};
   for (const [task, spec] of Object.entries(definition.tasks)) {
     channels[channelNames.results(task)] = new Topic<InstanceResult>();
     if (spec.depends_on.length > 0) channels[channelNames.join(task)] = new NamedBarrier(spec.depends_on);

@@ -11,7 +11,7 @@ import {
   type ResolveOptions,
   resolveCall,
 } from '@wharf/context-resolver';
-import type { TaskDefinition } from '../dsl/swarm-schema.js';
+import type { TaskDefinition } from '../shared/swarm-schema.js';
 import type { SubagentResult } from '../shared/types.js';
 
 /** The value a task's output path receives: the ref and a compact view, never the body. */
@@ -38,12 +38,6 @@ export interface RecordedOutput {
   result: SubagentResult;
   /** ISO timestamp from the workflow clock. */
   date: string;
-  /**
-   * Write a failure as the whole {@link TaskOutputValue} plus `message`, so `†failed.outId`
-   * resolves like `†ok.outId`. Off only for runs recorded before Wharf did this, which
-   * wrote `{ name, message }` alone.
-   */
-  wholeFailure?: boolean;
   /**
    * Destinations of this kind are not written to the context (the swarm's channels take them,
    * `†channels.<name>`); the others are written as usual.
@@ -155,10 +149,10 @@ export class SwarmContext {
     if (result.status === 'ok') {
       applyOutput(this.#log, call, value, { date: recorded.date });
     } else {
+      // The whole value plus `message`, so `†failed.outId` resolves like `†ok.outId` (applyOutput
+      // would keep only `name` and `message` of an object with a `name`).
       const message = result.stderrTail ?? 'task failed';
-      // applyOutput keeps only `name` and `message` of an error object: without `name` it keeps all.
-      const error = recorded.wholeFailure ? { ...value, message } : { name: 'TaskFailed', message, ...value };
-      applyOutput(this.#log, call, error, { date: recorded.date, outcome: 'failure' });
+      applyOutput(this.#log, call, { ...value, message }, { date: recorded.date, outcome: 'failure' });
     }
   }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SubagentResult } from '../shared/types.js';
+import { okResult } from './subagent-results.test.data.js';
 import { SwarmRun } from './swarm-run.js';
 
 const definition = parseSwarm(`
@@ -26,21 +26,11 @@ tasks:
     script: { content: 'true' }
 `);
 
-function ok(outId: string, preview = ''): SubagentResult {
-  return {
-    status: 'ok',
-    outputs: [{ outId }],
-    compact: outId,
-    bytes: 1,
-    exitCode: 0,
-    durationMs: 1,
-    preview,
-  };
-}
+const ok = okResult;
 
 /** Runs steps until `deploy` waits at its gate; `listing` is what `list` prints. */
 function runToGate(listing: string): SwarmRun {
-  const run = new SwarmRun({ definition, skipUnresolvable: true, controlFlow: true });
+  const run = new SwarmRun({ definition });
   const first = run.nextStep(1);
   expect(first.instances.map((item) => item.task)).toEqual(['list']);
   run.fold(first.instances, [ok('out_list', listing)], 2);
@@ -58,7 +48,7 @@ function runToGate(listing: string): SwarmRun {
 
 describe('SwarmRun with map loops and approval gates', () => {
   it('runs one labelled instance per item, then holds the gated task and lists its gate', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true, controlFlow: true });
+    const run = new SwarmRun({ definition });
     run.fold(run.nextStep(1).instances, [ok('out_list', 'a\nb\nc\n')], 2);
     const { instances } = run.nextStep(3);
     expect(instances.map((item) => [run.label(item.task, item.instance), item.inputs])).toEqual([
@@ -130,7 +120,7 @@ describe('SwarmRun with map loops and approval gates', () => {
   it('decides an unanswered gate by its timeout, and carries gates and map sizes across continue-as-new', () => {
     const run = runToGate('a\nb\n');
     const carried = run.carry();
-    const next = new SwarmRun({ definition, carried, skipUnresolvable: true, controlFlow: true });
+    const next = new SwarmRun({ definition, carried });
     expect(next.progress().tasks.find((task) => task.task === 'each')?.instances).toEqual({
       done: 2,
       total: 2,
@@ -148,7 +138,7 @@ describe('SwarmRun with map loops and approval gates', () => {
 
 describe('SwarmRun resuming a map loop cut by a history bound', () => {
   it('starts the instances left unstarted, with their items, in the next run', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true, controlFlow: true });
+    const run = new SwarmRun({ definition });
     run.fold(run.nextStep(1).instances, [ok('out_list', 'a\nb\nc\n')], 2);
     const { instances } = run.nextStep(3);
     // Only the first instance started before the run had to continue as new.
@@ -156,8 +146,6 @@ describe('SwarmRun resuming a map loop cut by a history bound', () => {
     const next = new SwarmRun({
       definition,
       carried: run.carry(['each']),
-      skipUnresolvable: true,
-      controlFlow: true,
     });
     const resumed = next.nextStep(5);
     expect(resumed.lostInputs).toEqual([]);

@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { CarriedState, SubagentResult } from '../shared/types.js';
 import { subagentCall } from './activity-calls.js';
-import { splitSuperstepRun2Input } from './fixtures/split-superstep-run-2.test.data.js';
-import { type InstanceOutcome, type ScheduledInstance, SwarmRun } from './swarm-run.js';
+import { type ScheduledInstance, SwarmRun } from './swarm-run.js';
 
 const definition = parseSwarm(`
 name: core
@@ -29,7 +27,7 @@ tasks:
     script: { content: 'true' }
 `);
 
-const place = { ownerId: 'owner', runId: 'wf-1' };
+const place = { ownerId: 'owner', workflowId: 'wf-1' };
 
 function ok(outId: string, bytes = 10): SubagentResult {
   return {
@@ -69,7 +67,7 @@ function upToCount(run: SwarmRun): ScheduledInstance[] {
 
 describe('SwarmRun planning', () => {
   it('runs first only the tasks without dependencies, and counts the step', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const { instances, lostInputs } = run.nextStep(1_000);
     expect(instances).toEqual([{ task: 'fetch', instance: 0, inputs: {} }]);
     expect(lostInputs).toEqual([]);
@@ -84,7 +82,7 @@ describe('SwarmRun planning', () => {
   });
 
   it('schedules every loop instance with its resolved inputs once the dependency arrived', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     expect(instances).toEqual(
       [0, 1, 2].map((instance) => ({ task: 'count', instance, inputs: { source: 'out_fetch' } })),
@@ -110,7 +108,7 @@ name: gated
 tasks:
   greet: { inputs: { who: †input.who }, script: { content: 'true' } }
 `);
-    const run = new SwarmRun({ definition: gated, skipUnresolvable: true });
+    const run = new SwarmRun({ definition: gated });
     expect(run.nextStep(1).instances).toEqual([]);
     expect(run.step).toBe(0);
     expect(run.progress().tasks[0]).toMatchObject({ status: 'waiting', waitingFor: ['†input.who'] });
@@ -124,7 +122,7 @@ name: gated
 tasks:
   greet: { inputs: { who: †input.who, where: †input.where }, script: { content: 'true' } }
 `);
-    const run = new SwarmRun({ definition: gated, input: { where: 'here' }, skipUnresolvable: true });
+    const run = new SwarmRun({ definition: gated, input: { where: 'here' } });
     const date = '2026-01-01T00:00:00.000Z';
     expect(run.addInputs({ values: { who: 'wharf' } }, date)).toEqual({ added: ['who'], replaced: [] });
     expect(() => run.addInputs({ values: { who: 'again', extra: 1 } }, date)).toThrow(
@@ -144,7 +142,7 @@ tasks:
 
 describe('SwarmRun folding', () => {
   it('folds in the order of the instances, whatever order they finished in', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances, [ok('out_c0', 1), ok('out_c1', 2), ok('out_c2', 4)], 2_000);
     expect(run.outputs().count).toEqual(['out_c0', 'out_c1', 'out_c2']);
@@ -153,7 +151,7 @@ describe('SwarmRun folding', () => {
       instances: { done: 3, total: 3 },
       bytesCaptured: 7,
     });
-    expect(run.totalBytes()).toBe(17);
+    expect(run.result({}).metrics.totalBytes).toBe(17);
     // Loop instances pushed their values in instance order; the join reads them in that order.
     const [report] = run.nextStep(2_100).instances;
     const counts = (report?.inputs.counts ?? []) as { outId: string }[];
@@ -173,7 +171,7 @@ describe('SwarmRun folding', () => {
   });
 
   it('keeps what each instance produced in its results channel, the one record of it', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances, [ok('out_c0'), failed('boom', 2), { cancelled: true, reason: 'x' }], 2_000);
     const values = run.channels().values as Record<string, unknown>;
@@ -186,7 +184,7 @@ describe('SwarmRun folding', () => {
   });
 
   it('refuses outcomes that do not match the instances', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const { instances } = run.nextStep(1);
     expect(() => run.fold(instances, [], 2)).toThrow(/fold got 0 outcomes for 1 instances/);
   });
@@ -200,7 +198,7 @@ hooks:
   post_task:
     - checkpoint_and_prune: { every: 2, strategy: direct_dependencies }
 `);
-    const run = new SwarmRun({ definition: pooled, skipUnresolvable: true });
+    const run = new SwarmRun({ definition: pooled });
     const { instances } = run.nextStep(1);
     expect(run.contextPool.duePrunes(pooled)).toEqual([]);
     run.fold(instances, [ok('out_0'), ok('out_1')], 50);
@@ -226,7 +224,7 @@ hooks:
 
 describe('SwarmRun skips', () => {
   it('skips the dependents of a failure, runs the reader of its `||` branch; skipped tasks do not fail the swarm', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const first = run.nextStep(1).instances;
     run.fold(first, [failed('line 1\ndisk on fire\n')], 2);
     const { instances } = run.nextStep(3);
@@ -248,21 +246,8 @@ describe('SwarmRun skips', () => {
     expect(result.metrics).toMatchObject({ failedCount: 1, skippedCount: 2, taskCount: 4 });
   });
 
-  it('without wharf-skip-unresolvable, a failure skips every dependent and a skip counts as a failure', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: false });
-    run.fold(run.nextStep(1).instances, [failed('boom')], 2);
-    expect(run.nextStep(3).instances).toEqual([]);
-    expect(statuses(run)).toEqual({
-      fetch: 'failed',
-      count: 'skipped',
-      report: 'skipped',
-      on_fetch_error: 'skipped',
-    });
-    expect(run.result({}).metrics).toMatchObject({ failedCount: 4, skippedCount: 3 });
-  });
-
   it('completes when the only unfinished task is an untaken branch', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances, [ok('out_c0'), ok('out_c1'), ok('out_c2')], 3);
     run.fold(run.nextStep(4).instances, [ok('out_report')], 5);
@@ -281,7 +266,7 @@ describe('SwarmRun skips', () => {
   });
 
   it('cancels a running task: its instances fold as cancelled, its dependents are skipped', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     expect(run.cancel('count', 'not needed', 1_500)).toEqual({ cancelled: true, status: 'cancelled' });
     expect(run.cancelReason('count')).toBe('not needed');
@@ -305,33 +290,34 @@ describe('SwarmRun skips', () => {
   });
 
   it('names the tasks when asked about one it does not have', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
-    expect(run.hasTask('ghost')).toBe(false);
-    let caught: unknown;
-    try {
-      run.cancel('ghost', undefined, 1);
-    } catch (error) {
-      caught = error;
+    const run = new SwarmRun({ definition });
+    for (const ask of [() => run.cancel('ghost', undefined, 1), () => run.spec('ghost')]) {
+      let caught: unknown;
+      try {
+        ask();
+      } catch (error) {
+        caught = error;
+      }
+      expect(WharfOrchestratorError.isInstance(caught)).toBe(true);
+      expect((caught as WharfOrchestratorError).code).toBe('INVALID_REQUEST');
+      expect((caught as Error).message).toBe(
+        'unknown task "ghost"; tasks: fetch, count, report, on_fetch_error',
+      );
     }
-    expect(WharfOrchestratorError.isInstance(caught)).toBe(true);
-    expect((caught as WharfOrchestratorError).code).toBe('INVALID_REQUEST');
-    expect((caught as Error).message).toBe(
-      'unknown task "ghost"; tasks: fetch, count, report, on_fetch_error',
-    );
   });
 });
 
 describe('SwarmRun failures', () => {
   it('reads a failure into the task reason: exit code, signal, timeout, the last lines of stderr', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const tail = `${'x'.repeat(400)}\nsecond\nthird\nfourth\n`;
     run.fold(run.nextStep(1).instances, [{ ...failed(tail, 137), signal: 'SIGKILL', timedOut: true }], 2);
     const reason = run.progress().tasks[0]?.reason ?? '';
     expect(reason).toBe('exit 137 · signal SIGKILL · timed out · second ⏎ third ⏎ fourth');
-    const long = new SwarmRun({ definition, skipUnresolvable: true });
+    const long = new SwarmRun({ definition });
     long.fold(long.nextStep(1).instances, [{ ...failed(`${'y'.repeat(400)}\n`), exitCode: null }], 2);
     expect(long.progress().tasks[0]?.reason).toBe(`…${'y'.repeat(300)}`);
-    const bare = new SwarmRun({ definition, skipUnresolvable: true });
+    const bare = new SwarmRun({ definition });
     const { exitCode: _none, ...withoutExit } = failed('');
     bare.fold(bare.nextStep(1).instances, [withoutExit], 2);
     expect(bare.progress().tasks[0]?.reason).toBe('failed');
@@ -343,7 +329,7 @@ name: gated
 tasks:
   greet: { inputs: { who: †input.who }, script: { content: 'true' } }
 `);
-    const run = new SwarmRun({ definition: gated, skipUnresolvable: true });
+    const run = new SwarmRun({ definition: gated });
     run.nextStep(1);
     run.failUnresolved(9);
     expect(run.progress().tasks[0]).toMatchObject({
@@ -356,7 +342,7 @@ tasks:
 
   it('fails the swarm when the supervisor could not answer, though every task is done', () => {
     const single = parseSwarm('name: one\ntasks:\n  a: { script: { content: "true" } }\n');
-    const run = new SwarmRun({ definition: single, skipUnresolvable: true });
+    const run = new SwarmRun({ definition: single });
     run.fold(run.nextStep(1).instances, [ok('out_a')], 2);
     const result = run.result({ supervisor: { answer: '', evidenceBytes: 0, error: 'unknown model' } });
     expect(result.status).toBe('failed');
@@ -370,13 +356,13 @@ describe('SwarmRun carried state', () => {
   }
 
   it('carries everything over continue-as-new: the next run reports and plans as this one would', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances, [ok('out_c0'), ok('out_c1'), ok('out_c2')], 3);
     const carried = roundTrip(run.carry());
     expect(carried.generation).toBe(1);
     expect(carried.resume).toBeUndefined();
-    const next = new SwarmRun({ definition, carried, skipUnresolvable: true });
+    const next = new SwarmRun({ definition, carried });
     expect(next.generation).toBe(1);
     expect(next.progress()).toEqual(run.progress());
     expect(next.channels()).toEqual(run.channels());
@@ -388,13 +374,12 @@ describe('SwarmRun carried state', () => {
   });
 
   it('resumes a loop cut by a history bound from the first instance not started', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
+    const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances.slice(0, 1), [ok('out_c0')], 3);
     const next = new SwarmRun({
       definition,
       carried: roundTrip(run.carry(['count'])),
-      skipUnresolvable: true,
     });
     expect(next.progress().tasks.find((task) => task.task === 'count')).toMatchObject({
       status: 'running',
@@ -410,34 +395,6 @@ describe('SwarmRun carried state', () => {
     expect(next.outputs().count).toEqual(['out_c0', 'out_c1', 'out_c2']);
     expect(next.nextStep(6).instances.map((item) => item.task)).toEqual(['report']);
   });
-
-  it('restores the state a run of the previous workflow code carried (a split wide loop)', () => {
-    const input = splitSuperstepRun2Input as { definition: SwarmDefinition; carried: CarriedState };
-    const run = new SwarmRun({
-      definition: input.definition,
-      carried: input.carried,
-      skipUnresolvable: true,
-    });
-    // What the old code kept beside the channels is exactly what the results channels say.
-    expect(run.progress().tasks).toEqual(input.carried.progress);
-    expect(run.generation).toBe(1);
-    const { instances, lostInputs } = run.nextStep(1);
-    expect(instances.map((item) => item.instance)).toEqual(
-      Array.from({ length: 14 }, (_, index) => index + 10),
-    );
-    expect(lostInputs).toEqual([]);
-    const fan = input.carried.progress.find((task) => task.task === 'fan');
-    run.fold(
-      instances,
-      instances.map((item): InstanceOutcome => ok(`out_new${item.instance}`)),
-      2,
-    );
-    expect(run.outputs().fan).toEqual([
-      ...(fan?.outIds ?? []),
-      ...instances.map((item) => `out_new${item.instance}`),
-    ]);
-    expect(run.nextStep(3).instances.map((item) => item.task)).toEqual(['join']);
-  });
 });
 
 describe('SwarmRun model usage', () => {
@@ -450,7 +407,7 @@ tasks:
   write: { agent: writer, loop: { type: repeat, count: 2 }, prompt: Write. }
   tally: { script: { content: 'true' } }
 `);
-    const run = new SwarmRun({ definition: agentic, skipUnresolvable: true });
+    const run = new SwarmRun({ definition: agentic });
     const instances = run.nextStep(1).instances;
     const usage = (inputTokens: number, costUsd: number) => ({
       calls: 2,
@@ -481,6 +438,6 @@ tasks:
       totalTokens: 190,
       costUsd: 1,
     });
-    expect(new SwarmRun({ definition, skipUnresolvable: true }).result({}).metrics.usage).toBeUndefined();
+    expect(new SwarmRun({ definition }).result({}).metrics.usage).toBeUndefined();
   });
 });

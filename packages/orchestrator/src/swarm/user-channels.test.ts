@@ -47,7 +47,7 @@ function failed(outId: string): SubagentResult {
 
 describe('SwarmRun user channels', () => {
   it('folds task outputs into channels by their rule and resolves †channels inputs from them', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true, userChannels: true });
+    const run = new SwarmRun({ definition });
     const first = run.nextStep(1);
     expect(first.instances.map((item) => `${item.task}#${item.instance}`)).toEqual([
       'scan#0',
@@ -83,7 +83,7 @@ describe('SwarmRun user channels', () => {
   });
 
   it('reads channel values, paths inside them and deltas once written', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true, userChannels: true });
+    const run = new SwarmRun({ definition });
     const first = run.nextStep(1);
     run.fold(first.instances, [ok('out_a', 10), ok('out_b', 20), ok('out_l', 5)], 2);
     const report = run.nextStep(3).instances.find((item) => item.task === 'report');
@@ -96,28 +96,13 @@ describe('SwarmRun user channels', () => {
   });
 
   it('keeps the channel writes in the carried state', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true, userChannels: true });
+    const run = new SwarmRun({ definition });
     const first = run.nextStep(1);
     run.fold(first.instances, [ok('out_a'), ok('out_b'), ok('out_l')], 2);
     const next = new SwarmRun({
       definition,
-      skipUnresolvable: true,
-      userChannels: true,
       carried: run.carry(),
     });
     expect(next.nextStep(3).instances.find((item) => item.task === 'report')?.inputs.first).toBe('out_a');
-  });
-
-  it('without the patch writes and reads †channels paths in the context, as runs recorded before did', () => {
-    const run = new SwarmRun({ definition, skipUnresolvable: true });
-    const first = run.nextStep(1);
-    run.fold(first.instances, [ok('out_a'), ok('out_b'), ok('out_l')], 2);
-    expect(run.channels().values['channel:findings']).toEqual([]);
-    // The context took the writes: the loop instances pushed to †channels.findings there.
-    const report = run.nextStep(3).instances.find((item) => item.task === 'report');
-    expect(report?.inputs.all).toEqual([
-      expect.objectContaining({ outId: 'out_a' }),
-      expect.objectContaining({ outId: 'out_b' }),
-    ]);
   });
 });

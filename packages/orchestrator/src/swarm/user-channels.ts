@@ -2,7 +2,7 @@
 // Deterministic (runs in the workflow sandbox).
 import type { ChannelState } from '@wharf/channels';
 import { type JsonValue, parseOutputPath, type Reference, type Resolution } from '@wharf/context-resolver';
-import type { SwarmDefinition } from '../dsl/swarm-schema.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import { channelNames } from './swarm-channels.js';
 import type { TaskOutputValue } from './swarm-context.js';
 

@@ -4,13 +4,13 @@ import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker
 import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
 import { ProcessGroupRegistry, type Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
+import { spawnCredentials } from '../activities/spawn-credentials.js';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
-import { type DataDir, type DataPlaneOptions, openDataDir } from '../embedded/data-dir.js';
-import { spawnCredentials } from '../embedded/spawn-credentials.js';
 import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { modelSettingsFromEnv, registrySummarizer } from '../models/model-settings.js';
 import { createWharfWorker } from './create-wharf-worker.js';
+import { type DataDir, type DataPlaneOptions, openDataDir } from './data-dir.js';
 
 /**
  * Limits of the EMIT intake server passed through to `createIntakeServer` (its defaults apply

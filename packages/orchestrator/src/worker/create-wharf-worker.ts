@@ -1,8 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
+import { type ActivityDependencies, createActivities } from './create-activities.js';
 
 /** Options of {@link createWharfWorker}. */
 export interface WharfWorkerOptions extends ActivityDependencies {
@@ -29,7 +29,7 @@ export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', impo
 
 /**
  * A Temporal worker that runs Wharf swarms: the bundled `swarmWorkflow` and
- * `agentTaskWorkflow` plus their activities (`runSubagent`, `supervise`, the agent steps)
+ * `agentTaskWorkflow` plus their activities (`runSubagent`, the agent steps)
  * with their dependencies (output store, artifact store, model registry, the `tools` agents
  * may select besides the built-ins) injected. Payloads over 256 KiB are offloaded to the same output
  * store by default (External Storage; see `dataConverter`).

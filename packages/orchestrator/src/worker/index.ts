@@ -8,7 +8,6 @@ export {
   PASS_ENV_VARIABLE,
   passEnvNames,
 } from '../activities/child-env.js';
-export { type ActivityDependencies, createActivities } from '../activities/create-activities.js';
 export { checkDataPlane, guardDataPlane } from '../activities/data-plane-guard.js';
 export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
 export { connectMcpServers, type McpServerConfig, type McpTools } from '../agent/mcp-tools.js';
@@ -28,4 +27,5 @@ export {
   type IntakeLimits,
   type StartComposedWorkerOptions,
 } from './compose-worker.js';
+export { type ActivityDependencies, createActivities } from './create-activities.js';
 export { createWharfWorker, type WharfWorkerOptions, workflowsPath } from './create-wharf-worker.js';

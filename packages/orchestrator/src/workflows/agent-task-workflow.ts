@@ -5,11 +5,11 @@ import {
   ChildWorkflowFailure,
   executeChild,
   isCancellation,
-  patched,
   proxyActivities,
   setCurrentDetails,
   workflowInfo,
 } from '@temporalio/workflow';
+import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import { addUsage, formatUsage } from '../shared/agent-usage.js';
 import { DEFAULT_MAX_SPAWNS, spawnWorkerToolName } from '../shared/tool-names.js';
 import type {
@@ -57,9 +57,8 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
       retry: subagentRetryPolicy,
     });
-  const loop = input.definition.loop;
-  const looped = loop?.type === 'map' || (loop?.count ?? 1) > 1;
-  const label = `${input.task}${looped ? `#${input.instance}` : ''}`;
+  const looped = isLooped(input.definition);
+  const label = instanceLabel(input.task, input.definition, input.instance);
   // Every step carries the run's data plane: a worker of another one refuses it.
   const dataPlane = input.dataPlane === undefined ? {} : { dataPlane: input.dataPlane };
   const start = await agentStart(input);
@@ -89,8 +88,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
     const child: AgentTaskInput = {
       swarm: input.swarm,
       ownerId: input.ownerId,
-      ...(input.workflowId === undefined ? {} : { workflowId: input.workflowId }),
-      ...(input.runId === undefined ? {} : { runId: input.runId }),
+      workflowId: input.workflowId,
       task: `${input.task}${looped ? `.${input.instance}` : ''}.spawn-${n}`,
       instance: 0,
       definition: {
@@ -155,7 +153,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
             seq: first + index,
             ...dataPlane,
           };
-          if (call.toolName !== spawnWorkerToolName || !patched('wharf-spawn-worker')) {
+          if (call.toolName !== spawnWorkerToolName) {
             return agentToolCall(toolCall);
           }
           spawns += 1;

@@ -3,7 +3,7 @@ import type { RetryPolicy } from '@temporalio/workflow';
 import { nonRetryableFailureTypes } from '../shared/swarm-failure.js';
 
 /**
- * How `runSubagent`, `supervise` and the agent step activities retry: backing off from 1 s to
+ * How `runSubagent` and the agent step activities retry: backing off from 1 s to
  * 30 s, at most 4 attempts (bounded: since SDK 1.21 an oversized result fails with a retryable
  * error; never loop on it), never on a Wharf failure that no retry can mend.
  *

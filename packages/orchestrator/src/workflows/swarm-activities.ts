@@ -10,15 +10,15 @@ import type { WharfActivities } from '../shared/types.js';
 import { subagentRetryPolicy } from './subagent-retry.js';
 
 /**
- * `runSubagent` (a script task, or an agent task of a run started before durable agents) and
- * `supervise`: long activities that heartbeat, retried a bounded number of times.
+ * `runSubagent` (a script task): a long activity that heartbeats, retried a bounded number of
+ * times.
  *
  * @example
  * ```ts
  * const result = await runSubagent.executeWithOptions(call.options, [call.input]);
  * ```
  */
-export const { runSubagent, supervise } = proxyActivities<WharfActivities>({
+export const { runSubagent } = proxyActivities<WharfActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '20 seconds',
   retry: subagentRetryPolicy,

@@ -1,6 +1,6 @@
 // The queries, signal and updates of a swarm run. Deterministic: handlers only change the
 // SwarmRun and tell the workflow, through its hooks, what to wake or cancel.
-import { type CancellationScope, setHandler } from '@temporalio/workflow';
+import { setHandler } from '@temporalio/workflow';
 import {
   addInputSignal,
   addInputsUpdate,
@@ -13,10 +13,8 @@ import type { SwarmRun } from '../swarm/swarm-run.js';
 
 /** What the handlers of a swarm run reach beyond its {@link SwarmRun}. */
 export interface SwarmHandlerHooks {
-  /** Whether the run has approval gates (`wharf-control-flow`); without, `approveTask` is refused. */
-  controlFlow: boolean;
-  /** The cancellation scope of each task that has started an instance. */
-  scopes: ReadonlyMap<string, CancellationScope>;
+  /** Cancels the task's instances in flight, if it has any. */
+  cancelRunning: (task: string) => void;
   /** Publishes the run's progress (Web UI details, memo). */
   publish: () => void;
   /** Called when a signal or update may let a waiting task run. */
@@ -29,11 +27,11 @@ export interface SwarmHandlerHooks {
  *
  * @example
  * ```ts
- * registerSwarmHandlers(run, { controlFlow, scopes, publish, inputsChanged: () => inputsVersion++ });
+ * registerSwarmHandlers(run, port.hooks);
  * ```
  */
 export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): void {
-  const { controlFlow, scopes, publish, inputsChanged } = hooks;
+  const { cancelRunning, publish, inputsChanged } = hooks;
   setHandler(progressQuery, () => run.progress(), {
     description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
   });
@@ -66,15 +64,14 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
     ({ task, reason }) => {
       const outcome = run.cancel(task, reason, Date.now());
       if (!outcome.cancelled) return outcome;
-      scopes.get(task)?.cancel();
+      cancelRunning(task);
       publish();
       return outcome;
     },
     {
       description: 'Cancels one task: running instances are cancelled, dependents are skipped.',
-      validator: ({ task }) => {
-        if (!run.hasTask(task)) throw new Error(`unknown task "${task}"; tasks: ${run.taskNames.join(', ')}`);
-      },
+      // An unknown task is refused before it reaches history, naming the tasks there are.
+      validator: ({ task }) => void run.spec(task),
     },
   );
   setHandler(
@@ -88,10 +85,7 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
     {
       description:
         "Approves or rejects a task's approval gate (with a comment); a rejected task is skipped or failed.",
-      validator: (request) => {
-        if (!controlFlow) throw new Error('this swarm has no approval gate');
-        run.checkApproval(request);
-      },
+      validator: (request) => run.checkApproval(request),
     },
   );
 }

@@ -13,22 +13,20 @@ import type { SwarmRun } from '../swarm/swarm-run.js';
  *
  * @example
  * ```ts
- * const visibility = new SwarmVisibility(run, runId, controlFlow);
+ * const visibility = new SwarmVisibility(run, workflowId);
  * if (input.carried === undefined) visibility.announce(ownerId);
  * visibility.publish();
  * ```
  */
 export class SwarmVisibility {
   readonly #run: SwarmRun;
-  readonly #runId: string;
-  readonly #controlFlow: boolean;
+  readonly #workflowId: string;
   /** The gates last written to the memo, comma-joined. */
   #memoApprovals = '';
 
-  constructor(run: SwarmRun, runId: string, controlFlow: boolean) {
+  constructor(run: SwarmRun, workflowId: string) {
     this.#run = run;
-    this.#runId = runId;
-    this.#controlFlow = controlFlow;
+    this.#workflowId = workflowId;
   }
 
   /** The first run of a chain names the swarm: its search attributes (running) and memo. */
@@ -45,12 +43,12 @@ export class SwarmVisibility {
   /** The Web UI's current details: the gates waiting (with the command that answers them), then the table. */
   publish(): void {
     const progress = this.#run.progress();
-    const gates = this.#controlFlow ? pendingApprovals(progress) : [];
-    const waiting = renderPendingApprovals(gates, this.#runId);
+    const gates = pendingApprovals(progress);
+    const waiting = renderPendingApprovals(gates, this.#workflowId);
     const table = renderProgressTable(progress);
     setCurrentDetails(waiting === '' ? table : `${waiting}\n\n${table}`);
     const names = gates.map((gate) => gate.task);
-    if (this.#controlFlow && names.join(',') !== this.#memoApprovals) {
+    if (names.join(',') !== this.#memoApprovals) {
       this.#memoApprovals = names.join(',');
       upsertMemo({ pendingApprovals: names });
     }

@@ -1,6 +1,6 @@
 import { limitsInputSchema } from '@wharf/stdio-limits/schemas';
 import { z } from 'zod';
-import { contextLimitsShape } from '../context/context-limits.js';
+import { contextLimitsShape } from './context-limits.js';
 
 /** Task and agent names: letters, digits, `_` and `-`, starting with a letter. */
 const name = z

@@ -6,6 +6,10 @@ import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
 import type { ProcessGroupRegistry, Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
+import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
+import { childEnvironment } from '../activities/child-env.js';
+import { guardDataPlane } from '../activities/data-plane-guard.js';
+import { runScript } from '../activities/run-script.js';
 import { createAgentActivities } from '../agent/agent-activities.js';
 import { contextMetrics } from '../context/context-metrics.js';
 import { planContext } from '../context/plan-context.js';
@@ -14,20 +18,7 @@ import { modelCallFailure } from '../models/model-call-failure.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
-import type {
-  DataPlaneIdentity,
-  SubagentInput,
-  SubagentResult,
-  SuperviseInput,
-  SuperviseResult,
-  WharfActivities,
-} from '../shared/types.js';
-import { type SubagentIds, subagentIds } from './activity-identity.js';
-import { childEnvironment } from './child-env.js';
-import { guardDataPlane } from './data-plane-guard.js';
-import { runAgent } from './run-agent.js';
-import { runScript } from './run-script.js';
-import { supervise } from './supervise.js';
+import type { DataPlaneIdentity, SubagentInput, SubagentResult, WharfActivities } from '../shared/types.js';
 
 /** What the activities need: stores, models, and where to spill process output. */
 export interface ActivityDependencies {
@@ -72,10 +63,12 @@ export interface ActivityDependencies {
 }
 
 /**
- * The activity implementations with their dependencies injected: `runSubagent` (script and
- * agent tasks) and `supervise`. Wharf errors that retrying cannot fix (bad definitions,
- * unknown models, missing keys, forbidden reads, another data plane's work) and requests a
- * provider refused (401, 400) fail without retry; storage and process-start failures, and a provider's 429, 5xx or dropped
+ * The activity implementations with their dependencies injected: `runSubagent` (a script
+ * task), the steps of an agent task or of the supervisor (`agentStart`, `agentModelStep`,
+ * `agentToolCall`, `agentSpawnRequest`, `agentFinish`) and the context pool's local
+ * activities. Wharf errors that retrying cannot fix (bad definitions, unknown models, missing
+ * keys, forbidden reads, another data plane's work) and requests a provider refused (401, 400)
+ * fail without retry; storage and process-start failures, and a provider's 429, 5xx or dropped
  * connection, are retried by the workflow's bounded policy (after the provider's `Retry-After`).
  *
  * @example
@@ -114,24 +107,15 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
         activityId: info.activityId,
       });
       return classify(() =>
-        input.definition.script !== undefined
-          ? runScript(input, ids, {
-              store: dependencies.store,
-              artifacts: dependencies.artifacts,
-              workDir,
-              env,
-              ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
-              ...(dependencies.processGroups === undefined
-                ? {}
-                : { processGroups: dependencies.processGroups }),
-              ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
-            })
-          : runAgent(input, ids, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
-      );
-    },
-    async supervise(input: SuperviseInput): Promise<SuperviseResult> {
-      return classify(() =>
-        supervise(input, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
+        runScript(input, ids, {
+          store: dependencies.store,
+          artifacts: dependencies.artifacts,
+          workDir,
+          env,
+          ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
+          ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
+          ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
+        }),
       );
     },
     async planContext(input) {

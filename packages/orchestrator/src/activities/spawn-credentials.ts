@@ -1,6 +1,6 @@
 import { issueSpawnToken, spawnEnv, type TokenSecret } from '@wharf/output-store';
-import type { SubagentIds } from '../activities/activity-identity.js';
 import type { SubagentInput } from '../shared/types.js';
+import type { SubagentIds } from './activity-identity.js';
 
 /** Options of {@link spawnCredentials}. */
 export interface SpawnCredentialsOptions {

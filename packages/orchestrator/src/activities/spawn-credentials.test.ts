@@ -1,7 +1,7 @@
 import { spawnEnv, verifySpawnToken } from '@wharf/output-store';
 import { describe, expect, it } from 'vitest';
-import type { SubagentIds } from '../activities/activity-identity.js';
 import type { SubagentInput } from '../shared/types.js';
+import type { SubagentIds } from './activity-identity.js';
 import { spawnCredentials } from './spawn-credentials.js';
 
 const secret = 'spawn-credentials-test-secret-0123456789';

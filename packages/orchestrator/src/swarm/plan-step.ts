@@ -1,0 +1,188 @@
+// Pure: what the next superstep of a swarm run does, read from its state as task transitions,
+// channel writes and the instances to start. Runs inside the workflow sandbox; applyPlan is
+// the one place a plan changes the state.
+import { ChannelUpdate } from '@wharf/channels';
+import { expandMapLoop } from '../control/expand-map-loop.js';
+import { isLooped } from '../dsl/task-instances.js';
+import type { TaskState } from '../shared/types.js';
+import { planTasks } from './plan-tasks.js';
+import { channelNames } from './swarm-channels.js';
+import { instanceResults, instanceTotal, type SwarmState, taskSpec } from './swarm-state.js';
+import { nextTaskState, type TaskTransition } from './task-state.js';
+
+/** One loop instance (or the one run of a task without a loop) chosen to run in a superstep. */
+export interface ScheduledInstance {
+  task: string;
+  instance: number;
+  inputs: Record<string, unknown>;
+}
+
+/** What {@link planStep} decides: nothing here has happened until {@link applyPlan}. */
+export interface StepPlan {
+  /** Task transitions in order: gates past their deadline first, then every open task in task order. */
+  transitions: TaskTransition[];
+  /** Join barriers of the tasks that start (each fires once per start). */
+  consumed: string[];
+  /** Map loops over an empty list end at once: their dependents' join barriers hear of it. */
+  releases: ChannelUpdate[];
+  /** True when a map loop ended at once: its dependents may run in this very step, so plan again. */
+  replan: boolean;
+  /** The instances to run, in task order. */
+  instances: ScheduledInstance[];
+}
+
+/** The instances a previous run left unstarted, and those whose inputs no longer resolve. */
+export interface ResumedStep {
+  instances: ScheduledInstance[];
+  /** Resumed instances whose inputs no longer resolve (they run with no inputs). */
+  lostInputs: { task: string; instance: number }[];
+}
+
+/** What a gate is when the definition lost it (never, for a validated definition). */
+const defaultGate = { on_timeout: 'reject', on_reject: 'skip' } as const;
+
+/**
+ * Plans one superstep from the state at `now`, changing nothing: gates whose deadline passed
+ * are decided by their `on_timeout`; then every pending or waiting task is skipped, failed,
+ * held at its gate, left waiting, or started with its instances (`planTasks` decides which).
+ *
+ * @example
+ * ```ts
+ * const plan = planStep(state, now);
+ * applyPlan(state, plan, now);
+ * plan.instances; // [{ task: 'fetch', instance: 0, inputs: {} }]
+ * ```
+ */
+export function planStep(state: SwarmState, now: number): StepPlan {
+  const plan: StepPlan = { transitions: [], consumed: [], releases: [], replan: false, instances: [] };
+  // What this plan already decided, for the decisions after it (a gate rejected by timeout is skipped now).
+  const decided = new Map<string, TaskState>();
+  const current = (task: string): TaskState => decided.get(task) ?? state.tasks.get(task);
+  for (const task of state.taskNames) {
+    const gate = taskSpec(state, task).approval;
+    const approval = state.tasks.get(task).approval;
+    if (gate === undefined || approval?.deadline === undefined || approval.decision !== undefined) continue;
+    const next = nextTaskState(task, state.tasks.get(task), { type: 'expire', gate }, now);
+    if (next.approval?.decision === undefined) continue;
+    plan.transitions.push({ task, event: { type: 'expire', gate } });
+    decided.set(task, next);
+  }
+  const decisions = planTasks({
+    definition: state.definition,
+    status: (task) => current(task).status,
+    joined: (task) => state.channels.isReady(channelNames.join(task)),
+    resolve: (task, instance) =>
+      state.context.resolveInputs(task, taskSpec(state, task).inputs, instance, state.kinds),
+    evaluate: (task, expression) => state.context.evaluate(task, expression),
+    approved: (task) =>
+      taskSpec(state, task).approval === undefined || current(task).approval?.decision === 'approved',
+  });
+  for (const decision of decisions) {
+    const { task } = decision;
+    const spec = taskSpec(state, task);
+    switch (decision.action) {
+      case 'skip':
+      case 'fail':
+        plan.transitions.push({ task, event: { type: decision.action, reason: decision.reason } });
+        break;
+      case 'wait':
+        plan.transitions.push({ task, event: { type: 'wait', waitingFor: decision.waitingFor } });
+        break;
+      case 'approval':
+        plan.transitions.push({ task, event: { type: 'gate', gate: spec.approval ?? defaultGate } });
+        break;
+      case 'run': {
+        if (spec.depends_on.length > 0) plan.consumed.push(channelNames.join(task));
+        const map = spec.loop?.type === 'map';
+        const total = decision.instances.length;
+        plan.transitions.push({ task, event: { type: 'start', ...(map ? { total } : {}) } });
+        for (const { instance, inputs } of decision.instances)
+          plan.instances.push({ task, instance, inputs });
+        if (map && total === 0) {
+          // A map loop over an empty list is done at once: its dependents are released now.
+          plan.transitions.push({ task, event: { type: 'end' } });
+          plan.replan = true;
+          const arrivals: [string, unknown][] = dependentsOf(state, task).map((other) => [
+            channelNames.join(other),
+            { [task]: null },
+          ]);
+          if (arrivals.length > 0)
+            plan.releases.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
+        }
+      }
+    }
+  }
+  return plan;
+}
+
+/**
+ * Applies a plan: its task transitions (through the task board), the join barriers its tasks
+ * consumed, and the releases of map loops that ended at once (folded into the current step).
+ *
+ * @example
+ * ```ts
+ * applyPlan(state, planStep(state, now), now);
+ * ```
+ */
+export function applyPlan(state: SwarmState, plan: StepPlan, now: number): void {
+  for (const { task, event } of plan.transitions) state.tasks.apply(task, event, now);
+  for (const channel of plan.consumed) state.channels.consume(channel);
+  if (plan.releases.length > 0) state.channels.foldSuperstep(state.step, plan.releases);
+}
+
+/**
+ * The instances a previous run left unstarted, of `tasks` cut by a history bound. A running
+ * task's instances start in order, so they are those from the number already folded on. The
+ * context only grows, so inputs (and a map loop's list) that resolved when the task started
+ * still do; an instance whose inputs no longer resolve runs with none and is reported.
+ *
+ * @example
+ * ```ts
+ * resumeStep(state, ['fan']).instances; // fan#10 … fan#23
+ * ```
+ */
+export function resumeStep(state: SwarmState, tasks: readonly string[]): ResumedStep {
+  const resumed: ResumedStep = { instances: [], lostInputs: [] };
+  for (const task of tasks) {
+    const spec = taskSpec(state, task);
+    const total = instanceTotal(state, task);
+    const items = spec.loop?.type === 'map' ? mapItems(state, task, spec.loop.over) : undefined;
+    for (let instance = instanceResults(state, task).length; instance < total; instance++) {
+      const resolution = state.context.resolveInputs(
+        task,
+        spec.inputs,
+        isLooped(spec) ? instance : undefined,
+        state.kinds,
+      );
+      if (!resolution.ready || (items !== undefined && instance >= items.length))
+        resumed.lostInputs.push({ task, instance });
+      const inputs = resolution.ready ? resolution.values : {};
+      resumed.instances.push({
+        task,
+        instance,
+        inputs: items === undefined ? inputs : { ...inputs, item: items[instance] ?? null, index: instance },
+      });
+    }
+  }
+  return resumed;
+}
+
+/**
+ * The tasks that depend on `task`, in task order: whose join barriers it releases when done.
+ *
+ * @example
+ * ```ts
+ * dependentsOf(state, 'fetch'); // ['clean', 'report']
+ * ```
+ */
+export function dependentsOf(state: SwarmState, task: string): string[] {
+  return state.taskNames.filter((other) => taskSpec(state, other).depends_on.includes(task));
+}
+
+/** A map loop's items as its list resolves now (undefined when it does not, or is no list). */
+function mapItems(state: SwarmState, task: string, over: string): unknown[] | undefined {
+  const resolution = state.context.evaluate(task, over);
+  if (!resolution.ready) return undefined;
+  const expansion = expandMapLoop(resolution.values.value);
+  return expansion.ok ? expansion.items : undefined;
+}

@@ -1,0 +1,164 @@
+// Pure: the whole state of one swarm run, each part in its one home, and what of it carries
+// over continue-as-new. Runs inside the workflow sandbox.
+import { ChannelState } from '@wharf/channels';
+import type { ResolveOptions } from '@wharf/context-resolver';
+import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
+import { isFinished } from '../shared/task-status.js';
+import type { CarriedState } from '../shared/types.js';
+import { ContextPoolState } from './context-pool-state.js';
+import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
+import { SwarmContext } from './swarm-context.js';
+import { TaskBoard, unknownTaskError } from './task-board.js';
+import { CHANNELS_KIND, type ChannelTargets, channelTargets, readChannel } from './user-channels.js';
+
+/**
+ * One swarm run's state. Every fact has one home: a task's status in {@link tasks}, what it
+ * produced in its `results:<task>` channel, the values tasks read in {@link context} (`†input`,
+ * `†data`) and the user's channels (`†channels`). Planning (`planStep`) and folding
+ * (`foldStep`) read it and return what changes; `applyPlan` and `applyWrites` change it.
+ */
+export interface SwarmState {
+  readonly definition: SwarmDefinition;
+  /** Task names in definition order. */
+  readonly taskNames: readonly string[];
+  /** Each task's own state; the one writer of task status. */
+  readonly tasks: TaskBoard;
+  /** `results:<task>` Topics, `join:<task>` barriers and the user's channels. */
+  readonly channels: ChannelState;
+  readonly context: SwarmContext;
+  /** Each finished instance's compact payload, by label: the supervisor's input. */
+  readonly compacts: Record<string, string>;
+  /** Metadata of the outputs later tasks' contexts are chosen from. */
+  readonly pool: ContextPoolState;
+  /** Resolves `†channels.<name>` references from the user's channels. */
+  readonly kinds: NonNullable<ResolveOptions['kinds']>;
+  /** Per task, the user channels its output writes. */
+  readonly channelTargets: ReadonlyMap<string, ChannelTargets>;
+  /** Supersteps run so far, across the whole continue-as-new chain. */
+  step: number;
+  /** Tasks whose loop instances a previous run left unstarted: they start first. */
+  resume: string[];
+  /** Continue-as-new runs before this one. */
+  readonly generation: number;
+}
+
+/**
+ * A run's state: fresh (every task pending, `input` as `†input.*`), or as the previous run of
+ * its continue-as-new chain carried it.
+ *
+ * @example
+ * ```ts
+ * const state = createSwarmState(definition, { input: { repo: 'wharf' } });
+ * const next = createSwarmState(definition, { carried: carriedState(state, []) });
+ * ```
+ */
+export function createSwarmState(
+  definition: SwarmDefinition,
+  options: { input?: Record<string, unknown>; carried?: CarriedState | undefined } = {},
+): SwarmState {
+  const { carried } = options;
+  const taskNames = Object.keys(definition.tasks);
+  const channels = new ChannelState(swarmChannels(definition));
+  if (carried !== undefined) channels.restore(carried.channels);
+  return {
+    definition,
+    taskNames,
+    tasks: new TaskBoard(taskNames, carried?.tasks),
+    channels,
+    context: new SwarmContext(carried?.context, options.input ?? {}),
+    compacts: { ...(carried?.compacts ?? {}) },
+    pool: new ContextPoolState(carried?.contextPool),
+    kinds: { [CHANNELS_KIND]: (path) => readChannel(channels, definition, path) },
+    channelTargets: channelTargets(definition),
+    step: carried?.step ?? 0,
+    resume: [...(carried?.resume ?? [])],
+    generation: carried?.generation ?? 0,
+  };
+}
+
+/**
+ * What the next run of the chain starts from; `resume` names the tasks whose loop instances
+ * this run left unstarted.
+ *
+ * @example
+ * ```ts
+ * return continueAsNew({ ...input, carried: carriedState(state, ['fan']) });
+ * ```
+ */
+export function carriedState(state: SwarmState, resume: readonly string[]): CarriedState {
+  return {
+    step: state.step,
+    channels: state.channels.snapshot(),
+    context: state.context.messages(),
+    tasks: state.tasks.snapshot(),
+    compacts: state.compacts,
+    generation: state.generation + 1,
+    contextPool: state.pool.pool,
+    ...(resume.length === 0 ? {} : { resume: [...resume] }),
+  };
+}
+
+/**
+ * The task's definition; a typed error (code `INVALID_REQUEST`) for a task the swarm does not have.
+ *
+ * @example
+ * ```ts
+ * taskSpec(state, 'fetch').depends_on; // []
+ * ```
+ */
+export function taskSpec(state: SwarmState, task: string): TaskDefinition {
+  const spec = state.definition.tasks[task];
+  if (spec === undefined) throw unknownTaskError(task, state.taskNames);
+  return spec;
+}
+
+/**
+ * What the task's instances produced so far, one record per finished instance, in instance order.
+ *
+ * @example
+ * ```ts
+ * instanceResults(state, 'fan'); // [{ instance: 0, status: 'ok', outIds: ['out_…'], bytes: 12 }, …]
+ * ```
+ */
+export function instanceResults(state: SwarmState, task: string): readonly InstanceResult[] {
+  return (state.channels.get(channelNames.results(task)) as readonly InstanceResult[] | undefined) ?? [];
+}
+
+/**
+ * The task's out ids, loop instances in order: what its dependents get as IN_REFS.
+ *
+ * @example
+ * ```ts
+ * taskOutIds(state, 'fan'); // ['out_a', 'out_b']
+ * ```
+ */
+export function taskOutIds(state: SwarmState, task: string): string[] {
+  return instanceResults(state, task).flatMap((record) => record.outIds);
+}
+
+/**
+ * The task's instance count: a repeat loop's count, a map loop's items once known (0 before).
+ *
+ * @example
+ * ```ts
+ * instanceTotal(state, 'fan'); // 24 for `loop: { type: repeat, count: 24 }`
+ * ```
+ */
+export function instanceTotal(state: SwarmState, task: string): number {
+  const loop = taskSpec(state, task).loop;
+  if (loop?.type === 'map') return state.tasks.get(task).total ?? 0;
+  return loop?.count ?? 1;
+}
+
+/**
+ * The tasks that have not finished yet (pending, waiting or running), in task order: what
+ * pruning must keep the direct inputs of.
+ *
+ * @example
+ * ```ts
+ * unfinishedTasks(state); // ['review', 'report']
+ * ```
+ */
+export function unfinishedTasks(state: SwarmState): string[] {
+  return state.taskNames.filter((task) => !isFinished(state.tasks.get(task).status));
+}

@@ -1,0 +1,369 @@
+import { describe, expect, it } from 'vitest';
+import { parseSwarm } from '../dsl/parse-swarm.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
+import type {
+  CarriedState,
+  ContextPlan,
+  PlanContextInput,
+  PruneContextInput,
+  SuperviseResult,
+  SwarmContextMetrics,
+} from '../shared/types.js';
+import type { SubagentCall, SupervisorCall } from '../swarm/activity-calls.js';
+import { okResult } from '../swarm/subagent-results.test.data.js';
+import { type InstanceOutcome, SwarmRun } from '../swarm/swarm-run.js';
+import { driveSwarm, type SwarmEnding, type SwarmPort } from './swarm-driver.js';
+
+const place = { ownerId: 'team', workflowId: 'wf-1' };
+
+const ok = okResult;
+
+const metrics: SwarmContextMetrics = {
+  totalBytes: 0,
+  taskCount: 0,
+  truncatedCount: 0,
+  externalCount: 0,
+  avgRelevance: 0,
+  lastPrunedAt: null,
+};
+
+/**
+ * A port with a clock the test drives and activities that answer at once: every instance
+ * succeeds with `out_<label>` unless `outcome` says otherwise. It records what the driver asked.
+ */
+class FakePort implements SwarmPort {
+  clock = 1_000;
+  readonly calls: SubagentCall[] = [];
+  readonly waits: (number | undefined)[] = [];
+  readonly statuses: string[] = [];
+  readonly warnings: string[] = [];
+  readonly planned: PlanContextInput[] = [];
+  readonly pruned: PruneContextInput[] = [];
+  readonly supervised: SupervisorCall[] = [];
+  /** Most instances of each task in flight at once, and of all tasks. */
+  readonly peak = new Map<string, number>();
+  #running = new Map<string, number>();
+  publishes = 0;
+  outcome: (call: SubagentCall) => InstanceOutcome = (call) => ok(`out_${call.label}`);
+  /** What a wait does: true when something arrived, false when the time passed (the clock moves on). */
+  onWait: (timeoutMs: number | undefined) => boolean = (timeoutMs) => {
+    this.clock += timeoutMs ?? 0;
+    return false;
+  };
+  /** Calls after which history is full mid-superstep. */
+  fullAfter = Number.POSITIVE_INFINITY;
+  continueAsNew = false;
+  planContextFails = false;
+  answer: SuperviseResult = { answer: 'all good', evidenceBytes: 10 };
+
+  now(): number {
+    return this.clock;
+  }
+
+  async runInstance(call: SubagentCall): Promise<InstanceOutcome> {
+    this.calls.push(call);
+    const { task } = call.input;
+    for (const key of [task, '*']) {
+      const running = (this.#running.get(key) ?? 0) + 1;
+      this.#running.set(key, running);
+      this.peak.set(key, Math.max(this.peak.get(key) ?? 0, running));
+    }
+    // Let every other instance the driver means to start now start first.
+    for (let tick = 0; tick < 5; tick++) await Promise.resolve();
+    for (const key of [task, '*']) this.#running.set(key, (this.#running.get(key) ?? 1) - 1);
+    this.clock += 1;
+    return this.outcome(call);
+  }
+
+  async planContext(input: PlanContextInput): Promise<Record<string, ContextPlan>> {
+    this.planned.push(input);
+    if (this.planContextFails) throw new Error('planner down');
+    const entries = input.pool.entries.map((entry) => ({
+      taskId: entry.taskId,
+      outId: entry.outId,
+      relevance: 1,
+    }));
+    return Object.fromEntries(input.tasks.map((task) => [task, { entries, maxBytes: 100, maxTasks: 10 }]));
+  }
+
+  async pruneContext(input: PruneContextInput): Promise<string[]> {
+    this.pruned.push(input);
+    return input.pool.entries.slice(0, 1).map((entry) => entry.taskId);
+  }
+
+  async contextMetrics(): Promise<SwarmContextMetrics> {
+    return metrics;
+  }
+
+  async supervise(call: SupervisorCall): Promise<SuperviseResult> {
+    this.supervised.push(call);
+    return this.answer;
+  }
+
+  async waitForChange(timeoutMs?: number): Promise<boolean> {
+    this.waits.push(timeoutMs);
+    return this.onWait(timeoutMs);
+  }
+
+  historyFull(): boolean {
+    return this.calls.length >= this.fullAfter;
+  }
+
+  shouldContinueAsNew(): boolean {
+    return this.continueAsNew;
+  }
+
+  publish(): void {
+    this.publishes += 1;
+  }
+
+  setStatus(status: string): void {
+    this.statuses.push(status);
+  }
+
+  warn(message: string): void {
+    this.warnings.push(message);
+  }
+}
+
+function drive(
+  run: SwarmRun,
+  port: FakePort,
+  options: { maxConcurrent?: number; waitForInputsMs?: number } = {},
+): Promise<SwarmEnding> {
+  return driveSwarm(run, port, {
+    place,
+    maxConcurrent: options.maxConcurrent ?? 200,
+    waitForInputsMs: options.waitForInputsMs ?? 0,
+  });
+}
+
+async function finished(ending: Promise<SwarmEnding>) {
+  const settled = await ending;
+  if (settled.next !== 'finished') throw new Error(`expected a result, got ${settled.next}`);
+  return settled.result;
+}
+
+async function carried(ending: Promise<SwarmEnding>): Promise<CarriedState> {
+  const settled = await ending;
+  if (settled.next !== 'continue-as-new') throw new Error(`expected continue-as-new, got ${settled.next}`);
+  return JSON.parse(JSON.stringify(settled.carried)) as CarriedState;
+}
+
+const chain: SwarmDefinition = parseSwarm(`
+name: chain
+tasks:
+  fetch: { script: { content: 'true' }, output: †data.fetch }
+  report:
+    depends_on: [fetch]
+    inputs: { source: †data.fetch.outId }
+    script: { content: 'true' }
+hooks:
+  post_task:
+    - checkpoint_and_prune: { every: 2, strategy: most_recent, keep_count: 1 }
+`);
+
+describe('driveSwarm', () => {
+  it('runs each superstep as it plans it, folds it, and ends with the result', async () => {
+    const port = new FakePort();
+    const result = await finished(drive(new SwarmRun({ definition: chain }), port));
+    expect(port.calls.map((call) => [call.label, call.input.inputs, call.input.inRefs])).toEqual([
+      ['fetch', {}, []],
+      ['report', { source: 'out_fetch' }, ['out_fetch']],
+    ]);
+    // The pool had fetch's output when report started: its context was planned from it.
+    expect(port.planned.map((input) => input.tasks)).toEqual([['report']]);
+    expect(port.calls[1]?.input.context?.entries.map((entry) => entry.outId)).toEqual(['out_fetch']);
+    // Two outputs in the pool: the post_task hook was due once.
+    expect(port.pruned.map((input) => input.sinceCheckpoint)).toEqual([2]);
+    expect(result).toMatchObject({
+      status: 'completed',
+      outputs: { fetch: ['out_fetch'], report: ['out_report'] },
+      metrics: { totalBytes: 2, failedCount: 0, continuedAsNew: 0, context: metrics },
+    });
+    expect(port.statuses).toEqual(['completed']);
+    expect(port.publishes).toBeGreaterThanOrEqual(3);
+  });
+
+  it('keeps at most maxConcurrent instances in flight, and a loop at its own max_concurrency', async () => {
+    const wide = parseSwarm(`
+name: wide
+tasks:
+  fan: { loop: { type: repeat, count: 6, max_concurrency: 2 }, script: { content: 'true' } }
+  solo: { loop: { type: repeat, count: 4 }, script: { content: 'true' } }
+`);
+    const port = new FakePort();
+    const result = await finished(drive(new SwarmRun({ definition: wide }), port, { maxConcurrent: 3 }));
+    expect(port.peak.get('fan')).toBe(2);
+    expect(port.peak.get('*')).toBe(3);
+    expect(result.outputs.fan).toEqual([0, 1, 2, 3, 4, 5].map((index) => `out_fan#${index}`));
+  });
+
+  it('hands a superstep cut by a full history to the next run, which starts its unstarted instances first', async () => {
+    const wide = parseSwarm(`
+name: split
+tasks:
+  fan: { loop: { type: repeat, count: 5 }, script: { content: 'true' }, output: †data.fan }
+  join: { depends_on: [fan], inputs: { fan: †data.fan }, script: { content: 'true' } }
+`);
+    const first = new FakePort();
+    first.fullAfter = 2;
+    const state = await carried(drive(new SwarmRun({ definition: wide }), first, { maxConcurrent: 1 }));
+    expect(first.calls.map((call) => call.label)).toEqual(['fan#0', 'fan#1']);
+    expect(state).toMatchObject({ resume: ['fan'], generation: 1, tasks: { fan: { status: 'running' } } });
+
+    const next = new FakePort();
+    const result = await finished(drive(new SwarmRun({ definition: wide, carried: state }), next));
+    expect(next.calls.map((call) => call.label)).toEqual(['fan#2', 'fan#3', 'fan#4', 'join']);
+    expect(next.calls[3]?.input.inputs.fan).toHaveLength(5);
+    expect(result).toMatchObject({ status: 'completed', metrics: { continuedAsNew: 1 } });
+    expect(result.outputs.fan).toHaveLength(5);
+  });
+
+  it('continues as new between supersteps when the port asks, carrying what the next run needs', async () => {
+    const port = new FakePort();
+    port.continueAsNew = true;
+    const state = await carried(drive(new SwarmRun({ definition: chain }), port));
+    expect(port.calls.map((call) => call.label)).toEqual(['fetch']);
+    expect(state.resume).toBeUndefined();
+    const next = new FakePort();
+    const result = await finished(drive(new SwarmRun({ definition: chain, carried: state }), next));
+    expect(next.calls.map((call) => call.label)).toEqual(['report']);
+    expect(result.outputs).toEqual({ fetch: ['out_fetch'], report: ['out_report'] });
+  });
+
+  it('waits for a missing input: runs the task once it arrives, fails it when none does', async () => {
+    const gated = parseSwarm(`
+name: gated
+tasks:
+  greet: { inputs: { who: †input.who }, script: { content: 'true' } }
+`);
+    const answered = new FakePort();
+    const run = new SwarmRun({ definition: gated });
+    answered.onWait = () => {
+      run.addInput('who', 'wharf', '2026-01-01T00:00:00.000Z');
+      return true;
+    };
+    const result = await finished(drive(run, answered, { waitForInputsMs: 5_000 }));
+    expect(answered.waits).toEqual([5_000]);
+    expect(answered.calls[0]?.input.inputs).toEqual({ who: 'wharf' });
+    expect(result.status).toBe('completed');
+
+    const silent = new FakePort();
+    const unanswered = await finished(
+      drive(new SwarmRun({ definition: gated }), silent, { waitForInputsMs: 5_000 }),
+    );
+    expect(silent.calls).toEqual([]);
+    expect(unanswered.status).toBe('failed');
+    expect(unanswered.tasks[0]).toMatchObject({
+      status: 'failed',
+      reason: 'inputs never resolved: †input.who',
+      endedAt: 6_000,
+    });
+  });
+
+  it('holds a gated task until it is answered or its deadline passes', async () => {
+    const gated = parseSwarm(`
+name: release
+tasks:
+  deploy: { approval: { timeout: 1m, on_timeout: approve }, script: { content: 'true' } }
+  notify: { approval: { prompt: Tell them? }, script: { content: 'true' } }
+`);
+    const port = new FakePort();
+    const run = new SwarmRun({ definition: gated });
+    port.onWait = (timeoutMs) => {
+      if (timeoutMs === undefined) {
+        run.answerApproval({ task: 'notify', approve: false, comment: 'no' }, port.clock);
+        return true;
+      }
+      port.clock += timeoutMs;
+      return false;
+    };
+    const result = await finished(drive(run, port));
+    // The first wait lasts until deploy's deadline; once it ran, notify's gate has none.
+    expect(port.waits).toEqual([60_000, undefined]);
+    expect(port.calls.map((call) => call.label)).toEqual(['deploy']);
+    expect(result.tasks.map((task) => [task.task, task.status, task.reason])).toEqual([
+      ['deploy', 'done', undefined],
+      ['notify', 'skipped', 'rejected: no'],
+    ]);
+    expect(result.status).toBe('completed');
+  });
+
+  it('starts no instance of a task cancelled while its first ran; its dependents are skipped', async () => {
+    const looped = parseSwarm(`
+name: cancelled
+tasks:
+  fan: { loop: { type: repeat, count: 3 }, script: { content: 'true' } }
+  after: { depends_on: [fan], script: { content: 'true' } }
+`);
+    const port = new FakePort();
+    const run = new SwarmRun({ definition: looped });
+    port.outcome = (call) => {
+      run.cancel('fan', 'not needed', port.clock);
+      return { cancelled: true, reason: run.cancelReason(call.input.task) ?? '' };
+    };
+    const result = await finished(drive(run, port, { maxConcurrent: 1 }));
+    expect(port.calls.map((call) => call.label)).toEqual(['fan#0']);
+    expect(result.tasks.map((task) => [task.task, task.status, task.reason])).toEqual([
+      ['fan', 'cancelled', 'not needed'],
+      ['after', 'skipped', 'dependency fan cancelled'],
+    ]);
+    expect(result.tasks[0]?.instances).toEqual({ done: 3, total: 3 });
+  });
+
+  it('asks the supervisor with every compact payload, and reports its failure beside the outputs', async () => {
+    const supervised = parseSwarm(`
+name: supervised
+agents:
+  boss: { model: mock:boss, tools: [spawn_worker] }
+tasks:
+  a: { script: { content: 'true' } }
+  b: { loop: { type: repeat, count: 2 }, script: { content: 'true' } }
+supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
+`);
+    const port = new FakePort();
+    const answered = await finished(drive(new SwarmRun({ definition: supervised }), port));
+    expect(port.supervised[0]?.input).toMatchObject({
+      task: 'supervisor',
+      workflowId: 'wf-1',
+      spawnable: supervised.agents,
+      supervisor: {
+        question: 'All good?',
+        budgetBytes: 4_000,
+        compacts: ['out_a', 'out_b#0', 'out_b#1'],
+      },
+    });
+    expect(answered).toMatchObject({ status: 'completed', supervisor: { answer: 'all good' } });
+    expect(port.statuses).toEqual(['supervising', 'completed']);
+
+    const failing = new FakePort();
+    failing.answer = { answer: '', evidenceBytes: 0, error: 'unknown model id "mock:boss"' };
+    const failed = await finished(drive(new SwarmRun({ definition: supervised }), failing));
+    expect(failed).toMatchObject({ status: 'failed', metrics: { failedCount: 0 } });
+    expect(failed.outputs.b).toEqual(['out_b#0', 'out_b#1']);
+  });
+
+  it('runs tasks without a context when choosing one fails, and says so', async () => {
+    const port = new FakePort();
+    port.planContextFails = true;
+    const result = await finished(drive(new SwarmRun({ definition: chain }), port));
+    expect(port.calls[1]?.input.context).toBeUndefined();
+    expect(port.warnings).toEqual(['context planning failed; tasks run without context']);
+    expect(result.status).toBe('completed');
+  });
+
+  it('folds a failed subagent: its dependents are skipped and the swarm fails', async () => {
+    const port = new FakePort();
+    port.outcome = (call) =>
+      call.label === 'fetch'
+        ? { ...ok('out_err'), status: 'failed', exitCode: 2, stderrTail: 'boom' }
+        : ok('x');
+    const result = await finished(drive(new SwarmRun({ definition: chain }), port));
+    expect(result.tasks.map((task) => [task.task, task.status, task.reason])).toEqual([
+      ['fetch', 'failed', 'exit 2 · boom'],
+      ['report', 'skipped', 'dependency fetch failed'],
+    ]);
+    expect(result.status).toBe('failed');
+  });
+});

@@ -1,0 +1,211 @@
+// The loop of a swarm run, free of Temporal: it moves a SwarmRun through its supersteps and
+// asks a SwarmPort for everything outside it (activities, child workflows, the clock, waiting
+// for signals, history size). swarm-workflow.ts gives it the Temporal port; its unit test gives
+// it fakes. Deterministic as long as the port is.
+import { loopCaps, TaskSlots } from '../control/task-slots.js';
+import type { SwarmDefinition } from '../shared/swarm-schema.js';
+import type {
+  CarriedState,
+  ContextPlan,
+  ContextPool,
+  PlanContextInput,
+  PruneContextInput,
+  SuperviseResult,
+  SwarmContextMetrics,
+  SwarmProgress,
+  SwarmResult,
+} from '../shared/types.js';
+import {
+  type RunPlace,
+  type SubagentCall,
+  type SupervisorCall,
+  subagentCall,
+  supervisorCall,
+} from '../swarm/activity-calls.js';
+import type { InstanceOutcome, ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
+import { runPool } from './run-pool.js';
+
+/** Everything the swarm loop needs from outside the run. */
+export interface SwarmPort {
+  /** The workflow clock, epoch milliseconds. */
+  now(): number;
+  /**
+   * Runs one instance's subagent (a script as an activity, an agent as a child workflow) and
+   * resolves with how it ended; a failure or a cancellation is an outcome, never a rejection.
+   */
+  runInstance(call: SubagentCall): Promise<InstanceOutcome>;
+  /** Chooses the contexts of the tasks about to run (a local activity). */
+  planContext(input: PlanContextInput): Promise<Record<string, ContextPlan>>;
+  /** The task ids a due `checkpoint_and_prune` hook removes from the pool (a local activity). */
+  pruneContext(input: PruneContextInput): Promise<string[]>;
+  /** Measures the context pool (a local activity). */
+  contextMetrics(input: { definition: SwarmDefinition; pool: ContextPool }): Promise<SwarmContextMetrics>;
+  /**
+   * Runs the supervisor (an agent task) and resolves with its answer, or with `error` set when
+   * it could not answer; never rejects.
+   */
+  supervise(call: SupervisorCall): Promise<SuperviseResult>;
+  /**
+   * Resolves `true` once a signal or update may have let a waiting task run, `false` once
+   * `timeoutMs` passed first (no timeout: waits for the change).
+   */
+  waitForChange(timeoutMs?: number): Promise<boolean>;
+  /** True once this run should start no further subagent (history near its bounds). */
+  historyFull(): boolean;
+  /** True once this run should continue as new between supersteps. */
+  shouldContinueAsNew(): boolean;
+  /** Shows the run's progress outside its history (the Web UI's details, the memo). */
+  publish(): void;
+  /** Sets the swarm's own status (and its search attribute). */
+  setStatus(status: SwarmProgress['status']): void;
+  warn(message: string, attributes: Record<string, unknown>): void;
+}
+
+/** How a swarm run is driven. */
+export interface SwarmDriverOptions {
+  place: RunPlace;
+  /** Most instances in flight at once. */
+  maxConcurrent: number;
+  /** How long to wait for an `addInput` signal once nothing can run but inputs are missing. */
+  waitForInputsMs: number;
+}
+
+/** How {@link driveSwarm} ends: a result, or the state the next run of the chain starts from. */
+export type SwarmEnding =
+  | { next: 'finished'; result: SwarmResult }
+  | { next: 'continue-as-new'; carried: CarriedState };
+
+/**
+ * Drives a swarm run: in each superstep every ready instance runs (at most `maxConcurrent`
+ * at once, a loop's `max_concurrency` of its own), the outcomes fold in task order, the
+ * context pool is pruned and capped. With nothing to run it waits for an answer to a gate (until
+ * its deadline) or for a missing input (`waitForInputsMs`), then fails what can never run.
+ * Ends with the supervisor's answer and the context metrics, or hands over to the next run
+ * when history grows: mid-superstep, the instances not started resume there first.
+ *
+ * @example
+ * ```ts
+ * const ending = await driveSwarm(run, port, { place, maxConcurrent: 200, waitForInputsMs: 0 });
+ * if (ending.next === 'continue-as-new') return continueAsNew({ ...input, carried: ending.carried });
+ * ```
+ */
+export async function driveSwarm(
+  run: SwarmRun,
+  port: SwarmPort,
+  options: SwarmDriverOptions,
+): Promise<SwarmEnding> {
+  const { definition } = run;
+  const slots = new TaskSlots(loopCaps(definition.tasks));
+  port.publish();
+  for (;;) {
+    const { instances, lostInputs } = run.nextStep(port.now());
+    for (const lost of lostInputs) port.warn('resumed instance lost inputs', lost);
+    if (instances.length === 0) {
+      if (run.allFinished()) break;
+      if (run.pendingApprovals().length > 0) {
+        // Gates wait for an answer (an update), or for the first of their timeouts.
+        port.publish();
+        const deadline = run.nextApprovalDeadline();
+        await port.waitForChange(deadline === undefined ? undefined : Math.max(1, deadline - port.now()));
+        continue;
+      }
+      // Nothing can run: tasks wait on inputs that nobody will write unless a signal adds them.
+      if (await port.waitForChange(options.waitForInputsMs)) continue;
+      run.failUnresolved(port.now());
+      port.publish();
+      break;
+    }
+    const plans = await planContexts(instances);
+    const outcomes = await runPool(
+      instances,
+      options.maxConcurrent,
+      (item) => slots.run(item.task, () => runInstance(item, plans[item.task])),
+      { shouldStop: () => port.historyFull() },
+    );
+    // Items start in order: the outcomes are those of a prefix of `instances`.
+    run.fold(instances.slice(0, outcomes.length), outcomes, port.now());
+    const unstarted = [...new Set(instances.slice(outcomes.length).map((item) => item.task))];
+    await pruneContextPool();
+    run.capContextPool();
+    port.publish();
+    if (unstarted.length > 0 || port.shouldContinueAsNew())
+      return { next: 'continue-as-new', carried: run.carry(unstarted) };
+  }
+  return { next: 'finished', result: await finish() };
+
+  /**
+   * The context of every task about to run, chosen from the pool (one local activity per
+   * superstep, none while the pool is empty). Chosen outputs count as read, for LRU pruning.
+   */
+  async function planContexts(instances: readonly ScheduledInstance[]): Promise<Record<string, ContextPlan>> {
+    if (run.contextPool.pool.entries.length === 0) return {};
+    const tasks = run.contextTasks(instances);
+    if (tasks.length === 0) return {};
+    const now = port.now();
+    try {
+      const plans = await port.planContext({ definition, pool: run.contextPool.pool, tasks, now });
+      run.contextPool.markRead(plans, now);
+      return plans;
+    } catch (error) {
+      // A context is a help, not a precondition: run the tasks without one rather than stop.
+      port.warn('context planning failed; tasks run without context', { error: (error as Error).message });
+      return {};
+    }
+  }
+
+  /** Runs the `hooks.post_task` prunes that are due; a prune that fails is retried at the next step. */
+  async function pruneContextPool(): Promise<void> {
+    for (const { index, hook, sinceCheckpoint } of run.contextPool.duePrunes(definition)) {
+      const now = port.now();
+      try {
+        const removed = await port.pruneContext({
+          definition,
+          pool: run.contextPool.pool,
+          hook,
+          sinceCheckpoint,
+          now,
+          pending: run.unfinishedTasks(),
+        });
+        run.contextPool.applyPrune(index, removed, now);
+      } catch (error) {
+        port.warn('context pruning failed; the pool stays as it is', { error: (error as Error).message });
+      }
+    }
+  }
+
+  /** Runs one instance, unless its task was cancelled before the instance could start. */
+  async function runInstance(
+    item: ScheduledInstance,
+    context: ContextPlan | undefined,
+  ): Promise<InstanceOutcome> {
+    const cancelled = run.cancelReason(item.task);
+    if (cancelled !== undefined) return { cancelled: true, reason: cancelled };
+    return port.runInstance(subagentCall(run, item, options.place, context));
+  }
+
+  /** The supervisor's answer (when the swarm has one) and the context metrics, then the result. */
+  async function finish(): Promise<SwarmResult> {
+    let supervisor: SuperviseResult | undefined;
+    if (definition.supervisor !== undefined) {
+      port.setStatus('supervising');
+      port.publish();
+      const call = supervisorCall(run, options.place);
+      // The swarm's outputs stand whatever the supervisor does: its failure is reported beside them.
+      supervisor =
+        call === undefined
+          ? { answer: '', evidenceBytes: 0, error: `agent ${definition.supervisor.agent} is not defined` }
+          : await port.supervise(call);
+    }
+    let context: SwarmContextMetrics | undefined;
+    try {
+      context = await port.contextMetrics({ definition, pool: run.contextPool.pool });
+    } catch (error) {
+      // The swarm's outcome stands; only this figure is missing.
+      port.warn('context metrics failed', { error: (error as Error).message });
+    }
+    const result = run.result({ supervisor, context });
+    port.setStatus(result.status);
+    port.publish();
+    return result;
+  }
+}

@@ -1,0 +1,172 @@
+// The SwarmPort of a real swarm run: activities, child workflows, conditions and the workflow
+// clock of @temporalio/workflow. Deterministic: imports only @temporalio/workflow and pure modules.
+import {
+  CancellationScope,
+  condition,
+  createEventGroup,
+  executeChild,
+  isCancellation,
+  log,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { spawnWorkerToolName } from '../shared/tool-names.js';
+import type { SubagentResult, SuperviseResult, SwarmWorkflowInput } from '../shared/types.js';
+import type { SubagentCall, SupervisorCall } from '../swarm/activity-calls.js';
+import { failedBeforeOutput } from '../swarm/subagent-failure.js';
+import type { InstanceOutcome, SwarmRun } from '../swarm/swarm-run.js';
+import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
+import {
+  contextMetrics,
+  failureMessage,
+  planContext,
+  pruneContext,
+  runSubagent,
+} from './swarm-activities.js';
+import type { SwarmPort } from './swarm-driver.js';
+import type { SwarmHandlerHooks } from './swarm-handlers.js';
+import type { SwarmVisibility } from './swarm-visibility.js';
+
+/**
+ * History size past which a run starts no further subagent of a wide superstep: the ones in
+ * flight finish, then the run continues as new (Temporal suggests staying under 4 MiB).
+ */
+const SPLIT_HISTORY_BYTES = 3 * 1024 * 1024;
+
+/**
+ * The port `driveSwarm` runs against inside the workflow, and the hooks its handlers call:
+ * each task's instances run in a cancellation scope of the task (the `cancelTask` update
+ * cancels it) and an event group of their own; a signal or update bumps the version
+ * `waitForChange` waits on.
+ *
+ * @example
+ * ```ts
+ * const port = new TemporalSwarmPort(run, input, visibility);
+ * registerSwarmHandlers(run, port.hooks);
+ * const ending = await driveSwarm(run, port, options);
+ * ```
+ */
+export class TemporalSwarmPort implements SwarmPort {
+  readonly #run: SwarmRun;
+  readonly #input: SwarmWorkflowInput;
+  readonly #visibility: SwarmVisibility;
+  readonly #scopes = new Map<string, CancellationScope>();
+  /** Bumped by every signal or update that may let a waiting task run. */
+  #version = 0;
+
+  constructor(run: SwarmRun, input: SwarmWorkflowInput, visibility: SwarmVisibility) {
+    this.#run = run;
+    this.#input = input;
+    this.#visibility = visibility;
+  }
+
+  /** What the swarm's handlers reach beyond the run. */
+  get hooks(): SwarmHandlerHooks {
+    return {
+      cancelRunning: (task) => this.#scopes.get(task)?.cancel(),
+      publish: () => this.publish(),
+      inputsChanged: () => {
+        this.#version += 1;
+      },
+    };
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  async runInstance(call: SubagentCall): Promise<InstanceOutcome> {
+    const { task } = call.input;
+    let scope = this.#scopes.get(task);
+    if (scope === undefined) {
+      scope = new CancellationScope();
+      this.#scopes.set(task, scope);
+    }
+    // One event group per subagent: the Web UI groups its events under its label.
+    const group = createEventGroup(call.title, { id: `subagent:${call.label}` });
+    try {
+      return await scope.run(() => group.withScope(() => this.#dispatch(call)));
+    } catch (error) {
+      if (isCancellation(error))
+        return { cancelled: true, reason: this.#run.cancelReason(task) ?? 'cancelled' };
+      return failedBeforeOutput(call.label, failureMessage(error));
+    }
+  }
+
+  planContext: SwarmPort['planContext'] = (input) => planContext(input);
+
+  pruneContext: SwarmPort['pruneContext'] = (input) => pruneContext(input);
+
+  contextMetrics: SwarmPort['contextMetrics'] = (input) => contextMetrics(input);
+
+  /** The supervisor as a child `agentTaskWorkflow` `<swarm>/supervisor`, one activity per step. */
+  async supervise(call: SupervisorCall): Promise<SuperviseResult> {
+    try {
+      const answer = await executeChild(agentTaskWorkflow, {
+        workflowId: `${workflowInfo().workflowId}/supervisor`,
+        staticSummary: call.summary,
+        args: [call.input],
+      });
+      return answer.supervisor ?? { answer: '', evidenceBytes: 0, error: 'the supervisor gave no answer' };
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return { answer: '', evidenceBytes: 0, error: failureMessage(error) };
+    }
+  }
+
+  async waitForChange(timeoutMs?: number): Promise<boolean> {
+    const seen = this.#version;
+    if (timeoutMs === undefined) {
+      await condition(() => this.#version !== seen);
+      return true;
+    }
+    return condition(() => this.#version !== seen, timeoutMs);
+  }
+
+  historyFull(): boolean {
+    return this.shouldContinueAsNew() || workflowInfo().historySize >= SPLIT_HISTORY_BYTES;
+  }
+
+  shouldContinueAsNew(): boolean {
+    const current = workflowInfo();
+    return (
+      current.continueAsNewSuggested || current.historyLength >= (this.#input.historyEventLimit ?? 10_000)
+    );
+  }
+
+  publish(): void {
+    this.#visibility.publish();
+  }
+
+  setStatus(status: SwarmRun['status']): void {
+    this.#visibility.setStatus(status);
+  }
+
+  warn(message: string, attributes: Record<string, unknown>): void {
+    log.warn(message, attributes);
+  }
+
+  /**
+   * A script runs as a `runSubagent` activity; an agent as an `agentTaskWorkflow` child, one
+   * activity per model call and per tool call, so a worker that dies mid-task never pays again
+   * for a finished model call.
+   */
+  #dispatch(call: SubagentCall): Promise<SubagentResult> {
+    if (call.input.agent === undefined) return runSubagent.executeWithOptions(call.options, [call.input]);
+    return executeChild(agentTaskWorkflow, {
+      workflowId: agentWorkflowId(workflowInfo().workflowId, call.label),
+      staticSummary: call.options.summary,
+      args: [
+        {
+          ...call.input,
+          ...(this.#input.heartbeatTimeoutMs === undefined
+            ? {}
+            : { heartbeatTimeoutMs: this.#input.heartbeatTimeoutMs }),
+          // The agents its `spawn_worker` tool may start.
+          ...(call.input.agent.tools.includes(spawnWorkerToolName)
+            ? { spawnable: this.#run.definition.agents }
+            : {}),
+        },
+      ],
+    });
+  }
+}
