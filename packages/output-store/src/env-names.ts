@@ -10,6 +10,8 @@
  */
 export const spawnEnv = {
   inRefs: 'IN_REFS',
+  /** Set instead of `IN_REFS` when the refs are too many for a variable: a file holding a JSON array of output ids. */
+  inRefsFile: 'WHARF_IN_REFS_FILE',
   outputUrl: 'WHARF_OUTPUT_URL',
   outputToken: 'WHARF_OUTPUT_TOKEN',
   /** Base of the spawn's EMIT idempotency keys, the same for every retry of the spawn. */

@@ -35,6 +35,32 @@ export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from 
 export { jsonEnvelopeType } from './intake/json-envelope-type.js';
 export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
 export { reservedLabelKeys } from './label-keys.js';
+export {
+  entryOutIds,
+  type IndexItemsOptions,
+  type IndexItemsResult,
+  type ItemFormat,
+  type ItemIndex,
+  indexItems,
+  isManifestRecord,
+  itemIndexContentType,
+  MANIFEST_FORMAT,
+  type Manifest,
+  type ManifestChunkInput,
+  type ManifestChunkRef,
+  type ManifestInput,
+  manifestChunkContentType,
+  manifestContentType,
+  manifestEntries,
+  manifestPartLabel,
+  manifestRefs,
+  parseChunk,
+  parseManifest,
+  readItem,
+  readManifest,
+  writeManifest,
+  writeManifestChunk,
+} from './manifest/index.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
 export { type ReadBody, readBody } from './read-body.js';
 export { planRetention, type RetentionCandidate } from './retention.js';

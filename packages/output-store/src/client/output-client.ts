@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnEnv } from '../env-names.js';
+import type { Manifest } from '../manifest/manifest-format.js';
 import { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 import { emitResponseSchema, errorResponseSchema, outputRecordSchema } from '../schemas.js';
 import type { OutputRecord, OutputRef } from '../types.js';
@@ -14,6 +16,7 @@ import {
   retryAfterMs,
   retryDelayMs,
 } from './emit-retry.js';
+import { clientManifest, clientManifestRefs } from './read-manifest-client.js';
 import { ReplayableBody } from './replayable-body.js';
 
 /**
@@ -109,11 +112,7 @@ export class OutputClient {
     this.#fetch = options.fetch ?? fetch;
     this.#retry = emitRetryPolicy(options.retry);
     this.emitKeyBase = env[spawnEnv.emitKey] || undefined;
-    this.inRefs = (env[spawnEnv.inRefs] ?? '')
-      .split(',')
-      .map((outId) => outId.trim())
-      .filter((outId) => outId.length > 0)
-      .map((outId) => ({ outId }));
+    this.inRefs = inRefsOf(env);
   }
 
   /** Sends a body to the intake and returns its ref. */
@@ -214,6 +213,16 @@ export class OutputClient {
     return new Uint8Array(await response.arrayBuffer());
   }
 
+  /** A stored list's manifest (a fan-out's outputs): its count and chunks. */
+  async readManifest(ref: OutputRef): Promise<Manifest> {
+    return clientManifest(this, ref);
+  }
+
+  /** The out ids a stored list names, chunk by chunk, in order. */
+  async manifestRefs(ref: OutputRef): Promise<OutputRef[]> {
+    return clientManifestRefs(this, ref);
+  }
+
   /** The body of an input ref decoded as UTF-8. */
   async readInputText(ref: OutputRef): Promise<string> {
     return Buffer.from(await this.readInput(ref)).toString('utf8');
@@ -235,6 +244,32 @@ export class OutputClient {
     const message = failure.success ? failure.data.error.message : `intake answered ${response.status}`;
     throw new OutputStoreError(code as OutputStoreErrorCode, message);
   }
+}
+
+/** `IN_REFS` (comma-separated), or the JSON array of ids in the file `WHARF_IN_REFS_FILE` names. */
+function inRefsOf(env: Readonly<Record<string, string | undefined>>): OutputRef[] {
+  const file = env[spawnEnv.inRefsFile];
+  let ids: unknown[];
+  if (file) {
+    try {
+      ids = JSON.parse(readFileSync(file, 'utf8')) as unknown[];
+    } catch (error) {
+      throw new OutputStoreError(
+        'INVALID_EVENT',
+        `${spawnEnv.inRefsFile} (${file}): ${(error as Error).message}`,
+      );
+    }
+    if (!Array.isArray(ids))
+      throw new OutputStoreError(
+        'INVALID_EVENT',
+        `${spawnEnv.inRefsFile} (${file}) does not hold a JSON array`,
+      );
+  } else ids = (env[spawnEnv.inRefs] ?? '').split(',');
+  return ids
+    .filter((outId): outId is string => typeof outId === 'string')
+    .map((outId) => outId.trim())
+    .filter((outId) => outId.length > 0)
+    .map((outId) => ({ outId }));
 }
 
 let defaultClient: OutputClient | undefined;

@@ -1,0 +1,32 @@
+export {
+  type IndexItemsOptions,
+  type IndexItemsResult,
+  type ItemFormat,
+  type ItemIndex,
+  indexItems,
+  readItem,
+} from './item-index.js';
+export {
+  entryOutIds,
+  itemIndexContentType,
+  MANIFEST_FORMAT,
+  type Manifest,
+  type ManifestChunkRef,
+  manifestChunkContentType,
+  manifestContentType,
+  manifestPartLabel,
+} from './manifest-format.js';
+export {
+  isManifestRecord,
+  manifestEntries,
+  manifestRefs,
+  parseChunk,
+  parseManifest,
+  readManifest,
+} from './read-manifest.js';
+export {
+  type ManifestChunkInput,
+  type ManifestInput,
+  writeManifest,
+  writeManifestChunk,
+} from './write-manifest.js';

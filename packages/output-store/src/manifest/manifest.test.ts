@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { InMemoryOutputStore } from '../in-memory-output-store.js';
+import { isManifestRecord, manifestEntries, manifestRefs, readManifest } from './read-manifest.js';
+import { writeManifest, writeManifestChunk } from './write-manifest.js';
+
+const producer = { ownerId: 'o', runId: 'r', spawnId: 'fan.manifest' };
+
+describe('stored lists (manifests)', () => {
+  it('stores chunks and a manifest; readers get every entry and every out id, in order', async () => {
+    const store = new InMemoryOutputStore();
+    const first = await writeManifestChunk(store, {
+      producer,
+      idempotencyKey: 'fan/0',
+      entries: ['out_a', { outIds: ['out_b', 'out_c'] }],
+    });
+    const second = await writeManifestChunk(store, {
+      producer,
+      idempotencyKey: 'fan/1',
+      entries: [{ status: 'failed', outIds: [] }],
+    });
+    const ref = await writeManifest(store, { producer, idempotencyKey: 'fan', chunks: [first, second] });
+    expect(isManifestRecord(await store.stat(ref))).toBe(true);
+    expect(await readManifest(store, ref)).toEqual({
+      format: 'wharf-manifest/1',
+      count: 3,
+      chunks: [first, second],
+    });
+    expect(await manifestRefs(store, ref)).toEqual(['out_a', 'out_b', 'out_c']);
+    const entries: unknown[] = [];
+    for await (const entry of manifestEntries(store, ref)) entries.push(entry);
+    expect(entries).toHaveLength(3);
+    // A retried write with the same key and entries stores nothing new.
+    expect(
+      await writeManifestChunk(store, {
+        producer,
+        idempotencyKey: 'fan/0',
+        entries: ['out_a', { outIds: ['out_b', 'out_c'] }],
+      }),
+    ).toEqual(first);
+  });
+
+  it('refuses a body that is no manifest, naming the output and the field', async () => {
+    const store = new InMemoryOutputStore();
+    const bad = await store.emit({
+      producer,
+      content: { kind: 'text', text: '{"format":"wharf-manifest/1","count":2,"chunks":[]}' },
+      idempotencyKey: 'bad',
+    });
+    await expect(readManifest(store, bad)).rejects.toMatchObject({
+      code: 'STORAGE_FAILURE',
+      message: `output ${bad.outId} is not a manifest: count count is not the sum of the chunks’ counts`,
+    });
+    const text = await store.emit({
+      producer,
+      content: { kind: 'text', text: 'hello' },
+      idempotencyKey: 'text',
+    });
+    await expect(readManifest(store, text)).rejects.toThrow(/its body is not JSON/);
+  });
+});
