@@ -50,6 +50,7 @@ export {
   type ManifestChunkRef,
   type ManifestInput,
   manifestChunkContentType,
+  manifestChunks,
   manifestContentType,
   manifestEntries,
   manifestPartLabel,

@@ -21,7 +21,7 @@ export async function clientManifest(client: BodyReader, ref: OutputRef): Promis
 
 /**
  * The out ids a stored list names, read chunk by chunk through the intake
- * (`OutputClient.manifestRefs`).
+ * (`OutputClient.manifestRefs`; nested manifests in their place).
  *
  * @example
  * ```ts
@@ -32,6 +32,10 @@ export async function clientManifestRefs(client: BodyReader, ref: OutputRef): Pr
   const manifest = await clientManifest(client, ref);
   const refs: OutputRef[] = [];
   for (const chunk of manifest.chunks) {
+    if (chunk.manifest === true) {
+      refs.push(...(await clientManifestRefs(client, { outId: chunk.outId })));
+      continue;
+    }
     const entries = parseChunk(chunk.outId, await client.readInputText({ outId: chunk.outId }));
     for (const entry of entries) for (const outId of entryOutIds(entry)) refs.push({ outId });
   }

@@ -18,6 +18,7 @@ export {
 } from './manifest-format.js';
 export {
   isManifestRecord,
+  manifestChunks,
   manifestEntries,
   manifestRefs,
   parseChunk,

@@ -2,7 +2,7 @@ import { OutputRangeError, StorageFailureError } from '../errors.js';
 import { readBody } from '../read-body.js';
 import type { OutputRef, OutputStore, Producer } from '../types.js';
 import { itemIndexContentType, manifestPartLabel } from './manifest-format.js';
-import { isManifestRecord, parseChunk, readManifest } from './read-manifest.js';
+import { isManifestRecord, manifestChunks } from './read-manifest.js';
 import { BodyScanner, type ItemSpans } from './scan-items.js';
 
 /** Bytes of one item's record in an index: its output id (20 ASCII bytes), start and end (6 bytes each). */
@@ -61,10 +61,16 @@ export async function indexItems(store: OutputStore, options: IndexItemsOptions)
   const earlier = await store.findByIdempotencyKey(options.producer, options.idempotencyKey);
   if (earlier !== undefined) {
     const record = await store.stat(earlier);
+    const count = record.sizeBytes / ITEM_RECORD_BYTES;
+    if (count > options.maxItems)
+      return {
+        ok: false,
+        reason: `the list ${options.source.outId} has ${count} items, more than ${options.maxItems} (max_items)`,
+      };
     return {
       ok: true,
       index: earlier,
-      count: record.sizeBytes / ITEM_RECORD_BYTES,
+      count,
       format: record.labels['wharf.format'] === 'json' ? 'json' : 'line',
       kind: (record.labels['wharf.kind'] as ItemIndex['kind'] | undefined) ?? 'lines',
     };
@@ -132,14 +138,10 @@ async function manifestSpans(
   store: OutputStore,
   options: IndexItemsOptions,
 ): Promise<{ ok: true; outIds: string[]; spans: ItemSpans[] } | { ok: false; reason: string }> {
-  const manifest = await readManifest(store, options.source);
   const outIds: string[] = [];
   const spans: ItemSpans[] = [];
   let count = 0;
-  for (const chunk of manifest.chunks) {
-    const { bytes } = await readBody(store, { outId: chunk.outId });
-    const text = bytes.toString('utf8');
-    const entries = options.status === undefined ? undefined : parseChunk(chunk.outId, text);
+  for await (const { chunk, bytes, entries } of manifestChunks(store, options.source)) {
     const found: ItemSpans = { starts: [], ends: [] };
     let start = 0;
     let line = 0;
@@ -147,9 +149,12 @@ async function manifestSpans(
       let end = bytes.indexOf(0x0a, start);
       if (end === -1) end = bytes.length;
       if (end > start) {
-        const entry = entries?.[line];
+        const entry = entries[line];
         line += 1;
-        if (entries === undefined || (entry as { status?: unknown } | null)?.status === options.status) {
+        if (
+          options.status === undefined ||
+          (entry as { status?: unknown } | null)?.status === options.status
+        ) {
           found.starts.push(start);
           found.ends.push(end);
         }

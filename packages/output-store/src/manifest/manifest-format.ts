@@ -13,7 +13,9 @@ export const manifestPartLabel = 'wharf.part';
 export const MANIFEST_FORMAT = 'wharf-manifest/1';
 
 /**
- * One chunk of a stored list: its output id and how many entries (lines) it holds.
+ * One chunk of a stored list: its output id and how many entries (lines) it holds; with
+ * `manifest: true`, a manifest of its own whose entries come here in order (a long list's
+ * writer folds its first chunks into one, so the list it carries stays short).
  *
  * @example
  * ```ts
@@ -23,6 +25,7 @@ export const MANIFEST_FORMAT = 'wharf-manifest/1';
 export interface ManifestChunkRef {
   readonly outId: string;
   readonly count: number;
+  readonly manifest?: true;
 }
 
 /**
@@ -46,7 +49,13 @@ export const manifestSchema = z
   .object({
     format: z.literal(MANIFEST_FORMAT),
     count: z.number().int().nonnegative(),
-    chunks: z.array(z.object({ outId: z.string().min(1), count: z.number().int().nonnegative() })),
+    chunks: z.array(
+      z.object({
+        outId: z.string().min(1),
+        count: z.number().int().nonnegative(),
+        manifest: z.literal(true).optional(),
+      }),
+    ),
   })
   .refine((manifest) => manifest.chunks.reduce((sum, chunk) => sum + chunk.count, 0) === manifest.count, {
     message: 'count is not the sum of the chunks’ counts',

@@ -39,6 +39,24 @@ describe('stored lists (manifests)', () => {
     ).toEqual(first);
   });
 
+  it('reads a chunk that is a manifest itself in its place', async () => {
+    const store = new InMemoryOutputStore();
+    const chunk = (key: string, entries: string[]) =>
+      writeManifestChunk(store, { producer, idempotencyKey: key, entries });
+    const inner = await writeManifest(store, {
+      producer,
+      idempotencyKey: 'inner',
+      chunks: [await chunk('a', ['out_1', 'out_2']), await chunk('b', ['out_3'])],
+    });
+    const outer = await writeManifest(store, {
+      producer,
+      idempotencyKey: 'outer',
+      chunks: [{ outId: inner.outId, count: 3, manifest: true }, await chunk('c', ['out_4'])],
+    });
+    expect(await manifestRefs(store, outer)).toEqual(['out_1', 'out_2', 'out_3', 'out_4']);
+    expect((await readManifest(store, outer)).count).toBe(4);
+  });
+
   it('refuses a body that is no manifest, naming the output and the field', async () => {
     const store = new InMemoryOutputStore();
     const bad = await store.emit({

@@ -1,7 +1,13 @@
 import { StorageFailureError } from '../errors.js';
 import { readBody } from '../read-body.js';
 import type { OutputRecord, OutputRef, OutputStore } from '../types.js';
-import { entryOutIds, type Manifest, manifestContentType, manifestSchema } from './manifest-format.js';
+import {
+  entryOutIds,
+  type Manifest,
+  type ManifestChunkRef,
+  manifestContentType,
+  manifestSchema,
+} from './manifest-format.js';
 
 /**
  * True when the record is a manifest (what {@link readManifest} reads).
@@ -79,7 +85,8 @@ export function parseChunk(outId: string, text: string): unknown[] {
 }
 
 /**
- * Every entry of a stored list, chunk by chunk, in order: one chunk in memory at a time.
+ * Every entry of a stored list, chunk by chunk, in order (a chunk that is a manifest itself
+ * gives its entries in its place): one chunk in memory at a time.
  *
  * @example
  * ```ts
@@ -87,16 +94,37 @@ export function parseChunk(outId: string, text: string): unknown[] {
  * ```
  */
 export async function* manifestEntries(store: OutputStore, ref: OutputRef): AsyncGenerator<unknown> {
-  const manifest = await readManifest(store, ref);
-  for (const chunk of manifest.chunks) {
-    const { bytes } = await readBody(store, { outId: chunk.outId });
-    const entries = parseChunk(chunk.outId, bytes.toString('utf8'));
+  for await (const { chunk, entries } of manifestChunks(store, ref)) {
     if (entries.length !== chunk.count) {
       throw new StorageFailureError(
         `manifest ${ref.outId}: chunk ${chunk.outId} holds ${entries.length} entries, the manifest says ${chunk.count}`,
       );
     }
     yield* entries;
+  }
+}
+
+/**
+ * The chunks of a stored list in order, each with its entries and its body's text (nested
+ * manifests walked in their place).
+ *
+ * @example
+ * ```ts
+ * for await (const { chunk, entries } of manifestChunks(store, ref)) console.log(chunk.outId, entries.length);
+ * ```
+ */
+export async function* manifestChunks(
+  store: OutputStore,
+  ref: OutputRef,
+): AsyncGenerator<{ chunk: ManifestChunkRef; bytes: Buffer; entries: unknown[] }> {
+  const manifest = await readManifest(store, ref);
+  for (const chunk of manifest.chunks) {
+    if (chunk.manifest === true) {
+      yield* manifestChunks(store, { outId: chunk.outId });
+      continue;
+    }
+    const { bytes } = await readBody(store, { outId: chunk.outId });
+    yield { chunk, bytes, entries: parseChunk(chunk.outId, bytes.toString('utf8')) };
   }
 }
 

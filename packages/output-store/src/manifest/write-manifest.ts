@@ -69,7 +69,11 @@ export async function writeManifest(store: OutputStore, input: ManifestInput): P
   const manifest: Manifest = {
     format: MANIFEST_FORMAT,
     count: input.chunks.reduce((sum, chunk) => sum + chunk.count, 0),
-    chunks: input.chunks.map((chunk) => ({ outId: chunk.outId, count: chunk.count })),
+    chunks: input.chunks.map((chunk) => ({
+      outId: chunk.outId,
+      count: chunk.count,
+      ...(chunk.manifest === true ? { manifest: true as const } : {}),
+    })),
   };
   return store.emit({
     producer: input.producer,
