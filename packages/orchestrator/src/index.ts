@@ -18,7 +18,7 @@ export {
   renderPendingApprovals,
 } from './control/approval-gate.js';
 export { type ConditionLookup, evaluateWhen, truthy, type WhenOutcome } from './control/evaluate-when.js';
-export { expandMapLoop, MAX_MAP_ITEMS, type MapExpansion } from './control/expand-map-loop.js';
+export { expandMapLoop, type MapExpansion, type StoredListSource } from './control/expand-map-loop.js';
 export type { GraphDefinition, GraphTask } from './dsl/graph-definition.js';
 export { InvalidConditionError } from './dsl/invalid-condition-error.js';
 export { type MissingInput, missingInputs } from './dsl/missing-inputs.js';
@@ -54,6 +54,7 @@ export {
 } from './shared/definitions.js';
 export { renderProgressTable, renderTaskTable, statusMarks } from './shared/progress-table.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
+export { isStoredListValue, type StoredListValue, storedOutputOf } from './shared/stored-list.js';
 export {
   describeSwarmFailure,
   isTaskFailure,
@@ -64,6 +65,7 @@ export {
 export {
   type AgentDefinition,
   type ApprovalDefinition,
+  DEFAULT_MAX_ITEMS,
   durationSchema,
   type LoopDefinition,
   type SwarmDefinition,
@@ -85,7 +87,11 @@ export type {
   ContextPool,
   ContextPoolEntry,
   DataPlaneIdentity,
+  IndexItemsInput,
+  InstanceRecord,
   LiveInstance,
+  ManifestPartInput,
+  MapItems,
   OutputRefJson,
   PlanContextInput,
   PruneContextInput,

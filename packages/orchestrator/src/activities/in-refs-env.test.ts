@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { IN_REFS_ENV_MAX_BYTES, inRefsEnv } from './in-refs-env.js';
+import { IN_REFS_ENV_MAX_BYTES, inputsEnv, inRefsEnv } from './in-refs-env.js';
 
 const run = promisify(execFile);
 
@@ -39,6 +39,38 @@ describe('inRefsEnv', () => {
     // Node throws spawn errors synchronously: start inside an async function to get a rejection.
     const start = async () =>
       run('sh', ['-c', 'true'], { env: { PATH: process.env.PATH, IN_REFS: refs.join(',') } });
+    await expect(start()).rejects.toThrow(/E2BIG/);
+  });
+});
+
+describe('inputsEnv', () => {
+  let dir: string;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wharf-inputs-'));
+  });
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('passes small inputs in WHARF_INPUTS', async () => {
+    expect(await inputsEnv({ item: 'a.ts', index: 0 }, dir)).toEqual({
+      WHARF_INPUTS: '{"item":"a.ts","index":0}',
+    });
+  });
+
+  it('writes the inputs of a join over 3,000 instances to a file a child starts with (in the variable: E2BIG)', async () => {
+    const each = Array.from({ length: 3_000 }, (_, index) => ({
+      outId: `out_${String(index).padStart(16, '0')}`,
+      preview: 'ok',
+    }));
+    const env = await inputsEnv({ each }, dir);
+    expect(env.WHARF_INPUTS).toBeUndefined();
+    const { stdout } = await run('sh', ['-c', 'wc -c < "$WHARF_INPUTS_FILE"'], {
+      env: { PATH: process.env.PATH, ...env },
+    });
+    expect(Number(stdout.trim())).toBe(JSON.stringify({ each }).length);
+    const start = async () =>
+      run('sh', ['-c', 'true'], { env: { PATH: process.env.PATH, WHARF_INPUTS: JSON.stringify({ each }) } });
     await expect(start()).rejects.toThrow(/E2BIG/);
   });
 });

@@ -20,9 +20,10 @@ import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
-import { inRefsEnv } from './in-refs-env.js';
+import { inputsEnv, inRefsEnv } from './in-refs-env.js';
 import { summarizeStream } from './output-summary.js';
 import { recordWorker } from './record-worker.js';
+import { expandedInRefs, instanceInputs } from './stored-lists.js';
 import { subagentContext } from './subagent-context.js';
 import { subagentResult } from './subagent-result.js';
 
@@ -87,6 +88,9 @@ export async function runScript(
   // Per attempt: an orphaned script of a killed attempt never shares files with its retry.
   const spillDir = join(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
   await mkdir(spillDir, { recursive: true });
+  // A stored map item and stored lists among the inputs, a loop dependency's manifest: read now.
+  const inputs = await instanceInputs(input, store);
+  const inRefs = await expandedInRefs(input, store);
   const smartContext = await subagentContext(input.context, store);
   // Absolute: the script may run in another directory (workdir, its own cwd).
   const contextFile = smartContext === undefined ? undefined : resolve(spillDir, 'context.txt');
@@ -100,16 +104,16 @@ export async function runScript(
     env: {
       ...dependencies.env,
       ...script.env,
-      ...dependencies.spawnEnv?.(ids, input),
-      // A wide join's refs go through a file: one variable over 128 KiB fails the spawn.
-      ...(await inRefsEnv(input.inRefs, spillDir)),
+      ...dependencies.spawnEnv?.(ids, { ...input, inRefs, inputs }),
+      // A wide join's refs and large inputs go through files: one variable over 128 KiB fails the spawn.
+      ...(await inRefsEnv(inRefs, spillDir)),
+      ...(await inputsEnv(inputs, spillDir)),
       // Retry-stable: a retried script that EMITs the same outputs again gets the same refs.
       [spawnEnv.emitKey]: scriptEmitKey(ids),
       WHARF_TASK: input.task,
       WHARF_INSTANCE: String(input.instance),
       // The workflow id, under the variable name scripts already read.
       WHARF_RUN_ID: input.workflowId,
-      WHARF_INPUTS: JSON.stringify(input.inputs),
       ...(contextFile === undefined ? {} : { WHARF_CONTEXT_FILE: contextFile }),
     },
     // The full output is always kept on disk so the store gets it whole, whatever the caps.

@@ -5,10 +5,12 @@ import { generateText, type ModelMessage } from 'ai';
 import type { SubagentIds } from '../activities/activity-identity.js';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
+import { instanceInputs } from '../activities/stored-lists.js';
 import { subagentContext } from '../activities/subagent-context.js';
 import { subagentResult } from '../activities/subagent-result.js';
 import { isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { isStoredListValue } from '../shared/stored-list.js';
 import type {
   AgentActivities,
   AgentFinishInput,
@@ -41,6 +43,8 @@ import { usageOf } from './usage-of.js';
 export { type AgentActivityDependencies, TOOL_OUTPUT_BUDGET } from './agent-step-context.js';
 
 const PREVIEW_CHARS = 300;
+/** A stored list among an agent's inputs with at most this many entries is shown whole in its prompt. */
+const PROMPT_LIST_ENTRIES = 100;
 
 /**
  * The activities of a durable agent task, one per step: `agentStart` stores the brief and
@@ -88,6 +92,14 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         );
       }
       const startedAt = new Date();
+      // A stored map item is read now; a stored list among the inputs is shown whole when short.
+      const inputs = await instanceInputs(input, store, { expandUpTo: PROMPT_LIST_ENTRIES });
+      const manifests = [
+        ...(input.inManifests ?? []),
+        ...Object.values(inputs)
+          .filter(isStoredListValue)
+          .map((list) => list.$manifest),
+      ];
       const brief: AgentBrief = {
         swarm: input.swarm,
         task: input.task,
@@ -106,8 +118,14 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         maxSteps: agent.max_steps,
         limits: { ...(input.limits ?? {}), ...(input.definition.limits ?? {}) },
         ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
-        readable: [...input.inRefs, ...(input.context?.entries ?? []).map((entry) => entry.outId)],
+        readable: [
+          ...input.inRefs,
+          ...manifests,
+          ...(input.context?.entries ?? []).map((entry) => entry.outId),
+        ],
         inRefs: input.inRefs,
+        // A stored list names outputs of the whole run: its chunks and what they list.
+        ...(manifests.length > 0 ? { readRun: true } : {}),
         ...(input.spawnable === undefined ? {} : { spawnable: Object.keys(input.spawnable) }),
         startedAt: startedAt.toISOString(),
         ...(input.supervisor === undefined ? {} : { evidenceBudgetBytes: input.supervisor.budgetBytes }),
@@ -132,7 +150,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
               role: 'user',
               content:
                 input.supervisor === undefined
-                  ? agentPrompt(input, context?.text)
+                  ? agentPrompt({ ...input, inputs }, context?.text)
                   : supervisorPrompt(input.supervisor.question, input.supervisor.compacts),
             },
           ],

@@ -22,6 +22,8 @@ export const agentBriefSchema = z.object({
   /** IN_REFS and the outputs of the task's context: what `read_input` may read. */
   readable: z.array(z.string()),
   inRefs: z.array(z.string()),
+  /** It reads stored lists: it may read any output of its run (their chunks and what they name). */
+  readRun: z.boolean().optional(),
   /** The agents `spawn_worker` may start; absent when this task may not spawn. */
   spawnable: z.array(z.string()).optional(),
   startedAt: z.string(),

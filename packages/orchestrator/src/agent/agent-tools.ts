@@ -119,12 +119,14 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
       store,
       inRefs: brief.inRefs,
       readable,
-      // Its own records too (a cut tool output names the out id of the whole), and what the
-      // workers it spawned stored (their job ids are `<job>.spawn-<n>`).
+      // Its own records too (a cut tool output names the out id of the whole), what the
+      // workers it spawned stored (their job ids are `<job>.spawn-<n>`), and with stored lists
+      // among its inputs every output of its run.
       mayRead: (record) =>
         record.producer.ownerId === scope.ownerId &&
         record.producer.runId === scope.runId &&
-        (record.producer.spawnId === scope.spawnId ||
+        (brief.readRun === true ||
+          record.producer.spawnId === scope.spawnId ||
           record.producer.spawnId.startsWith(`${scope.spawnId}.spawn-`)),
     }),
     ...createEvidenceTools({

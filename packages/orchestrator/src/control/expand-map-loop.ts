@@ -1,25 +1,43 @@
-// Pure: turns the value a `loop: { type: map, over }` resolved to into its items.
+// Pure: turns the value a `loop: { type: map, over }` resolved to into its items, or into the
+// stored list its items are read from.
 
-/** Most items one map loop fans out over (the same bound as `loop.count`). */
-export const MAX_MAP_ITEMS = 10_000;
+import { isStoredListValue, storedOutputOf } from '../shared/stored-list.js';
+import { DEFAULT_MAX_ITEMS } from '../shared/swarm-schema.js';
 
-/** Outcome of {@link expandMapLoop}: the items, or why the value cannot be fanned out over. */
-export type MapExpansion = { ok: true; items: unknown[] } | { ok: false; reason: string };
+/** A stored list a map loop reads its items from: a task's output, or a loop's results. */
+export interface StoredListSource {
+  /** The output (a body of lines or one JSON array) or manifest holding the items. */
+  source: string;
+  /** A loop's results: only the records of this instance status. */
+  status?: 'ok' | 'failed';
+}
+
+/**
+ * Outcome of {@link expandMapLoop}: the items, the stored list to read them from, or why the
+ * value cannot be fanned out over.
+ */
+export type MapExpansion =
+  | { ok: true; items: unknown[] }
+  | { ok: true; stored: StoredListSource }
+  | { ok: false; reason: string };
 
 /**
  * The items a map loop runs one instance for: a list as it is; a string split into its
- * non-blank lines, trimmed (so a script's stdout `preview` can list items one per line). Any
- * other value, or more than {@link MAX_MAP_ITEMS} items, is refused with a reason that names
- * what was found.
+ * non-blank lines, trimmed; a task's output value (what `output: †data.x` holds for a task
+ * without a loop) or a loop's stored list: the stored list, whose items the workflow never
+ * holds (the worker counts them and each instance reads its own). Any other value, or more
+ * than `maxItems` items, is refused with a reason that names what was found.
  *
  * @example
  * ```ts
  * expandMapLoop(['a', 'b']); // { ok: true, items: ['a', 'b'] }
  * expandMapLoop('a\nb\n'); // { ok: true, items: ['a', 'b'] }
- * expandMapLoop({ a: 1 }); // { ok: false, reason: 'loop.over is an object, not a list' }
+ * expandMapLoop({ outId: 'out_1', outIds: ['out_1'], status: 'ok', bytes: 9, exitCode: 0, preview: '' });
+ * // { ok: true, stored: { source: 'out_1' } }
+ * expandMapLoop(42); // { ok: false, reason: 'loop.over is a number (42), not a list' }
  * ```
  */
-export function expandMapLoop(value: unknown): MapExpansion {
+export function expandMapLoop(value: unknown, maxItems: number = DEFAULT_MAX_ITEMS): MapExpansion {
   let items: unknown[];
   if (Array.isArray(value)) items = value;
   else if (typeof value === 'string')
@@ -27,9 +45,19 @@ export function expandMapLoop(value: unknown): MapExpansion {
       .split('\n')
       .map((line) => line.trim())
       .filter((line) => line !== '');
-  else return { ok: false, reason: `loop.over is ${describe(value)}, not a list` };
-  if (items.length > MAX_MAP_ITEMS)
-    return { ok: false, reason: `loop.over has ${items.length} items, more than ${MAX_MAP_ITEMS}` };
+  else if (isStoredListValue(value)) {
+    if (value.count > maxItems)
+      return { ok: false, reason: `loop.over has ${value.count} items, more than max_items ${maxItems}` };
+    return { ok: true, stored: { source: value.$manifest, status: value.status } };
+  } else {
+    const stored = storedOutputOf(value);
+    if (stored === null)
+      return { ok: false, reason: 'loop.over is the output of a task that stored nothing' };
+    if (stored !== undefined) return { ok: true, stored: { source: stored } };
+    return { ok: false, reason: `loop.over is ${describe(value)}, not a list` };
+  }
+  if (items.length > maxItems)
+    return { ok: false, reason: `loop.over has ${items.length} items, more than max_items ${maxItems}` };
   return { ok: true, items };
 }
 

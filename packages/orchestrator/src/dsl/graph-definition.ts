@@ -8,8 +8,8 @@ export interface GraphTask {
   inputs?: Readonly<Record<string, string>> | undefined;
   /** A `when:` condition; its references are checked like inputs. */
   when?: string | undefined;
-  /** A map loop's `over` reference, checked like an input. */
-  loop?: { type?: string; over?: string | undefined } | undefined;
+  /** A map loop's `over` reference, checked like an input; a repeat loop's count (a loop's output is a stored list). */
+  loop?: { type?: string; over?: string | undefined; count?: number | undefined } | undefined;
   output?: string | { path: string } | undefined;
 }
 

@@ -36,7 +36,14 @@ export function readableGraph(value: unknown): GraphDefinition | undefined {
       );
     }
     if (typeof spec.when === 'string') task.when = spec.when;
-    if (isRecord(spec.loop) && typeof spec.loop.over === 'string') task.loop = { over: spec.loop.over };
+    if (isRecord(spec.loop)) {
+      const { type, over, count } = spec.loop;
+      task.loop = {
+        ...(typeof type === 'string' ? { type } : {}),
+        ...(typeof over === 'string' ? { over } : {}),
+        ...(typeof count === 'number' ? { count } : {}),
+      };
+    }
     if (typeof spec.output === 'string') task.output = spec.output;
     else if (isRecord(spec.output) && typeof spec.output.path === 'string')
       task.output = { path: spec.output.path };

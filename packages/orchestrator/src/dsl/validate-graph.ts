@@ -2,6 +2,7 @@ import type { GraphDefinition } from './graph-definition.js';
 import { nameHint } from './suggest-names.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
 import { validateReferences } from './validate-references.js';
+import { validateStoredReads } from './validate-stored-reads.js';
 
 /** A cycle longer than this is shown by its first and last few tasks. */
 const CYCLE_SHOWN = 10;
@@ -69,7 +70,7 @@ export function validateGraph(definition: GraphDefinition): SwarmIssue[] {
     issues.push({ path: `tasks.${sorted.cycle[0]}.depends_on`, message: describeCycle(sorted.cycle) });
     return issues;
   }
-  return [...issues, ...validateReferences(definition, sorted.order)];
+  return [...issues, ...validateReferences(definition, sorted.order), ...validateStoredReads(definition)];
 }
 
 /** Returns one dependency cycle as a closed list of task names (`a → b → a`), if any. */

@@ -46,6 +46,8 @@ export interface EmbeddedOptions {
   ui?: boolean;
   /** Run a worker in this process. Default true. */
   worker?: boolean;
+  /** Most subagents the in-process worker runs at once (its activities). Default 8. */
+  concurrency?: number;
   /** The worker's models. Default: environment keys, and `WHARF_MODEL`'s overrides (see `composeWorker`). */
   models?: ModelRegistry;
   /**
@@ -194,6 +196,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         connection: nativeConnection,
         taskQueue,
         namespace,
+        ...(options.concurrency === undefined ? {} : { maxConcurrentActivities: options.concurrency }),
       });
       cleanups.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();

@@ -41,6 +41,9 @@ export const scriptSchema = z.strictObject({
   timeout_ms: z.number().int().positive().optional(),
 });
 
+/** Most items a map loop fans out over unless its `max_items` says otherwise. */
+export const DEFAULT_MAX_ITEMS = 1_000_000;
+
 /** Most loop instances one task may have in flight at once; absent means no cap of its own. */
 const maxConcurrency = z.number().int().min(1).max(2_000).optional();
 
@@ -48,14 +51,16 @@ const maxConcurrency = z.number().int().min(1).max(2_000).optional();
  * A task's loop:
  * - `{ type: repeat, count }` runs the task `count` times as separate instances;
  * - `{ type: map, over: †path }` runs one instance per item of a list known only at run time
- *   (the value at `over` once it resolves: a list, or a string with one item per non-blank line);
- *   each instance gets `item` and `index` among its inputs.
+ *   (the value at `over` once it resolves: a list, a string with one item per non-blank line, or
+ *   a task's stored output: its non-blank lines, or the elements of a body that is one JSON
+ *   array); each instance gets `item` and `index` among its inputs. `max_items` (default
+ *   1,000,000) bounds the list.
  * `max_concurrency` caps how many of the task's instances run at once.
  */
 export const loopSchema = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('repeat'),
-    count: z.number().int().min(1).max(10_000),
+    count: z.number().int().min(1).max(DEFAULT_MAX_ITEMS),
     max_concurrency: maxConcurrency,
   }),
   z.strictObject({
@@ -67,6 +72,8 @@ export const loopSchema = z.discriminatedUnion('type', [
       .undefined({ error: 'a map loop has no count: it runs one instance per item of `over`' })
       .optional(),
     max_concurrency: maxConcurrency,
+    /** Most items the list may have (default 1,000,000); a longer one fails the task, naming both numbers. */
+    max_items: z.number().int().min(1).max(100_000_000).optional(),
   }),
 ]);
 

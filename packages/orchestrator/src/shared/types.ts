@@ -37,8 +37,61 @@ export interface TaskState {
   endedAt?: number;
   /** A map loop's instance count, once its list resolved. */
   total?: number;
+  /** A map loop over a stored list: the index of its items once built, or why it could not be. */
+  items?: MapItems;
   /** Its `approval:` gate, once opened or answered. */
   approval?: ApprovalState;
+}
+
+/**
+ * The list a map loop runs over when it is stored (a task's output, a loop's results): the
+ * source it was read from and the index its instances read their items through, or why the
+ * source is no list. The items themselves never enter the workflow.
+ */
+export type MapItems = {
+  /** The stored list: a task's output, or a manifest. */
+  source: string;
+  /** For a manifest: the instance status its entries are kept for (`ok`, `failed`). */
+  status?: string;
+} & ({ index: string; count: number; format: 'line' | 'json' } | { error: string });
+
+/** What `indexItems` is asked: index the items of a stored list for a map loop. */
+export interface IndexItemsInput {
+  workflowId: string;
+  ownerId: string;
+  task: string;
+  source: string;
+  status?: string;
+  /** More items than this is refused (the loop's `max_items`). */
+  maxItems: number;
+  dataPlane?: DataPlaneIdentity;
+}
+
+/** One part of a loop's stored results: a chunk of instance records, or the manifest naming the chunks. */
+export type ManifestPartInput = {
+  workflowId: string;
+  ownerId: string;
+  task: string;
+  dataPlane?: DataPlaneIdentity;
+} & (
+  | { part: 'chunk'; seq: number; entries: InstanceRecord[] }
+  /** The loop's manifest, or (`seq`) one folding its first chunks. */
+  | { part: 'manifest'; seq?: number; chunks: { outId: string; count: number; manifest?: true }[] }
+);
+
+/**
+ * One loop instance as its task's stored results (its manifest) keep it. `preview` and `message`
+ * are kept only for a task with an `output` path (its value there is the list of them).
+ */
+export interface InstanceRecord {
+  instance: number;
+  status: 'ok' | 'failed' | 'cancelled';
+  outIds: string[];
+  bytes: number;
+  exitCode?: number | null;
+  preview?: string;
+  /** A failed instance: the end of its stderr. */
+  message?: string;
 }
 
 /** What the `progress` query reports for one task. */
@@ -49,8 +102,17 @@ export interface TaskProgress {
   instances: { done: number; total: number };
   /** Bytes of stdout + stderr captured so far (from heartbeats) or in total when finished. */
   bytesCaptured: number;
-  /** Out ids of everything the task EMITted. */
+  /**
+   * Out ids of everything the task EMITted, instances in order, while a loop has at most 64 of
+   * them; past that none here: they are in {@link manifest} (see {@link outCount}).
+   */
   outIds: string[];
+  /** How many out ids the task has, when `outIds` does not list them all. */
+  outCount?: number;
+  /** A loop's stored results, once it ended: a manifest of one record per instance (`InstanceRecord`). */
+  manifest?: string;
+  /** A loop whose instances failed: how many, and the first few with their reasons. */
+  failures?: { count: number; first: { instance: number; reason: string }[] };
   /** Paths the task's inputs are still waiting for. */
   waitingFor: string[];
   /** Why the task failed, was skipped or cancelled. */
@@ -168,6 +230,15 @@ export interface SubagentInput {
   inputs: Record<string, unknown>;
   /** Out ids of the outputs of the tasks this one depends on (its IN_REFS). */
   inRefs: string[];
+  /**
+   * Manifests of the loops this one depends on whose outputs are too many to list: their out ids
+   * are part of its IN_REFS too (the worker reads them from the store).
+   */
+  inManifests?: string[];
+  /** A map loop over a stored list: the index this instance reads its `item` through (at `instance`). */
+  storedItem?: { index: string; format: 'line' | 'json' };
+  /** A loop's instance count, for the agent's prompt (`item 3 of 5000`). */
+  loopTotal?: number;
   /** Directory scripts run in (a script's own `cwd` is relative to it). Default: the worker's. */
   workdir?: string;
   /** Earlier outputs chosen for this task's context (Tier 3); absent when it takes none. */
@@ -361,8 +432,10 @@ export interface CarriedState {
 export interface SwarmResult {
   swarm: string;
   status: 'completed' | 'failed';
-  /** Out ids per task (loop instances in order). */
+  /** Out ids per task (loop instances in order); a loop with more than 64: see {@link manifests}. */
   outputs: Record<string, string[]>;
+  /** Per loop task, the manifest of its instances' results (every out id, status, bytes). */
+  manifests?: Record<string, string>;
   tasks: TaskProgress[];
   supervisor?: SuperviseResult;
   metrics: {
@@ -527,6 +600,12 @@ export interface AgentActivities {
 /** The activities the swarm workflow calls (implemented by `createActivities`). */
 export interface WharfActivities extends AgentActivities {
   runSubagent(input: SubagentInput): Promise<SubagentResult>;
+  /** Indexes a stored list's items for a map loop (one range read per item afterwards). */
+  indexItems(
+    input: IndexItemsInput,
+  ): Promise<{ index: string; count: number; format: 'line' | 'json' } | { error: string }>;
+  /** Local activity: stores one part of a loop's results (a chunk, or the manifest) and returns its out id. */
+  writeManifestPart(input: ManifestPartInput): Promise<string>;
   /** Local activity: the context of each task about to run (only tasks that get one). */
   planContext(input: PlanContextInput): Promise<Record<string, ContextPlan>>;
   /** Local activity: the task ids a `checkpoint_and_prune` hook removes from the pool. */

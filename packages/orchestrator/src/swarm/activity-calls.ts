@@ -1,5 +1,6 @@
 // Pure: what a swarm's subagent and supervisor activities are called with, as plain data.
 import { formatBytes } from '@wharf/common';
+import { isLooped } from '../dsl/task-instances.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type { AgentTaskInput, ContextPlan, DataPlaneIdentity, SubagentInput } from '../shared/types.js';
@@ -82,7 +83,8 @@ export interface SubagentCall {
 
 /**
  * What one instance's subagent is given (its resolved inputs, its IN_REFS: every out id of the
- * tasks it depends on, its context plan) and the options of its activity.
+ * tasks it depends on, or the manifest of a loop with many; a stored map item's index; its
+ * context plan) and the options of its activity.
  *
  * @example
  * ```ts
@@ -101,6 +103,7 @@ export function subagentCall(
   const label = run.label(item.task, item.instance);
   const title = `${label} · ${spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`}`;
   const agent = spec.agent === undefined ? undefined : definition.agents[spec.agent];
+  const { refs, manifests } = run.inputRefs(item.task);
   const input: SubagentInput = {
     swarm: definition.name,
     ownerId: place.ownerId,
@@ -113,7 +116,10 @@ export function subagentCall(
     inputs: item.inputs,
     ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
     ...(context === undefined ? {} : { context }),
-    inRefs: spec.depends_on.flatMap((dependency) => run.outIds(dependency)),
+    inRefs: refs,
+    ...(manifests.length === 0 ? {} : { inManifests: manifests }),
+    ...(item.stored === undefined ? {} : { storedItem: item.stored }),
+    ...(isLooped(spec) ? { loopTotal: run.instanceTotal(item.task) } : {}),
     ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
   };
   const options = subagentCallOptions({

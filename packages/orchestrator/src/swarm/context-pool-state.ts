@@ -63,6 +63,23 @@ export class ContextPoolState {
     this.pool.added += 1;
   }
 
+  /**
+   * Keeps only the `count` newest entries of `task` in the pool (a loop's instances: its pool
+   * stays bounded however many there are); pool order is kept.
+   */
+  keepNewest(task: string, count: number): void {
+    let seen = 0;
+    for (let index = this.pool.entries.length - 1; index >= 0; index--)
+      if (this.pool.entries[index]?.task === task) seen += 1;
+    if (seen <= count) return;
+    let drop = seen - count;
+    this.pool.entries = this.pool.entries.filter((entry) => {
+      if (entry.task !== task || drop === 0) return true;
+      drop -= 1;
+      return false;
+    });
+  }
+
   /** Marks the outputs the plans chose as read at `now` (for LRU pruning), keeping each one's best relevance. */
   markRead(plans: Readonly<Record<string, ContextPlan>>, now: number): void {
     const read = new Map<string, number>();

@@ -4,15 +4,23 @@
 import { ChannelUpdate } from '@wharf/channels';
 import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import type { ContextPoolEntry, SubagentResult, TaskState } from '../shared/types.js';
+import { addUsage } from '../shared/agent-usage.js';
+import type { ContextPoolEntry, InstanceRecord, SubagentResult, TaskState } from '../shared/types.js';
 import { dependentsOf, type ScheduledInstance } from './plan-step.js';
 import { failureReaders } from './plan-tasks.js';
 import { failureReason } from './subagent-failure.js';
-import { channelNames, type InstanceResult } from './swarm-channels.js';
+import { channelNames } from './swarm-channels.js';
 import { type RecordedOutput, taskOutputValue } from './swarm-context.js';
-import { instanceResults, instanceTotal, type SwarmState, taskSpec, unfinishedTasks } from './swarm-state.js';
+import { instanceTotal, type SwarmState, taskResults, taskSpec, unfinishedTasks } from './swarm-state.js';
+import type { TaskResultsStep } from './task-results.js';
+import { FAILURES_KEPT } from './task-results.js';
 import { nextTaskState, type TaskTransition } from './task-state.js';
 import { CHANNELS_KIND, channelWrite } from './user-channels.js';
+
+/** Compact payloads a loop keeps for the supervisor: of its first instances, and of its first failures. */
+export const COMPACTS_PER_LOOP = 3;
+/** Context pool entries a loop keeps (its newest outputs): a context shows at most 10 outputs anyway. */
+export const POOL_PER_LOOP = 10;
 
 /** How one scheduled instance ended: the subagent's result, or cancelled before or while it ran. */
 export type InstanceOutcome = SubagentResult | { cancelled: true; reason: string };
@@ -22,24 +30,29 @@ export interface StepWrites {
   /** Task transitions in order: failed instances, then the tasks whose last instance folded. */
   transitions: TaskTransition[];
   /**
-   * The superstep's channel updates in task order: one per instance (its `results:<task>`
-   * record, its user channel writes), then the join barriers each ended task releases.
+   * The superstep's channel updates in task order: one per instance that writes the user's
+   * channels, one per task with what its instances add to its `results:<task>`, then the join
+   * barriers each ended task releases.
    */
   updates: ChannelUpdate[];
-  /** Outputs written to the context at their tasks' output paths, in order. */
+  /** Outputs of tasks without a loop, written to the context at their output paths, in order (a loop's are written as one stored list when it ends). */
   outputs: RecordedOutput[];
-  /** Compact payloads by instance label. */
+  /** Compact payloads by instance label (a loop keeps only a few, see {@link COMPACTS_PER_LOOP}). */
   compacts: [label: string, compact: string][];
   /** Main outputs added to the context pool, in order. */
   pooled: (Pick<ContextPoolEntry, 'taskId' | 'task' | 'outId'> & { agent?: string | undefined })[];
+  /** Loop tasks' instance records, in instance order: they go to the store, in chunks of the task's manifest. */
+  records: [task: string, record: InstanceRecord][];
 }
 
 /**
  * Folds one superstep's outcomes, in the order of `instances` (task order), never completion
- * order, changing nothing: each instance writes its `results:<task>` record, its compact, its
- * output value (to the context, or to the user's channels it names) and its pool entry; a
- * task whose last instance folded ends, and releases the join barriers of its dependents (a
- * failure only those that read its `||` failure branch).
+ * order, changing nothing: each task's instances add one summary to its `results:<task>`; each
+ * instance writes its compact (a loop: only a few), its output value (a task without a loop to
+ * the context; a loop's instances to their records, stored as the task's list when it ends; to
+ * the user's channels it names either way) and its pool entry; a task whose last instance
+ * folded ends, and releases the join barriers of its dependents (a failure only those that
+ * read its `||` failure branch).
  *
  * @example
  * ```ts
@@ -57,11 +70,18 @@ export function foldStep(
       'INVALID_REQUEST',
       `fold got ${outcomes.length} outcomes for ${instances.length} instances`,
     );
-  const writes: StepWrites = { transitions: [], updates: [], outputs: [], compacts: [], pooled: [] };
+  const writes: StepWrites = {
+    transitions: [],
+    updates: [],
+    outputs: [],
+    compacts: [],
+    pooled: [],
+    records: [],
+  };
   const date = new Date(now).toISOString();
   // Each task's state as this fold leaves it, and what this step adds to its results.
   const tasks = new Map<string, TaskState>();
-  const folded = new Map<string, InstanceResult[]>();
+  const steps = new Map<string, TaskResultsStep>();
   const transition = (transition: TaskTransition): void => {
     const before = tasks.get(transition.task) ?? state.tasks.get(transition.task);
     tasks.set(transition.task, nextTaskState(transition.task, before, transition.event, now));
@@ -70,9 +90,26 @@ export function foldStep(
   instances.forEach((item, index) => {
     const outcome = outcomes[index] as InstanceOutcome;
     const spec = taskSpec(state, item.task);
+    const looped = isLooped(spec);
     const label = instanceLabel(item.task, spec, item.instance);
-    const channelWrites: [string, unknown][] = [];
-    const record: InstanceResult =
+    const earlier = taskResults(state, item.task);
+    let step = steps.get(item.task);
+    if (step === undefined) {
+      step = {
+        type: 'step',
+        done: 0,
+        ok: 0,
+        failed: 0,
+        cancelled: 0,
+        bytes: 0,
+        outIds: [],
+        failures: [],
+        inlineAll: !looped,
+      };
+      steps.set(item.task, step);
+    }
+    step.done += 1;
+    const record: InstanceRecord =
       'cancelled' in outcome
         ? { instance: item.instance, status: 'cancelled', outIds: [], bytes: 0 }
         : {
@@ -81,33 +118,57 @@ export function foldStep(
             outIds: outcome.outputs.map((ref) => ref.outId),
             bytes: outcome.bytes,
             ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
-            ...(outcome.usage === undefined ? {} : { usage: outcome.usage }),
           };
+    step[record.status] += 1;
+    step.bytes += record.bytes;
+    step.outIds.push(...record.outIds);
+    const channelWrites: [string, unknown][] = [];
     if (!('cancelled' in outcome)) {
-      writes.compacts.push([label, outcome.compact]);
-      if (outcome.status === 'failed')
-        transition({ task: item.task, event: { type: 'instance-failed', reason: failureReason(outcome) } });
-      writes.outputs.push({
-        task: item.task,
-        instance: isLooped(spec) ? item.instance : undefined,
-        output: spec.output,
-        result: outcome,
-        date,
-        skipKind: CHANNELS_KIND,
-      });
+      const usage = addUsage(step.usage, outcome.usage);
+      if (usage !== undefined) step.usage = usage;
+      if (!looped && outcome.exitCode !== undefined) step.exitCode = outcome.exitCode;
+      const failedBefore = earlier.failed + step.failed - (outcome.status === 'failed' ? 1 : 0);
+      const keep =
+        !looped ||
+        item.instance < COMPACTS_PER_LOOP ||
+        (outcome.status === 'failed' && failedBefore < COMPACTS_PER_LOOP);
+      if (keep) writes.compacts.push([label, outcome.compact]);
+      if (outcome.status === 'failed') {
+        const reason = failureReason(outcome);
+        transition({ task: item.task, event: { type: 'instance-failed', reason } });
+        step.failures.push({ instance: item.instance, reason });
+      }
+      if (!looped) {
+        writes.outputs.push({
+          task: item.task,
+          instance: undefined,
+          output: spec.output,
+          result: outcome,
+          date,
+          skipKind: CHANNELS_KIND,
+        });
+      } else if (spec.output !== undefined) {
+        record.preview = outcome.preview;
+        if (outcome.status === 'failed') record.message = outcome.stderrTail ?? 'task failed';
+      }
       channelWrites.push(...userChannelWrites(state, item.task, label, outcome));
       const main = record.outIds[0];
       if (main !== undefined)
         writes.pooled.push({ taskId: label, task: item.task, outId: main, agent: spec.agent });
     }
-    channelWrites.push([channelNames.results(item.task), record]);
-    folded.set(item.task, [...(folded.get(item.task) ?? []), record]);
-    writes.updates.push(ChannelUpdate.fromList(channelWrites, { label }));
+    if (looped) writes.records.push([item.task, record]);
+    if (channelWrites.length > 0) writes.updates.push(ChannelUpdate.fromList(channelWrites, { label }));
   });
+  for (const [task, step] of steps) {
+    step.failures = step.failures.slice(0, FAILURES_KEPT);
+    writes.updates.push(
+      ChannelUpdate.fromList([[channelNames.results(task), step]], { label: `${task} results` }),
+    );
+  }
   // Instances folded before this step, plus this step's: a task whose count reaches its total ended.
-  for (const [task, records] of folded) {
-    const earlier = instanceResults(state, task);
-    if (earlier.length + records.length !== instanceTotal(state, task)) continue;
+  for (const [task, step] of steps) {
+    const earlier = taskResults(state, task);
+    if (earlier.done + step.done !== instanceTotal(state, task)) continue;
     transition({ task, event: { type: 'end' } });
     const status = tasks.get(task)?.status;
     const released =
@@ -116,7 +177,7 @@ export function foldStep(
         : status === 'failed'
           ? failureReaders(state.definition, task)
           : [];
-    const main = [...earlier, ...records].find((record) => record.outIds.length > 0)?.outIds[0] ?? null;
+    const main = earlier.main ?? step.outIds[0] ?? null;
     const arrivals: [string, unknown][] = released.map((other) => [
       channelNames.join(other),
       { [task]: main },
@@ -140,7 +201,17 @@ export function foldStep(
 export function applyWrites(state: SwarmState, writes: StepWrites, now: number): void {
   for (const [label, compact] of writes.compacts) state.compacts[label] = compact;
   for (const output of writes.outputs) state.context.recordOutput(output);
-  for (const entry of writes.pooled) state.pool.add(entry, now);
+  const loops = new Set<string>();
+  for (const entry of writes.pooled) {
+    state.pool.add(entry, now);
+    if (isLooped(taskSpec(state, entry.task))) loops.add(entry.task);
+  }
+  for (const task of loops) state.pool.keepNewest(task, POOL_PER_LOOP);
+  for (const [task, record] of writes.records) {
+    const pending = state.pending.get(task);
+    if (pending === undefined) state.pending.set(task, [record]);
+    else pending.push(record);
+  }
   for (const { task, event } of writes.transitions) state.tasks.apply(task, event, now);
   state.channels.foldSuperstep(state.step, writes.updates);
   state.pool.cleanup(state.definition, now, unfinishedTasks(state));

@@ -97,9 +97,15 @@ describe('foldStep', () => {
     expect(() => foldStep(state, plan.instances, [], 20)).toThrow('fold got 0 outcomes for 1 instances');
     applyWrites(state, writes, 20);
     expect(state.tasks.get('list')).toMatchObject({ status: 'done', endedAt: 20 });
-    expect(state.channels.get('results:list')).toEqual([
-      { instance: 0, status: 'ok', outIds: ['out_list'], bytes: 1, exitCode: 0 },
-    ]);
+    expect(state.channels.get('results:list')).toMatchObject({
+      done: 1,
+      ok: 1,
+      outIds: ['out_list'],
+      outCount: 1,
+      main: 'out_list',
+      bytes: 1,
+      exitCode: 0,
+    });
     expect(state.channels.isReady('join:each')).toBe(true);
   });
 });

@@ -2,12 +2,11 @@
 // channel writes and the instances to start. Runs inside the workflow sandbox; applyPlan is
 // the one place a plan changes the state.
 import { ChannelUpdate } from '@wharf/channels';
-import { expandMapLoop } from '../control/expand-map-loop.js';
-import { isLooped } from '../dsl/task-instances.js';
+import { expandMapLoop, type StoredListSource } from '../control/expand-map-loop.js';
 import type { TaskState } from '../shared/types.js';
-import { planTasks } from './plan-tasks.js';
+import { planTasks, type StoredItems } from './plan-tasks.js';
 import { channelNames } from './swarm-channels.js';
-import { instanceResults, instanceTotal, type SwarmState, taskSpec } from './swarm-state.js';
+import { instanceTotal, type SwarmState, taskResults, taskSpec } from './swarm-state.js';
 import { nextTaskState, type TaskTransition } from './task-state.js';
 
 /** One loop instance (or the one run of a task without a loop) chosen to run in a superstep. */
@@ -15,6 +14,15 @@ export interface ScheduledInstance {
   task: string;
   instance: number;
   inputs: Record<string, unknown>;
+  /** A map loop over a stored list: the worker reads the instance's `item` through this index. */
+  stored?: StoredItems;
+}
+
+/** A map loop's stored list to index before the loop can start. */
+export interface IndexRequest {
+  task: string;
+  source: StoredListSource;
+  maxItems: number;
 }
 
 /** What {@link planStep} decides: nothing here has happened until {@link applyPlan}. */
@@ -29,6 +37,11 @@ export interface StepPlan {
   replan: boolean;
   /** The instances to run, in task order. */
   instances: ScheduledInstance[];
+  /**
+   * Map loops whose stored list must be indexed first. When there are any, nothing else is
+   * planned (no transition, no instance): index them, record it, and plan again.
+   */
+  indexes: IndexRequest[];
 }
 
 /** The instances a previous run left unstarted, and those whose inputs no longer resolve. */
@@ -36,6 +49,8 @@ export interface ResumedStep {
   instances: ScheduledInstance[];
   /** Resumed instances whose inputs no longer resolve (they run with no inputs). */
   lostInputs: { task: string; instance: number }[];
+  /** Map loops whose stored list must be indexed before anything runs (see {@link StepPlan.indexes}). */
+  indexes: IndexRequest[];
 }
 
 /** What a gate is when the definition lost it (never, for a validated definition). */
@@ -54,7 +69,14 @@ const defaultGate = { on_timeout: 'reject', on_reject: 'skip' } as const;
  * ```
  */
 export function planStep(state: SwarmState, now: number): StepPlan {
-  const plan: StepPlan = { transitions: [], consumed: [], releases: [], replan: false, instances: [] };
+  const plan: StepPlan = {
+    transitions: [],
+    consumed: [],
+    releases: [],
+    replan: false,
+    instances: [],
+    indexes: [],
+  };
   // What this plan already decided, for the decisions after it (a gate rejected by timeout is skipped now).
   const decided = new Map<string, TaskState>();
   const current = (task: string): TaskState => decided.get(task) ?? state.tasks.get(task);
@@ -76,7 +98,13 @@ export function planStep(state: SwarmState, now: number): StepPlan {
     evaluate: (task, expression) => state.context.evaluate(task, expression),
     approved: (task) =>
       taskSpec(state, task).approval === undefined || current(task).approval?.decision === 'approved',
+    items: (task) => state.tasks.get(task).items,
   });
+  for (const decision of decisions) {
+    if (decision.action === 'index')
+      plan.indexes.push({ task: decision.task, source: decision.source, maxItems: decision.maxItems });
+  }
+  if (plan.indexes.length > 0) return { ...plan, transitions: [] };
   for (const decision of decisions) {
     const { task } = decision;
     const spec = taskSpec(state, task);
@@ -91,13 +119,14 @@ export function planStep(state: SwarmState, now: number): StepPlan {
       case 'approval':
         plan.transitions.push({ task, event: { type: 'gate', gate: spec.approval ?? defaultGate } });
         break;
+      case 'index':
+        break;
       case 'run': {
         if (spec.depends_on.length > 0) plan.consumed.push(channelNames.join(task));
         const map = spec.loop?.type === 'map';
-        const total = decision.instances.length;
+        const { total } = decision;
         plan.transitions.push({ task, event: { type: 'start', ...(map ? { total } : {}) } });
-        for (const { instance, inputs } of decision.instances)
-          plan.instances.push({ task, instance, inputs });
+        pushInstances(plan.instances, { ...decision, from: 0 });
         if (map && total === 0) {
           // A map loop over an empty list is done at once: its dependents are released now.
           plan.transitions.push({ task, event: { type: 'end' } });
@@ -134,7 +163,7 @@ export function applyPlan(state: SwarmState, plan: StepPlan, now: number): void 
  * The instances a previous run left unstarted, of `tasks` cut by a history bound. A running
  * task's instances start in order, so they are those from the number already folded on. The
  * context only grows, so inputs (and a map loop's list) that resolved when the task started
- * still do; an instance whose inputs no longer resolve runs with none and is reported.
+ * still do; when they no longer resolve the instances run with none and are reported.
  *
  * @example
  * ```ts
@@ -142,29 +171,67 @@ export function applyPlan(state: SwarmState, plan: StepPlan, now: number): void 
  * ```
  */
 export function resumeStep(state: SwarmState, tasks: readonly string[]): ResumedStep {
-  const resumed: ResumedStep = { instances: [], lostInputs: [] };
+  const resumed: ResumedStep = { instances: [], lostInputs: [], indexes: [] };
   for (const task of tasks) {
     const spec = taskSpec(state, task);
     const total = instanceTotal(state, task);
-    const items = spec.loop?.type === 'map' ? mapItems(state, task, spec.loop.over) : undefined;
-    for (let instance = instanceResults(state, task).length; instance < total; instance++) {
-      const resolution = state.context.resolveInputs(
-        task,
-        spec.inputs,
-        isLooped(spec) ? instance : undefined,
-        state.kinds,
-      );
-      if (!resolution.ready || (items !== undefined && instance >= items.length))
-        resumed.lostInputs.push({ task, instance });
-      const inputs = resolution.ready ? resolution.values : {};
-      resumed.instances.push({
-        task,
-        instance,
-        inputs: items === undefined ? inputs : { ...inputs, item: items[instance] ?? null, index: instance },
-      });
+    const from = taskResults(state, task).done;
+    const resolution = state.context.resolveInputs(task, spec.inputs, undefined, state.kinds);
+    const inputs = resolution.ready ? resolution.values : {};
+    const indexed = state.tasks.get(task).items;
+    let items: readonly unknown[] | undefined;
+    let stored: StoredItems | undefined;
+    let lost = !resolution.ready;
+    if (spec.loop?.type === 'map') {
+      if (indexed !== undefined && 'index' in indexed)
+        stored = { index: indexed.index, format: indexed.format };
+      else {
+        items = mapItems(state, task, spec.loop.over);
+        if (items === undefined || items.length < total) lost = true;
+      }
     }
+    const start = resumed.instances.length;
+    pushInstances(resumed.instances, {
+      task,
+      from,
+      total,
+      inputs,
+      ...(items === undefined ? {} : { items }),
+      ...(stored === undefined ? {} : { stored }),
+      map: spec.loop?.type === 'map',
+    });
+    if (lost)
+      for (const item of resumed.instances.slice(start))
+        resumed.lostInputs.push({ task, instance: item.instance });
   }
   return resumed;
+}
+
+/**
+ * Appends a task's instances `from` … `total - 1`: each with the task's inputs, and for a map
+ * loop its `item` (from `items`; read by the worker through `stored`) and `index`.
+ */
+function pushInstances(
+  into: ScheduledInstance[],
+  batch: {
+    task: string;
+    from: number;
+    total: number;
+    inputs: Record<string, unknown>;
+    items?: readonly unknown[] | undefined;
+    stored?: StoredItems | undefined;
+    map?: boolean;
+  },
+): void {
+  const { task, inputs, items, stored } = batch;
+  const map = batch.map ?? (items !== undefined || stored !== undefined);
+  for (let instance = batch.from; instance < batch.total; instance++) {
+    if (!map) into.push({ task, instance, inputs });
+    else if (stored !== undefined)
+      into.push({ task, instance, inputs: { ...inputs, index: instance }, stored });
+    else
+      into.push({ task, instance, inputs: { ...inputs, item: items?.[instance] ?? null, index: instance } });
+  }
 }
 
 /**
@@ -179,10 +246,10 @@ export function dependentsOf(state: SwarmState, task: string): string[] {
   return state.taskNames.filter((other) => taskSpec(state, other).depends_on.includes(task));
 }
 
-/** A map loop's items as its list resolves now (undefined when it does not, or is no list). */
+/** A map loop's items as its list resolves now (undefined when it does not, or is no list in context). */
 function mapItems(state: SwarmState, task: string, over: string): unknown[] | undefined {
   const resolution = state.context.evaluate(task, over);
   if (!resolution.ready) return undefined;
   const expansion = expandMapLoop(resolution.values.value);
-  return expansion.ok ? expansion.items : undefined;
+  return expansion.ok && 'items' in expansion ? expansion.items : undefined;
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SwarmDefinition } from '../shared/swarm-schema.js';
-import type { SubagentResult, TaskStatus } from '../shared/types.js';
+import type { MapItems, SubagentResult, TaskStatus } from '../shared/types.js';
 import { failureReaders, planTasks, type TaskDecision } from './plan-tasks.js';
 import { SwarmContext } from './swarm-context.js';
 
@@ -78,12 +78,8 @@ function contextAfter(status: 'ok' | 'failed'): SwarmContext {
 describe('planTasks', () => {
   it('skips the reader of the untaken failure branch, with the input in the reason, and what depends on it', () => {
     const decisions = plan({ check: 'done' }, contextAfter('ok'));
-    expect(decisions.on_ok).toEqual({
-      task: 'on_ok',
-      action: 'run',
-      instances: [{ instance: 0, inputs: { value: 'out_ok' } }],
-    });
-    expect(decisions.either).toMatchObject({ action: 'run', instances: [{ inputs: { value: 'out_ok' } }] });
+    expect(decisions.on_ok).toEqual({ task: 'on_ok', action: 'run', total: 1, inputs: { value: 'out_ok' } });
+    expect(decisions.either).toMatchObject({ action: 'run', inputs: { value: 'out_ok' } });
     expect(decisions.on_err).toEqual({
       task: 'on_err',
       action: 'skip',
@@ -99,11 +95,8 @@ describe('planTasks', () => {
   it('runs the readers of the failure branch when the writer failed; `||` resolves to the side written', () => {
     const decisions = plan({ check: 'failed' }, contextAfter('failed'));
     expect(decisions.on_ok).toEqual({ task: 'on_ok', action: 'skip', reason: 'dependency check failed' });
-    expect(decisions.on_err).toMatchObject({ action: 'run', instances: [{ inputs: { error: 'boom' } }] });
-    expect(decisions.either).toMatchObject({
-      action: 'run',
-      instances: [{ inputs: { value: 'out_failed' } }],
-    });
+    expect(decisions.on_err).toMatchObject({ action: 'run', inputs: { error: 'boom' } });
+    expect(decisions.either).toMatchObject({ action: 'run', inputs: { value: 'out_failed' } });
     expect(failureReaders(definition, 'check')).toEqual(['on_err', 'either']);
   });
 
@@ -195,6 +188,7 @@ tasks:
     context: SwarmContext,
     approved: (task: string) => boolean = () => true,
     joinedAll = false,
+    items: (task: string) => MapItems | undefined = () => undefined,
   ): Record<string, TaskDecision> {
     const decisions = planTasks({
       definition: swarm,
@@ -205,6 +199,7 @@ tasks:
       resolve: (task, instance) => context.resolveInputs(task, swarm.tasks[task]?.inputs ?? {}, instance),
       evaluate: (task, expression) => context.evaluate(task, expression),
       approved,
+      items,
     });
     return Object.fromEntries(decisions.map((decision) => [decision.task, decision]));
   }
@@ -246,13 +241,13 @@ tasks:
     record(context, 'check', 'yes');
     expect(planControl({ check: 'done', list: 'running' }, context).each).toBeUndefined();
     record(context, 'list', 'a.ts\nb.ts\n');
+    // The inputs resolve once for the task; each instance adds its item and index (see planStep).
     expect(planControl({ check: 'done', list: 'done' }, context).each).toEqual({
       task: 'each',
       action: 'run',
-      instances: [
-        { instance: 0, inputs: { check: 0, item: 'a.ts', index: 0 } },
-        { instance: 1, inputs: { check: 0, item: 'b.ts', index: 1 } },
-      ],
+      total: 2,
+      inputs: { check: 0 },
+      items: ['a.ts', 'b.ts'],
     });
   });
 
@@ -263,7 +258,9 @@ tasks:
     expect(planControl({ list: 'done', check: 'done' }, context).each).toEqual({
       task: 'each',
       action: 'run',
-      instances: [],
+      total: 0,
+      inputs: { check: 0 },
+      items: [],
     });
     const scalar = new SwarmContext(undefined, {});
     record(scalar, 'check', 'yes');
@@ -274,11 +271,43 @@ tasks:
       result: result('ok', 'x'),
       date: '2026-01-01T00:00:00.000Z',
     });
-    // †data.list.preview now holds the whole output value (an object), not a string.
+    // †data.list.preview now holds a whole output value: the loop runs over its stored body,
+    // which a worker indexes first; a body that is no list fails the task with the worker's reason.
     expect(planControl({ list: 'done', check: 'done' }, scalar).each).toEqual({
       task: 'each',
+      action: 'index',
+      source: { source: 'x' },
+      maxItems: 1_000_000,
+    });
+    const refused = { source: 'x', error: 'the body of x is one JSON object, not a list' };
+    expect(
+      planControl(
+        { list: 'done', check: 'done' },
+        scalar,
+        () => true,
+        false,
+        () => refused,
+      ).each,
+    ).toEqual({
+      task: 'each',
       action: 'fail',
-      reason: 'loop.over is an object, not a list',
+      reason: refused.error,
+    });
+    const indexed = { source: 'x', index: 'out_index', count: 5_000, format: 'line' as const };
+    expect(
+      planControl(
+        { list: 'done', check: 'done' },
+        scalar,
+        () => true,
+        false,
+        () => indexed,
+      ).each,
+    ).toEqual({
+      task: 'each',
+      action: 'run',
+      total: 5_000,
+      inputs: { check: 0 },
+      stored: { index: 'out_index', format: 'line' },
     });
   });
 

@@ -8,12 +8,12 @@ import {
   type Reference,
 } from '@wharf/context-resolver';
 import { evaluateWhen } from '../control/evaluate-when.js';
-import { expandMapLoop } from '../control/expand-map-loop.js';
+import { expandMapLoop, type StoredListSource } from '../control/expand-map-loop.js';
 import { pathsOverlap } from '../dsl/paths-overlap.js';
 import { parseWhen } from '../dsl/when-condition.js';
-import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
+import { DEFAULT_MAX_ITEMS, type SwarmDefinition, type TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished, isOpen } from '../shared/task-status.js';
-import type { TaskStatus } from '../shared/types.js';
+import type { MapItems, TaskStatus } from '../shared/types.js';
 import type { InputResolution } from './swarm-context.js';
 
 /** What {@link planTasks} sees of a running swarm. */
@@ -29,6 +29,14 @@ export interface PlanView {
   evaluate(task: string, expression: string): InputResolution;
   /** False while a task's `approval:` gate has not approved it. */
   approved(task: string): boolean;
+  /** A map loop over a stored list: its index once built (or why not); undefined before. */
+  items?(task: string): MapItems | undefined;
+}
+
+/** Where a map loop over a stored list reads its items: the index, at the instance's position. */
+export interface StoredItems {
+  index: string;
+  format: 'line' | 'json';
 }
 
 /** One decision of {@link planTasks}. */
@@ -39,8 +47,20 @@ export type TaskDecision =
   | { task: string; action: 'approval' }
   /** Cannot run: its map loop's `over` is not a list. */
   | { task: string; action: 'fail'; reason: string }
-  /** A map loop's instances carry its `item` and `index` among their inputs; none for an empty list. */
-  | { task: string; action: 'run'; instances: { instance: number; inputs: Record<string, unknown> }[] };
+  /** Could run once its map loop's stored list is indexed (by a worker: the items stay in the store). */
+  | { task: string; action: 'index'; source: StoredListSource; maxItems: number }
+  /**
+   * Runs `total` instances with `inputs` (resolved once for the task). A map loop's instances
+   * also get their `item` (of `items`, or read through `stored` by the worker) and `index`.
+   */
+  | {
+      task: string;
+      action: 'run';
+      total: number;
+      inputs: Record<string, unknown>;
+      items?: readonly unknown[];
+      stored?: StoredItems;
+    };
 
 /** A path some task's `output` writes: on success, or (the right side of `||`) on failure. */
 export interface OutputDestination {
@@ -70,34 +90,23 @@ export function planTasks(view: PlanView): TaskDecision[] {
   const skipped = new Map<string, string>();
   const status = (task: string): TaskStatus => (skipped.has(task) ? 'skipped' : view.status(task));
   const open = Object.keys(definition.tasks).filter((task) => isOpen(view.status(task)));
-  const resolutions = new Map<string, InputResolution[]>();
-  const resolveAll = (task: string): InputResolution[] => {
+  // A task's inputs resolve the same for all its instances (no message is written for one
+  // instance alone), so they are resolved once per task, whatever the number of instances.
+  const resolutions = new Map<string, InputResolution>();
+  const resolveOnce = (task: string): InputResolution => {
     let cached = resolutions.get(task);
     if (cached === undefined) {
-      const spec = definition.tasks[task] as TaskDefinition;
-      const items = spec.loop?.type === 'map' ? mapItems(task) : undefined;
-      if (items !== undefined && !Array.isArray(items)) cached = [];
-      else if (items !== undefined) {
-        // Every item is an instance, even a single one: `task#0` reads and writes as an instance.
-        cached = items.map((item, index) => {
-          const resolution = view.resolve(task, index);
-          return resolution.ready
-            ? { ready: true, values: { ...resolution.values, item, index } }
-            : resolution;
-        });
-      } else {
-        const total = spec.loop?.count ?? 1;
-        cached = Array.from({ length: total }, (_, instance) =>
-          view.resolve(task, total > 1 ? instance : undefined),
-        );
-      }
+      cached = view.resolve(task, undefined);
       resolutions.set(task, cached);
     }
     return cached;
   };
-  /** A map loop's items; its `over` resolution while unresolved; a reason when it is no list. */
-  const overs = new Map<string, unknown[] | InputResolution | string>();
-  const mapItems = (task: string): unknown[] | InputResolution | string => {
+  /**
+   * A map loop's items (or the stored list they are read from); its `over` resolution while
+   * unresolved; a reason when it is no list.
+   */
+  const overs = new Map<string, unknown[] | { stored: StoredListSource } | InputResolution | string>();
+  const mapItems = (task: string): unknown[] | { stored: StoredListSource } | InputResolution | string => {
     let cached = overs.get(task);
     if (cached === undefined) {
       const loop = (definition.tasks[task] as TaskDefinition).loop;
@@ -105,8 +114,11 @@ export function planTasks(view: PlanView): TaskDecision[] {
       if (resolution === undefined) cached = [];
       else if (!resolution.ready) cached = resolution;
       else {
-        const expansion = expandMapLoop(resolution.values.value);
-        cached = expansion.ok ? expansion.items : expansion.reason;
+        const expansion = expandMapLoop(
+          resolution.values.value,
+          (loop?.type === 'map' ? loop.max_items : undefined) ?? DEFAULT_MAX_ITEMS,
+        );
+        cached = !expansion.ok ? expansion.reason : 'items' in expansion ? expansion.items : expansion;
       }
       overs.set(task, cached);
     }
@@ -171,19 +183,44 @@ export function planTasks(view: PlanView): TaskDecision[] {
       decisions.push({ task, action: 'fail', reason: items });
       continue;
     }
-    if (items !== undefined && !Array.isArray(items)) {
+    if (items !== undefined && !Array.isArray(items) && !('stored' in items)) {
       decisions.push({ task, action: 'wait', waitingFor: items.ready ? [] : items.missing });
       continue;
     }
-    const missing = new Set<string>();
-    const instances: { instance: number; inputs: Record<string, unknown> }[] = [];
-    resolveAll(task).forEach((resolution, instance) => {
-      if (resolution.ready) instances.push({ instance, inputs: resolution.values });
-      else for (const path of resolution.missing) missing.add(path);
-    });
-    if (missing.size > 0) decisions.push({ task, action: 'wait', waitingFor: [...missing] });
-    else if (!view.approved(task)) decisions.push({ task, action: 'approval' });
-    else decisions.push({ task, action: 'run', instances });
+    const resolution = resolveOnce(task);
+    if (!resolution.ready) {
+      decisions.push({ task, action: 'wait', waitingFor: [...new Set(resolution.missing)] });
+      continue;
+    }
+    if (!view.approved(task)) {
+      decisions.push({ task, action: 'approval' });
+      continue;
+    }
+    const inputs = resolution.values;
+    if (items === undefined) {
+      decisions.push({ task, action: 'run', total: spec.loop?.count ?? 1, inputs });
+    } else if (Array.isArray(items)) {
+      decisions.push({ task, action: 'run', total: items.length, inputs, items });
+    } else {
+      const indexed = view.items?.(task);
+      const { source, status } = items.stored;
+      if (indexed === undefined || indexed.source !== source || indexed.status !== status)
+        decisions.push({
+          task,
+          action: 'index',
+          source: items.stored,
+          maxItems: (spec.loop?.type === 'map' ? spec.loop.max_items : undefined) ?? DEFAULT_MAX_ITEMS,
+        });
+      else if ('error' in indexed) decisions.push({ task, action: 'fail', reason: indexed.error });
+      else
+        decisions.push({
+          task,
+          action: 'run',
+          total: indexed.count,
+          inputs,
+          stored: { index: indexed.index, format: indexed.format },
+        });
+    }
   }
   return decisions;
 
@@ -199,7 +236,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
     if (gate?.decided && !gate.value) return `when: ${spec.when} is false`;
     if (spec.loop?.type === 'map') {
       const items = mapItems(task);
-      if (typeof items !== 'string' && !Array.isArray(items) && !items.ready) {
+      if (typeof items !== 'string' && !Array.isArray(items) && !('stored' in items) && !items.ready) {
         const dead = unresolvable(
           { over: spec.loop.over },
           { ...items, arguments: [{ argument: 'over', missing: items.missing }] },
@@ -208,8 +245,8 @@ export function planTasks(view: PlanView): TaskDecision[] {
         if (dead.length > 0) return `loop.over ${dead.join(', ')} can no longer be written`;
       }
     }
-    for (const resolution of resolveAll(task)) {
-      if (resolution.ready) continue;
+    const resolution = resolveOnce(task);
+    if (!resolution.ready) {
       const dead = unresolvable(spec.inputs, resolution, isDead);
       if (dead.length > 0) {
         const writers = [

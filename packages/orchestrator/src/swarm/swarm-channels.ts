@@ -2,6 +2,7 @@
 import {
   type AnyChannel,
   Barrier,
+  BinaryAggregate,
   Delta,
   Ephemeral,
   LastValue,
@@ -10,22 +11,11 @@ import {
   Topic,
 } from '@wharf/channels';
 import type { SwarmDefinition } from '../shared/swarm-schema.js';
-import type { AgentUsage } from '../shared/types.js';
-
-/** One finished task instance, as held in the `results:<task>` channel. */
-export interface InstanceResult {
-  instance: number;
-  status: 'ok' | 'failed' | 'cancelled';
-  outIds: string[];
-  bytes: number;
-  exitCode?: number | null;
-  /** An agent instance's model usage. */
-  usage?: AgentUsage;
-}
+import { EMPTY_RESULTS, mergeTaskResults, type TaskResults, type TaskResultsUpdate } from './task-results.js';
 
 /** Channel names used by the swarm workflow. */
 export const channelNames = {
-  /** `results:<task>`: a Topic of {@link InstanceResult}, one per finished instance. */
+  /** `results:<task>`: the {@link TaskResults} of the task's instances (a bounded summary). */
   results: (task: string) => `results:${task}`,
   /** `join:<task>`: a NamedBarrier over the task's dependencies. */
   join: (task: string) => `join:${task}`,
@@ -34,8 +24,9 @@ export const channelNames = {
 } as const;
 
 /**
- * The channels of one swarm: a results Topic per task (what its instances produced: the one
- * record of it), a NamedBarrier per task with dependencies (a dependency arriving writes its
+ * The channels of one swarm: a results aggregate per task (what its instances produced: the one
+ * record of it, bounded whatever the number of instances; a loop's per-instance records are in
+ * the store), a NamedBarrier per task with dependencies (a dependency arriving writes its
  * name), and the user's channels from `channels:`.
  *
  * @example
@@ -46,7 +37,10 @@ export const channelNames = {
 export function swarmChannels(definition: SwarmDefinition): Record<string, AnyChannel> {
   const channels: Record<string, AnyChannel> = {};
   for (const [task, spec] of Object.entries(definition.tasks)) {
-    channels[channelNames.results(task)] = new Topic<InstanceResult>();
+    channels[channelNames.results(task)] = new BinaryAggregate<TaskResults>(
+      (current, update) => mergeTaskResults(current, update as unknown as TaskResultsUpdate),
+      { initial: EMPTY_RESULTS },
+    );
     if (spec.depends_on.length > 0) channels[channelNames.join(task)] = new NamedBarrier(spec.depends_on);
   }
   for (const [name, spec] of Object.entries(definition.channels)) {

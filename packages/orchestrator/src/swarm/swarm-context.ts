@@ -11,6 +11,7 @@ import {
   type ResolveOptions,
   resolveCall,
 } from '@wharf/context-resolver';
+import type { StoredListValue } from '../shared/stored-list.js';
 import type { TaskDefinition } from '../shared/swarm-schema.js';
 import type { SubagentResult } from '../shared/types.js';
 
@@ -154,6 +155,32 @@ export class SwarmContext {
       const message = result.stderrTail ?? 'task failed';
       applyOutput(this.#log, call, { ...value, message }, { date: recorded.date, outcome: 'failure' });
     }
+  }
+
+  /**
+   * Writes a loop's stored list to its output path: on the left side of a `||` for its
+   * successes, on the right for its failures, with `set`, skipping destinations of `skipKind`
+   * (the swarm's channels: its instances wrote those one by one).
+   */
+  recordStoredList(recorded: {
+    task: string;
+    output: NonNullable<TaskDefinition['output']>;
+    value: StoredListValue;
+    date: string;
+    skipKind: string;
+  }): void {
+    const { output, value } = recorded;
+    const plan = parseOutputPath(typeof output === 'string' ? output : output.path);
+    const side = (value.status === 'ok' ? plan.success : plan.failure).filter(
+      (reference) => reference.kind !== recorded.skipKind,
+    );
+    if (side.length === 0) return;
+    applyOutput(
+      this.#log,
+      { _tool: recorded.task, _outputPath: side.map(formatReference).join(' && '), _outputMethod: 'set' },
+      { ...value },
+      { date: recorded.date },
+    );
   }
 
   /** The messages, for continue-as-new. */

@@ -1,7 +1,7 @@
 // Pure: what a swarm run reports (progress, outputs, result), read from its state. Runs inside
 // the workflow sandbox.
-import { instanceLabel } from '../dsl/task-instances.js';
-import { addUsage, swarmUsage } from '../shared/agent-usage.js';
+import { instanceLabel, isLooped } from '../dsl/task-instances.js';
+import { swarmUsage } from '../shared/agent-usage.js';
 import { isFailure, isFinished } from '../shared/task-status.js';
 import type {
   AgentUsage,
@@ -11,7 +11,7 @@ import type {
   SwarmResult,
   TaskProgress,
 } from '../shared/types.js';
-import { instanceResults, instanceTotal, type SwarmState, taskOutIds, taskSpec } from './swarm-state.js';
+import { instanceTotal, type SwarmState, taskResults, taskSpec } from './swarm-state.js';
 
 /**
  * Every task's progress in definition order: its own state from the task board, what it
@@ -25,14 +25,19 @@ import { instanceResults, instanceTotal, type SwarmState, taskOutIds, taskSpec }
 export function taskProgress(state: SwarmState): TaskProgress[] {
   return state.taskNames.map((task) => {
     const entry = state.tasks.get(task);
-    const results = instanceResults(state, task);
+    const results = taskResults(state, task);
     return {
       task,
       status: entry.status,
-      instances: { done: results.length, total: instanceTotal(state, task) },
-      bytesCaptured: results.reduce((sum, record) => sum + record.bytes, 0),
-      ...usageField(addUsage(...results.map((record) => record.usage))),
-      outIds: results.flatMap((record) => record.outIds),
+      instances: { done: results.done, total: instanceTotal(state, task) },
+      bytesCaptured: results.bytes,
+      ...usageField(results.usage),
+      outIds: [...results.outIds],
+      ...(results.outIds.length === results.outCount ? {} : { outCount: results.outCount }),
+      ...(results.manifest === undefined ? {} : { manifest: results.manifest }),
+      ...(results.failed > 0 && isLooped(taskSpec(state, task))
+        ? { failures: { count: results.failed, first: results.failures.map((failure) => ({ ...failure })) } }
+        : {}),
       waitingFor: [...entry.waitingFor],
       ...(entry.reason === undefined ? {} : { reason: entry.reason }),
       ...(entry.startedAt === undefined ? {} : { startedAt: entry.startedAt }),
@@ -43,7 +48,7 @@ export function taskProgress(state: SwarmState): TaskProgress[] {
 }
 
 /**
- * Out ids per task, loop instances in order.
+ * Out ids per task, loop instances in order (a loop with more than 64: none, see {@link swarmManifests}).
  *
  * @example
  * ```ts
@@ -52,8 +57,25 @@ export function taskProgress(state: SwarmState): TaskProgress[] {
  */
 export function swarmOutputs(state: SwarmState): Record<string, string[]> {
   const outputs: Record<string, string[]> = {};
-  for (const task of state.taskNames) outputs[task] = taskOutIds(state, task);
+  for (const task of state.taskNames) outputs[task] = [...taskResults(state, task).outIds];
   return outputs;
+}
+
+/**
+ * Per loop task that stored its results, the manifest of its instance records.
+ *
+ * @example
+ * ```ts
+ * swarmManifests(state); // { fan: 'out_…' }
+ * ```
+ */
+export function swarmManifests(state: SwarmState): Record<string, string> {
+  const manifests: Record<string, string> = {};
+  for (const task of state.taskNames) {
+    const manifest = taskResults(state, task).manifest;
+    if (manifest !== undefined) manifests[task] = manifest;
+  }
+  return manifests;
 }
 
 /**
@@ -66,26 +88,44 @@ export function swarmOutputs(state: SwarmState): Record<string, string[]> {
  */
 export function totalBytes(state: SwarmState): number {
   let total = 0;
-  for (const task of state.taskNames)
-    for (const record of instanceResults(state, task)) total += record.bytes;
+  for (const task of state.taskNames) total += taskResults(state, task).bytes;
   return total;
 }
 
 /**
- * One compact payload per finished instance, in task order then instance order: the
- * supervisor's input.
+ * The supervisor's input, in task order: each task's compact payload; for a loop, those of its
+ * first instances and first failures (instance order), then one line counting them all and
+ * naming the manifest that holds every instance's outputs.
  *
  * @example
  * ```ts
- * orderedCompacts(state); // ['Worker job fetch succeeded. …', 'Worker job fan.0 succeeded. …']
+ * orderedCompacts(state); // ['Worker job fetch succeeded. …', 'Worker job fan.0 succeeded. …', 'fan: 5000 instances …']
  * ```
  */
 export function orderedCompacts(state: SwarmState): string[] {
   const compacts: string[] = [];
   for (const task of state.taskNames) {
-    for (const record of instanceResults(state, task)) {
-      const compact = state.compacts[instanceLabel(task, taskSpec(state, task), record.instance)];
+    const spec = taskSpec(state, task);
+    if (!isLooped(spec)) {
+      const compact = state.compacts[instanceLabel(task, spec, 0)];
       if (compact !== undefined) compacts.push(compact);
+      continue;
+    }
+    const prefix = `${task}#`;
+    const kept = Object.keys(state.compacts)
+      .filter((label) => label.startsWith(prefix))
+      .map((label) => Number(label.slice(prefix.length)))
+      .sort((left, right) => left - right);
+    for (const instance of kept) compacts.push(state.compacts[`${prefix}${instance}`] as string);
+    const results = taskResults(state, task);
+    if (results.done > kept.length) {
+      const counts = [`${results.ok} ok`, `${results.failed} failed`, `${results.cancelled} cancelled`].join(
+        ', ',
+      );
+      compacts.push(
+        `${task}: ${results.done} instances (${counts}); ${kept.length} shown above` +
+          (results.manifest === undefined ? '' : `; every instance's outputs: manifest ${results.manifest}`),
+      );
     }
   }
   return compacts;
@@ -108,10 +148,12 @@ export function swarmResult(
   // A task that never finished (none should, once the run ends) did not finish well either.
   const failedCount = tasks.filter((task) => !isFinished(task.status) || isFailure(task.status)).length;
   const failed = failedCount > 0 || ending.supervisor?.error !== undefined;
+  const manifests = swarmManifests(state);
   return {
     swarm: state.definition.name,
     status: failed ? 'failed' : 'completed',
     outputs: swarmOutputs(state),
+    ...(Object.keys(manifests).length === 0 ? {} : { manifests }),
     tasks,
     ...(ending.supervisor === undefined ? {} : { supervisor: ending.supervisor }),
     metrics: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
-import { okResult } from './subagent-results.test.data.js';
+import { FakeResultsStore, okResult } from './subagent-results.test.data.js';
 import { SwarmRun } from './swarm-run.js';
 
 const definition = parseSwarm(`
@@ -42,6 +42,7 @@ function runToGate(listing: string): SwarmRun {
       instances.map((item) => ok(`out_${item.task}_${item.instance}`)),
       now,
     );
+    new FakeResultsStore().store(run, now);
   }
   return run;
 }
@@ -143,6 +144,7 @@ describe('SwarmRun resuming a map loop cut by a history bound', () => {
     const { instances } = run.nextStep(3);
     // Only the first instance started before the run had to continue as new.
     run.fold(instances.slice(0, 1), [ok('o1')], 4);
+    new FakeResultsStore().store(run, 4, true);
     const next = new SwarmRun({
       definition,
       carried: run.carry(['each']),

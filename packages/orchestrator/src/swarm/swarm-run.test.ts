@@ -1,8 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import type { StoredListValue } from '../shared/stored-list.js';
 import type { CarriedState, SubagentResult } from '../shared/types.js';
 import { subagentCall } from './activity-calls.js';
+import { FakeResultsStore } from './subagent-results.test.data.js';
 import { type ScheduledInstance, SwarmRun } from './swarm-run.js';
 
 const definition = parseSwarm(`
@@ -145,6 +147,8 @@ describe('SwarmRun folding', () => {
     const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances, [ok('out_c0', 1), ok('out_c1', 2), ok('out_c2', 4)], 2_000);
+    const results = new FakeResultsStore();
+    results.store(run, 2_050);
     expect(run.outputs().count).toEqual(['out_c0', 'out_c1', 'out_c2']);
     expect(run.progress().tasks.find((task) => task.task === 'count')).toMatchObject({
       status: 'done',
@@ -152,10 +156,11 @@ describe('SwarmRun folding', () => {
       bytesCaptured: 7,
     });
     expect(run.result({}).metrics.totalBytes).toBe(17);
-    // Loop instances pushed their values in instance order; the join reads them in that order.
+    // The loop's values are one stored list, its records in instance order; the join reads them in that order.
     const [report] = run.nextStep(2_100).instances;
-    const counts = (report?.inputs.counts ?? []) as { outId: string }[];
-    expect(counts.map((value) => value.outId)).toEqual(['out_c0', 'out_c1', 'out_c2']);
+    const counts = report?.inputs.counts as StoredListValue;
+    expect(counts).toEqual({ $manifest: 'out_count_manifest', count: 3, status: 'ok' });
+    expect(results.values(counts).map((value) => value.outId)).toEqual(['out_c0', 'out_c1', 'out_c2']);
     // IN_REFS: every out id of the dependencies, from the results channel.
     expect(subagentCall(run, report as ScheduledInstance, place, undefined).input.inRefs).toEqual([
       'out_c0',
@@ -170,17 +175,46 @@ describe('SwarmRun folding', () => {
     ]);
   });
 
-  it('keeps what each instance produced in its results channel, the one record of it', () => {
+  it('keeps a summary of each task in its results channel and a loop’s records in the store', () => {
     const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances, [ok('out_c0'), failed('boom', 2), { cancelled: true, reason: 'x' }], 2_000);
+    const results = new FakeResultsStore();
+    results.store(run, 2_050);
     const values = run.channels().values as Record<string, unknown>;
-    expect(values['results:count']).toEqual([
-      { instance: 0, status: 'ok', outIds: ['out_c0'], bytes: 10, exitCode: 0 },
-      { instance: 1, status: 'failed', outIds: ['out_err'], bytes: 5, exitCode: 2 },
+    expect(values['results:count']).toEqual({
+      done: 3,
+      ok: 1,
+      failed: 1,
+      cancelled: 1,
+      bytes: 15,
+      outCount: 2,
+      outIds: ['out_c0', 'out_err'],
+      main: 'out_c0',
+      failures: [{ instance: 1, reason: 'exit 2 · boom' }],
+      chunks: [{ outId: 'out_count_chunk0', count: 3 }],
+      parts: 1,
+      manifest: 'out_count_manifest',
+    });
+    expect(results.records('out_count_manifest')).toEqual([
+      { instance: 0, status: 'ok', outIds: ['out_c0'], bytes: 10, exitCode: 0, preview: 'preview of out_c0' },
+      {
+        instance: 1,
+        status: 'failed',
+        outIds: ['out_err'],
+        bytes: 5,
+        exitCode: 2,
+        preview: '',
+        message: 'boom',
+      },
       { instance: 2, status: 'cancelled', outIds: [], bytes: 0 },
     ]);
     expect(run.outputs().count).toEqual(['out_c0', 'out_err']);
+    expect(run.result({}).manifests).toEqual({ count: 'out_count_manifest' });
+    expect(run.progress().tasks.find((task) => task.task === 'count')).toMatchObject({
+      manifest: 'out_count_manifest',
+      failures: { count: 1, first: [{ instance: 1, reason: 'exit 2 · boom' }] },
+    });
   });
 
   it('refuses outcomes that do not match the instances', () => {
@@ -250,6 +284,7 @@ describe('SwarmRun skips', () => {
     const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances, [ok('out_c0'), ok('out_c1'), ok('out_c2')], 3);
+    new FakeResultsStore().store(run, 3);
     run.fold(run.nextStep(4).instances, [ok('out_report')], 5);
     expect(run.nextStep(6).instances).toEqual([]);
     expect(run.allFinished()).toBe(true);
@@ -359,6 +394,7 @@ describe('SwarmRun carried state', () => {
     const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances, [ok('out_c0'), ok('out_c1'), ok('out_c2')], 3);
+    new FakeResultsStore().store(run, 3, true);
     const carried = roundTrip(run.carry());
     expect(carried.generation).toBe(1);
     expect(carried.resume).toBeUndefined();
@@ -377,6 +413,9 @@ describe('SwarmRun carried state', () => {
     const run = new SwarmRun({ definition });
     const instances = upToCount(run);
     run.fold(instances.slice(0, 1), [ok('out_c0')], 3);
+    expect(() => run.carry(['count'])).toThrow(/instance records of count are not stored yet/);
+    const results = new FakeResultsStore();
+    results.store(run, 3, true);
     const next = new SwarmRun({
       definition,
       carried: roundTrip(run.carry(['count'])),
@@ -392,8 +431,35 @@ describe('SwarmRun carried state', () => {
     expect(resumed.lostInputs).toEqual([]);
     expect(next.step).toBe(3);
     next.fold(resumed.instances, [ok('out_c1'), ok('out_c2')], 5);
+    results.store(next, 5);
     expect(next.outputs().count).toEqual(['out_c0', 'out_c1', 'out_c2']);
+    // The records stored before continuing as new and after are one list, in instance order.
+    expect(results.records('out_count_manifest').map((record) => record.instance)).toEqual([0, 1, 2]);
     expect(next.nextStep(6).instances.map((item) => item.task)).toEqual(['report']);
+  });
+});
+
+describe('SwarmRun stored results', () => {
+  it('folds a long loop’s first chunks into a manifest, so a run carries at most 8 chunk refs', () => {
+    const long = parseSwarm(
+      'name: long\ntasks:\n  fan: { loop: { type: repeat, count: 70 }, script: { content: "true" } }\n',
+    );
+    const run = new SwarmRun({ definition: long });
+    const results = new FakeResultsStore();
+    const { instances } = run.nextStep(1);
+    // One instance per run of the chain: each run stores a chunk of one record before handing over.
+    instances.forEach((instance, index) => {
+      run.fold([instance], [ok(`out_${index}`)], 2 + index);
+      results.store(run, 2 + index, index < instances.length - 1);
+      const chunks = (run.channels().values as Record<string, { chunks: unknown[] }>)['results:fan']?.chunks;
+      expect(chunks?.length).toBeLessThanOrEqual(8);
+    });
+    const manifest = run.result({}).manifests?.fan as string;
+    expect(results.records(manifest).map((record) => record.outIds[0])).toEqual(
+      Array.from({ length: 70 }, (_, index) => `out_${index}`),
+    );
+    // Past 64 out ids, progress and results name the manifest instead of listing them.
+    expect(run.progress().tasks[0]).toMatchObject({ outIds: [], outCount: 70, manifest });
   });
 });
 

@@ -12,6 +12,7 @@ import type {
   ApproveTaskRequest,
   ApproveTaskResult,
   CarriedState,
+  MapItems,
   SuperviseResult,
   SwarmContextMetrics,
   SwarmProgress,
@@ -21,19 +22,22 @@ import type {
 import { type ContextPoolState, DEFAULT_CONTEXT_POOL_CAP } from './context-pool-state.js';
 import { applyWrites, foldStep, type InstanceOutcome } from './fold-step.js';
 import { applyPlan, planStep, type ResumedStep, resumeStep, type ScheduledInstance } from './plan-step.js';
+import { type ResultsPart, resultsParts, storedResultsPart } from './stored-results.js';
 import { orderedCompacts, swarmOutputs, swarmProgress, swarmResult, taskProgress } from './swarm-report.js';
 import {
   carriedState,
   createSwarmState,
+  instanceTotal,
   type SwarmState,
-  taskOutIds,
+  taskResults,
   taskSpec,
   unfinishedTasks,
 } from './swarm-state.js';
 import type { TaskEvent } from './task-state.js';
 
 export type { InstanceOutcome } from './fold-step.js';
-export type { ScheduledInstance } from './plan-step.js';
+export type { IndexRequest, ScheduledInstance } from './plan-step.js';
+export type { ResultsPart } from './stored-results.js';
 
 /** What {@link SwarmRun.nextStep} returns. */
 export type PlannedStep = ResumedStep;
@@ -111,9 +115,42 @@ export class SwarmRun {
     return instanceLabel(task, this.spec(task), instance);
   }
 
-  /** The task's out ids, loop instances in order: a dependent's IN_REFS. */
-  outIds(task: string): string[] {
-    return taskOutIds(this.#state, task);
+  /**
+   * What a task's dependencies give it as IN_REFS: the out ids of those that list them all, the
+   * manifests of loops with more (the worker reads their out ids from the store).
+   */
+  inputRefs(task: string): { refs: string[]; manifests: string[] } {
+    const refs: string[] = [];
+    const manifests: string[] = [];
+    for (const dependency of this.spec(task).depends_on) {
+      const results = taskResults(this.#state, dependency);
+      if (results.outIds.length === results.outCount) refs.push(...results.outIds);
+      else if (results.manifest !== undefined) manifests.push(results.manifest);
+    }
+    return { refs, manifests };
+  }
+
+  /** A loop's instance count: its repeat count, or a map loop's items once known. */
+  instanceTotal(task: string): number {
+    return instanceTotal(this.#state, task);
+  }
+
+  /** Records what indexing a map loop's stored list gave: its index and item count, or why it is no list. */
+  recordItems(task: string, items: MapItems, now: number): void {
+    this.#state.tasks.apply(task, { type: 'items', items }, now);
+  }
+
+  /**
+   * The parts of the loops' results to store now (see `resultsParts`); `flush` before the run
+   * continues as new, so nothing unstored is carried.
+   */
+  resultsParts(flush: boolean): ResultsPart[] {
+    return resultsParts(this.#state, flush);
+  }
+
+  /** Records a stored part of a loop's results (see `storedResultsPart`). */
+  storedResultsPart(part: ResultsPart, outId: string, now: number): void {
+    storedResultsPart(this.#state, part, outId, now);
   }
 
   /** Adds `†input.<key>` (from a signal); `date` is an ISO timestamp from the workflow clock. */
@@ -222,7 +259,9 @@ export class SwarmRun {
   /**
    * The next superstep: the instances a previous run left unstarted when there are any, else
    * every ready task (`planStep`, applied; skipped and waiting tasks are marked on the way,
-   * started tasks consume their join barrier). Counts the step when something runs.
+   * started tasks consume their join barrier). Counts the step when something runs. When a map
+   * loop's stored list must be indexed first, returns those (`indexes`) and nothing to run:
+   * index them, `recordItems`, and ask again.
    */
   nextStep(now: number): PlannedStep {
     const resume = this.#state.resume;
@@ -230,11 +269,16 @@ export class SwarmRun {
     let planned: PlannedStep;
     if (resume.length > 0) planned = resumeStep(this.#state, resume);
     else {
-      planned = { instances: [], lostInputs: [] };
+      planned = { instances: [], lostInputs: [], indexes: [] };
       for (let replan = true; replan; ) {
         const plan = planStep(this.#state, now);
+        if (plan.indexes.length > 0) {
+          // Index the stored lists first; what this step already planned runs meanwhile.
+          if (planned.instances.length === 0) planned.indexes = plan.indexes;
+          break;
+        }
         applyPlan(this.#state, plan, now);
-        planned.instances.push(...plan.instances);
+        for (const instance of plan.instances) planned.instances.push(instance);
         replan = plan.replan;
       }
     }

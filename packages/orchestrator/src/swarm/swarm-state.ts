@@ -2,13 +2,15 @@
 // over continue-as-new. Runs inside the workflow sandbox.
 import { ChannelState } from '@wharf/channels';
 import type { ResolveOptions } from '@wharf/context-resolver';
+import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished } from '../shared/task-status.js';
-import type { CarriedState } from '../shared/types.js';
+import type { CarriedState, InstanceRecord } from '../shared/types.js';
 import { ContextPoolState } from './context-pool-state.js';
-import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
+import { channelNames, swarmChannels } from './swarm-channels.js';
 import { SwarmContext } from './swarm-context.js';
 import { TaskBoard, unknownTaskError } from './task-board.js';
+import { EMPTY_RESULTS, type TaskResults } from './task-results.js';
 import { CHANNELS_KIND, type ChannelTargets, channelTargets, readChannel } from './user-channels.js';
 
 /**
@@ -40,6 +42,11 @@ export interface SwarmState {
   resume: string[];
   /** Continue-as-new runs before this one. */
   readonly generation: number;
+  /**
+   * Per loop task, the instance records folded but not yet stored in a chunk of its manifest,
+   * in instance order. Never carried: every run stores them before it continues as new.
+   */
+  readonly pending: Map<string, InstanceRecord[]>;
 }
 
 /**
@@ -73,6 +80,7 @@ export function createSwarmState(
     step: carried?.step ?? 0,
     resume: [...(carried?.resume ?? [])],
     generation: carried?.generation ?? 0,
+    pending: new Map(),
   };
 }
 
@@ -86,6 +94,12 @@ export function createSwarmState(
  * ```
  */
 export function carriedState(state: SwarmState, resume: readonly string[]): CarriedState {
+  const unstored = [...state.pending].filter(([, records]) => records.length > 0).map(([task]) => task);
+  if (unstored.length > 0)
+    throw new WharfOrchestratorError(
+      'INVALID_REQUEST',
+      `instance records of ${unstored.join(', ')} are not stored yet: store them before continuing as new`,
+    );
   return {
     step: state.step,
     channels: state.channels.snapshot(),
@@ -113,27 +127,16 @@ export function taskSpec(state: SwarmState, task: string): TaskDefinition {
 }
 
 /**
- * What the task's instances produced so far, one record per finished instance, in instance order.
+ * What the task's instances produced so far (a bounded summary: counts, bytes, the first
+ * failures, its out ids while they are few; a loop's chunks and manifest).
  *
  * @example
  * ```ts
- * instanceResults(state, 'fan'); // [{ instance: 0, status: 'ok', outIds: ['out_…'], bytes: 12 }, …]
+ * taskResults(state, 'fan'); // { done: 3, ok: 3, outIds: ['out_…', …], chunks: [], … }
  * ```
  */
-export function instanceResults(state: SwarmState, task: string): readonly InstanceResult[] {
-  return (state.channels.get(channelNames.results(task)) as readonly InstanceResult[] | undefined) ?? [];
-}
-
-/**
- * The task's out ids, loop instances in order: what its dependents get as IN_REFS.
- *
- * @example
- * ```ts
- * taskOutIds(state, 'fan'); // ['out_a', 'out_b']
- * ```
- */
-export function taskOutIds(state: SwarmState, task: string): string[] {
-  return instanceResults(state, task).flatMap((record) => record.outIds);
+export function taskResults(state: SwarmState, task: string): TaskResults {
+  return (state.channels.get(channelNames.results(task)) as TaskResults | undefined) ?? EMPTY_RESULTS;
 }
 
 /**

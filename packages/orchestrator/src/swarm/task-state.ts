@@ -4,7 +4,7 @@ import { answerApproval, approvalVerdict, openApproval } from '../control/approv
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { ApprovalDefinition } from '../shared/swarm-schema.js';
 import { isFinished, isOpen } from '../shared/task-status.js';
-import type { ApproveTaskRequest, TaskState } from '../shared/types.js';
+import type { ApproveTaskRequest, MapItems, TaskState } from '../shared/types.js';
 
 /**
  * Everything that happens to a task, in the closed vocabulary of {@link nextTaskState}:
@@ -12,6 +12,7 @@ import type { ApproveTaskRequest, TaskState } from '../shared/types.js';
  * - `gate`: it could run, but its `approval:` gate opens and holds it;
  * - `answer`: someone approved or rejected its gate (a rejection ends it at once);
  * - `expire`: the workflow clock passed its gate's deadline (its `on_timeout` decides);
+ * - `items`: its map loop's stored list was indexed (or could not be), before it starts;
  * - `start`: its instances are scheduled (`total`: a map loop's instance count);
  * - `instance-failed`: one of its instances failed (it reads `failed` from now on);
  * - `end`: its last instance folded (a running task is done);
@@ -24,6 +25,7 @@ export type TaskEvent =
   | { type: 'gate'; gate: ApprovalDefinition }
   | { type: 'answer'; gate: ApprovalDefinition; request: ApproveTaskRequest }
   | { type: 'expire'; gate: ApprovalDefinition }
+  | { type: 'items'; items: MapItems }
   | { type: 'start'; total?: number }
   | { type: 'instance-failed'; reason: string }
   | { type: 'end' }
@@ -81,6 +83,9 @@ export function nextTaskState(task: string, state: TaskState, event: TaskEvent, 
       // A cancelled task keeps its status, but its gate still records the timeout.
       if (state.approval?.deadline === undefined || state.approval.decision !== undefined) return state;
       return decideGate(event.gate, state, now);
+    case 'items':
+      requireOpen(task, state, event);
+      return { ...state, items: { ...event.items } };
     case 'start':
       requireOpen(task, state, event);
       return {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SubagentResult } from '../shared/types.js';
+import { FakeResultsStore } from './subagent-results.test.data.js';
 import { SwarmRun } from './swarm-run.js';
 
 const definition = parseSwarm(`
@@ -99,6 +100,7 @@ describe('SwarmRun user channels', () => {
     const run = new SwarmRun({ definition });
     const first = run.nextStep(1);
     run.fold(first.instances, [ok('out_a'), ok('out_b'), ok('out_l')], 2);
+    new FakeResultsStore().store(run, 2, true);
     const next = new SwarmRun({
       definition,
       carried: run.carry(),

@@ -10,6 +10,7 @@ import { type SubagentIds, subagentIds } from '../activities/activity-identity.j
 import { childEnvironment } from '../activities/child-env.js';
 import { guardDataPlane } from '../activities/data-plane-guard.js';
 import { runScript } from '../activities/run-script.js';
+import { indexMapItems, writeResultsPart } from '../activities/stored-lists.js';
 import { createAgentActivities } from '../agent/agent-activities.js';
 import { contextMetrics } from '../context/context-metrics.js';
 import { planContext } from '../context/plan-context.js';
@@ -65,8 +66,8 @@ export interface ActivityDependencies {
 /**
  * The activity implementations with their dependencies injected: `runSubagent` (a script
  * task), the steps of an agent task or of the supervisor (`agentStart`, `agentModelStep`,
- * `agentToolCall`, `agentSpawnRequest`, `agentFinish`) and the context pool's local
- * activities. Wharf errors that retrying cannot fix (bad definitions, unknown models, missing
+ * `agentToolCall`, `agentSpawnRequest`, `agentFinish`), `indexItems` (a map loop's stored list),
+ * and the local activities: the context pool's and `writeManifestPart` (a loop's stored results). Wharf errors that retrying cannot fix (bad definitions, unknown models, missing
  * keys, forbidden reads, another data plane's work) and requests a provider refused (401, 400)
  * fail without retry; storage and process-start failures, and a provider's 429, 5xx or dropped
  * connection, are retried by the workflow's bounded policy (after the provider's `Retry-After`).
@@ -117,6 +118,21 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
         }),
       );
+    },
+    async indexItems(input) {
+      const context = Context.current();
+      let last = Date.now();
+      return classify(() =>
+        indexMapItems(input, dependencies.store, (bytes) => {
+          // A long read heartbeats about once a second.
+          if (Date.now() - last < 1_000) return;
+          last = Date.now();
+          context.heartbeat({ task: input.task, bytes });
+        }),
+      );
+    },
+    async writeManifestPart(input) {
+      return writeResultsPart(input, dependencies.store);
     },
     async planContext(input) {
       return planContext(input);

@@ -25,6 +25,37 @@ export const { runSubagent } = proxyActivities<WharfActivities>({
 });
 
 /**
+ * `indexItems` reads a map loop's stored list once (it may be large: it heartbeats) and stores
+ * the index its instances read their items through.
+ *
+ * @example
+ * ```ts
+ * const items = await indexItems({ workflowId, ownerId, task: 'lint', source: 'out_…', maxItems: 1e6 });
+ * ```
+ */
+export const { indexItems } = proxyActivities<WharfActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '1 minute',
+  retry: subagentRetryPolicy,
+});
+
+/**
+ * `writeManifestPart` stores a chunk of a loop's instance records (or its manifest) next to the
+ * workflow: its input, thousands of records, stays out of history; only the out id is recorded.
+ * A store that does not answer is asked again for up to ten minutes.
+ *
+ * @example
+ * ```ts
+ * const outId = await writeManifestPart({ workflowId, ownerId, task: 'fan', part: 'chunk', seq: 0, entries });
+ * ```
+ */
+export const { writeManifestPart } = proxyLocalActivities<WharfActivities>({
+  startToCloseTimeout: '1 minute',
+  scheduleToCloseTimeout: '10 minutes',
+  retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+});
+
+/**
  * Context choice, pruning and metrics run stdio-limits' rules on metadata next to the workflow:
  * their (large) input stays out of history, only their small results are recorded.
  *

@@ -4,6 +4,8 @@ import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type {
   CarriedState,
   ContextPlan,
+  IndexItemsInput,
+  ManifestPartInput,
   PlanContextInput,
   PruneContextInput,
   SuperviseResult,
@@ -55,9 +57,31 @@ class FakePort implements SwarmPort {
   continueAsNew = false;
   planContextFails = false;
   answer: SuperviseResult = { answer: 'all good', evidenceBytes: 10 };
+  /** Parts of loops' results stored, by the out id given back (a store the runs of a chain share). */
+  readonly parts: Map<string, ManifestPartInput>;
+  readonly indexed: IndexItemsInput[] = [];
+  /** Items of each stored list `indexItems` is asked about, by source out id. */
+  readonly lists = new Map<string, number>();
+
+  constructor(parts = new Map<string, ManifestPartInput>()) {
+    this.parts = parts;
+  }
 
   now(): number {
     return this.clock;
+  }
+
+  async indexItems(input: IndexItemsInput) {
+    this.indexed.push(input);
+    const count = this.lists.get(input.source);
+    if (count === undefined) return { error: `the body of ${input.source} is one JSON object, not a list` };
+    return { index: `out_index_${input.source}`, count, format: 'line' as const };
+  }
+
+  async writeManifestPart(input: ManifestPartInput): Promise<string> {
+    const outId = `out_part_${this.parts.size}`;
+    this.parts.set(outId, input);
+    return outId;
   }
 
   async runInstance(call: SubagentCall): Promise<InstanceOutcome> {
@@ -212,12 +236,74 @@ tasks:
     expect(first.calls.map((call) => call.label)).toEqual(['fan#0', 'fan#1']);
     expect(state).toMatchObject({ resume: ['fan'], generation: 1, tasks: { fan: { status: 'running' } } });
 
-    const next = new FakePort();
+    // The first run stored the records it folded before handing over: nothing unstored is carried.
+    expect([...first.parts.values()].map((part) => part.part === 'chunk' && part.entries.length)).toEqual([
+      2,
+    ]);
+    const next = new FakePort(first.parts);
     const result = await finished(drive(new SwarmRun({ definition: wide, carried: state }), next));
     expect(next.calls.map((call) => call.label)).toEqual(['fan#2', 'fan#3', 'fan#4', 'join']);
-    expect(next.calls[3]?.input.inputs.fan).toHaveLength(5);
+    // The join reads the loop's values as one stored list: its manifest names both runs' chunks.
+    const list = next.calls[3]?.input.inputs.fan as { $manifest: string; count: number };
+    expect(list).toEqual({ $manifest: 'out_part_2', count: 5, status: 'ok' });
+    expect(next.parts.get(list.$manifest)).toMatchObject({
+      part: 'manifest',
+      chunks: [
+        { outId: 'out_part_0', count: 2 },
+        { outId: 'out_part_1', count: 3 },
+      ],
+    });
     expect(result).toMatchObject({ status: 'completed', metrics: { continuedAsNew: 1 } });
     expect(result.outputs.fan).toHaveLength(5);
+    expect(result.manifests).toEqual({ fan: 'out_part_2' });
+  });
+
+  it('has a stored list indexed once by a worker, then runs one instance per item that reads its own', async () => {
+    const mapped = parseSwarm(`
+name: mapped
+tasks:
+  list: { script: { content: 'seq 3' }, output: †data.list }
+  each: { depends_on: [list], loop: { type: map, over: †data.list }, inputs: { from: †data.list.outId }, script: { content: 'true' } }
+`);
+    const port = new FakePort();
+    port.lists.set('out_list', 3);
+    const result = await finished(drive(new SwarmRun({ definition: mapped }), port));
+    expect(port.indexed).toEqual([
+      { workflowId: 'wf-1', ownerId: 'team', task: 'each', source: 'out_list', maxItems: 1_000_000 },
+    ]);
+    expect(
+      port.calls
+        .slice(1)
+        .map((call) => [call.label, call.input.inputs, call.input.storedItem, call.input.loopTotal]),
+    ).toEqual(
+      [0, 1, 2].map((index) => [
+        `each#${index}`,
+        { from: 'out_list', index },
+        { index: 'out_index_out_list', format: 'line' },
+        3,
+      ]),
+    );
+    expect(result.tasks.find((task) => task.task === 'each')).toMatchObject({
+      status: 'done',
+      instances: { done: 3, total: 3 },
+    });
+  });
+
+  it('fails a map loop whose stored list is no list, naming what the worker found', async () => {
+    const mapped = parseSwarm(`
+name: mapped
+tasks:
+  list: { script: { content: 'echo {}' }, output: †data.list }
+  each: { depends_on: [list], loop: { type: map, over: †data.list, max_items: 10 }, script: { content: 'true' } }
+`);
+    const port = new FakePort();
+    const result = await finished(drive(new SwarmRun({ definition: mapped }), port));
+    expect(port.indexed.map((input) => input.maxItems)).toEqual([10]);
+    expect(port.calls.map((call) => call.label)).toEqual(['list']);
+    expect(result.tasks.find((task) => task.task === 'each')).toMatchObject({
+      status: 'failed',
+      reason: 'the body of out_list is one JSON object, not a list',
+    });
   });
 
   it('continues as new between supersteps when the port asks, carrying what the next run needs', async () => {

@@ -8,6 +8,9 @@ import type {
   CarriedState,
   ContextPlan,
   ContextPool,
+  IndexItemsInput,
+  ManifestPartInput,
+  MapItems,
   PlanContextInput,
   PruneContextInput,
   SuperviseResult,
@@ -22,7 +25,13 @@ import {
   subagentCall,
   supervisorCall,
 } from '../swarm/activity-calls.js';
-import type { InstanceOutcome, ScheduledInstance, SwarmRun } from '../swarm/swarm-run.js';
+import type {
+  IndexRequest,
+  InstanceOutcome,
+  ResultsPart,
+  ScheduledInstance,
+  SwarmRun,
+} from '../swarm/swarm-run.js';
 import { runPool } from './run-pool.js';
 
 /** Everything the swarm loop needs from outside the run. */
@@ -34,6 +43,15 @@ export interface SwarmPort {
    * resolves with how it ended; a failure or a cancellation is an outcome, never a rejection.
    */
   runInstance(call: SubagentCall): Promise<InstanceOutcome>;
+  /**
+   * Indexes a map loop's stored list (an activity: the list is read on a worker, never by the
+   * workflow): the index and item count, or why it is no list. Never rejects.
+   */
+  indexItems(
+    input: IndexItemsInput,
+  ): Promise<{ index: string; count: number; format: 'line' | 'json' } | { error: string }>;
+  /** Stores one part of a loop's results (a local activity) and resolves with its out id. */
+  writeManifestPart(input: ManifestPartInput): Promise<string>;
   /** Chooses the contexts of the tasks about to run (a local activity). */
   planContext(input: PlanContextInput): Promise<Record<string, ContextPlan>>;
   /** The task ids a due `checkpoint_and_prune` hook removes from the pool (a local activity). */
@@ -98,8 +116,12 @@ export async function driveSwarm(
   const slots = new TaskSlots(loopCaps(definition.tasks));
   port.publish();
   for (;;) {
-    const { instances, lostInputs } = run.nextStep(port.now());
+    const { instances, lostInputs, indexes } = run.nextStep(port.now());
     for (const lost of lostInputs) port.warn('resumed instance lost inputs', lost);
+    if (indexes.length > 0) {
+      await indexStoredLists(indexes);
+      continue;
+    }
     if (instances.length === 0) {
       if (run.allFinished()) break;
       if (run.pendingApprovals().length > 0) {
@@ -123,15 +145,72 @@ export async function driveSwarm(
       { shouldStop: () => port.historyFull() },
     );
     // Items start in order: the outcomes are those of a prefix of `instances`.
-    run.fold(instances.slice(0, outcomes.length), outcomes, port.now());
+    run.fold(
+      outcomes.length === instances.length ? instances : instances.slice(0, outcomes.length),
+      outcomes,
+      port.now(),
+    );
     const unstarted = [...new Set(instances.slice(outcomes.length).map((item) => item.task))];
+    await storeResults(false);
     await pruneContextPool();
     run.capContextPool();
     port.publish();
-    if (unstarted.length > 0 || port.shouldContinueAsNew())
+    if (unstarted.length > 0 || port.shouldContinueAsNew()) {
+      // Nothing unstored is carried: the loops' records folded so far go to the store first.
+      await storeResults(true);
       return { next: 'continue-as-new', carried: run.carry(unstarted) };
+    }
   }
   return { next: 'finished', result: await finish() };
+
+  /** Indexes the map loops' stored lists (in parallel) and records each outcome, in task order. */
+  async function indexStoredLists(requests: readonly IndexRequest[]): Promise<void> {
+    const { place } = options;
+    const outcomes = await Promise.all(
+      requests.map((request) =>
+        port.indexItems({
+          workflowId: place.workflowId,
+          ownerId: place.ownerId,
+          task: request.task,
+          source: request.source.source,
+          ...(request.source.status === undefined ? {} : { status: request.source.status }),
+          maxItems: request.maxItems,
+          ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
+        }),
+      ),
+    );
+    requests.forEach((request, index) => {
+      const source = {
+        source: request.source.source,
+        ...(request.source.status === undefined ? {} : { status: request.source.status }),
+      };
+      const items: MapItems = { ...source, ...(outcomes[index] as MapItems) };
+      run.recordItems(request.task, items, port.now());
+    });
+  }
+
+  /**
+   * Stores the loops' results due now (chunks of their records, then the manifests of those that
+   * ended), each part a local activity whose out id is recorded; `flush` stores everything
+   * folded, before the run continues as new.
+   */
+  async function storeResults(flush: boolean): Promise<void> {
+    const { place } = options;
+    for (let parts = run.resultsParts(flush); parts.length > 0; parts = run.resultsParts(flush)) {
+      const outIds = await Promise.all(
+        parts.map((part: ResultsPart) =>
+          port.writeManifestPart({
+            ...part,
+            workflowId: place.workflowId,
+            ownerId: place.ownerId,
+            ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
+          }),
+        ),
+      );
+      for (const [index, part] of parts.entries())
+        run.storedResultsPart(part, outIds[index] as string, port.now());
+    }
+  }
 
   /**
    * The context of every task about to run, chosen from the pool (one local activity per

@@ -18,9 +18,11 @@ import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
 import {
   contextMetrics,
   failureMessage,
+  indexItems,
   planContext,
   pruneContext,
   runSubagent,
+  writeManifestPart,
 } from './swarm-activities.js';
 import type { SwarmPort } from './swarm-driver.js';
 import type { SwarmHandlerHooks } from './swarm-handlers.js';
@@ -91,6 +93,20 @@ export class TemporalSwarmPort implements SwarmPort {
       return failedBeforeOutput(call.label, failureMessage(error));
     }
   }
+
+  async indexItems(input: Parameters<SwarmPort['indexItems']>[0]): ReturnType<SwarmPort['indexItems']> {
+    try {
+      return await indexItems.executeWithOptions(
+        { summary: `${input.task} · index the items of ${input.source}` },
+        [input],
+      );
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return { error: `could not index loop.over ${input.source}: ${failureMessage(error)}` };
+    }
+  }
+
+  writeManifestPart: SwarmPort['writeManifestPart'] = (input) => writeManifestPart(input);
 
   planContext: SwarmPort['planContext'] = (input) => planContext(input);
 
