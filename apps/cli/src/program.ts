@@ -5,6 +5,7 @@ import { devCommand } from './commands/dev.js';
 import { emitCommand } from './commands/emit.js';
 import { gcCommand } from './commands/gc.js';
 import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
+import { outputsRefs } from './commands/outputs-refs.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
@@ -82,6 +83,11 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--tools <names>', toolsHelp)
     .option('--model <model>', modelHelp, collect, [])
     .option('--summarizer <model>', summarizerHelp)
+    .option(
+      '--concurrency <n>',
+      'most subagents running at once (the in-process worker and the swarm; default 8)',
+      integerIn('--concurrency', 1, 1_900),
+    )
     .addOption(dataDirOption())
     .action(
       async (
@@ -89,6 +95,7 @@ export function createProgram(io: CliIo = processIo): Command {
         options: {
           model: string[];
           summarizer?: string;
+          concurrency?: number;
           input: string[];
           follow: boolean;
           json: boolean;
@@ -231,6 +238,22 @@ export function createProgram(io: CliIo = processIo): Command {
     .action(async (outId: string, options: { range?: string; json: boolean; dataDir: string }) => {
       await ensureDataDir(options.dataDir);
       await outputsShow(outId, options, io);
+    });
+
+  outputs
+    .command('refs <outId>')
+    .description(
+      'The out ids a stored list names (a loop task’s manifest), one per line; a plain output: its own id',
+    )
+    .option(
+      '--records',
+      "print the list's entries as JSON lines instead (a loop's: instance, status, out ids)",
+      false,
+    )
+    .addOption(dataDirOption())
+    .action(async (outId: string, options: { records: boolean; dataDir: string }) => {
+      await ensureDataDir(options.dataDir);
+      await outputsRefs(outId, options, io);
     });
 
   program

@@ -11,7 +11,7 @@ import { parseRange } from '../parse-inputs.js';
  * The data directory with the data plane `WHARF_STORE` / `WHARF_BLOBS` name (else its own); a
  * malformed URL or a backend that is not installed is a usage error naming it.
  */
-async function openData(dataDir: string): Promise<DataDir> {
+export async function openData(dataDir: string): Promise<DataDir> {
   try {
     return await openDataDir(dataDir);
   } catch (error) {

@@ -26,6 +26,8 @@ export interface RunOptions extends ModelOptions {
   waitForInputsMs?: number;
   /** Tools registered with the workers (`--tools`, `WHARF_TOOLS`); undefined when not known. */
   tools?: readonly string[] | undefined;
+  /** Most subagents at once: the in-process worker's activities and the swarm's tasks in flight. */
+  concurrency?: number;
 }
 
 /**
@@ -45,6 +47,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     models: createModelRegistry(),
     summarizer: models.summarizer ?? false,
     ...(options.address === undefined ? {} : { temporalAddress: options.address }),
+    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
     onProgress: (message) => io.err(`wharf: ${message}`),
   }).catch((error: Error) => {
     throw new CliError('UNREACHABLE', error.message, { cause: error });
@@ -54,6 +57,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       ownerId: options.owner,
       workdir: resolve(options.workdir ?? process.cwd()),
       ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
+      ...(options.concurrency === undefined ? {} : { maxConcurrentTasks: options.concurrency }),
     });
     const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
     io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);

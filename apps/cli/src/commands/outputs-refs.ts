@@ -1,0 +1,43 @@
+import { entryOutIds, isManifestRecord, manifestEntries, OutputStoreError } from '@wharf/output-store';
+import { CliError } from '../cli-error.js';
+import type { CliIo } from '../output.js';
+import { openData } from './inspect.js';
+
+/**
+ * `wharf outputs refs <outId> [--records]`: the out ids a stored list names (a loop's manifest:
+ * every instance's outputs, instance order), one per line, read chunk by chunk; with `records`,
+ * its entries as JSON lines (a loop's: instance, status, out ids, bytes, exit code). A plain
+ * output prints its own id.
+ *
+ * @example
+ * ```ts
+ * await outputsRefs('out_…', { dataDir: '.wharf', records: false }, io);
+ * ```
+ */
+export async function outputsRefs(
+  outId: string,
+  options: { dataDir: string; records: boolean },
+  io: CliIo,
+): Promise<void> {
+  const data = await openData(options.dataDir);
+  try {
+    const record = await data.store.stat({ outId });
+    if (!isManifestRecord(record)) {
+      if (options.records)
+        throw new CliError('USAGE', `${outId} is not a stored list (a manifest): it has no records`);
+      io.out(outId);
+      return;
+    }
+    for await (const entry of manifestEntries(data.store, { outId })) {
+      if (options.records) io.out(JSON.stringify(entry));
+      else for (const id of entryOutIds(entry)) io.out(id);
+    }
+  } catch (error) {
+    if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND')
+      throw new CliError('NOT_FOUND', error.message, { cause: error });
+    if (OutputStoreError.isInstance(error)) throw new CliError('USAGE', error.message, { cause: error });
+    throw error;
+  } finally {
+    await data.close();
+  }
+}
