@@ -1,0 +1,192 @@
+import { once } from 'node:events';
+import { mkdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from '@temporalio/worker';
+import { parseSwarm, type SwarmResult } from '@wharf/orchestrator';
+import { type RunHistoryStats, runChainHistory } from '@wharf/orchestrator/client';
+import { createWharfDataConverter } from '@wharf/orchestrator/node';
+import { manifestEntries } from '@wharf/output-store';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwarmTestEnv, type SwarmTestEnv, wharfBundle } from './swarm-env.js';
+import { startWorkerProcess } from './worker-process.js';
+
+const workerScript = fileURLToPath(new URL('../fixtures/wide-worker-process.mjs', import.meta.url));
+const SMALL = 250;
+const LARGE = 2_000;
+const CONCURRENCY = 32;
+const MIB = 1024 * 1024;
+
+// The join counts its refs whichever way they arrive (IN_REFS, or the file for a wide list).
+const countRefs = [
+  'if [ -n "$WHARF_IN_REFS_FILE" ]; then jq length "$WHARF_IN_REFS_FILE";',
+  `else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`,
+].join(' ');
+
+/**
+ * A map over a stored list of `items` lines (a task's whole stdout), each instance printing its
+ * item and logging that it ran, and a join over every instance's out ids.
+ */
+function wideMap(items: number, dir: string) {
+  return parseSwarm(`
+name: wide-map
+tasks:
+  list: { script: { content: 'seq 0 ${items - 1} | sed "s/^/item-/"' }, output: †data.list }
+  fan:
+    depends_on: [list]
+    loop: { type: map, over: †data.list }
+    script: { content: 'echo "$WHARF_INSTANCE" >> ${join(dir, 'ran.log')}; printf "%s\\n" "$WHARF_INPUTS"' }
+  join:
+    depends_on: [fan]
+    script: { content: ${JSON.stringify(countRefs)} }
+`);
+}
+
+/** What one swarm of the test left: its result, every run of its chain, what ran. */
+interface WideRun {
+  workflowId: string;
+  result: SwarmResult;
+  runs: RunHistoryStats[];
+}
+
+// A map over a runtime list thousands of items long, in a chain of runs cut short by a low
+// continue-as-new threshold: the items, the out ids and the records of every instance stay in
+// the store, so what history carries does not grow with the list. A worker killed mid-fan-out
+// is replaced, and every item's output is stored exactly once.
+describe('a map over a stored list of thousands of items', () => {
+  let env: SwarmTestEnv;
+  const done: Record<number, WideRun> = {};
+  beforeAll(async () => {
+    env = await createSwarmTestEnv('wide-map');
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  /** Runs the swarm over `items` lines on a worker process; with `killAt`, kills it once that many instances folded. */
+  async function runWide(items: number, killAt?: number): Promise<WideRun> {
+    await mkdir(join(env.dir, `run-${items}`), { recursive: true });
+    const { workflowId, firstExecutionRunId } = await env.wharf.startSwarm(
+      wideMap(items, join(env.dir, `run-${items}`)),
+      {},
+      { historyEventLimit: 500, maxConcurrentTasks: CONCURRENCY, heartbeatTimeoutMs: 10_000 },
+    );
+    let worker = await startWorkerProcess(env, workerScript, [String(CONCURRENCY)]);
+    try {
+      if (killAt !== undefined) {
+        for (;;) {
+          const progress = await env.wharf.progress(workflowId).catch(() => undefined);
+          const fan = progress?.tasks.find((task) => task.task === 'fan');
+          console.log(`[wide-map] ${items}: ${fan?.instances.done}/${fan?.instances.total}`);
+          if ((fan?.instances.done ?? 0) >= killAt) break;
+          await new Promise((resolve) => setTimeout(resolve, 1_000));
+        }
+        worker.kill('SIGKILL');
+        await once(worker, 'exit');
+        worker = await startWorkerProcess(env, workerScript, [String(CONCURRENCY)]);
+      }
+      const result = await env.wharf.result(workflowId);
+      const runs = await runChainHistory(env.temporal.client, workflowId, firstExecutionRunId);
+      return { workflowId, result, runs };
+    } finally {
+      worker.kill('SIGTERM');
+      await once(worker, 'exit');
+    }
+  }
+
+  /** Checks one finished swarm: every item ran, its output stored once, in the manifest in order; the join saw every ref. */
+  async function checkOutputs(items: number, { result }: WideRun): Promise<void> {
+    expect(result.status).toBe('completed');
+    const fan = result.tasks.find((task) => task.task === 'fan');
+    expect(fan).toMatchObject({
+      status: 'done',
+      instances: { done: items, total: items },
+      outIds: [],
+      outCount: items,
+    });
+    const manifest = result.manifests?.fan as string;
+    const records: { instance: number; status: string; outIds: string[] }[] = [];
+    for await (const entry of manifestEntries(env.store, { outId: manifest }))
+      records.push(entry as (typeof records)[number]);
+    expect(records.map((record) => record.instance)).toEqual(
+      Array.from({ length: items }, (_, index) => index),
+    );
+    expect(records.every((record) => record.status === 'ok' && record.outIds.length === 1)).toBe(true);
+    // Each instance's stdout is stored once, and it is the output of its own item.
+    const stdout = new Map<string, string>();
+    let cursor: string | undefined;
+    do {
+      const page = await env.store.list({
+        labels: { task: 'fan', stream: 'stdout' },
+        limit: 1_000,
+        ...(cursor === undefined ? {} : { cursor }),
+      });
+      for (const record of page.records)
+        if (record.producer.runId.startsWith('wide-map'))
+          stdout.set(record.outId, record.labels.instance ?? '');
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+    const ofRun = records.map((record) => record.outIds[0] as string);
+    expect(ofRun.filter((outId) => stdout.has(outId))).toHaveLength(items);
+    for (const index of [0, Math.floor(items / 2), items - 1]) {
+      const body = Buffer.from((await env.store.get({ outId: ofRun[index] as string })).body).toString(
+        'utf8',
+      );
+      expect(JSON.parse(body)).toEqual({ index, item: `item-${index}` });
+    }
+    const joined = Buffer.from(
+      (await env.store.get({ outId: result.outputs.join?.[0] as string })).body,
+    ).toString('utf8');
+    expect(Number(joined.trim())).toBe(items);
+  }
+
+  it(`keeps every run's history and payloads the same size at ${SMALL} and ${LARGE} items`, async () => {
+    done[SMALL] = await runWide(SMALL);
+    await checkOutputs(SMALL, done[SMALL]);
+    // A worker SIGKILLed a third of the way through: the next one finishes, nothing is stored twice.
+    done[LARGE] = await runWide(LARGE, Math.floor(LARGE / 3));
+    await checkOutputs(LARGE, done[LARGE]);
+
+    const sizes = (run: WideRun) => ({
+      runs: run.runs.length,
+      largestRun: Math.max(...run.runs.map((entry) => entry.historyBytes)),
+      largestPayload: Math.max(...run.runs.map((entry) => entry.largestPayloadBytes)),
+    });
+    const small = sizes(done[SMALL]);
+    const large = sizes(done[LARGE]);
+    console.log(
+      `[wide-map] ${SMALL} items: ${JSON.stringify(small)}; ${LARGE} items: ${JSON.stringify(large)}`,
+    );
+    expect(small.runs).toBeGreaterThan(1);
+    expect(large.runs).toBeGreaterThan(small.runs * 4);
+    for (const run of [...done[SMALL].runs, ...done[LARGE].runs])
+      expect(run.historyBytes).toBeLessThan(4 * MIB);
+    // What one event carries does not depend on the list's length: 8x the items, the same largest payload.
+    expect(large.largestPayload).toBeLessThanOrEqual(16 * 1024);
+    expect(large.largestPayload).toBeLessThanOrEqual(small.largestPayload + 512);
+
+    // Only the instances in flight when the worker died ran twice.
+    const ran = (await readFile(join(env.dir, `run-${LARGE}`, 'ran.log'), 'utf8'))
+      .split('\n')
+      .filter(Boolean);
+    const times = new Map<string, number>();
+    for (const instance of ran) times.set(instance, (times.get(instance) ?? 0) + 1);
+    expect(times.size).toBe(LARGE);
+    expect([...times.values()].filter((count) => count > 1).length).toBeLessThanOrEqual(CONCURRENCY);
+  }, 600_000);
+
+  it('replays every run of the chain deterministically', async () => {
+    const run = done[SMALL];
+    expect(run).toBeDefined();
+    const dataConverter = createWharfDataConverter({ store: env.store });
+    for (const entry of run?.runs ?? []) {
+      const workflowId = run?.workflowId as string;
+      const history = await env.temporal.client.workflow.getHandle(workflowId, entry.runId).fetchHistory();
+      await Worker.runReplayHistory(
+        { workflowBundle: await wharfBundle(), dataConverter },
+        history,
+        workflowId,
+      );
+    }
+  });
+});
