@@ -125,7 +125,14 @@ describe.runIf(process.env.WHARF_RECORD_HISTORIES === '1')('record the baseline 
     const { firstExecutionRunId } = await env.wharf.startSwarm(
       baseline,
       {},
-      { workflowId, historyEventLimit: 12, maxConcurrentTasks: 3, workdir: env.dir },
+      // `who` arrives by signal below: the start waits for it instead of refusing the swarm.
+      {
+        workflowId,
+        historyEventLimit: 12,
+        maxConcurrentTasks: 3,
+        workdir: env.dir,
+        waitForInputsMs: 120_000,
+      },
     );
     await env.withWorker(
       async () => {
