@@ -4,6 +4,7 @@ import { contextResolverBenchmark } from './context-resolver/index.js';
 import { evidenceBenchmark } from './evidence/index.js';
 import { contextPlanBenchmark } from './orchestrator/context-plan.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
+import { wideMapBenchmark } from './orchestrator/wide-map.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
 import { outputStoreDataPlaneBenchmark } from './output-store/data-plane-benchmark.js';
 import { outputStoreBenchmark } from './output-store/index.js';
@@ -23,4 +24,5 @@ export const benchmarks: Benchmark[] = [
   outputStoreDataPlaneBenchmark,
   orchestratorBenchmark,
   wideSwarmBenchmark,
+  wideMapBenchmark,
 ];

@@ -1,0 +1,233 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { InMemoryArtifactStore } from '@wharf/evidence';
+import { parseSwarm, wharfSearchAttributeKinds } from '@wharf/orchestrator';
+import { runChainHistory, WharfClient } from '@wharf/orchestrator/client';
+import { startDevServer } from '@wharf/orchestrator/dev-server';
+import { createWharfDataConverter } from '@wharf/orchestrator/node';
+import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
+import { SqliteOutputStore } from '@wharf/output-store';
+import type { Benchmark } from '../benchmark.js';
+import { type BenchRow, formatTable } from '../harness.js';
+
+const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+const MIB = 1024 * 1024;
+const KIB = 1024;
+/** Worker activity slots, and the swarm's instances in flight (as `orchestrator-wide`). */
+const WORKER_CONCURRENCY = 32;
+const SWARM_CONCURRENCY = 64;
+/**
+ * Events a run may hold before it continues as new: low enough that every size spans several
+ * runs, so the sizes are compared on the same payloads (a start input, a carried state).
+ */
+const HISTORY_EVENT_LIMIT = 2_000;
+
+/** What one wide map left: its sizes, time and the worker's memory. */
+interface WideMapFigures {
+  items: number;
+  seconds: number;
+  runs: number;
+  historyBytes: number;
+  largestRun: number;
+  largestPayload: number;
+  peakRss: number;
+  /** RSS of the process when the swarm started (the bundled workflow code, the client, earlier sizes). */
+  startRss: number;
+  /** Seconds of the first and the last full run of the continue-as-new chain (the last run, with the join, left out). */
+  firstRunSeconds?: number;
+  lastRunSeconds?: number;
+}
+
+/**
+ * The sizes to run: `WHARF_BENCH_WIDE_MAP_SIZES` (comma-separated, e.g. `1000,10000,100000`),
+ * else 1,000 and 10,000 (smoke: 120 and 480).
+ */
+function sizes(smoke: boolean): number[] {
+  const fromEnv = process.env.WHARF_BENCH_WIDE_MAP_SIZES;
+  if (fromEnv !== undefined && fromEnv.trim() !== '')
+    return fromEnv.split(',').map((size) => Number.parseInt(size.trim(), 10));
+  return smoke ? [120, 480] : [1_000, 10_000];
+}
+
+/**
+ * A map over a runtime list stored as a task's output (`seq` printing N lines), one trivial
+ * script per item, and a join that counts every ref, through `swarmWorkflow` on a dev server
+ * with a low history bound (every size spans several runs). At each size: every run's history under 4 MiB, the
+ * largest payload under 16 KiB and the same at every size (the items and the out ids stay in
+ * the store), the worker process's peak RSS under 512 MiB, subagents/s, and whether the last
+ * full run of the chain is as fast as the first.
+ */
+export const wideMapBenchmark: Benchmark = {
+  name: 'orchestrator-wide-map',
+  async run(options) {
+    try {
+      Runtime.install({ logger: new DefaultLogger('ERROR') });
+    } catch {
+      // installed already
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-bench-wide-map-'));
+    const server = await startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds });
+    const connection = await Connection.connect({ address: server.address });
+    const nativeConnection = await NativeConnection.connect({ address: server.address });
+    const store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
+    let peakRss = process.memoryUsage().rss;
+    const sampler = setInterval(() => {
+      peakRss = Math.max(peakRss, process.memoryUsage().rss);
+    }, 250);
+    try {
+      const taskQueue = 'bench-wide-map';
+      const worker = await createWharfWorker({
+        connection: nativeConnection,
+        taskQueue,
+        store,
+        artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
+        workDir: join(dir, 'work'),
+        maxConcurrentActivities: WORKER_CONCURRENCY,
+        workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quiet }),
+      });
+      const wharf = new WharfClient({
+        connection,
+        taskQueue,
+        dataConverter: createWharfDataConverter({ store }),
+      });
+      const countRefs = `if [ -n "$WHARF_IN_REFS_FILE" ]; then grep -o "out_[A-Za-z0-9_-]*" "$WHARF_IN_REFS_FILE" | wc -l; else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`;
+      const figures: WideMapFigures[] = [];
+      // One worker polls throughout (a Temporal worker runs once); the sizes run one after the other.
+      await worker.runUntil(async () => {
+        for (const items of sizes(options.smoke)) {
+          const definition = parseSwarm(
+            [
+              'name: wide-map',
+              'tasks:',
+              `  list: { script: { content: 'seq 0 ${items - 1} | sed "s/^/doc-/"' }, output: †data.list }`,
+              '  fan:',
+              '    depends_on: [list]',
+              '    loop: { type: map, over: †data.list }',
+              `    script: { content: 'echo "$WHARF_INSTANCE"' }`,
+              '  join:',
+              '    depends_on: [fan]',
+              `    script: { content: ${JSON.stringify(countRefs)} }`,
+              '',
+            ].join('\n'),
+          );
+          const startRss = process.memoryUsage().rss;
+          peakRss = startRss;
+          const started = performance.now();
+          const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
+            definition,
+            {},
+            {
+              maxConcurrentTasks: SWARM_CONCURRENCY,
+              historyEventLimit: options.smoke ? 300 : HISTORY_EVENT_LIMIT,
+            },
+          );
+          const result = await wharf.result(workflowId);
+          const seconds = (performance.now() - started) / 1000;
+          if (result.status !== 'completed') throw new Error(`swarm of ${items} items ${result.status}`);
+          const joinOut = result.outputs.join?.[0];
+          const seen =
+            joinOut === undefined
+              ? 0
+              : Number(
+                  Buffer.from((await store.get({ outId: joinOut })).body)
+                    .toString('utf8')
+                    .trim(),
+                );
+          if (seen !== items) throw new Error(`the join saw ${seen} refs, expected ${items}`);
+          const runs = await runChainHistory(wharf.client, workflowId, firstExecutionRunId);
+          const durations = await Promise.all(
+            runs.map(async (run) => {
+              const info = await wharf.client.workflow.getHandle(workflowId, run.runId).describe();
+              return ((info.closeTime?.getTime() ?? Date.now()) - info.startTime.getTime()) / 1000;
+            }),
+          );
+          // The last run finishes the loop and runs the join: only the runs before it are alike.
+          const full = durations.slice(0, -1);
+          figures.push({
+            items,
+            seconds,
+            runs: runs.length,
+            historyBytes: runs.reduce((sum, run) => sum + run.historyBytes, 0),
+            largestRun: Math.max(...runs.map((run) => run.historyBytes)),
+            largestPayload: Math.max(...runs.map((run) => run.largestPayloadBytes)),
+            peakRss,
+            startRss,
+            ...(full.length >= 2
+              ? { firstRunSeconds: full[0] as number, lastRunSeconds: full.at(-1) as number }
+              : {}),
+          });
+        }
+      });
+      return report(figures);
+    } finally {
+      clearInterval(sampler);
+      await store.close();
+      await connection.close();
+      await nativeConnection.close();
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** The table (budget / measured, so ≥ 1 holds the budget) and one line of figures per size. */
+function report(figures: readonly WideMapFigures[]): string {
+  const rows: BenchRow[] = [];
+  for (const size of figures) {
+    rows.push(
+      {
+        name: `${size.items}: largest run history vs 4 MiB`,
+        ours: 4 * MIB,
+        baseline: size.largestRun,
+        target: 1,
+      },
+      {
+        name: `${size.items}: largest payload vs 16 KiB`,
+        ours: 16 * KIB,
+        baseline: size.largestPayload,
+        target: 1,
+      },
+      {
+        name: `${size.items}: worker peak RSS vs 512 MiB`,
+        ours: 512 * MIB,
+        baseline: size.peakRss,
+        target: 1,
+      },
+    );
+    if (size.firstRunSeconds !== undefined && size.lastRunSeconds !== undefined)
+      rows.push({
+        name: `${size.items}: last full run's speed vs the first's`,
+        ours: 1 / size.lastRunSeconds,
+        baseline: 1 / size.firstRunSeconds,
+        target: 0.8,
+      });
+  }
+  const smallest = figures[0];
+  const largest = figures.at(-1);
+  if (smallest !== undefined && largest !== undefined && largest !== smallest)
+    rows.push({
+      name: `largest payload at ${smallest.items} vs at ${largest.items}`,
+      ours: smallest.largestPayload,
+      baseline: largest.largestPayload,
+      target: 0.95,
+    });
+  const lines = figures.map(
+    (size) =>
+      `${size.items} items: ${size.seconds.toFixed(1)} s, ${(size.items / size.seconds).toFixed(1)} subagents/s; ` +
+      `${size.runs} runs, history ${size.historyBytes} B in total (largest run ${size.largestRun} B), ` +
+      `largest payload ${size.largestPayload} B; worker peak RSS ${(size.peakRss / MIB).toFixed(0)} MiB (${(size.startRss / MIB).toFixed(0)} MiB at its start)` +
+      (size.firstRunSeconds === undefined
+        ? ''
+        : `; first run ${size.firstRunSeconds.toFixed(1)} s, last full run ${size.lastRunSeconds?.toFixed(1)} s`),
+  );
+  return [
+    formatTable(
+      `a map over a stored list of N lines + a join over every ref (worker concurrency ${WORKER_CONCURRENCY}; figures: budget / measured)`,
+      rows,
+    ),
+    ...lines,
+  ].join('\n');
+}
