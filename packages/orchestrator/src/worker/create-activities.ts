@@ -66,8 +66,9 @@ export interface ActivityDependencies {
 /**
  * The activity implementations with their dependencies injected: `runSubagent` (a script
  * task), the steps of an agent task or of the supervisor (`agentStart`, `agentModelStep`,
- * `agentToolCall`, `agentSpawnRequest`, `agentFinish`), `indexItems` (a map loop's stored list),
- * and the local activities: the context pool's and `writeManifestPart` (a loop's stored results). Wharf errors that retrying cannot fix (bad definitions, unknown models, missing
+ * `agentToolCall`, `agentSpawnRequest`, `agentFinish`), `indexItems` (a map loop's stored
+ * list), and the local activities: the context pool's and `writeManifestPart` (a loop's stored
+ * results). Wharf errors that retrying cannot fix (bad definitions, unknown models, missing
  * keys, forbidden reads, another data plane's work) and requests a provider refused (401, 400)
  * fail without retry; storage and process-start failures, and a provider's 429, 5xx or dropped
  * connection, are retried by the workflow's bounded policy (after the provider's `Retry-After`).
