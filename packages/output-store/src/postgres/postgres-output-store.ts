@@ -33,7 +33,7 @@ import type {
   OutputStore,
   RetentionPolicy,
 } from '../types.js';
-import { validateOutputEvent } from '../validate-event.js';
+import { validateKeyLookup, validateListQuery, validateOutputEvent } from '../validate-event.js';
 import { blobLockKey, lockKey32, lockKey64 } from './lock-keys.js';
 import { latestPostgresSchemaVersion, migratePostgres } from './migrations.js';
 import { parsePostgresRow, toNumber } from './row.js';
@@ -266,6 +266,7 @@ export class PostgresOutputStore implements OutputStore {
 
   async list(query: ListQuery = {}): Promise<ListPage> {
     await this.#open();
+    validateListQuery(query);
     const limit = pageLimit(query.limit);
     const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
     const { where, parameters } = this.#filter(query, after);
@@ -286,6 +287,7 @@ export class PostgresOutputStore implements OutputStore {
 
   async count(query: ListQuery = {}): Promise<number> {
     await this.#open();
+    validateListQuery(query);
     const { where, parameters } = this.#filter(query, 0);
     const { rows } = await this.#guard('cannot count outputs', () =>
       this.#pool.query(`SELECT COUNT(*) AS total FROM ${this.#q}.outputs WHERE ${where}`, parameters),
@@ -298,6 +300,7 @@ export class PostgresOutputStore implements OutputStore {
     idempotencyKey: string,
   ): Promise<OutputRef | undefined> {
     await this.#open();
+    validateKeyLookup(scope, idempotencyKey);
     const existing = await this.#guard('cannot look up the key', () =>
       this.#byKey(this.#pool, scope, idempotencyKey),
     );
@@ -316,6 +319,7 @@ export class PostgresOutputStore implements OutputStore {
 
   async gc(policy: RetentionPolicy = {}): Promise<GcResult> {
     await this.#open();
+    if (policy.runId !== undefined) validateListQuery({ runId: policy.runId });
     const now = this.#now();
     const result = await this.#guard('cannot apply retention', () =>
       this.#transaction(async (client) => {

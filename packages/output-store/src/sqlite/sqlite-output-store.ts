@@ -31,7 +31,7 @@ import type {
   OutputStore,
   RetentionPolicy,
 } from '../types.js';
-import { validateOutputEvent } from '../validate-event.js';
+import { validateKeyLookup, validateListQuery, validateOutputEvent } from '../validate-event.js';
 import { ExternalBlobs } from './external-blobs.js';
 import { migrate } from './migrations.js';
 import { type OutputRow, recordColumns, rowToRecord } from './row.js';
@@ -310,6 +310,7 @@ export class SqliteOutputStore implements OutputStore {
 
   async list(query: ListQuery = {}): Promise<ListPage> {
     this.#assertOpen();
+    validateListQuery(query);
     const limit = pageLimit(query.limit);
     const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
     const { where, parameters } = this.#filter(query, after);
@@ -327,6 +328,7 @@ export class SqliteOutputStore implements OutputStore {
 
   async count(query: ListQuery = {}): Promise<number> {
     this.#assertOpen();
+    validateListQuery(query);
     const { ownerId, runId, spawnId, labels } = query;
     if (
       ownerId !== undefined &&
@@ -378,6 +380,7 @@ export class SqliteOutputStore implements OutputStore {
     idempotencyKey: string,
   ): Promise<OutputRef | undefined> {
     this.#assertOpen();
+    validateKeyLookup(scope, idempotencyKey);
     const row = this.#byKey(scope, idempotencyKey) as
       | { out_id: string; expires_at: number | null }
       | undefined;
@@ -399,6 +402,7 @@ export class SqliteOutputStore implements OutputStore {
 
   async gc(policy: RetentionPolicy = {}): Promise<GcResult> {
     this.#assertOpen();
+    if (policy.runId !== undefined) validateListQuery({ runId: policy.runId });
     const now = this.#now();
     try {
       return this.#gcTransaction(policy, now);
