@@ -64,7 +64,9 @@ export class BlobDirectory {
   constructor(root: string) {
     this.root = root;
     this.tempDir = join(root, 'tmp');
-    mkdirSync(this.tempDir, { recursive: true });
+    mkdirSync(root, { recursive: true });
+    // Files on their way in are this process's business only.
+    mkdirSync(this.tempDir, { recursive: true, mode: 0o700 });
   }
 
   /** Path of the body file for a SHA-256. */

@@ -1,8 +1,5 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import { BlobDirectory } from '../blobs/blob-directory.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
 import { resolveRange } from '../byte-range.js';
@@ -18,6 +15,7 @@ import {
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
 import { type SpooledBody, spoolBody, type TempArea } from '../spool-body.js';
+import { openSpoolFolder } from '../spool-folder.js';
 import { type OutputRow, recordColumns, rowToRecord } from '../sqlite/row.js';
 import { rowValues } from '../sqlite/statements.js';
 import type {
@@ -69,7 +67,10 @@ export interface PostgresOutputStoreOptions {
   readonly allowedRoots?: readonly string[];
   /**
    * Where large bodies are spooled and hashed before upload: the blob store's own temp
-   * folder for a {@link LocalBlobStore} (so storing is a rename), else `<tmpdir>/wharf-spool`.
+   * folder for a {@link LocalBlobStore} (so storing is a rename), else a fresh private folder
+   * of this store under the system temp directory (mode 0700, removed on close). A folder
+   * given here is created 0700 when missing and refused when it is a symbolic link, another
+   * user's, or writable by others. Spooled files are 0600.
    */
   readonly spoolDir?: string;
   /** Size of the store's own pool, default 10. */
@@ -133,6 +134,7 @@ export class PostgresOutputStore implements OutputStore {
   readonly #ownsPool: boolean;
   readonly #blobs: BlobStore;
   readonly #temps: TempArea;
+  readonly #disposeSpool: () => void;
   readonly #schema: string;
   readonly #q: string;
   readonly #inlineThresholdBytes: number;
@@ -180,12 +182,13 @@ export class PostgresOutputStore implements OutputStore {
     this.#allowedRoots = options.allowedRoots ?? [];
     this.#now = options.now ?? Date.now;
     this.#blobLockSpace = lockKey32(`blob:${schema}`);
-    if (options.spoolDir === undefined && options.blobs instanceof LocalBlobStore)
+    if (options.spoolDir === undefined && options.blobs instanceof LocalBlobStore) {
       this.#temps = options.blobs;
-    else {
-      const spool = new BlobDirectory(options.spoolDir ?? join(tmpdir(), 'wharf-spool'));
-      spool.removeDeadTemps();
-      this.#temps = spool;
+      this.#disposeSpool = () => undefined;
+    } else {
+      const spool = openSpoolFolder(options.spoolDir);
+      this.#temps = spool.directory;
+      this.#disposeSpool = spool.dispose;
     }
     if (options.pool) {
       this.#pool = options.pool;
@@ -405,6 +408,7 @@ export class PostgresOutputStore implements OutputStore {
     await this.#ready.catch(() => undefined);
     if (this.#ownsPool) await this.#pool.end();
     await this.#blobs.close();
+    this.#disposeSpool();
   }
 
   async #migrate(): Promise<void> {
