@@ -29,8 +29,8 @@ export {
 export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
 export { type HttpErrorBody, toHttpError } from './intake/http-error.js';
-export { createIntakeApp } from './intake/intake-app.js';
-export type { IntakeAppOptions } from './intake/intake-options.js';
+export { createIntakeHandler, type IntakeHandler } from './intake/intake-handler.js';
+export type { IntakeOptions } from './intake/intake-options.js';
 export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake/intake-server.js';
 export { jsonEnvelopeType } from './intake/json-envelope-type.js';
 export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';

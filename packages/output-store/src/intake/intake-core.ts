@@ -2,7 +2,7 @@ import { IntakeBusyError, OutputUnauthorizedError } from '../errors.js';
 import type { SpawnTokenClaims } from '../schemas.js';
 import type { EmittedOutput, EmitWithRecordOptions } from '../sqlite/sqlite-output-store.js';
 import type { OutputEvent, OutputRecord, OutputRef, OutputStore } from '../types.js';
-import type { IntakeAppOptions } from './intake-options.js';
+import type { IntakeOptions } from './intake-options.js';
 import type { DraftEvent } from './raw-event-meta.js';
 import { SpawnQuota } from './spawn-quota.js';
 import { VerifiedTokens } from './verified-tokens.js';
@@ -16,6 +16,9 @@ import { VerifiedTokens } from './verified-tokens.js';
  * ```
  */
 export const smallBodyBytes = 64 * 1024;
+
+/** `Bearer <token>`: the scheme is case-insensitive, one or more spaces before the token. */
+const bearerToken = /^bearer +(\S+)$/i;
 
 /**
  * An EMIT the intake stored: its ref and record, and whether this request created it (201) or
@@ -43,7 +46,7 @@ function recordsEmits(store: OutputStore): store is RecordingStore {
 }
 
 /**
- * What every route of one intake shares, whichever HTTP layer serves it: the resolved limits,
+ * What every route of one intake shares: the resolved limits,
  * the count of `/v1` requests in progress (for `maxConcurrentRequests`), the verified-token
  * cache, the spawn quota, and storing an EMIT.
  *
@@ -70,7 +73,7 @@ export class IntakeCore {
   readonly #tokens: VerifiedTokens;
   #active = 0;
 
-  constructor(options: IntakeAppOptions) {
+  constructor(options: IntakeOptions) {
     this.store = options.store;
     this.now = options.now ?? Date.now;
     this.maxBodyBytes = options.maxBodyBytes ?? 2 ** 30;
@@ -96,9 +99,12 @@ export class IntakeCore {
     this.#active -= 1;
   }
 
-  /** The claims of an `Authorization: Bearer <token>` value; throws 401 errors for anything else. */
+  /**
+   * The claims of an `Authorization: Bearer <token>` value (the scheme in any case, as HTTP
+   * has it); throws 401 errors for anything else.
+   */
   claimsOf(authorization: string | undefined): SpawnTokenClaims {
-    const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+    const token = authorization === undefined ? undefined : bearerToken.exec(authorization)?.[1];
     if (!token) throw new OutputUnauthorizedError('missing bearer token');
     return this.#tokens.verify(token, this.now());
   }
