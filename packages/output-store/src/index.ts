@@ -40,15 +40,12 @@ export { type ReadBody, readBody } from './read-body.js';
 export { planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
-export {
-  type EmittedOutput,
-  type EmitWithRecordOptions,
-  SqliteOutputStore,
-  type SqliteOutputStoreOptions,
-} from './sqlite/sqlite-output-store.js';
+export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
 export type {
   ByteRange,
   ContentRef,
+  EmittedOutput,
+  EmitWithRecordOptions,
   GcResult,
   IdempotencyScope,
   ListPage,

@@ -201,6 +201,40 @@ export interface RetentionPolicy {
 }
 
 /**
+ * What an `emitWithRecord` (SQLite and PostgreSQL stores) stored or found: the ref, its record,
+ * and whether this call created the output (`false`: the idempotency key already held one with
+ * the same bytes).
+ *
+ * @example
+ * ```ts
+ * const { ref, record, created } = await store.emitWithRecord(event);
+ * ```
+ */
+export interface EmittedOutput {
+  readonly ref: OutputRef;
+  readonly record: OutputRecord;
+  readonly created: boolean;
+}
+
+/**
+ * Options of an `emitWithRecord`.
+ *
+ * @example
+ * ```ts
+ * await store.emitWithRecord(event, { maxOutputs: 16 });
+ * ```
+ */
+export interface EmitWithRecordOptions {
+  /**
+   * Most live outputs the event's spawn (owner, run, spawn) may hold, checked by the database
+   * in the transaction that inserts the row, so no number of concurrent emits from any process
+   * sharing the store can pass it; a new output beyond it is refused with
+   * `OutputForbiddenError`, a replay of a stored key is answered as ever.
+   */
+  readonly maxOutputs?: number;
+}
+
+/**
  * Outcome of {@link OutputStore.gc}.
  *
  * @example

@@ -1,7 +1,13 @@
 import { IntakeBusyError, OutputUnauthorizedError } from '../errors.js';
 import type { SpawnTokenClaims } from '../schemas.js';
-import type { EmittedOutput, EmitWithRecordOptions } from '../sqlite/sqlite-output-store.js';
-import type { OutputEvent, OutputRecord, OutputRef, OutputStore } from '../types.js';
+import type {
+  EmittedOutput,
+  EmitWithRecordOptions,
+  OutputEvent,
+  OutputRecord,
+  OutputRef,
+  OutputStore,
+} from '../types.js';
 import type { IntakeOptions } from './intake-options.js';
 import type { DraftEvent } from './raw-event-meta.js';
 import { SpawnQuota } from './spawn-quota.js';
@@ -36,7 +42,10 @@ export interface StoredEmit {
   readonly created: boolean;
 }
 
-/** A store whose emit also answers the record and whether it created it (`SqliteOutputStore`). */
+/**
+ * A store whose emit also answers the record and whether it created it, and counts the spawn's
+ * quota in its inserting transaction (`SqliteOutputStore`, `PostgresOutputStore`).
+ */
 interface RecordingStore extends OutputStore {
   emitWithRecord(event: OutputEvent, options: EmitWithRecordOptions): Promise<EmittedOutput>;
 }
@@ -116,10 +125,11 @@ export class IntakeCore {
 
   /**
    * Stores a POSTed output as the token's producer, within its `maxOutputs` quota. A recording
-   * store (SQLite) counts the spawn's outputs in the transaction that inserts the row, so the
-   * quota holds exactly across every intake sharing the database, with no lookup or count
-   * before; a streamed body also reserves its slot first, so a full spawn is refused before
-   * its body is sent. Other stores take the reservation, lookup, emit and stat path.
+   * store (SQLite, PostgreSQL) counts the spawn's outputs in the transaction that inserts the
+   * row, so the quota holds exactly across every intake and process sharing the database, with
+   * no lookup or count before; a streamed body also reserves its slot in this intake first, so
+   * a full spawn is refused before its body is sent. Other stores (in memory) take the
+   * reservation, lookup, emit and stat path.
    */
   async storeDraft(claims: SpawnTokenClaims, draft: DraftEvent): Promise<StoredEmit> {
     const { store } = this;

@@ -7,8 +7,10 @@ import { decodeCursor, encodeCursor, pageLimit } from '../cursor.js';
 import {
   BlobNotFoundError,
   IdempotencyConflictError,
+  InvalidOutputEventError,
   InvalidStoreOptionError,
   type NotFoundReason,
+  OutputForbiddenError,
   OutputNotFoundError,
   StorageFailureError,
 } from '../errors.js';
@@ -20,6 +22,8 @@ import { type OutputRow, recordColumns, rowToRecord } from '../sqlite/row.js';
 import { rowValues } from '../sqlite/statements.js';
 import type {
   ByteRange,
+  EmittedOutput,
+  EmitWithRecordOptions,
   GcResult,
   IdempotencyScope,
   ListPage,
@@ -80,6 +84,8 @@ export interface PostgresOutputStoreOptions {
 }
 
 type Queryable = pg.Pool | pg.PoolClient;
+/** What one EMIT's insert did: the ref, the row when it inserted one, and whether it did. */
+type Inserted = { ref: OutputRef; row?: OutputRow; created: boolean };
 type Removed = { out_id: string; sha256: string; storage: string; size_bytes: unknown };
 
 async function readAll(stream: Readable): Promise<Uint8Array> {
@@ -142,6 +148,7 @@ export class PostgresOutputStore implements OutputStore {
   readonly #allowedRoots: readonly string[];
   readonly #now: () => number;
   readonly #blobLockSpace: number;
+  readonly #quotaLockSpace: number;
   readonly #ready: Promise<void>;
   #closed = false;
 
@@ -182,6 +189,7 @@ export class PostgresOutputStore implements OutputStore {
     this.#allowedRoots = options.allowedRoots ?? [];
     this.#now = options.now ?? Date.now;
     this.#blobLockSpace = lockKey32(`blob:${schema}`);
+    this.#quotaLockSpace = lockKey32(`quota:${schema}`);
     if (options.spoolDir === undefined && options.blobs instanceof LocalBlobStore) {
       this.#temps = options.blobs;
       this.#disposeSpool = () => undefined;
@@ -218,8 +226,32 @@ export class PostgresOutputStore implements OutputStore {
   }
 
   async emit(event: OutputEvent): Promise<OutputRef> {
+    return (await this.#emit(event, undefined)).ref;
+  }
+
+  /**
+   * {@link emit} that also answers the stored record and whether this call created it, same
+   * durability (the row is committed first): a new output's record comes back from its
+   * `INSERT … RETURNING`, a replayed key's is read. With `maxOutputs` the spawn's live outputs
+   * are counted in the transaction that inserts the row, under a transaction-level advisory
+   * lock of that spawn, so the quota holds for any number of concurrent emits from any number
+   * of processes sharing the database.
+   *
+   * @example
+   * ```ts
+   * const { ref, record, created } = await store.emitWithRecord(event, { maxOutputs: 16 });
+   * ```
+   */
+  async emitWithRecord(event: OutputEvent, options: EmitWithRecordOptions = {}): Promise<EmittedOutput> {
+    const { ref, row, created } = await this.#emit(event, options.maxOutputs);
+    return { ref, created, record: row ? rowToRecord(row) : await this.stat(ref) };
+  }
+
+  async #emit(event: OutputEvent, maxOutputs: number | undefined): Promise<Inserted> {
     await this.#open();
     validateOutputEvent(event);
+    if (maxOutputs !== undefined && (!Number.isSafeInteger(maxOutputs) || maxOutputs < 1))
+      throw new InvalidOutputEventError('maxOutputs', 'must be a positive integer');
     const spooled = await spoolBody(event.content, {
       temps: this.#temps,
       inlineThresholdBytes: this.#inlineThresholdBytes,
@@ -229,11 +261,55 @@ export class PostgresOutputStore implements OutputStore {
     try {
       this.#assertOpen();
       if (spooled.kind === 'inline')
-        return await this.#guard('cannot store output', () => this.#insert(this.#pool, event, spooled));
-      return await this.#emitFile(event, spooled);
+        return await this.#guard('cannot store output', () =>
+          this.#store(undefined, event, spooled, maxOutputs),
+        );
+      return await this.#emitFile(event, spooled, maxOutputs);
     } finally {
       if (spooled.kind === 'temp') this.#temps.releaseTemp(spooled.tempPath);
     }
+  }
+
+  /**
+   * Inserts an EMIT's row on `client` (else on the pool). With a quota, in one transaction: the
+   * spawn's advisory lock, its count, then the insert.
+   */
+  async #store(
+    client: pg.PoolClient | undefined,
+    event: OutputEvent,
+    spooled: SpooledBody,
+    maxOutputs: number | undefined,
+  ): Promise<Inserted> {
+    if (maxOutputs === undefined) return this.#insert(client ?? this.#pool, event, spooled);
+    return this.#transaction(async (db) => {
+      await this.#assertRoom(db, event, maxOutputs);
+      return this.#insert(db, event, spooled);
+    }, client);
+  }
+
+  /**
+   * Inside the inserting transaction: waits for the spawn's advisory lock (held by any other
+   * emit of that spawn until it commits), then refuses a new output of a spawn that already
+   * holds `maxOutputs` live ones. A live output under the event's key is a replay, left to the
+   * insert to answer (its ref, or a conflict for other bytes).
+   */
+  async #assertRoom(db: pg.PoolClient, event: OutputEvent, maxOutputs: number): Promise<void> {
+    const { ownerId, runId, spawnId } = event.producer;
+    await db.query('SELECT pg_advisory_xact_lock($1, $2)', [
+      this.#quotaLockSpace,
+      lockKey32(JSON.stringify([ownerId, runId, spawnId])),
+    ]);
+    const now = this.#now();
+    const { rows } = await db.query({
+      name: `wharf:${this.#schema}:count-spawn`,
+      text: `SELECT COUNT(*) AS total FROM ${this.#q}.outputs
+             WHERE run_id = $1 AND spawn_id = $2 AND owner_id = $3 AND (expires_at IS NULL OR expires_at > $4)`,
+      values: [runId, spawnId, ownerId, now],
+    });
+    if (toNumber(rows[0]?.total) < maxOutputs) return;
+    const existing = await this.#byKey(db, event.producer, event.idempotencyKey);
+    if (existing && (existing.expiresAt === null || existing.expiresAt > now)) return;
+    throw new OutputForbiddenError(`this spawn may store at most ${maxOutputs} outputs`);
   }
 
   async stat(ref: OutputRef): Promise<OutputRecord> {
@@ -434,7 +510,11 @@ export class PostgresOutputStore implements OutputStore {
    * A body over the threshold: under a shared lock on its address, upload it, then commit
    * the row; a removal of that address waits (or skips) until the row is visible.
    */
-  async #emitFile(event: OutputEvent, spooled: Extract<SpooledBody, { kind: 'temp' }>): Promise<OutputRef> {
+  async #emitFile(
+    event: OutputEvent,
+    spooled: Extract<SpooledBody, { kind: 'temp' }>,
+    maxOutputs: number | undefined,
+  ): Promise<Inserted> {
     const client = await this.#guard('cannot connect to PostgreSQL', () => this.#pool.connect());
     const key = [this.#blobLockSpace, blobLockKey(spooled.sha256)];
     let broken: Error | undefined;
@@ -445,9 +525,11 @@ export class PostgresOutputStore implements OutputStore {
       );
       try {
         await this.#blobs.putFile(spooled.sha256, spooled.tempPath, spooled.sizeBytes);
-        const ref = await this.#guard('cannot store output', () => this.#insert(client, event, spooled));
+        const inserted = await this.#guard('cannot store output', () =>
+          this.#store(client, event, spooled, maxOutputs),
+        );
         stored = true;
-        return ref;
+        return inserted;
       } finally {
         await client.query('SELECT pg_advisory_unlock_shared($1, $2)', key).catch((error: unknown) => {
           // A connection that may still hold the lock must not go back to the pool.
@@ -471,7 +553,7 @@ export class PostgresOutputStore implements OutputStore {
    * taken the holder answers (same body: its ref; other body: a conflict), unless it has expired, in
    * which case it is removed and the insert tried again.
    */
-  async #insert(db: Queryable, event: OutputEvent, spooled: SpooledBody): Promise<OutputRef> {
+  async #insert(db: Queryable, event: OutputEvent, spooled: SpooledBody): Promise<Inserted> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = this.#now();
       const outId = newOutId();
@@ -482,7 +564,8 @@ export class PostgresOutputStore implements OutputStore {
         text: `INSERT INTO ${this.#q}.outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name,
                  content_type, size_bytes, sha256, created_at, expires_at, storage, body, labels)
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)
-               ON CONFLICT ON CONSTRAINT outputs_idempotency DO NOTHING`,
+               ON CONFLICT ON CONSTRAINT outputs_idempotency DO NOTHING
+               RETURNING ${recordColumns}`,
         values: [
           outId,
           values.owner_id,
@@ -502,13 +585,14 @@ export class PostgresOutputStore implements OutputStore {
         ],
       });
       // A racing INSERT of the same key waits for the other to commit, then inserts nothing.
-      if (inserted.rowCount === 1) return { outId };
+      if (inserted.rowCount === 1)
+        return { ref: { outId }, row: parsePostgresRow(inserted.rows[0]), created: true };
       const existing = await this.#byKey(db, event.producer, event.idempotencyKey);
       if (!existing) continue;
       if (existing.expiresAt === null || existing.expiresAt > now) {
         if (existing.sha256 !== spooled.sha256)
           throw new IdempotencyConflictError(event.idempotencyKey, existing.outId);
-        return { outId: existing.outId };
+        return { ref: { outId: existing.outId }, created: false };
       }
       const removed = await this.#removeRows(db, [existing.outId], 'expired');
       if (removed.doomed.length > 0) void this.#dropUnreferenced(removed.doomed).catch(() => undefined);
@@ -608,8 +692,15 @@ export class PostgresOutputStore implements OutputStore {
     }
   }
 
-  async #transaction<TResult>(work: (client: pg.PoolClient) => Promise<TResult>): Promise<TResult> {
-    const client = await this.#pool.connect();
+  /**
+   * Runs `work` in a transaction on `on` (a connection the caller holds and releases), else on
+   * a pooled connection of its own. A connection whose rollback failed is released broken.
+   */
+  async #transaction<TResult>(
+    work: (client: pg.PoolClient) => Promise<TResult>,
+    on?: pg.PoolClient,
+  ): Promise<TResult> {
+    const client = on ?? (await this.#pool.connect());
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -620,9 +711,10 @@ export class PostgresOutputStore implements OutputStore {
       await client.query('ROLLBACK').catch((rollbackError: unknown) => {
         broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       });
+      if (on && broken) throw broken;
       throw error;
     } finally {
-      client.release(broken);
+      if (!on) client.release(broken);
     }
   }
 

@@ -20,6 +20,8 @@ import { OutputStoreError } from '../output-store-error.js';
 import { type SpooledBody, spoolBody } from '../spool-body.js';
 import type {
   ByteRange,
+  EmittedOutput,
+  EmitWithRecordOptions,
   GcResult,
   IdempotencyScope,
   ListPage,
@@ -67,40 +69,6 @@ export interface SqliteOutputStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Clock in epoch milliseconds (tests). */
   readonly now?: () => number;
-}
-
-/**
- * What {@link SqliteOutputStore.emitWithRecord} stored or found: the ref, its record, and
- * whether this call created the output (`false`: the idempotency key already held one with
- * the same bytes).
- *
- * @example
- * ```ts
- * const { ref, record, created } = await store.emitWithRecord(event);
- * ```
- */
-export interface EmittedOutput {
-  readonly ref: OutputRef;
-  readonly record: OutputRecord;
-  readonly created: boolean;
-}
-
-/**
- * Options of {@link SqliteOutputStore.emitWithRecord}.
- *
- * @example
- * ```ts
- * await store.emitWithRecord(event, { maxOutputs: 16 });
- * ```
- */
-export interface EmitWithRecordOptions {
-  /**
-   * Most live outputs the event's spawn (owner, run, spawn) may hold. Checked in the write
-   * transaction that inserts the row, so no number of concurrent emits from any process
-   * sharing the database can pass it; a new output beyond it is refused with
-   * `OutputForbiddenError`, a replay of a stored key is answered as ever.
-   */
-  readonly maxOutputs?: number;
 }
 
 type Removal = { outId: string; reason: NotFoundReason };
