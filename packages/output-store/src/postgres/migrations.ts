@@ -39,6 +39,13 @@ function steps(q: string): readonly string[] {
        reason TEXT NOT NULL,
        removed_at BIGINT NOT NULL
      );`,
+    // 2: list pages follow the inserting transaction's id, then seq (see commit-cursor.ts):
+    // rows commit out of seq order, so a seq cursor skipped rows committed late. Rows stored
+    // before read as transaction 0, so a seq cursor of theirs still resumes where it was; the
+    // constant default adds the column without rewriting the table.
+    `ALTER TABLE ${q}.outputs ADD COLUMN xid xid8 NOT NULL DEFAULT '0';
+     ALTER TABLE ${q}.outputs ALTER COLUMN xid SET DEFAULT pg_current_xact_id();
+     CREATE INDEX outputs_by_commit ON ${q}.outputs (xid, seq);`,
   ];
 }
 

@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
 import { resolveRange } from '../byte-range.js';
-import { decodeCursor, encodeCursor, pageLimit } from '../cursor.js';
+import { pageLimit } from '../cursor.js';
 import {
   BlobNotFoundError,
   IdempotencyConflictError,
@@ -36,6 +36,13 @@ import type {
   RetentionPolicy,
 } from '../types.js';
 import { validateKeyLookup, validateListQuery, validateOutputEvent } from '../validate-event.js';
+import {
+  type CommitCursor,
+  decodeCommitCursor,
+  encodeCommitCursor,
+  nextCommitCursor,
+  runningTransactions,
+} from './commit-cursor.js';
 import { blobLockKey, lockKey32, lockKey64 } from './lock-keys.js';
 import { latestPostgresSchemaVersion, migratePostgres } from './migrations.js';
 import { parsePostgresRow, toNumber } from './row.js';
@@ -343,31 +350,60 @@ export class PostgresOutputStore implements OutputStore {
     }
   }
 
+  /**
+   * Records oldest first, in the order their inserts committed for good: by transaction id
+   * (`xid8`), then `seq`. `seq` alone is no cursor here: rows of concurrent transactions
+   * commit out of `seq` order, and a cursor past a row committed early would skip a smaller
+   * `seq` committed later. The cursor carries the transactions still running below its
+   * position when the page was read, and the next page also returns the rows they have
+   * committed since, so resuming from a cursor never skips a committed record (see
+   * `commit-cursor.ts`).
+   */
   async list(query: ListQuery = {}): Promise<ListPage> {
     await this.#open();
     validateListQuery(query);
     const limit = pageLimit(query.limit);
-    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
-    const { where, parameters } = this.#filter(query, after);
+    const from = query.cursor === undefined ? undefined : decodeCommitCursor(query.cursor);
+    const { where, parameters } = this.#filter(query);
+    const position = from ?? { xid: 0n, seq: 0, pending: [] };
+    const values: unknown[] = [...parameters, position.xid.toString(), position.seq];
+    const columns = `${recordColumns}, xid`;
+    let source = `SELECT ${columns} FROM ${this.#q}.outputs
+      WHERE ${where} AND (xid, seq) > ($${values.length - 1}::xid8, $${values.length}::bigint)
+      ORDER BY xid, seq LIMIT ${limit + 1}`;
+    if (position.pending.length > 0) {
+      values.push(
+        position.pending.map((entry) => entry.xid.toString()),
+        position.pending.map((entry) => entry.seq),
+      );
+      source = `(${source}) UNION ALL (
+        SELECT ${columns} FROM ${this.#q}.outputs
+          JOIN unnest($${values.length - 1}::xid8[], $${values.length}::bigint[]) AS late(late_xid, late_seq)
+          ON xid = late_xid AND seq > late_seq
+        WHERE ${where})`;
+    }
     const { rows } = await this.#guard('cannot list outputs', () =>
       this.#pool.query(
-        `SELECT ${recordColumns} FROM ${this.#q}.outputs WHERE ${where} ORDER BY seq LIMIT $${parameters.length + 1}`,
-        [...parameters, limit + 1],
+        `SELECT page.*, pg_current_snapshot()::text AS snapshot FROM (${source}) page
+         ORDER BY page.xid, page.seq LIMIT ${limit + 1}`,
+        values,
       ),
     );
-    const parsed = rows.map((row) => parsePostgresRow(row));
-    const page = parsed.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      records: page.map(rowToRecord),
-      ...(parsed.length > limit && last ? { nextCursor: encodeCursor(last.seq) } : {}),
-    };
+    const page = rows.slice(0, limit) as Record<string, unknown>[];
+    const records = page.map((row) => rowToRecord(parsePostgresRow(row)));
+    if (rows.length <= limit) return { records };
+    const next: CommitCursor = nextCommitCursor(
+      from,
+      page.map((row) => ({ xid: BigInt(String(row.xid)), seq: toNumber(row.seq) })),
+      runningTransactions(String((rows[0] as Record<string, unknown>).snapshot)),
+    );
+    return { records, nextCursor: encodeCommitCursor(next) };
   }
 
   async count(query: ListQuery = {}): Promise<number> {
     await this.#open();
     validateListQuery(query);
-    const { where, parameters } = this.#filter(query, 0);
+    const { where, parameters } = this.#filter(query);
     const { rows } = await this.#guard('cannot count outputs', () =>
       this.#pool.query(`SELECT COUNT(*) AS total FROM ${this.#q}.outputs WHERE ${where}`, parameters),
     );
@@ -718,9 +754,9 @@ export class PostgresOutputStore implements OutputStore {
     }
   }
 
-  #filter(query: ListQuery, after: number): { where: string; parameters: unknown[] } {
-    const parameters: unknown[] = [after, this.#now()];
-    const clauses = ['seq > $1', '(expires_at IS NULL OR expires_at > $2)'];
+  #filter(query: ListQuery): { where: string; parameters: unknown[] } {
+    const parameters: unknown[] = [this.#now()];
+    const clauses = ['(expires_at IS NULL OR expires_at > $1)'];
     for (const [column, value] of [
       ['owner_id', query.ownerId],
       ['run_id', query.runId],
