@@ -325,3 +325,36 @@ export class InvalidStoreOptionError extends OutputStoreError {
     return OutputStoreError.isInstance(value) && value.name === 'InvalidStoreOptionError';
   }
 }
+
+/**
+ * A blob store (a directory, a bucket prefix) already holds the bodies of another Wharf output
+ * store: its marker (`wharf-store.json`) names another store id. Two stores on one blob store
+ * would each take the other's bodies for unreferenced ones and remove them, so the second is
+ * refused. `ownerStoreId` and `ownerStore` say which store holds it.
+ *
+ * @example
+ * ```ts
+ * if (BlobStoreClaimedError.isInstance(error)) console.error(`${error.location} belongs to ${error.ownerStore}`);
+ * ```
+ */
+export class BlobStoreClaimedError extends OutputStoreError {
+  readonly location: string;
+  readonly ownerStoreId: string;
+  readonly ownerStore: string;
+  constructor(location: string, owner: { storeId: string; store: string }) {
+    super(
+      'INVALID_OPTION',
+      `${location} holds the bodies of another Wharf output store (${owner.store}, store id ${owner.storeId}); ` +
+        'give each store a blob store (directory or bucket prefix) of its own',
+    );
+    this.name = 'BlobStoreClaimedError';
+    this.location = location;
+    this.ownerStoreId = owner.storeId;
+    this.ownerStore = owner.store;
+  }
+
+  /** True for a BlobStoreClaimedError from any realm (by name: `INVALID_OPTION` is shared). */
+  static override isInstance(value: unknown): value is BlobStoreClaimedError {
+    return OutputStoreError.isInstance(value) && value.name === 'BlobStoreClaimedError';
+  }
+}

@@ -1,6 +1,7 @@
 export { type AllowedFile, openAllowedFile } from './allowed-file.js';
-export type { BlobRange, BlobStore } from './blobs/blob-store.js';
+export type { BlobRange, BlobStore, StoredBlob } from './blobs/blob-store.js';
 export { assertBlobAddress, LocalBlobStore, type LocalBlobStoreOptions } from './blobs/local-blob-store.js';
+export { type BlobStoreOwner, storeMarkerName } from './blobs/store-marker.js';
 export {
   createEmitHandler,
   type EmitHandlerOptions,
@@ -12,6 +13,7 @@ export {
 export { spawnEnv } from './env-names.js';
 export {
   BlobNotFoundError,
+  BlobStoreClaimedError,
   IdempotencyConflictError,
   IntakeBusyError,
   InvalidOutputEventError,
@@ -37,7 +39,7 @@ export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
 export { reservedLabelKeys } from './label-keys.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
 export { type ReadBody, readBody } from './read-body.js';
-export { planRetention, type RetentionCandidate } from './retention.js';
+export { defaultOrphanGraceMs, planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
 export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
@@ -51,6 +53,8 @@ export type {
   ListPage,
   ListQuery,
   OpenedBody,
+  OrphanSweepOptions,
+  OrphanSweepResult,
   OutputEvent,
   OutputRecord,
   OutputRef,

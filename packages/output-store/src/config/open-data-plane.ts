@@ -172,6 +172,14 @@ export async function openDataPlane(options: OpenDataPlaneOptions = {}): Promise
         await blobs.close();
         throw error;
       }
+      // The bucket is claimed for this store: a missing bucket, a wrong key or another store's
+      // prefix fails here, not at the first large EMIT.
+      try {
+        await store.ready();
+      } catch (error) {
+        await store.close().catch(() => undefined);
+        throw error;
+      }
     }
     return { store, storeConfig, blobsConfig, close: () => store.close() };
   }

@@ -46,6 +46,15 @@ function steps(q: string): readonly string[] {
     `ALTER TABLE ${q}.outputs ADD COLUMN xid xid8 NOT NULL DEFAULT '0';
      ALTER TABLE ${q}.outputs ALTER COLUMN xid SET DEFAULT pg_current_xact_id();
      CREATE INDEX outputs_by_commit ON ${q}.outputs (xid, seq);`,
+    // 3: the store's own id, which its blob store's marker names (see BlobStore.claim): a
+    // second store on the same directory or bucket prefix is refused instead of sweeping the
+    // first one's bodies as unreferenced.
+    `CREATE TABLE ${q}.store_identity (
+       singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton),
+       store_id TEXT NOT NULL,
+       created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+     );
+     INSERT INTO ${q}.store_identity (store_id) VALUES (gen_random_uuid()::text);`,
   ];
 }
 

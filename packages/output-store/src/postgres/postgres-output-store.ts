@@ -1,7 +1,8 @@
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import type { BlobStore } from '../blobs/blob-store.js';
+import type { BlobStore, StoredBlob } from '../blobs/blob-store.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import type { BlobStoreOwner } from '../blobs/store-marker.js';
 import { resolveRange } from '../byte-range.js';
 import { pageLimit } from '../cursor.js';
 import {
@@ -16,6 +17,7 @@ import {
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
+import { orphanGraceMs } from '../retention.js';
 import { type SpooledBody, spoolBody, type TempArea } from '../spool-body.js';
 import { openSpoolFolder } from '../spool-folder.js';
 import { type OutputRow, recordColumns, rowToRecord } from '../sqlite/row.js';
@@ -29,6 +31,8 @@ import type {
   ListPage,
   ListQuery,
   OpenedBody,
+  OrphanSweepOptions,
+  OrphanSweepResult,
   OutputEvent,
   OutputRecord,
   OutputRef,
@@ -157,6 +161,8 @@ export class PostgresOutputStore implements OutputStore {
   readonly #blobLockSpace: number;
   readonly #quotaLockSpace: number;
   readonly #ready: Promise<void>;
+  /** Resolves once the blob store is proven this store's (claimed with the store's id). */
+  readonly #ownership: Promise<BlobStoreOwner>;
   #closed = false;
 
   /** Opens a store and waits until its schema is migrated (failing if it cannot be). */
@@ -214,7 +220,8 @@ export class PostgresOutputStore implements OutputStore {
       this.#pool.on('error', () => undefined);
       this.#ownsPool = true;
     }
-    this.#ready = this.#migrate();
+    this.#ownership = this.#migrate().then((owner) => this.#claimBlobs(owner));
+    this.#ready = this.#ownership.then(() => undefined);
     this.#ready.catch(() => undefined);
   }
 
@@ -481,29 +488,53 @@ export class PostgresOutputStore implements OutputStore {
       }),
     );
     await this.#dropUnreferenced(result.doomed);
-    await this.sweepOrphanBlobs();
+    await this.sweepOrphanBodies(policy.orphanGraceMs === undefined ? {} : { graceMs: policy.orphanGraceMs });
     return { removed: result.removed, freedBytes: result.freedBytes };
   }
 
   /**
-   * Removes bodies in the blob store that no row references (an EMIT that died between its
-   * upload and its commit leaves one). Bodies an EMIT in flight is storing are left alone.
-   * `gc` runs it; it lists the whole blob store. Returns how many bodies it removed.
+   * Removes the bodies in the blob store that no row references (an EMIT that died between its
+   * upload and its commit leaves one) and that were last written longer ago than `graceMs`
+   * (default one hour). First proves the blob store is still this store's (its marker), so it
+   * never removes another store's bodies. Bodies an EMIT in flight is storing are left alone
+   * in any case (the EMIT holds its address's lock). `gc` runs it; it lists the whole blob store.
+   *
+   * @example
+   * ```ts
+   * const { removed, freedBytes } = await store.sweepOrphanBodies({ graceMs: 86_400_000 });
+   * ```
    */
-  async sweepOrphanBlobs(): Promise<number> {
+  async sweepOrphanBodies(options: OrphanSweepOptions = {}): Promise<OrphanSweepResult> {
     await this.#open();
+    const graceMs = orphanGraceMs(options.graceMs);
+    const owner = await this.#ownership;
     let removed = 0;
-    let batch: string[] = [];
+    let freedBytes = 0;
+    let batch: StoredBlob[] = [];
     const flush = async () => {
       const candidates = batch;
       batch = [];
       if (candidates.length === 0) return;
-      const referenced = await this.#referenced(this.#pool, candidates);
-      removed += await this.#dropUnreferenced(candidates.filter((sha256) => !referenced.has(sha256)));
+      const referenced = await this.#referenced(
+        this.#pool,
+        candidates.map((blob) => blob.sha256),
+      );
+      const orphans = candidates.filter((blob) => !referenced.has(blob.sha256));
+      const gone = options.dryRun
+        ? new Set(orphans.map((blob) => blob.sha256))
+        : new Set(await this.#dropUnreferenced(orphans.map((blob) => blob.sha256)));
+      for (const blob of orphans) {
+        if (!gone.has(blob.sha256)) continue;
+        removed += 1;
+        freedBytes += blob.sizeBytes;
+      }
     };
     try {
-      for await (const sha256 of this.#blobs.list()) {
-        batch.push(sha256);
+      await this.#blobs.claim(owner);
+      const cutoff = this.#now() - graceMs;
+      for await (const blob of this.#blobs.list()) {
+        if (blob.modifiedMs > cutoff) continue;
+        batch.push(blob);
         if (batch.length >= 500) await flush();
       }
       await flush();
@@ -511,7 +542,7 @@ export class PostgresOutputStore implements OutputStore {
       if (OutputStoreError.isInstance(error)) throw error;
       throw new StorageFailureError(`cannot sweep unreferenced bodies: ${String(error)}`, { cause: error });
     }
-    return removed;
+    return { removed, freedBytes };
   }
 
   async close(): Promise<void> {
@@ -523,7 +554,8 @@ export class PostgresOutputStore implements OutputStore {
     this.#disposeSpool();
   }
 
-  async #migrate(): Promise<void> {
+  /** Migrates the schema and answers who this store is: its id and where it lives. */
+  async #migrate(): Promise<BlobStoreOwner> {
     let client: pg.PoolClient;
     try {
       client = await this.#pool.connect();
@@ -532,6 +564,22 @@ export class PostgresOutputStore implements OutputStore {
     }
     try {
       await migratePostgres(client, this.#schema, latestPostgresSchemaVersion);
+      const { rows } = await client.query<{
+        store_id: string;
+        db: string;
+        host: string | null;
+        port: number | null;
+      }>(
+        `SELECT store_id, current_database() AS db, host(inet_server_addr()) AS host, inet_server_port() AS port
+         FROM ${this.#q}.store_identity`,
+      );
+      const row = rows[0];
+      if (!row) throw new StorageFailureError(`PostgreSQL schema "${this.#schema}" has no store id`);
+      const server = row.host === null ? 'a local socket' : `${row.host}:${row.port ?? ''}`;
+      return {
+        storeId: row.store_id,
+        description: `PostgreSQL database "${row.db}" schema "${this.#schema}" on ${server}`,
+      };
     } catch (error) {
       if (OutputStoreError.isInstance(error)) throw error;
       throw new StorageFailureError(`cannot migrate PostgreSQL schema "${this.#schema}": ${String(error)}`, {
@@ -540,6 +588,12 @@ export class PostgresOutputStore implements OutputStore {
     } finally {
       client.release();
     }
+  }
+
+  /** Claims the blob store for this store, or proves it is already (see `BlobStore.claim`). */
+  async #claimBlobs(owner: BlobStoreOwner): Promise<BlobStoreOwner> {
+    await this.#blobs.claim(owner);
+    return owner;
   }
 
   /**
@@ -697,12 +751,14 @@ export class PostgresOutputStore implements OutputStore {
    * Removes the bodies among `shas` that no row references, each under an exclusive lock on
    * its address taken without waiting: an address an EMIT holds is skipped (its row is on the
    * way, or the next sweep finds it unreferenced). The reference check runs after the lock,
-   * so it sees every row committed before. Returns how many bodies it removed.
+   * so it sees every row committed before. Answers the addresses it removed. Nothing is
+   * removed from a blob store this store has not claimed (see `BlobStore.claim`).
    */
-  async #dropUnreferenced(shas: readonly string[]): Promise<number> {
+  async #dropUnreferenced(shas: readonly string[]): Promise<string[]> {
     const unique = [...new Set(shas)];
-    if (unique.length === 0 || this.#closed) return 0;
+    if (unique.length === 0 || this.#closed) return [];
     try {
+      await this.#ownership;
       return await this.#transaction(async (client) => {
         const locked: string[] = [];
         for (const sha256 of unique) {
@@ -712,19 +768,19 @@ export class PostgresOutputStore implements OutputStore {
           );
           if (rows[0]?.locked) locked.push(sha256);
         }
-        if (locked.length === 0) return 0;
+        if (locked.length === 0) return [];
         const referenced = await this.#referenced(client, locked);
-        let removed = 0;
+        const removed: string[] = [];
         for (const sha256 of locked) {
           if (referenced.has(sha256)) continue;
           await this.#blobs.remove(sha256);
-          removed += 1;
+          removed.push(sha256);
         }
         return removed;
       });
     } catch {
       // Left for the next sweep: an unreferenced body costs space, never correctness.
-      return 0;
+      return [];
     }
   }
 

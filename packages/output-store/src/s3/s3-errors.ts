@@ -38,6 +38,25 @@ export function isS3RangeError(error: unknown): boolean {
 }
 
 /**
+ * Whether an AWS SDK error is S3's answer to a conditional write that found the object there
+ * (`PreconditionFailed`, 412; `ConditionalRequestConflict`, 409, for a race in progress).
+ *
+ * @example
+ * ```ts
+ * if (isS3PreconditionFailed(error)) return readMarker();
+ * ```
+ */
+export function isS3PreconditionFailed(error: unknown): boolean {
+  const { name, Code, $metadata } = shape(error);
+  return (
+    name === 'PreconditionFailed' ||
+    Code === 'PreconditionFailed' ||
+    name === 'ConditionalRequestConflict' ||
+    $metadata?.httpStatusCode === 412
+  );
+}
+
+/**
  * One line naming an AWS SDK error: its S3 code, HTTP status and message
  * (`InvalidAccessKeyId (HTTP 403): …`), or the network error's own text.
  *

@@ -57,7 +57,7 @@ describe('SqliteOutputStore with S3BlobStore', () => {
 
   async function listed(blobs: S3BlobStore): Promise<string[]> {
     const shas: string[] = [];
-    for await (const sha256 of blobs.list()) shas.push(sha256);
+    for await (const blob of blobs.list()) shas.push(blob.sha256);
     return shas;
   }
 
@@ -117,6 +117,7 @@ describe('SqliteOutputStore with S3BlobStore', () => {
       has: (sha256) => real.has(sha256),
       remove: (sha256) => real.remove(sha256),
       list: () => real.list(),
+      claim: (owner) => real.claim(owner),
       close: () => real.close(),
     };
     const store = new SqliteOutputStore({ path: join(directory, 'outputs.db'), blobs: held });
