@@ -358,3 +358,42 @@ export class BlobStoreClaimedError extends OutputStoreError {
     return OutputStoreError.isInstance(value) && value.name === 'BlobStoreClaimedError';
   }
 }
+
+/**
+ * What kept a store from its server: none answered (`unreachable`), it refused the
+ * credentials (`credentials`), the database or bucket does not exist (`missing`), or it
+ * refused the connection for another reason (`refused`: too many connections, shutting down…).
+ *
+ * @example
+ * ```ts
+ * const problem: ConnectionProblem = 'credentials';
+ * ```
+ */
+export type ConnectionProblem = 'unreachable' | 'credentials' | 'missing' | 'refused';
+
+/**
+ * A store could not reach or use its server: PostgreSQL (no server at the address, a wrong
+ * password, a missing database) or the blob store's S3 bucket (no bucket, a wrong key).
+ * `server` names where, without a password (`wharf@db:5432/wharf`, `s3://bucket/prefix`);
+ * `problem` says what went wrong. A {@link StorageFailureError} by code.
+ *
+ * @example
+ * ```ts
+ * if (StoreConnectionError.isInstance(error) && error.problem === 'credentials') console.error(error.message);
+ * ```
+ */
+export class StoreConnectionError extends StorageFailureError {
+  readonly problem: ConnectionProblem;
+  readonly server: string;
+  constructor(server: string, problem: ConnectionProblem, detail: string, options?: { cause?: unknown }) {
+    super(`cannot use ${server}: ${detail}`, options);
+    this.name = 'StoreConnectionError';
+    this.problem = problem;
+    this.server = server;
+  }
+
+  /** True for a StoreConnectionError from any realm (by name: `STORAGE_FAILURE` is shared). */
+  static override isInstance(value: unknown): value is StoreConnectionError {
+    return OutputStoreError.isInstance(value) && value.name === 'StoreConnectionError';
+  }
+}

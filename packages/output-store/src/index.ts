@@ -14,6 +14,7 @@ export { spawnEnv } from './env-names.js';
 export {
   BlobNotFoundError,
   BlobStoreClaimedError,
+  type ConnectionProblem,
   IdempotencyConflictError,
   IntakeBusyError,
   InvalidOutputEventError,
@@ -27,6 +28,7 @@ export {
   OutputUnauthorizedError,
   type PathRejection,
   StorageFailureError,
+  StoreConnectionError,
 } from './errors.js';
 export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';

@@ -14,6 +14,7 @@ import {
   OutputForbiddenError,
   OutputNotFoundError,
   StorageFailureError,
+  StoreConnectionError,
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
@@ -47,6 +48,7 @@ import {
   nextCommitCursor,
   runningTransactions,
 } from './commit-cursor.js';
+import { connectionFailure, postgresServer } from './connection-failure.js';
 import { blobLockKey, lockKey32, lockKey64 } from './lock-keys.js';
 import { latestPostgresSchemaVersion, migratePostgres } from './migrations.js';
 import { parsePostgresRow, toNumber } from './row.js';
@@ -90,6 +92,8 @@ export interface PostgresOutputStoreOptions {
   readonly spoolDir?: string;
   /** Size of the store's own pool, default 10. */
   readonly maxConnections?: number;
+  /** How long to wait for a connection to the server, default 10 000 ms (then: unreachable). */
+  readonly connectTimeoutMs?: number;
   /** Clock in epoch milliseconds (tests). */
   readonly now?: () => number;
 }
@@ -148,6 +152,7 @@ function positiveInteger(
  */
 export class PostgresOutputStore implements OutputStore {
   readonly #pool: pg.Pool;
+  readonly #connectionString: string | undefined;
   readonly #ownsPool: boolean;
   readonly #blobs: BlobStore;
   readonly #temps: TempArea;
@@ -196,6 +201,8 @@ export class PostgresOutputStore implements OutputStore {
     );
     this.#maxBodyBytes = positiveInteger(options.maxBodyBytes, 4 * 2 ** 30, 'maxBodyBytes', 1);
     const maxConnections = positiveInteger(options.maxConnections, 10, 'maxConnections', 1);
+    const connectTimeoutMs = positiveInteger(options.connectTimeoutMs, 10_000, 'connectTimeoutMs', 1);
+    this.#connectionString = options.connectionString;
     this.#schema = schema;
     this.#q = `"${schema}"`;
     this.#blobs = options.blobs;
@@ -215,7 +222,11 @@ export class PostgresOutputStore implements OutputStore {
       this.#pool = options.pool;
       this.#ownsPool = false;
     } else {
-      this.#pool = new pg.Pool({ connectionString: options.connectionString, max: maxConnections });
+      this.#pool = new pg.Pool({
+        connectionString: options.connectionString,
+        max: maxConnections,
+        connectionTimeoutMillis: connectTimeoutMs,
+      });
       // An idle connection the server closed must not crash the process; the next query reconnects.
       this.#pool.on('error', () => undefined);
       this.#ownsPool = true;
@@ -560,7 +571,15 @@ export class PostgresOutputStore implements OutputStore {
     try {
       client = await this.#pool.connect();
     } catch (error) {
-      throw new StorageFailureError(`cannot connect to PostgreSQL: ${String(error)}`, { cause: error });
+      throw (
+        connectionFailure(error, this.#connectionString) ??
+        new StorageFailureError(
+          `cannot connect to ${postgresServer(this.#connectionString)}: ${String(error)}`,
+          {
+            cause: error,
+          },
+        )
+      );
     }
     try {
       await migratePostgres(client, this.#schema, latestPostgresSchemaVersion);
@@ -582,6 +601,13 @@ export class PostgresOutputStore implements OutputStore {
       };
     } catch (error) {
       if (OutputStoreError.isInstance(error)) throw error;
+      if ((error as { code?: unknown }).code === '42501')
+        throw new StoreConnectionError(
+          postgresServer(this.#connectionString),
+          'credentials',
+          `the user may not create or change schema "${this.#schema}" (${(error as Error).message})`,
+          { cause: error },
+        );
       throw new StorageFailureError(`cannot migrate PostgreSQL schema "${this.#schema}": ${String(error)}`, {
         cause: error,
       });

@@ -25,8 +25,15 @@ import {
   InvalidStoreOptionError,
   OutputRangeError,
   StorageFailureError,
+  StoreConnectionError,
 } from '../errors.js';
-import { describeS3Error, isS3NotFound, isS3PreconditionFailed, isS3RangeError } from './s3-errors.js';
+import {
+  describeS3Error,
+  isS3NotFound,
+  isS3PreconditionFailed,
+  isS3RangeError,
+  s3ConnectionProblem,
+} from './s3-errors.js';
 
 /**
  * Options of {@link S3BlobStore}.
@@ -95,6 +102,8 @@ export class S3BlobStore implements BlobStore {
   readonly #prefix: string;
   readonly #partSize: number;
   readonly #queueSize: number;
+  /** Where the bucket is, for messages: its location, and a custom endpoint. */
+  readonly #server: string;
   /** Uploads in flight in this process, so concurrent puts of one address upload it once. */
   readonly #uploads = new Map<string, Promise<void>>();
   #closed = false;
@@ -113,6 +122,7 @@ export class S3BlobStore implements BlobStore {
     this.#partSize = partSize;
     this.#queueSize = queueSize;
     this.location = `s3://${options.bucket}${prefix === '' ? '' : `/${prefix}`}`;
+    this.#server = options.endpoint === undefined ? this.location : `${this.location} at ${options.endpoint}`;
     this.#client = new S3Client({
       region: options.region ?? 'us-east-1',
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
@@ -267,6 +277,27 @@ export class S3BlobStore implements BlobStore {
   async claim(owner: BlobStoreOwner): Promise<void> {
     this.#assertOpen();
     const key = `${this.#prefix}${storeMarkerName}`;
+    try {
+      await this.#claim(key, owner);
+    } catch (error) {
+      const problem = s3ConnectionProblem(StorageFailureError.isInstance(error) ? error.cause : error);
+      if (problem === undefined) throw error;
+      const detail =
+        problem === 'missing'
+          ? `the bucket ${this.#bucket} does not exist`
+          : problem === 'credentials'
+            ? 'the server refused the AWS credentials'
+            : 'no server answers';
+      throw new StoreConnectionError(
+        this.#server,
+        problem,
+        `${detail} (${describeS3Error(StorageFailureError.isInstance(error) ? error.cause : error)})`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #claim(key: string, owner: BlobStoreOwner): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
       const text = await this.#readText(key);
       if (text !== undefined) {
