@@ -99,8 +99,10 @@ export interface PostgresOutputStoreOptions {
 }
 
 type Queryable = pg.Pool | pg.PoolClient;
-/** What one EMIT's insert did: the ref, the row when it inserted one, and whether it did. */
+/** What one EMIT's insert did: the ref, the row when it inserted one (if asked), and whether it did. */
 type Inserted = { ref: OutputRef; row?: OutputRow; created: boolean };
+/** How an EMIT is stored: within a spawn quota or not, answering the inserted row or not. */
+type EmitMode = { readonly maxOutputs: number | undefined; readonly withRecord: boolean };
 type Removed = { out_id: string; sha256: string; storage: string; size_bytes: unknown };
 
 async function readAll(stream: Readable): Promise<Uint8Array> {
@@ -251,7 +253,7 @@ export class PostgresOutputStore implements OutputStore {
   }
 
   async emit(event: OutputEvent): Promise<OutputRef> {
-    return (await this.#emit(event, undefined)).ref;
+    return (await this.#emit(event, { maxOutputs: undefined, withRecord: false })).ref;
   }
 
   /**
@@ -268,13 +270,17 @@ export class PostgresOutputStore implements OutputStore {
    * ```
    */
   async emitWithRecord(event: OutputEvent, options: EmitWithRecordOptions = {}): Promise<EmittedOutput> {
-    const { ref, row, created } = await this.#emit(event, options.maxOutputs);
+    const { ref, row, created } = await this.#emit(event, {
+      maxOutputs: options.maxOutputs,
+      withRecord: true,
+    });
     return { ref, created, record: row ? rowToRecord(row) : await this.stat(ref) };
   }
 
-  async #emit(event: OutputEvent, maxOutputs: number | undefined): Promise<Inserted> {
+  async #emit(event: OutputEvent, mode: EmitMode): Promise<Inserted> {
     await this.#open();
     validateOutputEvent(event);
+    const { maxOutputs } = mode;
     if (maxOutputs !== undefined && (!Number.isSafeInteger(maxOutputs) || maxOutputs < 1))
       throw new InvalidOutputEventError('maxOutputs', 'must be a positive integer');
     const spooled = await spoolBody(event.content, {
@@ -286,10 +292,8 @@ export class PostgresOutputStore implements OutputStore {
     try {
       this.#assertOpen();
       if (spooled.kind === 'inline')
-        return await this.#guard('cannot store output', () =>
-          this.#store(undefined, event, spooled, maxOutputs),
-        );
-      return await this.#emitFile(event, spooled, maxOutputs);
+        return await this.#guard('cannot store output', () => this.#store(undefined, event, spooled, mode));
+      return await this.#emitFile(event, spooled, mode);
     } finally {
       if (spooled.kind === 'temp') this.#temps.releaseTemp(spooled.tempPath);
     }
@@ -303,12 +307,13 @@ export class PostgresOutputStore implements OutputStore {
     client: pg.PoolClient | undefined,
     event: OutputEvent,
     spooled: SpooledBody,
-    maxOutputs: number | undefined,
+    mode: EmitMode,
   ): Promise<Inserted> {
-    if (maxOutputs === undefined) return this.#insert(client ?? this.#pool, event, spooled);
+    const { maxOutputs } = mode;
+    if (maxOutputs === undefined) return this.#insert(client ?? this.#pool, event, spooled, mode.withRecord);
     return this.#transaction(async (db) => {
       await this.#assertRoom(db, event, maxOutputs);
-      return this.#insert(db, event, spooled);
+      return this.#insert(db, event, spooled, mode.withRecord);
     }, client);
   }
 
@@ -629,7 +634,7 @@ export class PostgresOutputStore implements OutputStore {
   async #emitFile(
     event: OutputEvent,
     spooled: Extract<SpooledBody, { kind: 'temp' }>,
-    maxOutputs: number | undefined,
+    mode: EmitMode,
   ): Promise<Inserted> {
     const client = await this.#guard('cannot connect to PostgreSQL', () => this.#pool.connect());
     const key = [this.#blobLockSpace, blobLockKey(spooled.sha256)];
@@ -642,7 +647,7 @@ export class PostgresOutputStore implements OutputStore {
       try {
         await this.#blobs.putFile(spooled.sha256, spooled.tempPath, spooled.sizeBytes);
         const inserted = await this.#guard('cannot store output', () =>
-          this.#store(client, event, spooled, maxOutputs),
+          this.#store(client, event, spooled, mode),
         );
         stored = true;
         return inserted;
@@ -669,19 +674,24 @@ export class PostgresOutputStore implements OutputStore {
    * taken the holder answers (same body: its ref; other body: a conflict), unless it has expired, in
    * which case it is removed and the insert tried again.
    */
-  async #insert(db: Queryable, event: OutputEvent, spooled: SpooledBody): Promise<Inserted> {
+  async #insert(
+    db: Queryable,
+    event: OutputEvent,
+    spooled: SpooledBody,
+    withRecord: boolean,
+  ): Promise<Inserted> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = this.#now();
       const outId = newOutId();
       const values = rowValues(event, spooled, now, outId);
       const body = values.body as Uint8Array | null;
       const inserted = await db.query({
-        name: `wharf:${this.#schema}:insert`,
+        name: `wharf:${this.#schema}:insert${withRecord ? '-returning' : ''}`,
         text: `INSERT INTO ${this.#q}.outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name,
                  content_type, size_bytes, sha256, created_at, expires_at, storage, body, labels)
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)
                ON CONFLICT ON CONSTRAINT outputs_idempotency DO NOTHING
-               RETURNING ${recordColumns}`,
+               ${withRecord ? `RETURNING ${recordColumns}` : ''}`,
         values: [
           outId,
           values.owner_id,
@@ -702,7 +712,9 @@ export class PostgresOutputStore implements OutputStore {
       });
       // A racing INSERT of the same key waits for the other to commit, then inserts nothing.
       if (inserted.rowCount === 1)
-        return { ref: { outId }, row: parsePostgresRow(inserted.rows[0]), created: true };
+        return withRecord
+          ? { ref: { outId }, row: parsePostgresRow(inserted.rows[0]), created: true }
+          : { ref: { outId }, created: true };
       const existing = await this.#byKey(db, event.producer, event.idempotencyKey);
       if (!existing) continue;
       if (existing.expiresAt === null || existing.expiresAt > now) {
