@@ -1,7 +1,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BlobDirectory } from './blobs/blob-directory.js';
+import { BlobDirectory, processAlive } from './blobs/blob-directory.js';
 import { InvalidStoreOptionError } from './errors.js';
 
 /**
@@ -22,15 +22,6 @@ export interface SpoolFolder {
 }
 
 const freshPrefix = 'wharf-spool-';
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * Refuses a spool folder another user could read from or plant files in: it must be a real

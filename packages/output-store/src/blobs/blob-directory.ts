@@ -17,7 +17,15 @@ import { join } from 'node:path';
 const activeTemps = new Set<string>();
 const shaPattern = /^[0-9a-f]{64}$/;
 
-function processAlive(pid: number): boolean {
+/**
+ * Whether a process of this id is running (ours or another user's).
+ *
+ * @example
+ * ```ts
+ * processAlive(process.pid); // true
+ * ```
+ */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -105,8 +105,12 @@ describe('openDataPlane', () => {
       blobs: `s3://${bucket}/wrong?endpoint=${encodeURIComponent(connection.endpoint)}`,
       env: { AWS_ACCESS_KEY_ID: connection.accessKeyId, AWS_SECRET_ACCESS_KEY: 'wrong' },
     }).catch((caught: unknown) => caught);
-    expect(error).toMatchObject({ code: 'STORAGE_FAILURE' });
-    expect((error as Error).message).toContain(`s3://${bucket}/wrong/`);
+    expect(error).toMatchObject({
+      code: 'STORAGE_FAILURE',
+      name: 'StoreConnectionError',
+      problem: 'credentials',
+    });
+    expect((error as Error).message).toContain(`s3://${bucket}/wrong at ${connection.endpoint}`);
     expect((error as Error).message).toMatch(/SignatureDoesNotMatch|InvalidAccessKeyId|AccessDenied/);
   });
 

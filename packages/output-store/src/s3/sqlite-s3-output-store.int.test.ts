@@ -12,7 +12,8 @@ import {
   type S3Connection,
 } from '../testing/index.js';
 import type { Producer } from '../types.js';
-import { S3BlobStore } from './s3-blob-store.js';
+import type { S3BlobStore } from './s3-blob-store.js';
+import { testS3Blobs } from './s3-test-blobs.test.data.js';
 
 const bucket = 'sqlite-s3-output-store-test';
 let connection: S3Connection;
@@ -23,15 +24,7 @@ beforeAll(async () => {
 });
 
 function s3Blobs(prefix: string): S3BlobStore {
-  return new S3BlobStore({
-    bucket,
-    prefix,
-    endpoint: connection.endpoint,
-    region: connection.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: connection.accessKeyId, secretAccessKey: connection.secretAccessKey },
-    partSizeBytes: 5 * 2 ** 20,
-  });
+  return testS3Blobs(connection, bucket, prefix, { partSizeBytes: 5 * 2 ** 20 });
 }
 
 // Every body above 16 bytes goes to S3, so the whole contract exercises the blob path.
