@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 import { StorageFailureError } from '../errors.js';
 import { lockKey64 } from './lock-keys.js';
 
@@ -73,7 +73,7 @@ export const latestPostgresSchemaVersion = steps('x').length;
  * ```
  */
 export async function migratePostgres(
-  client: PoolClient,
+  client: ClientBase,
   schema: string,
   target: number = latestPostgresSchemaVersion,
 ): Promise<number> {

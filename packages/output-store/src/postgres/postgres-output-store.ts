@@ -92,7 +92,10 @@ export interface PostgresOutputStoreOptions {
   readonly spoolDir?: string;
   /** Size of the store's own pool, default 10. */
   readonly maxConnections?: number;
-  /** How long to wait for a connection to the server, default 10 000 ms (then: unreachable). */
+  /**
+   * How long opening the store waits for its first connection to the server, default
+   * 10 000 ms (then it fails: unreachable). Later, a busy pool is waited for as long as it takes.
+   */
   readonly connectTimeoutMs?: number;
   /** Clock in epoch milliseconds (tests). */
   readonly now?: () => number;
@@ -155,6 +158,7 @@ function positiveInteger(
 export class PostgresOutputStore implements OutputStore {
   readonly #pool: pg.Pool;
   readonly #connectionString: string | undefined;
+  readonly #connectTimeoutMs: number;
   readonly #ownsPool: boolean;
   readonly #blobs: BlobStore;
   readonly #temps: TempArea;
@@ -203,7 +207,7 @@ export class PostgresOutputStore implements OutputStore {
     );
     this.#maxBodyBytes = positiveInteger(options.maxBodyBytes, 4 * 2 ** 30, 'maxBodyBytes', 1);
     const maxConnections = positiveInteger(options.maxConnections, 10, 'maxConnections', 1);
-    const connectTimeoutMs = positiveInteger(options.connectTimeoutMs, 10_000, 'connectTimeoutMs', 1);
+    this.#connectTimeoutMs = positiveInteger(options.connectTimeoutMs, 10_000, 'connectTimeoutMs', 1);
     this.#connectionString = options.connectionString;
     this.#schema = schema;
     this.#q = `"${schema}"`;
@@ -224,11 +228,7 @@ export class PostgresOutputStore implements OutputStore {
       this.#pool = options.pool;
       this.#ownsPool = false;
     } else {
-      this.#pool = new pg.Pool({
-        connectionString: options.connectionString,
-        max: maxConnections,
-        connectionTimeoutMillis: connectTimeoutMs,
-      });
+      this.#pool = new pg.Pool({ connectionString: options.connectionString, max: maxConnections });
       // An idle connection the server closed must not crash the process; the next query reconnects.
       this.#pool.on('error', () => undefined);
       this.#ownsPool = true;
@@ -572,9 +572,29 @@ export class PostgresOutputStore implements OutputStore {
 
   /** Migrates the schema and answers who this store is: its id and where it lives. */
   async #migrate(): Promise<BlobStoreOwner> {
-    let client: pg.PoolClient;
+    // The first contact has a deadline of its own (a server that drops packets would otherwise
+    // hang it for ever); the pool's connections have none, so a busy pool is waited for.
+    let client: pg.ClientBase;
+    let release: () => Promise<void>;
     try {
-      client = await this.#pool.connect();
+      if (this.#connectionString === undefined) {
+        const pooled = await this.#pool.connect();
+        client = pooled;
+        release = async () => pooled.release();
+      } else {
+        const own = new pg.Client({
+          connectionString: this.#connectionString,
+          connectionTimeoutMillis: this.#connectTimeoutMs,
+        });
+        // A server that closes the connection later must not crash the process.
+        own.on('error', () => undefined);
+        await own.connect().catch(async (error: unknown) => {
+          await own.end().catch(() => undefined);
+          throw error;
+        });
+        client = own;
+        release = () => own.end().catch(() => undefined);
+      }
     } catch (error) {
       throw (
         connectionFailure(error, this.#connectionString) ??
@@ -617,7 +637,7 @@ export class PostgresOutputStore implements OutputStore {
         cause: error,
       });
     } finally {
-      client.release();
+      await release();
     }
   }
 
