@@ -72,8 +72,10 @@ export async function bodyRoute(
     response.end();
     return;
   }
-  // A body that fails half way cannot be answered any more: the connection is cut.
-  await pipeline(opened.stream, response).catch(() => response.destroy());
+  // Streams on without holding the request's concurrency slot (a body in flight holds no
+  // memory of the intake's); one that fails half way cannot be answered any more: the
+  // connection is cut.
+  void pipeline(opened.stream, response).catch(() => response.destroy());
 }
 
 async function readableRecord(
