@@ -9,6 +9,7 @@ import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
+import { dataPlaneCliError } from './data-plane-error.js';
 import { ensureDataDir } from './ensure-data-dir.js';
 import { definitionWithModels, modelChoice } from './model-options.js';
 import { age, durationIn, integerIn, size, toolNames } from './option-parsers.js';
@@ -321,6 +322,11 @@ export function createProgram(io: CliIo = processIo): Command {
       size('--max-bytes'),
     )
     .option('--run <workflowId>', 'remove every output of this run')
+    .option(
+      '--orphan-grace <age>',
+      'remove bodies no output references once older than this (default 1h: younger ones may be EMITs on their way)',
+      age('--orphan-grace'),
+    )
     .option('--dry-run', 'print what would be removed, remove nothing', false)
     .option('--json', 'print the report as JSON', false)
     .addOption(dataDirOption())
@@ -329,6 +335,7 @@ export function createProgram(io: CliIo = processIo): Command {
         olderThan?: number;
         maxBytes?: number;
         run?: string;
+        orphanGrace?: number;
         dryRun: boolean;
         json: boolean;
         dataDir: string;
@@ -362,9 +369,10 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
         ? 0
         : 2;
     }
-    if (CliError.isInstance(error)) {
-      io.err(`wharf: ${error.message}`);
-      return error.exitCode;
+    const expected = CliError.isInstance(error) ? error : dataPlaneCliError(error);
+    if (expected !== undefined) {
+      io.err(`wharf: ${expected.message}`);
+      return expected.exitCode;
     }
     io.err(`wharf: unexpected error: ${describeError(error)}`);
     return 70;

@@ -10,6 +10,7 @@ import {
 } from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
 import { intakeLimits, type WorkerConfig } from './config.js';
+import { dataPlaneFailure } from './data-plane-failure.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
 /** A running worker process's parts. */
@@ -34,8 +35,10 @@ export interface StartWorkerExtras {
 
 /**
  * Starts a Wharf worker from its configuration: the stores (`WHARF_STORE`/`WHARF_BLOBS`, by
- * default in the data directory), the models (`WHARF_MODEL` overrides the definitions', and
- * `WHARF_SUMMARIZER`, else `WHARF_MODEL`'s model, summarizes), the MCP servers of `WHARF_MCP_SERVERS` (their tools are the
+ * default in the data directory; opened and checked first, a store or bucket that cannot be
+ * used is a `WorkerConfigError` `DATA_PLANE_UNAVAILABLE`), the models (`WHARF_MODEL` overrides
+ * the definitions', and `WHARF_SUMMARIZER`, else `WHARF_MODEL`'s model, summarizes), the MCP
+ * servers of `WHARF_MCP_SERVERS` (their tools are the
  * worker's, named `<server>_<tool>`; closed when it stops), an intake
  * server for subagents that `wharf emit`, the Temporal worker, a health endpoint, and
  * structured logs (pino, JSON lines).
@@ -81,7 +84,17 @@ async function run(
       port: config.WHARF_INTAKE_PORT,
       limits: intakeLimits(config),
     },
+  }).catch((error: unknown) => {
+    throw dataPlaneFailure(error) ?? error;
   });
+  // Before taking any work: the store answers, and its blob store takes, gives back and
+  // removes a probe body (a missing bucket or a wrong key fails here, not at the first EMIT).
+  try {
+    await parts.data.check();
+  } catch (error) {
+    await parts.close().catch(() => undefined);
+    throw dataPlaneFailure(error) ?? error;
+  }
   const { intake } = parts;
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   // Ends the scripts a predecessor left running when it was killed outright (SIGKILL, OOM, power).

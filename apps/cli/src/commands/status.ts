@@ -4,7 +4,13 @@ import { formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/embedded';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
-import { type DataPlane, InvalidStoreUrlError, openDataPlane } from '@wharf/output-store/config';
+import {
+  checkDataPlane,
+  type DataPlane,
+  type DataPlaneCheck,
+  InvalidStoreUrlError,
+  openDataPlane,
+} from '@wharf/output-store/config';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
@@ -26,17 +32,40 @@ async function openExistingStore(plane: ResolvedDataPlane): Promise<DataPlane | 
 
 /**
  * `wharf status`: where the store, its large bodies and the evidence live (`WHARF_STORE`,
- * `WHARF_BLOBS`, else the data directory), without passwords.
+ * `WHARF_BLOBS`, else the data directory), without passwords, and whether they work: it opens
+ * the data plane as every other command does (a configuration they would refuse is refused
+ * here too) and checks it (`checkDataPlane`: the store answers, a blob store takes, gives back
+ * and removes a probe body). A failure exits as the other commands' would (2 a wrong
+ * configuration or credentials, 3 a missing database or bucket, 4 no server), naming the
+ * server. A data directory whose SQLite store was never created is reported as such.
  */
-export function dataPlaneStatus(options: { json: boolean; dataDir?: string }, io: CliIo): void {
-  const { location } = resolveOrRefuse(options.dataDir ?? '.wharf');
+export async function dataPlaneStatus(
+  options: { json: boolean; dataDir?: string },
+  io: CliIo,
+): Promise<void> {
+  const plane = resolveOrRefuse(options.dataDir ?? '.wharf');
+  const { location } = plane;
+  if (!options.json) {
+    io.out(`store:    ${location.store}`);
+    io.out(`blobs:    ${location.blobs}`);
+    io.out(`evidence: ${location.artifacts}`);
+  }
+  const opened = await openExistingStore(plane);
+  let check: DataPlaneCheck | undefined;
+  try {
+    if (opened !== undefined) check = await checkDataPlane(opened);
+  } finally {
+    await opened?.close();
+  }
   if (options.json) {
-    printJson(io, location);
+    printJson(io, { ...location, connection: check === undefined ? 'not created yet' : 'ok', check });
     return;
   }
-  io.out(`store:    ${location.store}`);
-  io.out(`blobs:    ${location.blobs}`);
-  io.out(`evidence: ${location.artifacts}`);
+  if (check === undefined) io.out('status:   not created yet (the first run creates the store)');
+  else
+    io.out(
+      `status:   connected; the store answered${check.blobs === 'none' ? '' : `, the blob store took, gave back and removed a probe body`}`,
+    );
 }
 
 /**
