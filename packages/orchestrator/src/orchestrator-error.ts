@@ -11,7 +11,9 @@ export type WharfOrchestratorErrorCode =
   | 'INVALID_REQUEST'
   | 'INVALID_CONDITION'
   | 'UNKNOWN_TOOL'
-  | 'PATH_OUTSIDE_WORKDIR';
+  | 'PATH_OUTSIDE_WORKDIR'
+  /** A Temporal connection or tracing setting (a variable, a config file) that cannot work. */
+  | 'INVALID_CONFIG';
 
 /**
  * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,

@@ -20,6 +20,7 @@ import type {
   SuperviseResult,
   WharfActivities,
 } from '../shared/types.js';
+import type { WharfTracing } from '../tracing/wharf-tracing.js';
 import { type SubagentIds, subagentIds } from './activity-identity.js';
 import { runAgent } from './run-agent.js';
 import { runScript } from './run-script.js';
@@ -56,6 +57,8 @@ export interface ActivityDependencies {
    * says no summarizer is configured and keeps the first and last bytes.
    */
   summarizer?: Summarizer;
+  /** OpenTelemetry tracing of model calls and tool calls (`tracingFromEnv()`); default off. */
+  tracing?: WharfTracing;
 }
 
 /**
@@ -84,6 +87,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     workDir,
     env,
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
+    ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
   });
   return {
     agentStart: (input) => classify(() => agent.agentStart(input)),
@@ -116,7 +120,12 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     },
     async supervise(input: SuperviseInput): Promise<SuperviseResult> {
       return classify(() =>
-        supervise(input, { store: dependencies.store, artifacts: dependencies.artifacts, models }),
+        supervise(input, {
+          store: dependencies.store,
+          artifacts: dependencies.artifacts,
+          models,
+          ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
+        }),
       );
     },
     async planContext(input) {

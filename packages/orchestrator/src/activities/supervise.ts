@@ -11,6 +11,7 @@ import { usageOf } from '../agent/usage-of.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { swarmWorkflowId } from '../shared/swarm-workflow-id.js';
 import type { SuperviseInput, SuperviseResult } from '../shared/types.js';
+import { modelCallTelemetry, type WharfTracing } from '../tracing/wharf-tracing.js';
 import { safeId } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
 import { supervisorAnswer } from './supervisor-answer.js';
@@ -23,6 +24,8 @@ export interface SuperviseDependencies {
   models: ModelRegistry;
   /** Answers longer than this many bytes are EMITted; the result carries a ref and a head. Default 8 KiB. */
   inlineAnswerBytes?: number;
+  /** Traces the model calls (OpenTelemetry); default off. */
+  tracing?: WharfTracing;
 }
 
 /**
@@ -68,6 +71,7 @@ export async function supervise(
         tools: createEvidenceTools({ compiler, runId, ownerId }),
         stopWhen: isStepCount(input.agent.max_steps),
         abortSignal: context.cancellationSignal,
+        ...modelCallTelemetry(dependencies.tracing, 'wharf.supervise'),
       }),
     { step: 'supervisor' },
   );

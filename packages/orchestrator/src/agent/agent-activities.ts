@@ -23,6 +23,7 @@ import type {
   SubagentResult,
   SuperviseResult,
 } from '../shared/types.js';
+import { modelCallTelemetry } from '../tracing/wharf-tracing.js';
 import type { AgentBrief } from './agent-brief.js';
 import {
   type AgentActivityDependencies,
@@ -173,6 +174,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
             messages,
             tools: offeredTools(tools),
             abortSignal: context.cancellationSignal,
+            ...modelCallTelemetry(dependencies.tracing, 'wharf.agent-model-step'),
           }),
         heartbeat,
       );

@@ -9,7 +9,9 @@ import { type DataDir, type DataPlaneOptions, openDataDir } from '../embedded/da
 import { spawnCredentials } from '../embedded/spawn-credentials.js';
 import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import type { ModelRegistry } from '../models/model-registry.js';
-import { createWharfWorker } from './create-wharf-worker.js';
+import type { WharfTracing } from '../tracing/wharf-tracing.js';
+import { createWorkerWith } from './create-wharf-worker.js';
+import { type WharfPlugin, wharfPlugin } from './wharf-plugin.js';
 
 /**
  * Limits of the EMIT intake server passed through to `createIntakeServer` (its defaults apply
@@ -40,6 +42,8 @@ export interface ComposeWorkerOptions extends DataPlaneOptions {
   models?: ModelRegistry;
   /** Tools agents may select besides the built-ins (see `createWharfWorker`). */
   tools?: ToolSet;
+  /** OpenTelemetry tracing (`tracingFromEnv()`); default off. */
+  tracing?: WharfTracing;
 }
 
 /** What {@link ComposedWorker.startWorker} takes: where the worker polls, and how much it runs. */
@@ -73,6 +77,11 @@ export interface ComposedWorker {
   intake: IntakeServer;
   /** Offloads payloads over 256 KiB to `data.store`; give clients the same one. */
   dataConverter: DataConverter;
+  /**
+   * Wharf's plugin on these parts: what `startWorker` runs, and what a client of this data
+   * plane takes (`plugins: [parts.plugin]`: the converter, and with tracing its interceptors).
+   */
+  plugin: WharfPlugin;
   /** Runs a worker on these parts (one per composition). */
   startWorker(options: StartComposedWorkerOptions): Promise<ComposedWorkerRun>;
   /** Closes the intake server, then the stores. Stop the worker first. */
@@ -84,9 +93,10 @@ export interface ComposedWorker {
  * `apps/worker`: opens the output store and artifact store the configuration names
  * (PostgreSQL or SQLite, S3 or a directory; by default SQLite in the data directory, see
  * `openDataDir`), starts the EMIT
- * intake server on them, and builds the data converter; `startWorker` then ends the scripts a
- * killed predecessor left (`process-groups/`), and runs `createWharfWorker` with the stores,
- * spawn credentials for the intake server and the converter, and (with `gc`) a scheduled
+ * intake server on them, and builds the data converter and {@link wharfPlugin} on them (the
+ * stores, spawn credentials for the intake server, the converter, tracing); `startWorker` then
+ * ends the scripts a killed predecessor left (`process-groups/`), runs a worker with that
+ * plugin (as `createWharfWorker` does), and (with `gc`) a scheduled
  * collection of the data directory's outputs. When the worker stops, the schedule stops and the
  * scripts it leaves are ended too.
  *
@@ -123,14 +133,26 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
     throw error;
   }
   const dataConverter = createWharfDataConverter({ store: data.store });
+  const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
+  const plugin = wharfPlugin({
+    store: data.store,
+    artifacts: data.artifacts,
+    workDir: data.workDir,
+    dataConverter,
+    spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
+    processGroups,
+    ...(options.models === undefined ? {} : { models: options.models }),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
+  });
   return {
     data,
     intake,
     dataConverter,
+    plugin,
     async startWorker(start) {
-      const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
       const reaped = await processGroups.reap();
-      const worker = await createWharfWorker({
+      const worker = await createWorkerWith(plugin, {
         connection: start.connection,
         ...(start.namespace === undefined ? {} : { namespace: start.namespace }),
         ...(start.taskQueue === undefined ? {} : { taskQueue: start.taskQueue }),
@@ -138,14 +160,6 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
           ? {}
           : { maxConcurrentActivities: start.maxConcurrentActivities }),
         ...(start.workerOptions === undefined ? {} : { workerOptions: start.workerOptions }),
-        store: data.store,
-        artifacts: data.artifacts,
-        workDir: data.workDir,
-        dataConverter,
-        spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
-        processGroups,
-        ...(options.models === undefined ? {} : { models: options.models }),
-        ...(options.tools === undefined ? {} : { tools: options.tools }),
       });
       const gc =
         start.gc === undefined

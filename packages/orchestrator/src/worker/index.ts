@@ -12,6 +12,7 @@ export {
 } from '../gc/collect-garbage.js';
 export { type GcSchedule, type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 export { type GcPolicy, parseAge, parseSize } from '../gc/retention-policy.js';
+export type { TracedToolCall, WharfTracing } from '../tracing/wharf-tracing.js';
 export {
   type ComposedWorker,
   type ComposedWorkerRun,
@@ -20,4 +21,9 @@ export {
   type IntakeLimits,
   type StartComposedWorkerOptions,
 } from './compose-worker.js';
-export { createWharfWorker, type WharfWorkerOptions, workflowsPath } from './create-wharf-worker.js';
+export {
+  createWharfWorker,
+  type WharfWorkerOptions,
+  type WharfWorkerPlacement,
+} from './create-wharf-worker.js';
+export { WharfPlugin, type WharfPluginOptions, wharfPlugin, workflowsPath } from './wharf-plugin.js';
