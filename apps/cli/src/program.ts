@@ -1,5 +1,6 @@
+import { InvalidConfigError } from '@wharf/orchestrator/client';
 import { Command, CommanderError, Option } from 'commander';
-import { CliError } from './cli-error.js';
+import { CliError, exitCodes } from './cli-error.js';
 import { approveCommand, inputCommand } from './commands/control.js';
 import { devCommand } from './commands/dev.js';
 import { emitCommand } from './commands/emit.js';
@@ -14,7 +15,11 @@ import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const dataDirOption = () => new Option('--data-dir <dir>', 'Wharf data directory').default('.wharf');
-const addressDefault = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+// Unset, the cluster is what Temporal's standard configuration names (TEMPORAL_ADDRESS,
+// TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, TEMPORAL_PROFILE), else 127.0.0.1:7233.
+const addressHelp =
+  'Temporal server (default: $TEMPORAL_ADDRESS or the $TEMPORAL_PROFILE profile, else 127.0.0.1:7233)';
+const namespaceHelp = "Temporal namespace (default: $TEMPORAL_NAMESPACE or the profile's, else default)";
 const toolsHelp =
   "the tools registered with the workers (comma-separated; default $WHARF_TOOLS): agents may name only these and Wharf's own; without them, other names are left to the worker's check";
 
@@ -62,7 +67,10 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--json', 'print the result as JSON', false)
     .option('--owner <id>', 'owner id recorded on outputs and evidence', 'default')
     .option('--workdir <dir>', 'directory the scripts run in, on the workers (default: the current one)')
-    .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
+    .option(
+      '--address <host:port>',
+      'Temporal server (default: $TEMPORAL_ADDRESS or the $TEMPORAL_PROFILE profile; else 127.0.0.1:7233, else start a local one)',
+    )
     .option('--tools <names>', toolsHelp)
     .addOption(dataDirOption())
     .action(
@@ -101,14 +109,14 @@ export function createProgram(io: CliIo = processIo): Command {
     .description(
       "Show a swarm's progress (a finished swarm: its result); without one, where the store and blobs live",
     )
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
     .action(
       async (
         workflowId: string | undefined,
-        options: { address: string; namespace: string; json: boolean; dataDir: string },
+        options: { address?: string; namespace?: string; json: boolean; dataDir: string },
       ) => (workflowId === undefined ? dataPlaneStatus(options, io) : statusCommand(workflowId, options, io)),
     );
 
@@ -118,8 +126,8 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--reject', 'reject instead of approve', false)
     .option('--comment <text>', 'why; recorded with the decision (a rejected task shows it as its reason)')
     .option('--by <name>', 'who answers', process.env.USER)
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .option('--json', 'print JSON', false)
     .action(
       async (
@@ -129,8 +137,8 @@ export function createProgram(io: CliIo = processIo): Command {
           reject: boolean;
           comment?: string;
           by?: string;
-          address: string;
-          namespace: string;
+          address?: string;
+          namespace?: string;
           json: boolean;
         },
       ) => approveCommand(workflowId, task, options, io),
@@ -140,13 +148,13 @@ export function createProgram(io: CliIo = processIo): Command {
     .command('input <workflowId> [key=value...]')
     .description('Add †input.* values to a running swarm (values that read as JSON are JSON)')
     .option('--json <object>', 'the values as one JSON object')
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .action(
       async (
         workflowId: string,
         pairs: string[],
-        options: { json?: string; address: string; namespace: string },
+        options: { json?: string; address?: string; namespace?: string },
       ) => inputCommand(workflowId, pairs, options, io),
     );
 
@@ -297,6 +305,12 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
         ? 0
         : 2;
     }
+    // A Temporal or tracing setting that cannot work is a usage error, whoever met it first.
+    const config = configErrorIn(error);
+    if (config !== undefined) {
+      io.err(`wharf: ${config.message}`);
+      return exitCodes.USAGE;
+    }
     if (CliError.isInstance(error)) {
       io.err(`wharf: ${error.message}`);
       return error.exitCode;
@@ -304,6 +318,16 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     io.err(`wharf: unexpected error: ${describeError(error)}`);
     return 70;
   }
+}
+
+/** The InvalidConfigError an error is, or was caused by. */
+function configErrorIn(error: unknown): InvalidConfigError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (InvalidConfigError.isInstance(current)) return current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
 }
 
 /** The message of an error and of every cause behind it, one per line. */

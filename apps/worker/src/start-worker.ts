@@ -2,11 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import type { ModelRegistry } from '@wharf/orchestrator/node';
+import { startTracing } from '@wharf/orchestrator/tracing';
 import {
   composeWorker,
   connectMcpServers,
   type McpServerConfig,
   type McpTools,
+  type WharfTracing,
 } from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
 import { intakeLimits, type WorkerConfig } from './config.js';
@@ -48,11 +50,19 @@ export async function startWorker(
   extras: StartWorkerExtras = {},
 ): Promise<RunningWorker> {
   installRuntime(logger);
-  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {});
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : await startTracing(config.tracing, { serviceName: 'wharf-worker' });
+  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {}).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
+  });
   try {
-    return await run(config, logger, extras, mcp);
+    return await run(config, logger, extras, { mcp, tracing });
   } catch (error) {
     await mcp.close();
+    await tracing?.shutdown();
     throw error;
   }
 }
@@ -61,9 +71,10 @@ async function run(
   config: WorkerConfig,
   logger: Logger,
   extras: StartWorkerExtras,
-  mcp: McpTools,
+  { mcp, tracing }: { mcp: McpTools; tracing: WharfTracing | undefined },
 ): Promise<RunningWorker> {
   const parts = await composeWorker({
+    ...(tracing === undefined ? {} : { tracing }),
     ...(extras.models === undefined ? {} : { models: extras.models }),
     tools: mcp.tools,
     dataDir: config.WHARF_DATA_DIR,
@@ -76,7 +87,7 @@ async function run(
     },
   });
   const { intake } = parts;
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await NativeConnection.connect(config.temporal.connection);
   // Ends the scripts a predecessor left running when it was killed outright (SIGKILL, OOM, power).
   const {
     worker,
@@ -84,7 +95,7 @@ async function run(
     done: stopped,
   } = await parts.startWorker({
     connection,
-    namespace: config.TEMPORAL_NAMESPACE,
+    namespace: config.temporal.namespace,
     taskQueue: config.WHARF_TASK_QUEUE,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
     workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
@@ -135,8 +146,10 @@ async function run(
   const healthUrl = `http://127.0.0.1:${(health.address() as AddressInfo).port}/healthz`;
   logger.info(
     {
-      address: config.TEMPORAL_ADDRESS,
-      namespace: config.TEMPORAL_NAMESPACE,
+      address: config.temporal.address,
+      namespace: config.temporal.namespace,
+      temporal: config.temporal.summary,
+      tracing: config.tracing === undefined ? 'off' : config.tracing.exporters.join(','),
       taskQueue: config.WHARF_TASK_QUEUE,
       intake: intake.url,
       health: healthUrl,
@@ -151,6 +164,7 @@ async function run(
     await connection.close();
     await parts.close();
     await mcp.close();
+    await tracing?.shutdown();
     logger.info('worker-end');
   });
   return {
