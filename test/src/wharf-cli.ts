@@ -15,18 +15,25 @@ export interface WharfCliRun {
 }
 
 /**
- * Runs the real `wharf` command in `cwd` and returns its exit code and output, whatever the code.
+ * Runs the real `wharf` command in `cwd` (with `env`, default this process's) and returns its
+ * exit code and output, whatever the code.
  *
  * @example
  * ```ts
  * const run = await runWharf(['validate', 'swarm.yaml'], dir);
  * ```
  */
-export async function runWharf(args: string[], cwd: string, timeoutMs = 120_000): Promise<WharfCliRun> {
+export async function runWharf(
+  args: string[],
+  cwd: string,
+  timeoutMs = 120_000,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<WharfCliRun> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, [wharfCliPath, ...args], {
       cwd,
       timeout: timeoutMs,
+      env,
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
