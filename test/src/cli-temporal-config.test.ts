@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isolatedEnv } from './isolated-env.js';
 import { runWharf } from './wharf-cli.js';
 
 // Real `wharf` processes (apps/cli/dist: `pnpm build` first) with a Temporal or tracing setting
@@ -14,12 +15,7 @@ describe('wharf refuses Temporal and tracing settings that cannot work', { timeo
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'wharf-temporal-config-'));
     await writeFile(join(dir, 'ok.yaml'), 'name: ok\ntasks:\n  a: { script: { content: echo } }\n');
-    env = Object.fromEntries(
-      Object.entries(process.env).filter(
-        ([name]) => !name.startsWith('TEMPORAL_') && !name.startsWith('OTEL_'),
-      ),
-    );
-    env.XDG_CONFIG_HOME = join(dir, 'no-config');
+    env = isolatedEnv(dir);
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });

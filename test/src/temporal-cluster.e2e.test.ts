@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { connectTemporal, loadTemporalConfig, WharfClient } from '@wharf/orchestrator/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isolatedEnv } from './isolated-env.js';
 import { type GrpcFront, startGrpcFront } from './servers/grpc-front.js';
 import { createTestCertificates, type TestCertificates } from './servers/test-ca.js';
 import { startTlsFront, type TlsFront } from './servers/tls-front.js';
@@ -19,17 +20,6 @@ import { runWharf } from './wharf-cli.js';
 
 const workerMain = fileURLToPath(new URL('../../apps/worker/dist/main.js', import.meta.url));
 const swarm = 'name: hello\ntasks:\n  greet: { script: { content: echo hello from a secured cluster } }\n';
-
-/** This process's environment without any Temporal or OpenTelemetry settings of its own. */
-function baseEnv(scratch: string): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !name.startsWith('TEMPORAL_') && !name.startsWith('OTEL_')) env[name] = value;
-  }
-  // No config file of the machine's user is read: only the ones a test names.
-  env.XDG_CONFIG_HOME = join(scratch, 'no-config');
-  return env;
-}
 
 /** Runs `wharf` with exactly `env`. */
 function wharf(args: string[], cwd: string, env: Record<string, string>) {
@@ -104,7 +94,7 @@ describe('any Temporal cluster, configured the standard way', () => {
         `server_name = "${certificates.serverName}"`,
       ].join('\n'),
     );
-    const env = { ...baseEnv(scratch), TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'secure' };
+    const env = { ...isolatedEnv(scratch), TEMPORAL_CONFIG_FILE: configFile, TEMPORAL_PROFILE: 'secure' };
 
     // The CLI: its client and its in-process worker both go through the front.
     const run = await wharf(
@@ -190,7 +180,7 @@ describe('any Temporal cluster, configured the standard way', () => {
 
   it('sends the API key on every call of the CLI and its worker, over TLS by default', async () => {
     const env = {
-      ...baseEnv(scratch),
+      ...isolatedEnv(scratch),
       TEMPORAL_ADDRESS: apiKeyFront.address,
       TEMPORAL_API_KEY: 'wharf-test-key',
       // The front's certificate is from the test CA; no TEMPORAL_TLS: the API key turns TLS on.

@@ -18,6 +18,7 @@ import { SqliteOutputStore } from '@wharf/output-store';
 import { jsonSchema, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { isolatedEnv } from './isolated-env.js';
 import { runWharf } from './wharf-cli.js';
 
 type Call = Parameters<MockLanguageModelV4['doGenerate']>[0];
@@ -187,13 +188,7 @@ describe('tracing from the standard OTEL_* variables', () => {
       join(dir, 'swarm.yaml'),
       'name: exported\ntasks:\n  hello: { script: { content: echo hello } }\n',
     );
-    env = {};
-    for (const [name, value] of Object.entries(process.env)) {
-      if (value !== undefined && !name.startsWith('OTEL_') && !name.startsWith('TEMPORAL_'))
-        env[name] = value;
-    }
-    env.XDG_CONFIG_HOME = join(dir, 'no-config');
-    env.TEMPORAL_ADDRESS = inject('temporalAddress');
+    env = { ...isolatedEnv(dir), TEMPORAL_ADDRESS: inject('temporalAddress') };
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
