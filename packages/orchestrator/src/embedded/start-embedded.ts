@@ -118,11 +118,13 @@ async function reachable(server: TemporalConnectionOptions): Promise<boolean> {
 }
 
 /**
- * The embedded default: a local Temporal dev server (SQLite file in the data directory, Web
- * UI on, Wharf's search attributes registered) unless one answers, the output store (SQLite in
- * the data directory, or what `store`/`blobs`/`WHARF_STORE`/`WHARF_BLOBS` name), the artifact
- * store, the EMIT intake server and a worker, all in this process. `stop()`
- * shuts everything down in order.
+ * The embedded default: the Temporal cluster Temporal's standard configuration names
+ * (`loadTemporalConfig`), else a local Temporal dev server (SQLite file in the data directory,
+ * Web UI on, Wharf's search attributes registered) unless one answers; the output store (SQLite
+ * in the data directory, or what `store`/`blobs`/`WHARF_STORE`/`WHARF_BLOBS` name), the
+ * artifact store, the EMIT intake server and a worker with Wharf's plugin (traced when the
+ * `OTEL_*` variables ask), all in this process. A Temporal or tracing setting that cannot work
+ * is an `InvalidConfigError` before anything opens. `stop()` shuts everything down in order.
  *
  * @example
  * ```ts
