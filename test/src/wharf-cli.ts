@@ -23,7 +23,8 @@ export interface WharfCliOptions {
 }
 
 /**
- * Runs the real `wharf` command in `cwd` and returns its exit code and output, whatever the code.
+ * Runs the real `wharf` command in `cwd` (with `env`, default this process's) and returns its
+ * exit code and output, whatever the code.
  *
  * @example
  * ```ts

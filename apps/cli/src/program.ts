@@ -1,5 +1,6 @@
+import { InvalidConfigError } from '@wharf/orchestrator/client';
 import { Command, CommanderError, Option } from 'commander';
-import { CliError } from './cli-error.js';
+import { CliError, exitCodes } from './cli-error.js';
 import { approveCommand, inputCommand } from './commands/control.js';
 import { devCommand } from './commands/dev.js';
 import { emitCommand } from './commands/emit.js';
@@ -17,7 +18,11 @@ import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const dataDirOption = () => new Option('--data-dir <dir>', 'Wharf data directory').default('.wharf');
-const addressDefault = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+// Unset, the cluster is what Temporal's standard configuration names (TEMPORAL_ADDRESS,
+// TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, TEMPORAL_PROFILE), else 127.0.0.1:7233.
+const addressHelp =
+  'Temporal server (default: $TEMPORAL_ADDRESS or the $TEMPORAL_PROFILE profile, else 127.0.0.1:7233)';
+const namespaceHelp = "Temporal namespace (default: $TEMPORAL_NAMESPACE or the profile's, else default)";
 const modelHelp =
   'the model every agent runs on, or <agent>=<model> for one (supervisor=<model>: the supervisor step); repeatable, default $WHARF_MODEL. Ids: openai:<model>, anthropic:<model>, openai-compatible:<base url>:<model>, echo, scripted:<file>';
 const summarizerHelp =
@@ -79,7 +84,10 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--json', 'print the result as JSON', false)
     .option('--owner <id>', 'owner id recorded on outputs and evidence', 'default')
     .option('--workdir <dir>', 'directory the scripts run in, on the workers (default: the current one)')
-    .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
+    .option(
+      '--address <host:port>',
+      'Temporal server (default: $TEMPORAL_ADDRESS or the $TEMPORAL_PROFILE profile; else 127.0.0.1:7233, else start a local one)',
+    )
     .option('--tools <names>', toolsHelp)
     .option('--model <model>', modelHelp, collect, [])
     .option('--summarizer <model>', summarizerHelp)
@@ -124,13 +132,13 @@ export function createProgram(io: CliIo = processIo): Command {
     )
     .option('-f, --follow', 'show live progress, as `wharf run --follow`', false)
     .option('--json', 'print the result as JSON', false)
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .addOption(dataDirOption())
     .action(
       async (
         workflowId: string,
-        options: { follow: boolean; json: boolean; address: string; namespace: string; dataDir: string },
+        options: { follow: boolean; json: boolean; address?: string; namespace?: string; dataDir: string },
       ) => {
         await ensureDataDir(options.dataDir);
         const result = await resumeCommand(workflowId, options, io);
@@ -148,14 +156,14 @@ export function createProgram(io: CliIo = processIo): Command {
     .description(
       "Show a swarm's progress (a finished swarm: its result); without one, where the store and blobs live",
     )
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
     .action(
       async (
         workflowId: string | undefined,
-        options: { address: string; namespace: string; json: boolean; dataDir: string },
+        options: { address?: string; namespace?: string; json: boolean; dataDir: string },
       ) => (workflowId === undefined ? dataPlaneStatus(options, io) : statusCommand(workflowId, options, io)),
     );
 
@@ -165,8 +173,8 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--reject', 'reject instead of approve', false)
     .option('--comment <text>', 'why; recorded with the decision (a rejected task shows it as its reason)')
     .option('--by <name>', 'who answers', process.env.USER)
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .option('--json', 'print JSON', false)
     .action(
       async (
@@ -176,8 +184,8 @@ export function createProgram(io: CliIo = processIo): Command {
           reject: boolean;
           comment?: string;
           by?: string;
-          address: string;
-          namespace: string;
+          address?: string;
+          namespace?: string;
           json: boolean;
         },
       ) => approveCommand(workflowId, task, options, io),
@@ -190,13 +198,13 @@ export function createProgram(io: CliIo = processIo): Command {
     )
     .option('--json <object>', 'the values as one JSON object')
     .option('--replace', 'replace values already set (else a key already set is refused)', false)
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .action(
       async (
         workflowId: string,
         pairs: string[],
-        options: { json?: string; replace: boolean; address: string; namespace: string },
+        options: { json?: string; replace: boolean; address?: string; namespace?: string },
       ) => inputCommand(workflowId, pairs, options, io),
     );
 
@@ -369,6 +377,12 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
         ? 0
         : 2;
     }
+    // A Temporal or tracing setting that cannot work is a usage error, whoever met it first.
+    const config = configErrorIn(error);
+    if (config !== undefined) {
+      io.err(`wharf: ${config.message}`);
+      return exitCodes.USAGE;
+    }
     const expected = CliError.isInstance(error) ? error : dataPlaneCliError(error);
     if (expected !== undefined) {
       io.err(`wharf: ${expected.message}`);
@@ -377,6 +391,16 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
     io.err(`wharf: unexpected error: ${describeError(error)}`);
     return 70;
   }
+}
+
+/** The InvalidConfigError an error is, or was caused by. */
+function configErrorIn(error: unknown): InvalidConfigError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (InvalidConfigError.isInstance(current)) return current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
 }
 
 /** The message of an error and of every cause behind it, one per line. */

@@ -2,11 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { createModelRegistry, type ModelRegistry } from '@wharf/orchestrator/node';
+import { startTracing } from '@wharf/orchestrator/tracing';
 import {
   composeWorker,
   connectMcpServers,
   type McpServerConfig,
   type McpTools,
+  type WharfTracing,
 } from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
 import { intakeLimits, type WorkerConfig } from './config.js';
@@ -55,11 +57,19 @@ export async function startWorker(
   extras: StartWorkerExtras = {},
 ): Promise<RunningWorker> {
   installRuntime(logger);
-  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {});
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : await startTracing(config.tracing, { serviceName: 'wharf-worker' });
+  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {}).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
+  });
   try {
-    return await run(config, logger, extras, mcp);
+    return await run(config, logger, extras, { mcp, tracing });
   } catch (error) {
     await mcp.close();
+    await tracing?.shutdown();
     throw error;
   }
 }
@@ -68,11 +78,12 @@ async function run(
   config: WorkerConfig,
   logger: Logger,
   extras: StartWorkerExtras,
-  mcp: McpTools,
+  { mcp, tracing }: { mcp: McpTools; tracing: WharfTracing | undefined },
 ): Promise<RunningWorker> {
   const overrides = config.WHARF_MODEL;
   const summarizer = config.WHARF_SUMMARIZER ?? overrides?.default;
   const parts = await composeWorker({
+    ...(tracing === undefined ? {} : { tracing }),
     models: extras.models ?? createModelRegistry(overrides === undefined ? {} : { overrides }),
     summarizer: summarizer ?? false,
     tools: mcp.tools,
@@ -96,7 +107,7 @@ async function run(
     throw dataPlaneFailure(error) ?? error;
   }
   const { intake } = parts;
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await NativeConnection.connect(config.temporal.connection);
   // Ends the scripts a predecessor left running when it was killed outright (SIGKILL, OOM, power).
   const {
     worker,
@@ -104,7 +115,7 @@ async function run(
     done: stopped,
   } = await parts.startWorker({
     connection,
-    namespace: config.TEMPORAL_NAMESPACE,
+    namespace: config.temporal.namespace,
     taskQueue: config.WHARF_TASK_QUEUE,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
     workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
@@ -155,8 +166,10 @@ async function run(
   const healthUrl = `http://127.0.0.1:${(health.address() as AddressInfo).port}/healthz`;
   logger.info(
     {
-      address: config.TEMPORAL_ADDRESS,
-      namespace: config.TEMPORAL_NAMESPACE,
+      address: config.temporal.address,
+      namespace: config.temporal.namespace,
+      temporal: config.temporal.summary,
+      tracing: config.tracing === undefined ? 'off' : config.tracing.exporters.join(','),
       taskQueue: config.WHARF_TASK_QUEUE,
       intake: intake.url,
       health: healthUrl,
@@ -173,6 +186,7 @@ async function run(
     await connection.close();
     await parts.close();
     await mcp.close();
+    await tracing?.shutdown();
     logger.info('worker-end');
   });
   return {

@@ -36,6 +36,7 @@ export {
   conditionReferences,
   parseWhen,
 } from './dsl/when-condition.js';
+export { InvalidConfigError } from './invalid-config-error.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
 export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';
 export {

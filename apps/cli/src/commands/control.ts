@@ -1,14 +1,17 @@
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { WharfOrchestratorError } from '@wharf/orchestrator';
-import { WharfClient } from '@wharf/orchestrator/client';
+import { connectTemporal, loadTemporalConfig, WharfClient } from '@wharf/orchestrator/client';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 
-/** Where the swarm runs: the Temporal server and namespace. */
+/**
+ * Where the swarm runs: the Temporal server and namespace, beating what Temporal's standard
+ * configuration (`TEMPORAL_*`, a `TEMPORAL_PROFILE` of the config file) says.
+ */
 export interface ServerOptions {
-  address: string;
-  namespace: string;
+  address?: string;
+  namespace?: string;
 }
 
 /**
@@ -98,16 +101,29 @@ export async function withClient<TResult>(
   options: ServerOptions,
   fn: (wharf: WharfClient) => Promise<TResult>,
 ): Promise<TResult> {
-  const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
-    (error: Error) => {
-      throw new CliError('UNREACHABLE', `no Temporal server at ${options.address}: ${error.message}`, {
-        cause: error,
-      });
-    },
-  );
+  const { connection, namespace } = await connectServer(options);
   try {
-    return await fn(new WharfClient({ connection, namespace: options.namespace }));
+    return await fn(new WharfClient({ connection, namespace }));
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * A client connection to the cluster the options, else Temporal's standard configuration, name;
+ * a bad setting is an `InvalidConfigError` (exit 2), a server that does not answer exit 4.
+ */
+export async function connectServer(
+  options: ServerOptions,
+): Promise<{ connection: Connection; namespace: string }> {
+  const temporal = loadTemporalConfig({
+    ...(options.address === undefined ? {} : { address: options.address }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+  });
+  const connection = await connectTemporal(temporal, { connectTimeoutMs: 3_000 }).catch((error: Error) => {
+    throw new CliError('UNREACHABLE', `no Temporal server at ${temporal.summary}: ${error.message}`, {
+      cause: error,
+    });
+  });
+  return { connection, namespace: temporal.namespace };
 }

@@ -1,16 +1,18 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { DataPlaneIdentity, SwarmResult } from '@wharf/orchestrator';
 import { dataPlaneIdentity, resolveDataPlane, startEmbedded } from '@wharf/orchestrator/embedded';
 import { InvalidStoreUrlError } from '@wharf/output-store/config';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
+import { connectServer } from './control.js';
 import { follow, printResult } from './run.js';
 
 /** Options of {@link resumeCommand}. */
 export interface ResumeOptions {
   dataDir: string;
-  address: string;
-  namespace: string;
+  /** Default: Temporal's standard configuration (`TEMPORAL_ADDRESS`, a profile), else 127.0.0.1:7233. */
+  address?: string;
+  namespace?: string;
   follow: boolean;
   json: boolean;
 }
@@ -36,8 +38,8 @@ export async function resumeCommand(
   }
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
-    temporalAddress: options.address,
-    namespace: options.namespace,
+    ...(options.address === undefined ? {} : { temporalAddress: options.address }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     taskQueue: run.taskQueue,
     onProgress: (message) => io.err(`wharf: ${message}`),
   }).catch((error: Error) => {
@@ -62,17 +64,16 @@ async function describeRun(
   workflowId: string,
   options: Pick<ResumeOptions, 'address' | 'namespace'>,
 ): Promise<{ taskQueue: string; dataPlane: DataPlaneIdentity | undefined }> {
-  const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
-    (error: Error) => {
-      throw new CliError(
-        'UNREACHABLE',
-        `no Temporal server at ${options.address}: ${error.message} (if \`wharf run\` had started its own, start it again with \`wharf dev\` on the same --data-dir)`,
-        { cause: error },
-      );
-    },
-  );
+  const { connection, namespace } = await connectServer(options).catch((error: unknown) => {
+    if (!CliError.isInstance(error) || error.code !== 'UNREACHABLE') throw error;
+    throw new CliError(
+      'UNREACHABLE',
+      `${error.message} (if \`wharf run\` had started its own, start it again with \`wharf dev\` on the same --data-dir)`,
+      { cause: error },
+    );
+  });
   try {
-    const client = new Client({ connection, namespace: options.namespace });
+    const client = new Client({ connection, namespace });
     const description = await client.workflow
       .getHandle(workflowId)
       .describe()

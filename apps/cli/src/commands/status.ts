@@ -1,5 +1,4 @@
 import { existsSync } from 'node:fs';
-import { Connection } from '@temporalio/client';
 import { formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/embedded';
@@ -14,6 +13,7 @@ import {
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
+import { connectServer } from './control.js';
 
 function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
   try {
@@ -78,17 +78,11 @@ export async function dataPlaneStatus(
  */
 export async function statusCommand(
   workflowId: string,
-  options: { address: string; namespace: string; json: boolean; dataDir?: string },
+  options: { address?: string; namespace?: string; json: boolean; dataDir?: string },
   io: CliIo,
 ): Promise<void> {
   const plane = resolveOrRefuse(options.dataDir ?? '.wharf');
-  const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
-    (error: Error) => {
-      throw new CliError('UNREACHABLE', `no Temporal server at ${options.address}: ${error.message}`, {
-        cause: error,
-      });
-    },
-  );
+  const { connection, namespace } = await connectServer(options);
   const opened = await openExistingStore(plane).catch(async (error: unknown) => {
     await connection.close();
     throw error;
@@ -98,7 +92,7 @@ export async function statusCommand(
   try {
     const wharf = new WharfClient({
       connection,
-      namespace: options.namespace,
+      namespace,
       ...(store === undefined ? {} : { dataConverter: createWharfDataConverter({ store }) }),
     });
     const notFound = (error: Error): never => {

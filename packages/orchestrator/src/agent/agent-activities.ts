@@ -21,6 +21,7 @@ import type {
   SubagentResult,
   SuperviseResult,
 } from '../shared/types.js';
+import { modelCallTelemetry } from '../tracing/wharf-tracing.js';
 import type { AgentBrief } from './agent-brief.js';
 import { agentPrompt } from './agent-prompt.js';
 import {
@@ -183,6 +184,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
             // Temporal retries the step (after a provider's Retry-After): never twice over.
             maxRetries: 0,
             abortSignal: context.cancellationSignal,
+            ...modelCallTelemetry(dependencies.tracing, 'wharf.agent-model-step'),
           }),
         heartbeat,
       );

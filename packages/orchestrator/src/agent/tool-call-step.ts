@@ -79,16 +79,20 @@ export async function agentToolCallStep(
     const chosen = tools[call.toolName];
     if (chosen?.execute === undefined) throw new Error(`no tool named ${call.toolName}`);
     const execute = chosen.execute as (input: unknown, options: unknown) => unknown;
+    const run = async () =>
+      lastValue(
+        await execute(call.input, {
+          toolCallId: input.toolCallId,
+          messages: [],
+          abortSignal: context.cancellationSignal,
+        }),
+      );
+    const traced = dependencies.tracing;
     const value = await heartbeatWhile(
       context,
-      async () =>
-        lastValue(
-          await execute(call.input, {
-            toolCallId: input.toolCallId,
-            messages: [],
-            abortSignal: context.cancellationSignal,
-          }),
-        ),
+      traced === undefined
+        ? run
+        : () => traced.traceToolCall({ toolName: call.toolName, toolCallId: input.toolCallId }, run),
       heartbeat,
     );
     outcome = isToolOutput(value) ? value : { text: asText(value), full: asText(value) };

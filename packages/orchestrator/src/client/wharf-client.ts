@@ -1,5 +1,6 @@
 import {
   Client,
+  type ClientPlugin,
   type ConnectionLike,
   type WorkflowHandle,
   WorkflowUpdateFailedError,
@@ -31,15 +32,33 @@ import type {
   SwarmWorkflowInput,
 } from '../shared/types.js';
 import { swarmResultFromFailure } from './swarm-result-from-failure.js';
+import {
+  connectTemporal,
+  type LoadTemporalConfigOptions,
+  loadTemporalConfig,
+} from './temporal-connection.js';
 
-/** Options of {@link WharfClient}. */
-export interface WharfClientOptions {
-  connection: ConnectionLike;
+/** Options of {@link WharfClient}: a connection to build its Temporal client on, or the client itself. */
+export type WharfClientOptions = WharfClientSettings &
+  (
+    | {
+        connection: ConnectionLike;
+        namespace?: string;
+        /** Use the same data converter as the workers (e.g. `createWharfDataConverter`). */
+        dataConverter?: DataConverter;
+        /** Client plugins, e.g. `wharfPlugin(…)` (its data converter, and with tracing its interceptors). */
+        plugins?: ClientPlugin[];
+      }
+    | {
+        /** A Temporal client of your own (built with `plugins: [wharfPlugin(…)]` to share the workers' converter). */
+        client: Client;
+      }
+  );
+
+/** What {@link WharfClient} takes besides its Temporal client. */
+export interface WharfClientSettings {
   /** Task queue the Wharf workers poll. Default `wharf`. */
   taskQueue?: string;
-  namespace?: string;
-  /** Use the same data converter as the workers (e.g. `createWharfDataConverter`). */
-  dataConverter?: DataConverter;
   /**
    * Names of the tools registered with the workers, when known: YAML given to `startSwarm` is
    * parsed with them (`parseSwarm`'s `tools`), so an unknown tool is refused at its line.
@@ -52,6 +71,14 @@ export interface WharfClientOptions {
    * refuses its subagents instead of storing their outputs where the run never reads them.
    */
   dataPlane?: DataPlaneIdentity;
+}
+
+/** Options of {@link WharfClient.connect}. */
+export interface ConnectWharfClientOptions extends LoadTemporalConfigOptions, WharfClientSettings {
+  dataConverter?: DataConverter;
+  plugins?: ClientPlugin[];
+  /** How long to wait for the server. Default: Temporal's (10 s). */
+  connectTimeoutMs?: number;
 }
 
 /** Options of {@link WharfClient.startSwarm}. */
@@ -98,14 +125,46 @@ export class WharfClient {
   readonly dataPlane: DataPlaneIdentity | undefined;
 
   constructor(options: WharfClientOptions) {
-    this.client = new Client({
-      connection: options.connection,
-      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-      ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
-    });
+    this.client =
+      'client' in options
+        ? options.client
+        : new Client({
+            connection: options.connection,
+            ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+            ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
+            ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
+          });
     this.taskQueue = options.taskQueue ?? 'wharf';
     this.tools = options.tools;
     this.dataPlane = options.dataPlane;
+  }
+
+  /**
+   * Connects to the cluster Temporal's standard configuration names (`loadTemporalConfig`:
+   * `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, TLS certificates, a
+   * `TEMPORAL_PROFILE` of the config file; else a local server on 127.0.0.1:7233). Close it with
+   * `wharf.client.connection.close()`.
+   *
+   * @example
+   * ```ts
+   * const wharf = await WharfClient.connect(); // TEMPORAL_PROFILE=cloud, or TEMPORAL_API_KEY=…
+   * const { workflowId } = await wharf.startSwarm(yamlText);
+   * ```
+   */
+  static async connect(options: ConnectWharfClientOptions = {}): Promise<WharfClient> {
+    const temporal = loadTemporalConfig(options);
+    const connection = await connectTemporal(
+      temporal,
+      options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs },
+    );
+    return new WharfClient({
+      connection,
+      namespace: temporal.namespace,
+      ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
+      ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
+      ...(options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue }),
+      ...(options.tools === undefined ? {} : { tools: options.tools }),
+    });
   }
 
   /**
