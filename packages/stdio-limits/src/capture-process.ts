@@ -57,6 +57,13 @@ export interface CaptureProcessOptions {
    */
   registry?: ProcessGroupRegistry;
   signal?: AbortSignal;
+  /**
+   * Let a stream that passes 4 MiB be read on by the stream reader, a small compiled helper doing
+   * blocking reads outside Node's event loop (default true, where the package's build found a C
+   * compiler): the same capture, at about the speed of `cat`. Without it every byte goes through
+   * Node's stream path.
+   */
+  streamReader?: boolean;
   /** Called every `progressIntervalMs` (default 1000) while the process runs, and once at the end. */
   onProgress?: (progress: CaptureProgress) => void;
   progressIntervalMs?: number;
@@ -187,8 +194,9 @@ export function captureProcess(
     });
 
     const pumps: Pump[] = [];
-    if (child.stdout) pumps.push(pumpInto(child.stdout, stdout, checkOverflow));
-    if (child.stderr) pumps.push(pumpInto(child.stderr, stderr, checkOverflow));
+    const handOver = { handOver: options.streamReader !== false };
+    if (child.stdout) pumps.push(pumpInto(child.stdout, stdout, checkOverflow, handOver));
+    if (child.stderr) pumps.push(pumpInto(child.stderr, stderr, checkOverflow, handOver));
     if (child.stdin && options.input !== undefined) {
       child.stdin.on('error', () => undefined);
       child.stdin.end(options.input);
