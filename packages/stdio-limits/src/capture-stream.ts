@@ -70,16 +70,30 @@ export function pumpInto(
     const terms = accumulator.handOverTerms();
     if (terms === undefined) return false;
     stopReading(readable);
+    let run: ReaderRun;
+    try {
+      run = handOver(readable, {
+        ...terms,
+        onBytes: (bytes: number) => {
+          accumulator.readerBytes = bytes;
+          onBytes?.(accumulator.totalBytes);
+        },
+      });
+    } catch {
+      // Not started (no process was made): Node reads on, and the spill stays Node's.
+      accumulator.absorb({
+        totalBytes: 0,
+        newlines: 0,
+        lastByte: -1,
+        tail: Buffer.alloc(0),
+        spill: { stored: 0, dropped: 0 },
+      });
+      readable.resume();
+      return false;
+    }
     handingOver = true;
     readable.off('data', onData);
-    reader = handOver(readable, {
-      ...terms,
-      onBytes: (bytes: number) => {
-        accumulator.readerBytes = bytes;
-        onBytes?.(accumulator.totalBytes);
-      },
-    });
-    const run = reader;
+    reader = run;
     run.done
       .then((segment) => {
         accumulator.absorb(segment);

@@ -163,13 +163,21 @@ export class ProcessCgroup {
     return !this.populated();
   }
 
-  /** Removes the cgroup once it is empty (killing whatever still runs in it). */
+  /**
+   * Removes the cgroup once it is empty (killing whatever still runs in it). A process that just
+   * exited can hold it for a moment (EBUSY) until its parent reaps it, so removal is retried for
+   * up to a second.
+   */
   async remove(): Promise<void> {
     if (this.populated()) await this.terminate({ graceMs: 0 });
-    try {
-      rmdirSync(this.path);
-    } catch {
-      // already gone, or a process still leaving: the registry's reap retries
+    for (let tries = 0; tries < 40; tries++) {
+      try {
+        rmdirSync(this.path);
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EBUSY') return;
+        await sleep(25);
+      }
     }
   }
 }
