@@ -8,7 +8,8 @@
  *
  *   wharf-stream-reader TAIL SPILL_CAP OFFSET      (wharf-stream-reader --probe exits 0)
  *
- * Standard output: "P <total>\n" lines as the stream grows, then one final record
+ * Standard output: "R\n" once it is ready to be stopped (SIGTERM), "P <total>\n" lines as the
+ * stream grows, then one final record
  * "E <total> <newlines> <last byte or -1> <stored> <dropped> <errno> <tail length>\n"
  * followed by the tail bytes. SIGTERM ends reading early; the record is still written.
  */
@@ -24,7 +25,12 @@
 #define PROGRESS_EVERY (4u << 20)
 
 static volatile sig_atomic_t stopping = 0;
-static void on_term(int signal_number) { (void)signal_number; stopping = 1; }
+/* Closing the stream also ends a read the signal arrived just before. */
+static void on_term(int signal_number) {
+  (void)signal_number;
+  stopping = 1;
+  close(0);
+}
 
 /* Writes everything, at `offset` when it is not negative (then `*offset` moves on). */
 static int write_all(int fd, const char *bytes, size_t length, off_t *offset) {
@@ -64,6 +70,7 @@ int main(int argc, char **argv) {
   size_t ring_start = 0, ring_length = 0;
   uint64_t total = 0, newlines = 0, stored = 0, dropped = 0, next_progress = PROGRESS_EVERY;
   int last = -1, spill_error = 0;
+  write_all(1, "R\n", 2, NULL);
 
   while (!stopping) {
     ssize_t count = read(0, block, BLOCK);

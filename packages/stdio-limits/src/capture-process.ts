@@ -58,7 +58,7 @@ export interface CaptureProcessOptions {
   registry?: ProcessGroupRegistry;
   signal?: AbortSignal;
   /**
-   * Let a stream that passes 4 MiB be read on by the stream reader, a small compiled helper doing
+   * Let a stream that passes 16 MiB be read on by the stream reader, a small compiled helper doing
    * blocking reads outside Node's event loop (default true, where the package's build found a C
    * compiler): the same capture, at about the speed of `cat`. Without it every byte goes through
    * Node's stream path.

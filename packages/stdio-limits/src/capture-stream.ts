@@ -5,10 +5,10 @@ import { StreamAccumulator, type StreamCapture, type StreamSpillOptions } from '
 import { canStopReading, handOver, type ReaderRun, stopReading, streamReaderPath } from './stream-reader.js';
 
 /**
- * Bytes a stream is read in Node before the rest may go to the stream reader: small outputs,
- * the common case, cost no extra process.
+ * Bytes a stream is read in Node before the rest may go to the stream reader: outputs up to
+ * this size, the common case, cost no extra process and are hashed as they are read.
  */
-export const HANDOVER_BYTES = 4 * 1024 * 1024;
+export const HANDOVER_BYTES = 16 * 1024 * 1024;
 
 /** Options of {@link captureStream}. */
 export interface CaptureStreamOptions {

@@ -253,7 +253,7 @@ export class SpillWriter {
   async #hashAppended(region: { start: number; length: number }): Promise<void> {
     const handle = await open(`${this.#options.path}.partial`, 'r');
     try {
-      const block = Buffer.allocUnsafe(Math.min(region.length, 4 * 1024 * 1024));
+      const block = Buffer.allocUnsafe(Math.min(region.length, 1024 * 1024));
       for (let done = 0; done < region.length; ) {
         const want = Math.min(block.length, region.length - done);
         const { bytesRead } = await handle.read(block, 0, want, region.start + done);

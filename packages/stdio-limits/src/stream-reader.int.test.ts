@@ -19,7 +19,7 @@ afterAll(async () => {
 const seqBytes = (count: number) =>
   Buffer.from(Array.from({ length: count }, (_, index) => `${index + 1}\n`).join(''));
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
-const count = 1_500_000; // about 10.4 MB: well past the handover
+const count = 5_000_000; // about 38.9 MB: well past the handover
 const expected = seqBytes(count);
 
 describe.skipIf(streamReaderPath() === undefined)('captureProcess with the stream reader', () => {

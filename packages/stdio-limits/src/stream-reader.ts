@@ -109,23 +109,29 @@ export function handOver(
   readable.destroy();
   let ended = false;
   let stopped = false;
+  /** Set once the reader has its SIGTERM handler: stopping it before would kill it, record and all. */
+  let ready = false;
   const done = new Promise<ReaderSegment>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let progress = true;
     let pending = '';
     reader.stdout?.on('data', (chunk: Buffer) => {
       chunks.push(chunk);
-      if (!progress || options.onBytes === undefined) return;
+      if (!progress) return;
       // "P <bytes>" lines come before the final record.
       pending += chunk.toString('latin1');
       for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
         const line = pending.slice(0, newline);
-        if (!line.startsWith('P ')) {
+        pending = pending.slice(newline + 1);
+        if (line === 'R') {
+          ready = true;
+          if (stopped) reader.kill('SIGTERM');
+        } else if (line.startsWith('P ')) {
+          options.onBytes?.(Number(line.slice(2)));
+        } else {
           progress = false;
           return;
         }
-        options.onBytes(Number(line.slice(2)));
-        pending = pending.slice(newline + 1);
       }
     });
     reader.once('error', reject);
@@ -143,7 +149,7 @@ export function handOver(
     done,
     stop() {
       stopped = true;
-      reader.kill('SIGTERM');
+      if (ready) reader.kill('SIGTERM');
     },
     get ended() {
       return ended;
@@ -154,7 +160,7 @@ export function handOver(
 /** The reader's final record: "E total newlines last stored dropped errno tailLength\n" + tail. */
 function parseRecord(output: Buffer, spilled: boolean): ReaderSegment {
   let at = 0;
-  while (output[at] === 0x50) at = output.indexOf(0x0a, at) + 1; // skip "P …\n" lines
+  while (output[at] === 0x50 || output[at] === 0x52) at = output.indexOf(0x0a, at) + 1; // "R", "P …" lines
   const end = output.indexOf(0x0a, at);
   const fields = output.subarray(at, end).toString('latin1').split(' ');
   if (fields[0] !== 'E' || fields.length !== 8) throw new Error('no final record');
