@@ -1,9 +1,9 @@
 import { createHash, type Hash } from 'node:crypto';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
-import { rename, stat, unlink } from 'node:fs/promises';
+import { closeSync, constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
+import { open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
-import { constants, createGzip } from 'node:zlib';
+import { createGzip, constants as zlib } from 'node:zlib';
 
 /** Plain-file writes are corked into batches of this size (one writev, no copy). */
 const BATCH_BYTES = 1024 * 1024;
@@ -76,6 +76,9 @@ export class SpillWriter {
    */
   readonly #freeBlocks: Buffer[] = [];
   #error: Error | undefined;
+  /** Bytes another process appended to the file (see {@link SpillWriter.openForAppend}), hashed at close. */
+  #appended: { start: number; length: number } | undefined;
+  #appendFd: number | undefined;
 
   constructor(options: SpillWriterOptions) {
     this.#options = options;
@@ -88,7 +91,7 @@ export class SpillWriter {
     this.#file.on('error', (error) => this.#fail(error));
     if (options.compress) {
       const gzip = createGzip({
-        level: options.compressionLevel ?? constants.Z_BEST_SPEED,
+        level: options.compressionLevel ?? zlib.Z_BEST_SPEED,
         memLevel: 9,
         chunkSize: 256 * 1024,
       });
@@ -184,6 +187,33 @@ export class SpillWriter {
     });
   }
 
+  /**
+   * Opens the file for another process to write the rest of the stream (plain files only): it
+   * writes from `offset` on (the bytes written here so far, which may still be on their way),
+   * at most `room` bytes. Report what it stored with {@link SpillWriter.appended}; nothing more
+   * may be written here. Undefined when that is not possible.
+   */
+  openForAppend(): { fd: number; offset: number; room: number } | undefined {
+    if (this.#options.compress || this.#error || this.#file.pending) return undefined;
+    try {
+      const fd = openSync(`${this.#options.path}.partial`, constants.O_WRONLY);
+      this.#appendFd = fd;
+      return { fd, offset: this.#bytes, room: this.#options.maxBytes - this.#bytes };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Records what the other process stored after {@link SpillWriter.openForAppend}. */
+  appended(result: { stored: number; dropped: number; error?: string }): void {
+    if (this.#appendFd !== undefined) closeSync(this.#appendFd);
+    this.#appendFd = undefined;
+    this.#appended = { start: this.#bytes, length: result.stored };
+    this.#bytes += result.stored;
+    this.#dropped += result.dropped;
+    if (result.error !== undefined) this.#fail(new Error(result.error));
+  }
+
   /** Flushes, renames the `.partial` file to its final path, and describes it. */
   async close(): Promise<SpillFile> {
     const path = this.#options.path;
@@ -195,6 +225,7 @@ export class SpillWriter {
         this.#sink.end();
       });
     }
+    if (!this.#error && this.#appended !== undefined) await this.#hashAppended(this.#appended);
     this.#freeBlocks.length = 0;
     let fileBytes = 0;
     if (!this.#error) {
@@ -216,6 +247,25 @@ export class SpillWriter {
       droppedBytes: this.#dropped,
       ...(this.#error ? { error: this.#error.message } : {}),
     };
+  }
+
+  /** Hashes the part of the file another process appended, read back in large blocks. */
+  async #hashAppended(region: { start: number; length: number }): Promise<void> {
+    const handle = await open(`${this.#options.path}.partial`, 'r');
+    try {
+      const block = Buffer.allocUnsafe(Math.min(region.length, 1024 * 1024));
+      for (let done = 0; done < region.length; ) {
+        const want = Math.min(block.length, region.length - done);
+        const { bytesRead } = await handle.read(block, 0, want, region.start + done);
+        if (bytesRead === 0) throw new Error('the spill file is shorter than what was written to it');
+        this.#hash.update(block.subarray(0, bytesRead));
+        done += bytesRead;
+      }
+    } catch (error) {
+      this.#fail(error as Error);
+    } finally {
+      await handle.close();
+    }
   }
 
   #fail(error: Error): void {

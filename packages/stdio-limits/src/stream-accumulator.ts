@@ -1,6 +1,7 @@
 import { utf8CutAfter, utf8CutBefore } from '@wharf/common';
 import { formatCut, splitBudget, type TruncationStrategy } from './cut-marker.js';
 import { type SpillFile, SpillWriter, type SpillWriterOptions } from './spill-writer.js';
+import type { ReaderSegment } from './stream-reader.js';
 import { TailRing } from './tail-ring.js';
 import { countNewlines, preferLineEndBefore, preferLineStartAfter } from './utf8.js';
 
@@ -65,6 +66,7 @@ export class StreamAccumulator {
   #lastByte = -1;
   #pending: Buffer[] = [];
   #spill: SpillWriter | undefined;
+  #readerBytes = 0;
 
   constructor(options: StreamAccumulatorOptions) {
     this.#options = options;
@@ -74,9 +76,14 @@ export class StreamAccumulator {
     this.#ring = new TailRing(split.tail + CONTEXT_BYTES);
   }
 
-  /** Stream bytes seen so far. */
+  /** Stream bytes seen so far (with those the stream reader reported, while it reads). */
   get totalBytes(): number {
-    return this.#total;
+    return this.#total + this.#readerBytes;
+  }
+
+  /** Bytes the stream reader has read so far (see {@link handOverTerms}); counted until {@link absorb}. */
+  set readerBytes(bytes: number) {
+    this.#readerBytes = bytes;
   }
 
   /** Records a chunk. Returns false when the spill asks the reader to wait for {@link waitForDrain}. */
@@ -94,6 +101,29 @@ export class StreamAccumulator {
     }
     if (rest.length > 0) this.#ring.write(rest);
     return this.#tee(chunk);
+  }
+
+  /**
+   * Whether the rest of the stream may be read by the stream reader, and on what terms: the
+   * head is full (only the tail and the counts change from here), and the spill is off, or open
+   * and plain (the reader appends to it). Undefined when it may not.
+   */
+  handOverTerms(): { tailBytes: number; spill?: { fd: number; offset: number; room: number } } | undefined {
+    if (this.#headLength < this.#headCapacity) return undefined;
+    if (this.#options.spill === undefined) return { tailBytes: this.#ring.capacity };
+    const spill = this.#spill?.openForAppend();
+    return spill === undefined ? undefined : { tailBytes: this.#ring.capacity, spill };
+  }
+
+  /** Takes in what the stream reader read of the rest of the stream (see {@link handOverTerms}). */
+  absorb(segment: ReaderSegment): void {
+    this.#readerBytes = 0;
+    if (segment.spill) this.#spill?.appended(segment.spill);
+    if (segment.totalBytes === 0) return;
+    this.#total += segment.totalBytes;
+    this.#newlines += segment.newlines;
+    this.#lastByte = segment.lastByte;
+    this.#ring.write(segment.tail);
   }
 
   /** Resolves when the spill can take more bytes. */
