@@ -1,8 +1,6 @@
+export { type FinishedSwarmRun, readFinishedSwarmRun } from './read-swarm-run.js';
+export { type RerunClient, type RerunHandle, type RerunOptions, rerunSwarm } from './rerun-swarm.js';
 export { type RunHistoryStats, runChainHistory } from './run-chain-history.js';
+export type { StartSwarmOptions, SwarmHandle } from './start-swarm-options.js';
 export { swarmResultFromFailure } from './swarm-result-from-failure.js';
-export {
-  type StartSwarmOptions,
-  type SwarmHandle,
-  WharfClient,
-  type WharfClientOptions,
-} from './wharf-client.js';
+export { WharfClient, type WharfClientOptions } from './wharf-client.js';

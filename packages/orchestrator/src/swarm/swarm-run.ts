@@ -5,26 +5,32 @@ import { type PendingApproval, pendingApprovals } from '../control/approval-gate
 import { instanceLabel } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
-import { isOpen } from '../shared/task-status.js';
+import { isFinished, isOpen } from '../shared/task-status.js';
 import type {
   AddInputsRequest,
   AddInputsResult,
   ApproveTaskRequest,
   ApproveTaskResult,
   CarriedState,
+  PendingToolCall,
+  ReusedResults,
+  SubagentResult,
   SuperviseResult,
   SwarmContextMetrics,
   SwarmProgress,
   SwarmResult,
   TaskStatus,
+  ToolCallNotice,
 } from '../shared/types.js';
 import { type ContextPoolState, DEFAULT_CONTEXT_POOL_CAP } from './context-pool-state.js';
 import { applyWrites, foldStep, type InstanceOutcome } from './fold-step.js';
 import { applyPlan, planStep, type ResumedStep, resumeStep, type ScheduledInstance } from './plan-step.js';
+import { ReuseBook } from './reuse-book.js';
 import { orderedCompacts, swarmOutputs, swarmProgress, swarmResult, taskProgress } from './swarm-report.js';
 import {
   carriedState,
   createSwarmState,
+  instanceTotal,
   type SwarmState,
   taskOutIds,
   taskSpec,
@@ -47,6 +53,8 @@ export interface SwarmRunOptions {
   carried?: CarriedState;
   /** Most entries the context pool keeps (see `ContextPoolState.applyCap`). Default 500. */
   contextPoolCap?: number;
+  /** Results of an earlier run to fold instead of running those tasks (a re-run). */
+  reuse?: ReusedResults;
 }
 
 /**
@@ -74,6 +82,7 @@ export class SwarmRun {
   status: SwarmProgress['status'] = 'running';
   readonly #state: SwarmState;
   readonly #poolCap: number;
+  readonly #reuse: ReuseBook;
 
   constructor(options: SwarmRunOptions) {
     this.#state = createSwarmState(options.definition, {
@@ -84,6 +93,21 @@ export class SwarmRun {
     this.taskNames = this.#state.taskNames;
     this.generation = this.#state.generation;
     this.#poolCap = Math.max(1, Math.floor(options.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP));
+    this.#reuse = new ReuseBook(options.reuse);
+  }
+
+  /**
+   * The result an earlier run stored for this instance, when this run reuses its task (a
+   * re-run): folded as it is, instead of running the instance. `undefined`: the instance runs.
+   */
+  reused(item: ScheduledInstance): SubagentResult | undefined {
+    if (!this.#reuse.has(item.task)) return undefined;
+    return this.#reuse.result(item.task, item.instance, instanceTotal(this.#state, item.task));
+  }
+
+  /** The reused results not folded yet, for the next run of the chain; `undefined` when none are left. */
+  remainingReuse(): ReusedResults | undefined {
+    return this.#reuse.remaining((task) => isFinished(this.#state.tasks.get(task).status));
   }
 
   /** Supersteps run so far, across the whole continue-as-new chain. */
@@ -189,7 +213,24 @@ export class SwarmRun {
     };
   }
 
-  /** The gates waiting for an answer, in task order. */
+  /**
+   * Notes what an agent workflow told the swarm about one of its tool calls: it waits for a
+   * person (`open`), or no longer. Shown with the gates (progress, memo, Web UI, search attribute).
+   */
+  noteToolCall(notice: ToolCallNotice): void {
+    const same = (call: PendingToolCall) =>
+      call.workflowId === notice.call.workflowId && call.callId === notice.call.callId;
+    const others = this.#state.pendingCalls.filter((call) => !same(call));
+    this.#state.pendingCalls.splice(0, this.#state.pendingCalls.length, ...others);
+    if (notice.open) this.#state.pendingCalls.push({ ...notice.call });
+  }
+
+  /** The tool calls of agent tasks waiting for a person, oldest first. */
+  pendingToolCalls(): PendingToolCall[] {
+    return this.#state.pendingCalls.map((call) => ({ ...call }));
+  }
+
+  /** The task gates waiting for an answer, in task order (tool calls: {@link pendingToolCalls}). */
   pendingApprovals(): PendingApproval[] {
     return pendingApprovals({ tasks: taskProgress(this.#state) });
   }
@@ -250,9 +291,16 @@ export class SwarmRun {
     });
   }
 
-  /** Folds one superstep's outcomes in the order of `instances` (`foldStep`, applied). */
+  /**
+   * Folds one superstep's outcomes in the order of `instances` (`foldStep`, applied). A finished
+   * agent instance holds no tool call any more: its calls leave the pending list.
+   */
   fold(instances: readonly ScheduledInstance[], outcomes: readonly InstanceOutcome[], now: number): void {
     applyWrites(this.#state, foldStep(this.#state, instances, outcomes, now), now);
+    if (this.#state.pendingCalls.length === 0) return;
+    const ended = new Set(instances.map((item) => this.label(item.task, item.instance)));
+    const held = this.#state.pendingCalls.filter((call) => !ended.has(call.owner));
+    this.#state.pendingCalls.splice(0, this.#state.pendingCalls.length, ...held);
   }
 
   /**

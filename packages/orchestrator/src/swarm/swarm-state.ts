@@ -4,7 +4,7 @@ import { ChannelState } from '@wharf/channels';
 import type { ResolveOptions } from '@wharf/context-resolver';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished } from '../shared/task-status.js';
-import type { CarriedState } from '../shared/types.js';
+import type { CarriedState, PendingToolCall } from '../shared/types.js';
 import { ContextPoolState } from './context-pool-state.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
 import { SwarmContext } from './swarm-context.js';
@@ -38,6 +38,8 @@ export interface SwarmState {
   step: number;
   /** Tasks whose loop instances a previous run left unstarted: they start first. */
   resume: string[];
+  /** Tool calls of agent tasks waiting for a person, as their agent workflows told the swarm. */
+  pendingCalls: PendingToolCall[];
   /** Continue-as-new runs before this one. */
   readonly generation: number;
 }
@@ -72,6 +74,7 @@ export function createSwarmState(
     channelTargets: channelTargets(definition),
     step: carried?.step ?? 0,
     resume: [...(carried?.resume ?? [])],
+    pendingCalls: [...(carried?.pendingToolCalls ?? [])],
     generation: carried?.generation ?? 0,
   };
 }
@@ -95,6 +98,7 @@ export function carriedState(state: SwarmState, resume: readonly string[]): Carr
     generation: state.generation + 1,
     contextPool: state.pool.pool,
     ...(resume.length === 0 ? {} : { resume: [...resume] }),
+    ...(state.pendingCalls.length === 0 ? {} : { pendingToolCalls: [...state.pendingCalls] }),
   };
 }
 
