@@ -55,20 +55,17 @@ export function planRerun(
     );
   const previous = new Map(source.tasks.map((task) => [task.task, task]));
   const changedInputs = changedKeys(source.inputs, target.inputs);
+  // A task's own reason to run again first, then what it depends on, then how it ended.
   const reasons = new Map<string, string>();
-  for (const task of names) {
-    const reason = ownReason(task);
-    if (reason !== undefined) reasons.set(task, reason);
-  }
-  // Everything downstream of a task that runs again runs again: its inputs are new.
   const order = dependencyOrder(definition.tasks);
-  // A cycle is refused by the definition check before any run; then no task is reused.
+  // A cycle is refused by the definition check before any run; then nothing reads as downstream.
   for (const task of 'order' in order ? order.order : names) {
-    if (reasons.has(task)) continue;
     const upstream = (definition.tasks[task] as TaskDefinition).depends_on.find((dependency) =>
       reasons.has(dependency),
     );
-    if (upstream !== undefined) reasons.set(task, `depends on ${upstream}`);
+    const reason =
+      ownReason(task) ?? (upstream === undefined ? undefined : `depends on ${upstream}`) ?? endReason(task);
+    if (reason !== undefined) reasons.set(task, reason);
   }
   const reuse: ReusedResults = {};
   const reused: string[] = [];
@@ -91,6 +88,14 @@ export function planRerun(
     if (before === undefined) return 'new in the definition';
     if (fingerprint(source.definition, task) !== fingerprint(definition, task))
       return 'its definition changed';
+    const input = inputReferences(definition.tasks[task] as TaskDefinition).find(
+      (key) => key === '' || changedInputs.has(key),
+    );
+    if (input !== undefined) return `it reads †input${input === '' ? '' : `.${input}`}, which changed`;
+    return undefined;
+  }
+
+  function endReason(task: string): string | undefined {
     const ended = previous.get(task);
     if (ended === undefined || ended.status !== 'done') return `it ended ${ended?.status ?? 'unknown'}`;
     const results = source.results[task] ?? [];
@@ -99,12 +104,7 @@ export function planRerun(
       Array.from({ length: ended.instances.total }, (_, index) => results[index]).every(
         (result) => result?.status === 'ok',
       );
-    if (!complete) return 'its results are not all recorded in the run';
-    const input = inputReferences(definition.tasks[task] as TaskDefinition).find(
-      (key) => key === '' || changedInputs.has(key),
-    );
-    if (input !== undefined) return `it reads †input${input === '' ? '' : `.${input}`}, which changed`;
-    return undefined;
+    return complete ? undefined : 'its results are not all recorded in the run';
   }
 }
 
