@@ -1,7 +1,9 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { SwarmResult } from '@wharf/orchestrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+import { runWharf } from './wharf-cli.js';
 
 // `wharf rerun <run> --from <task>` as WharfClient.rerun: a swarm fails at its report; once the
 // cause is fixed, a re-run from the report reads the finished run with no worker running, runs
@@ -113,6 +115,49 @@ tasks:
     await env.wharf.client.workflow.getHandle(workflowId).terminate('test');
     await expect(env.wharf.rerun(workflowId, { from: 'slow' })).rejects.toThrow(
       /ended terminated without a swarm result/,
+    );
+  });
+
+  it('`wharf rerun --from` with a new input: the CLI prints what it reuses and runs again, and runs only that', async () => {
+    const log = join(env.dir, 'cli.log');
+    await writeFile(
+      join(env.dir, 'greet.yaml'),
+      `name: rerun-cli
+tasks:
+  fetch: { script: { content: 'echo fetch >> ${log}; echo fetched' }, output: †data.fetch }
+  greet:
+    depends_on: [fetch]
+    inputs: { who: †input.who, fetched: †data.fetch.outId }
+    script: { content: 'printf "greet %s\\n" "$WHARF_INPUTS" >> ${log}; echo hello' }
+`,
+    );
+    const common = ['--address', env.temporal.address, '--data-dir', 'cli-data', '--json'];
+    const first = await runWharf(['run', 'greet.yaml', '-i', 'who=ana', ...common], env.dir);
+    expect(first.code, first.stderr).toBe(0);
+    const { workflowId, outputs } = JSON.parse(first.stdout) as SwarmResult & { workflowId: string };
+
+    // From the last task with a new input: the fetch is reused, the greeting reads the new name.
+    const renamed = await runWharf(
+      ['rerun', workflowId, '--from', 'greet', '-i', 'who=bo', ...common],
+      env.dir,
+    );
+    expect(renamed.code, renamed.stderr).toBe(0);
+    const third = JSON.parse(renamed.stdout) as SwarmResult & { rerunOf: string; plan: { reused: string[] } };
+    expect(third).toMatchObject({ rerunOf: workflowId, status: 'completed', plan: { reused: ['fetch'] } });
+    expect(third.outputs.fetch).toEqual(outputs.fetch);
+    expect(renamed.stderr).toContain('wharf: reuses fetch');
+    expect(renamed.stderr).toContain('wharf: runs again greet (named by --from)');
+    const ran = (await readFile(log, 'utf8')).trim().split('\n');
+    expect(ran.map((line) => line.split(' ')[0])).toEqual(['fetch', 'greet', 'greet']);
+    expect(JSON.parse(ran[2]?.slice('greet '.length) ?? '')).toEqual({
+      who: 'bo',
+      fetched: outputs.fetch?.[0],
+    });
+
+    const unknown = await runWharf(['rerun', workflowId, '--from', 'gret', ...common], env.dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      'cannot re-run from "gret": the swarm has no such task; tasks: fetch, greet',
     );
   });
 });
