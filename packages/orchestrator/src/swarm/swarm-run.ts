@@ -225,6 +225,13 @@ export class SwarmRun {
     if (notice.open) this.#state.pendingCalls.push({ ...notice.call });
   }
 
+  /** Drops the tool calls `owner` (an instance label, `supervisor`) held: it has ended. */
+  endToolCalls(owner: string): void {
+    if (this.#state.pendingCalls.length === 0) return;
+    const held = this.#state.pendingCalls.filter((call) => call.owner !== owner);
+    this.#state.pendingCalls.splice(0, this.#state.pendingCalls.length, ...held);
+  }
+
   /** The tool calls of agent tasks waiting for a person, oldest first. */
   pendingToolCalls(): PendingToolCall[] {
     return this.#state.pendingCalls.map((call) => ({ ...call }));
@@ -297,10 +304,7 @@ export class SwarmRun {
    */
   fold(instances: readonly ScheduledInstance[], outcomes: readonly InstanceOutcome[], now: number): void {
     applyWrites(this.#state, foldStep(this.#state, instances, outcomes, now), now);
-    if (this.#state.pendingCalls.length === 0) return;
-    const ended = new Set(instances.map((item) => this.label(item.task, item.instance)));
-    const held = this.#state.pendingCalls.filter((call) => !ended.has(call.owner));
-    this.#state.pendingCalls.splice(0, this.#state.pendingCalls.length, ...held);
+    for (const item of instances) this.endToolCalls(this.label(item.task, item.instance));
   }
 
   /**

@@ -208,6 +208,7 @@ export async function driveSwarm(
         call === undefined
           ? { answer: '', evidenceBytes: 0, error: `agent ${definition.supervisor.agent} is not defined` }
           : await port.supervise(call);
+      run.endToolCalls('supervisor');
     }
     let context: SwarmContextMetrics | undefined;
     // Every task has finished: the final table is known before the pool is measured.
