@@ -25,6 +25,17 @@ describe('tool calls an agent holds for a person', () => {
     await env?.close();
   });
 
+  /** Every body in the test's store, as text: the agents' conversation records among them. */
+  async function storedTexts(): Promise<string[]> {
+    const texts: string[] = [];
+    for (let page = await env.store.list({ limit: 1000 }); ; ) {
+      for (const record of page.records)
+        texts.push(Buffer.from((await env.store.get({ outId: record.outId })).body).toString('utf8'));
+      if (page.nextCursor === undefined) return texts;
+      page = await env.store.list({ limit: 1000, cursor: page.nextCursor });
+    }
+  }
+
   /** Polls the swarm (a worker must run) until a tool call waits; returns it. */
   async function heldCall(workflowId: string, skip: readonly string[] = []): Promise<PendingApproval> {
     for (let attempt = 0; attempt < 600; attempt++) {
@@ -128,13 +139,7 @@ tasks:
       // The approved command ran once; the rejected one never; `ls` needed no approval.
       expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['approved']);
       // The model was told: the rejection is the tool result in its conversation.
-      const texts: string[] = [];
-      for (let page = await env.store.list({ limit: 1000 }); ; ) {
-        for (const record of page.records)
-          texts.push(Buffer.from((await env.store.get({ outId: record.outId })).body).toString('utf8'));
-        if (page.nextCursor === undefined) break;
-        page = await env.store.list({ limit: 1000, cursor: page.nextCursor });
-      }
+      const texts = await storedTexts();
       expect(
         texts.some((text) => text.includes('not run: this shell call was rejected by ana: not twice')),
       ).toBe(true);
@@ -171,12 +176,7 @@ tasks:
     const result = await env.withWorker(() => env.wharf.result(workflowId));
     expect(result.status).toBe('completed');
     expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['free']);
-    const page = await env.store.list({ limit: 1000 });
-    const texts = await Promise.all(
-      page.records.map(async (record) =>
-        Buffer.from((await env.store.get({ outId: record.outId })).body).toString('utf8'),
-      ),
-    );
+    const texts = await storedTexts();
     expect(texts.some((text) => text.includes('not run: this shell call was rejected by timeout'))).toBe(
       true,
     );
