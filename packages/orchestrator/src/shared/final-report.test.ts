@@ -40,6 +40,7 @@ describe('finalReport', () => {
       '↷ summary skipped — dependency licences failed',
       '✔ fan done 5/5 (reused) → o1, o2, o3 (+2 more)',
       'read an output: wharf outputs show <out id>',
+      'every output: wharf outputs list --run run-1',
       'whole result: wharf status run-1',
     ]);
   });

@@ -26,7 +26,8 @@ const MAX_REASON = 200;
  * // ['swarm repo-health failed · 6 tasks: 5 done, 1 failed',
  * //  '✘ licences failed — exit 1 · missing LICENSE in apps/cli',
  * //  '✔ inventory done → out_3f…', …,
- * //  'read an output: wharf outputs show <out id>', 'whole result: wharf status repo-health-2026']
+ * //  'read an output: wharf outputs show <out id>', 'every output: wharf outputs list --run repo-health-2026',
+ * //  'whole result: wharf status repo-health-2026']
  * ```
  */
 export function finalReport(
@@ -50,7 +51,11 @@ export function finalReport(
   ];
   for (const task of ordered.slice(0, maxTasks)) lines.push(taskLine(task, maxOutIds));
   if (ordered.length > maxTasks) lines.push(`… and ${ordered.length - maxTasks} more tasks`);
-  lines.push('read an output: wharf outputs show <out id>', `whole result: wharf status ${workflowId}`);
+  lines.push(
+    'read an output: wharf outputs show <out id>',
+    `every output: wharf outputs list --run ${workflowId}`,
+    `whole result: wharf status ${workflowId}`,
+  );
   return lines;
 }
 
