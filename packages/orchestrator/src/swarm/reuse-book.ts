@@ -5,7 +5,8 @@ import type { ReusedResults, SubagentResult } from '../shared/types.js';
 /**
  * The results an earlier run stored, that this run folds as they are (see {@link ReusedResults}).
  * A task is reused only as a whole: when its results cover exactly the instances it has now (a
- * map loop over the same list); otherwise it runs. Each result handed out is marked `reused`.
+ * map loop over the same list); otherwise it runs. A task reused as a whole runs nothing, so its
+ * `approval:` gate does not hold it. Each result handed out is marked `reused`.
  *
  * @example
  * ```ts
@@ -26,11 +27,15 @@ export class ReuseBook {
     return Object.hasOwn(this.#results, task);
   }
 
+  /** True when the task's results cover exactly `total` instances: it runs none of them. */
+  covers(task: string, total: number): boolean {
+    return this.has(task) && this.#results[task]?.length === total;
+  }
+
   /** The result of `task`'s instance `instance`, when the task's results cover its `total` instances. */
   result(task: string, instance: number, total: number): SubagentResult | undefined {
-    const results = this.has(task) ? this.#results[task] : undefined;
-    if (results === undefined || results.length !== total) return undefined;
-    const result = results[instance];
+    if (!this.covers(task, total)) return undefined;
+    const result = this.#results[task]?.[instance];
     return result === undefined ? undefined : { ...result, reused: true };
   }
 

@@ -25,7 +25,6 @@ import type {
 import { type ContextPoolState, DEFAULT_CONTEXT_POOL_CAP } from './context-pool-state.js';
 import { applyWrites, foldStep, type InstanceOutcome } from './fold-step.js';
 import { applyPlan, planStep, type ResumedStep, resumeStep, type ScheduledInstance } from './plan-step.js';
-import { ReuseBook } from './reuse-book.js';
 import { orderedCompacts, swarmOutputs, swarmProgress, swarmResult, taskProgress } from './swarm-report.js';
 import {
   carriedState,
@@ -82,18 +81,17 @@ export class SwarmRun {
   status: SwarmProgress['status'] = 'running';
   readonly #state: SwarmState;
   readonly #poolCap: number;
-  readonly #reuse: ReuseBook;
 
   constructor(options: SwarmRunOptions) {
     this.#state = createSwarmState(options.definition, {
       ...(options.input === undefined ? {} : { input: options.input }),
       carried: options.carried,
+      reuse: options.reuse,
     });
     this.definition = options.definition;
     this.taskNames = this.#state.taskNames;
     this.generation = this.#state.generation;
     this.#poolCap = Math.max(1, Math.floor(options.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP));
-    this.#reuse = new ReuseBook(options.reuse);
   }
 
   /**
@@ -101,13 +99,14 @@ export class SwarmRun {
    * re-run): folded as it is, instead of running the instance. `undefined`: the instance runs.
    */
   reused(item: ScheduledInstance): SubagentResult | undefined {
-    if (!this.#reuse.has(item.task)) return undefined;
-    return this.#reuse.result(item.task, item.instance, instanceTotal(this.#state, item.task));
+    const { reuse } = this.#state;
+    if (!reuse.has(item.task)) return undefined;
+    return reuse.result(item.task, item.instance, instanceTotal(this.#state, item.task));
   }
 
   /** The reused results not folded yet, for the next run of the chain; `undefined` when none are left. */
   remainingReuse(): ReusedResults | undefined {
-    return this.#reuse.remaining((task) => isFinished(this.#state.tasks.get(task).status));
+    return this.#state.reuse.remaining((task) => isFinished(this.#state.tasks.get(task).status));
   }
 
   /** Supersteps run so far, across the whole continue-as-new chain. */

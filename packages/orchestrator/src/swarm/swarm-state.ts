@@ -4,8 +4,9 @@ import { ChannelState } from '@wharf/channels';
 import type { ResolveOptions } from '@wharf/context-resolver';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished } from '../shared/task-status.js';
-import type { CarriedState, PendingToolCall } from '../shared/types.js';
+import type { CarriedState, PendingToolCall, ReusedResults } from '../shared/types.js';
 import { ContextPoolState } from './context-pool-state.js';
+import { ReuseBook } from './reuse-book.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
 import { SwarmContext } from './swarm-context.js';
 import { TaskBoard, unknownTaskError } from './task-board.js';
@@ -42,6 +43,8 @@ export interface SwarmState {
   pendingCalls: PendingToolCall[];
   /** Continue-as-new runs before this one. */
   readonly generation: number;
+  /** Results of an earlier run this run folds instead of running those tasks (a re-run). */
+  readonly reuse: ReuseBook;
 }
 
 /**
@@ -56,7 +59,11 @@ export interface SwarmState {
  */
 export function createSwarmState(
   definition: SwarmDefinition,
-  options: { input?: Record<string, unknown>; carried?: CarriedState | undefined } = {},
+  options: {
+    input?: Record<string, unknown>;
+    carried?: CarriedState | undefined;
+    reuse?: ReusedResults | undefined;
+  } = {},
 ): SwarmState {
   const { carried } = options;
   const taskNames = Object.keys(definition.tasks);
@@ -76,6 +83,7 @@ export function createSwarmState(
     resume: [...(carried?.resume ?? [])],
     pendingCalls: [...(carried?.pendingToolCalls ?? [])],
     generation: carried?.generation ?? 0,
+    reuse: new ReuseBook(options.reuse),
   };
 }
 

@@ -145,6 +145,37 @@ describe('a re-run that reuses results', () => {
     expect(after.calls.map((call) => call.label)).toEqual(['list', 'each#0', 'each#1', 'report']);
   });
 
+  it('does not hold a reused task at its approval gate: it runs nothing; a task that runs again still waits', async () => {
+    const gated = parseSwarm(`
+name: gated
+tasks:
+  build: { script: { content: 'true' }, approval: { prompt: Build? } }
+  ship: { depends_on: [build], script: { content: 'true' }, approval: { prompt: Ship? } }
+`);
+    const { port, calls } = recordingPort((call) => okResult(`out_${call.label}`));
+    // The first wait is for a person at a gate: stop driving there and look at the state.
+    const atGate = new Error('waiting for a person');
+    port.waitForChange = async () => {
+      throw atGate;
+    };
+    const run = new SwarmRun({ definition: gated, reuse: { build: [okResult('out_build')] } });
+    await expect(
+      driveSwarm(run, port, {
+        place: { ownerId: 'team', workflowId: 'wf' },
+        maxConcurrent: 10,
+        waitForInputsMs: 0,
+      }),
+    ).rejects.toBe(atGate);
+    // build folded from the earlier run with no gate; ship, which runs again, waits at its own.
+    expect(calls).toEqual([]);
+    const tasks = run.progress().tasks;
+    expect(tasks.map((task) => [task.task, task.status])).toEqual([
+      ['build', 'done'],
+      ['ship', 'waiting'],
+    ]);
+    expect(tasks[1]?.approval).toBeDefined();
+  });
+
   it('runs a reused task after all when its results do not cover its instances now', () => {
     const run = new SwarmRun({
       definition,
