@@ -6,6 +6,7 @@ import { devCommand } from './commands/dev.js';
 import { emitCommand } from './commands/emit.js';
 import { gcCommand } from './commands/gc.js';
 import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
+import { rerunCommand } from './commands/rerun.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
@@ -31,7 +32,7 @@ const toolsHelp =
   "the tools registered with the workers (comma-separated; default $WHARF_TOOLS): agents may name only these and Wharf's own; without them, other names are left to the worker's check";
 
 /**
- * The `wharf` command line: `dev`, `run`, `resume`, `status`, `approve`, `input`, `outputs`, `evidence`,
+ * The `wharf` command line: `dev`, `run`, `resume`, `rerun`, `status`, `approve`, `input`, `outputs`, `evidence`,
  * `validate`, `emit`, `gc`.
  *
  * @example
@@ -152,6 +153,66 @@ export function createProgram(io: CliIo = processIo): Command {
     );
 
   program
+    .command('rerun <workflowId>')
+    .description(
+      'Run a finished swarm again from one task: it and everything that depends on it run again, every other task reuses the outputs the run stored',
+    )
+    .requiredOption('--from <task>', 'the task to run again (with every task that depends on it)')
+    .option(
+      '-i, --input <key=value>',
+      'a new value for †input.<key> (repeatable; tasks reading it run again)',
+      collect,
+      [],
+    )
+    .option(
+      '--file <swarm.yaml>',
+      "an edited definition to run instead of the run's own (changed tasks run again)",
+    )
+    .option('-f, --follow', 'show live progress, as `wharf run --follow`', false)
+    .option('--json', 'print the plan and the result as JSON', false)
+    .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
+    .option('--tools <names>', toolsHelp)
+    .option(
+      '--model <model>',
+      `${modelHelp}; applies to --file's definition (without it the run's own models run)`,
+      collect,
+      [],
+    )
+    .option('--summarizer <model>', summarizerHelp)
+    .addOption(dataDirOption())
+    .action(
+      async (
+        workflowId: string,
+        options: {
+          from: string;
+          input: string[];
+          file?: string;
+          follow: boolean;
+          json: boolean;
+          address?: string;
+          tools?: string;
+          model: string[];
+          summarizer?: string;
+          dataDir: string;
+        },
+      ) => {
+        await ensureDataDir(options.dataDir);
+        const { tools, ...rest } = options;
+        const result = await rerunCommand(
+          workflowId,
+          { ...rest, tools: toolNames(tools, process.env.WHARF_TOOLS) },
+          io,
+        );
+        if (result.status !== 'completed') {
+          throw new CliError(
+            'SWARM_FAILED',
+            `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
+          );
+        }
+      },
+    );
+
+  program
     .command('status [workflowId]')
     .description(
       "Show a swarm's progress (a finished swarm: its result); without one, where the store and blobs live",
@@ -169,7 +230,13 @@ export function createProgram(io: CliIo = processIo): Command {
 
   program
     .command('approve <workflowId> <task>')
-    .description("Approve (or with --reject, reject) a task's approval gate")
+    .description(
+      "Approve (or with --reject, reject) a task's approval gate, or with --call one tool call an agent task holds",
+    )
+    .option(
+      '--call <id>',
+      'the tool call to answer (its id, as `wharf status` lists it); <task> is the agent task',
+    )
     .option('--reject', 'reject instead of approve', false)
     .option('--comment <text>', 'why; recorded with the decision (a rejected task shows it as its reason)')
     .option('--by <name>', 'who answers', process.env.USER)
@@ -181,6 +248,7 @@ export function createProgram(io: CliIo = processIo): Command {
         workflowId: string,
         task: string,
         options: {
+          call?: string;
           reject: boolean;
           comment?: string;
           by?: string;

@@ -12,6 +12,7 @@ export {
   type ApprovalVerdict,
   answerApproval,
   approvalVerdict,
+  approveCommand,
   openApproval,
   type PendingApproval,
   pendingApprovals,
@@ -19,6 +20,14 @@ export {
 } from './control/approval-gate.js';
 export { type ConditionLookup, evaluateWhen, truthy, type WhenOutcome } from './control/evaluate-when.js';
 export { expandMapLoop, MAX_MAP_ITEMS, type MapExpansion } from './control/expand-map-loop.js';
+export { canonicalJson, planRerun, type RerunPlan, type RerunSource } from './control/rerun-plan.js';
+export {
+  callNeedsApproval,
+  callPreview,
+  TOOL_CALL_PREVIEW_CHARS,
+  ToolCallApprovals,
+  type ToolCallVerdict,
+} from './control/tool-call-approvals.js';
 export type { GraphDefinition, GraphTask } from './dsl/graph-definition.js';
 export { InvalidConditionError } from './dsl/invalid-condition-error.js';
 export { type MissingInput, missingInputs } from './dsl/missing-inputs.js';
@@ -39,6 +48,7 @@ export {
 export { InvalidConfigError } from './invalid-config-error.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
 export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';
+export { agentWorkflowId } from './shared/agent-workflow-id.js';
 export {
   type ContextLimits,
   type ContextLimitsInput,
@@ -49,10 +59,13 @@ export {
   addInputSignal,
   addInputsUpdate,
   approveTaskUpdate,
+  approveToolCallUpdate,
   cancelTaskUpdate,
   progressQuery,
   stateQuery,
+  toolCallNoticeSignal,
 } from './shared/definitions.js';
+export { type FinalReportOptions, finalReport } from './shared/final-report.js';
 export { renderProgressTable, renderTaskTable, statusMarks } from './shared/progress-table.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
 export {
@@ -70,6 +83,8 @@ export {
   type SwarmDefinition,
   swarmDefinitionSchema,
   type TaskDefinition,
+  type ToolApprovalRule,
+  toolApprovalRuleSchema,
 } from './shared/swarm-schema.js';
 export { FINISHED_TASK_STATUSES, isFailure, isFinished, isOpen } from './shared/task-status.js';
 export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
@@ -80,6 +95,8 @@ export type {
   ApprovalState,
   ApproveTaskRequest,
   ApproveTaskResult,
+  ApproveToolCallRequest,
+  ApproveToolCallResult,
   CarriedState,
   ContextPlan,
   ContextPlanEntry,
@@ -88,8 +105,11 @@ export type {
   DataPlaneIdentity,
   LiveInstance,
   OutputRefJson,
+  PendingToolCall,
   PlanContextInput,
   PruneContextInput,
+  RerunOrigin,
+  ReusedResults,
   SubagentHeartbeat,
   SubagentInput,
   SubagentResult,
@@ -100,5 +120,6 @@ export type {
   SwarmWorkflowInput,
   TaskProgress,
   TaskStatus,
+  ToolCallNotice,
   WharfActivities,
 } from './shared/types.js';

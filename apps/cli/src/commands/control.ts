@@ -17,15 +17,32 @@ export interface ServerOptions {
 /**
  * `wharf approve RUN TASK [--reject] [--comment …]`: answers a task's approval gate. An
  * approved task runs at the swarm's next step; a rejected one is skipped (or failed, as its
- * `on_reject` says) with the comment as its reason.
+ * `on_reject` says) with the comment as its reason. With `--call <id>`, answers one tool call
+ * the agent task TASK holds instead: approved, it runs; rejected, it does not and the model
+ * reads the rejection (with the comment) as the tool's result.
  */
 export async function approveCommand(
   workflowId: string,
   task: string,
-  options: ServerOptions & { reject: boolean; comment?: string; by?: string; json: boolean },
+  options: ServerOptions & { call?: string; reject: boolean; comment?: string; by?: string; json: boolean },
   io: CliIo,
 ): Promise<void> {
   await withClient(options, async (wharf) => {
+    const answer = {
+      approve: !options.reject,
+      ...(options.comment === undefined ? {} : { comment: options.comment }),
+      ...(options.by === undefined ? {} : { by: options.by }),
+    };
+    if (options.call !== undefined) {
+      const result = await wharf
+        .approveToolCall(workflowId, task, options.call, answer)
+        .catch((error: unknown) => refused(error, workflowId));
+      if (options.json) return printJson(io, result);
+      io.out(
+        `${workflowId}: ${task} call ${result.callId} (${result.tool}) ${result.decision}${options.comment ? ` (${options.comment})` : ''}`,
+      );
+      return;
+    }
     const result = await wharf
       .approveTask(workflowId, task, {
         approve: !options.reject,

@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
+import { approveCommand, formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/embedded';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
@@ -13,6 +13,7 @@ import {
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
+import { memoStatusLines } from '../status-from-memo.js';
 import { connectServer } from './control.js';
 
 function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
@@ -110,7 +111,13 @@ export async function statusCommand(
         return where();
       }
     }
-    const progress = await wharf.progress(workflowId).catch(notFound);
+    const progress = await wharf.progress(workflowId).catch((error: Error) => {
+      // A running swarm whose worker is gone answers no query: what its memo says still shows.
+      if (description.status.name !== 'RUNNING') return notFound(error);
+      for (const line of memoStatusLines(workflowId, description)) io.out(line);
+      return undefined;
+    });
+    if (progress === undefined) return where();
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
@@ -120,8 +127,9 @@ export async function statusCommand(
     if (gates.length > 0) {
       io.out(`\nWaiting for approval (${gates.length}):`);
       for (const gate of gates) {
-        io.out(`  ${gate.task}${gate.prompt === undefined ? '' : `: ${gate.prompt}`}`);
-        io.out(`    wharf approve ${workflowId} ${gate.task} [--reject] [--comment "…"]`);
+        const what = gate.call === undefined ? '' : ` calls ${gate.call.tool} ${gate.call.arguments}`;
+        io.out(`  ${gate.task}${what}${gate.prompt === undefined ? '' : `: ${gate.prompt}`}`);
+        io.out(`    ${approveCommand(workflowId, gate)}`);
       }
     }
     where();

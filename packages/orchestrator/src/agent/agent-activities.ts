@@ -33,6 +33,7 @@ import {
 import { agentTools, offeredTools, unknownToolNames } from './agent-tools.js';
 import { findRecord, loadConversation, loadRecord, storeRecord } from './conversation-records.js';
 import { evidenceMounted } from './evidence-mounted.js';
+import { heldToolCall } from './held-tool-call.js';
 import { agentSpawnRequest } from './spawn-request.js';
 import { supervisorAnswer } from './supervisor-answer.js';
 import { SUPERVISOR_SYSTEM, supervisorPrompt } from './supervisor-prompt.js';
@@ -104,6 +105,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
             ? { system: SUPERVISOR_SYSTEM }
             : {}),
         tools: agent.tools,
+        ...(agent.tool_approvals === undefined ? {} : { toolApprovals: agent.tool_approvals }),
         maxSteps: agent.max_steps,
         limits: { ...(input.limits ?? {}), ...(input.definition.limits ?? {}) },
         ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
@@ -192,7 +194,9 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       const meta = {
         toolCalls: result.toolCalls
           .filter((call) => call.invalid !== true && call.providerExecuted !== true)
-          .map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName })),
+          .map((call) =>
+            heldToolCall(brief, { toolCallId: call.toolCallId, toolName: call.toolName }, call.input),
+          ),
         calledTools: result.toolCalls.length > 0,
         finishReason: result.finishReason,
         usage,

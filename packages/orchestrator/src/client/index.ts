@@ -1,5 +1,8 @@
 export { InvalidConfigError } from '../invalid-config-error.js';
+export { type FinishedSwarmRun, readFinishedSwarmRun } from './read-swarm-run.js';
+export { type RerunClient, type RerunHandle, type RerunOptions, rerunSwarm } from './rerun-swarm.js';
 export { type RunHistoryStats, runChainHistory } from './run-chain-history.js';
+export type { StartSwarmOptions, SwarmHandle } from './start-swarm-options.js';
 export { swarmResultFromFailure } from './swarm-result-from-failure.js';
 export {
   connectTemporal,
@@ -11,8 +14,6 @@ export {
 } from './temporal-connection.js';
 export {
   type ConnectWharfClientOptions,
-  type StartSwarmOptions,
-  type SwarmHandle,
   WharfClient,
   type WharfClientOptions,
   type WharfClientSettings,

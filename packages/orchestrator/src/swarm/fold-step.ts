@@ -82,6 +82,7 @@ export function foldStep(
             bytes: outcome.bytes,
             ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
             ...(outcome.usage === undefined ? {} : { usage: outcome.usage }),
+            ...(outcome.reused === true ? { reused: true as const } : {}),
           };
     if (!('cancelled' in outcome)) {
       writes.compacts.push([label, outcome.compact]);

@@ -27,8 +27,11 @@ export interface PlanView {
   resolve(task: string, instance: number | undefined): InputResolution;
   /** Resolves one `†` expression for a task (its `when:` references, its map loop's `over`). */
   evaluate(task: string, expression: string): InputResolution;
-  /** False while a task's `approval:` gate has not approved it. */
-  approved(task: string): boolean;
+  /**
+   * False while a task's `approval:` gate has not approved it; `instances` is how many it would
+   * run now (a re-run that reuses all of them runs nothing and needs no approval).
+   */
+  approved(task: string, instances: number): boolean;
 }
 
 /** One decision of {@link planTasks}. */
@@ -182,7 +185,7 @@ export function planTasks(view: PlanView): TaskDecision[] {
       else for (const path of resolution.missing) missing.add(path);
     });
     if (missing.size > 0) decisions.push({ task, action: 'wait', waitingFor: [...missing] });
-    else if (!view.approved(task)) decisions.push({ task, action: 'approval' });
+    else if (!view.approved(task, instances.length)) decisions.push({ task, action: 'approval' });
     else decisions.push({ task, action: 'run', instances });
   }
   return decisions;

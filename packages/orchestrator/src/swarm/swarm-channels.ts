@@ -21,6 +21,8 @@ export interface InstanceResult {
   exitCode?: number | null;
   /** An agent instance's model usage. */
   usage?: AgentUsage;
+  /** Folded from an earlier run's result (a re-run), not run here. */
+  reused?: true;
 }
 
 /** Channel names used by the swarm workflow. */

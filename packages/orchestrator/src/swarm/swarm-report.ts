@@ -26,12 +26,14 @@ export function taskProgress(state: SwarmState): TaskProgress[] {
   return state.taskNames.map((task) => {
     const entry = state.tasks.get(task);
     const results = instanceResults(state, task);
+    const reused = results.filter((record) => record.reused === true).length;
     return {
       task,
       status: entry.status,
       instances: { done: results.length, total: instanceTotal(state, task) },
       bytesCaptured: results.reduce((sum, record) => sum + record.bytes, 0),
       ...usageField(addUsage(...results.map((record) => record.usage))),
+      ...(reused === 0 ? {} : { reused }),
       outIds: results.flatMap((record) => record.outIds),
       waitingFor: [...entry.waitingFor],
       ...(entry.reason === undefined ? {} : { reason: entry.reason }),
@@ -135,7 +137,15 @@ export function swarmResult(
  * ```
  */
 export function swarmProgress(state: SwarmState, status: SwarmProgress['status']): SwarmProgress {
-  return { swarm: state.definition.name, status, step: state.step, tasks: taskProgress(state) };
+  return {
+    swarm: state.definition.name,
+    status,
+    step: state.step,
+    tasks: taskProgress(state),
+    ...(state.pendingCalls.length === 0
+      ? {}
+      : { pendingToolCalls: state.pendingCalls.map((call) => ({ ...call })) }),
+  };
 }
 
 function usageField(usage: AgentUsage | undefined): { usage?: AgentUsage } {

@@ -4,8 +4,9 @@ import { ChannelState } from '@wharf/channels';
 import type { ResolveOptions } from '@wharf/context-resolver';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished } from '../shared/task-status.js';
-import type { CarriedState } from '../shared/types.js';
+import type { CarriedState, PendingToolCall, ReusedResults } from '../shared/types.js';
 import { ContextPoolState } from './context-pool-state.js';
+import { ReuseBook } from './reuse-book.js';
 import { channelNames, type InstanceResult, swarmChannels } from './swarm-channels.js';
 import { SwarmContext } from './swarm-context.js';
 import { TaskBoard, unknownTaskError } from './task-board.js';
@@ -38,8 +39,12 @@ export interface SwarmState {
   step: number;
   /** Tasks whose loop instances a previous run left unstarted: they start first. */
   resume: string[];
+  /** Tool calls of agent tasks waiting for a person, as their agent workflows told the swarm. */
+  pendingCalls: PendingToolCall[];
   /** Continue-as-new runs before this one. */
   readonly generation: number;
+  /** Results of an earlier run this run folds instead of running those tasks (a re-run). */
+  readonly reuse: ReuseBook;
 }
 
 /**
@@ -54,7 +59,11 @@ export interface SwarmState {
  */
 export function createSwarmState(
   definition: SwarmDefinition,
-  options: { input?: Record<string, unknown>; carried?: CarriedState | undefined } = {},
+  options: {
+    input?: Record<string, unknown>;
+    carried?: CarriedState | undefined;
+    reuse?: ReusedResults | undefined;
+  } = {},
 ): SwarmState {
   const { carried } = options;
   const taskNames = Object.keys(definition.tasks);
@@ -72,7 +81,9 @@ export function createSwarmState(
     channelTargets: channelTargets(definition),
     step: carried?.step ?? 0,
     resume: [...(carried?.resume ?? [])],
+    pendingCalls: [...(carried?.pendingToolCalls ?? [])],
     generation: carried?.generation ?? 0,
+    reuse: new ReuseBook(options.reuse),
   };
 }
 
@@ -95,6 +106,7 @@ export function carriedState(state: SwarmState, resume: readonly string[]): Carr
     generation: state.generation + 1,
     contextPool: state.pool.pool,
     ...(resume.length === 0 ? {} : { resume: [...resume] }),
+    ...(state.pendingCalls.length === 0 ? {} : { pendingToolCalls: [...state.pendingCalls] }),
   };
 }
 

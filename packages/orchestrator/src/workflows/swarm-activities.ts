@@ -3,6 +3,7 @@
 import {
   ActivityFailure,
   ChildWorkflowFailure,
+  type LocalActivityOptions,
   proxyActivities,
   proxyLocalActivities,
 } from '@temporalio/workflow';
@@ -25,6 +26,18 @@ export const { runSubagent } = proxyActivities<WharfActivities>({
 });
 
 /**
+ * The options of the swarm's local activities (also given again with a call's own summary).
+ *
+ * @example
+ * ```ts
+ * await contextMetrics.executeWithOptions({ ...localActivityOptions(), summary }, [input]);
+ * ```
+ */
+export function localActivityOptions(): LocalActivityOptions {
+  return { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 } };
+}
+
+/**
  * Context choice, pruning and metrics run stdio-limits' rules on metadata next to the workflow:
  * their (large) input stays out of history, only their small results are recorded.
  *
@@ -33,10 +46,9 @@ export const { runSubagent } = proxyActivities<WharfActivities>({
  * const plans = await planContext({ definition, pool, tasks, now });
  * ```
  */
-export const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<WharfActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
-});
+export const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<WharfActivities>(
+  localActivityOptions(),
+);
 
 /**
  * The message of an activity's failure (its cause), or of any other error.

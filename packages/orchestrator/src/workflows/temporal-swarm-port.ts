@@ -18,6 +18,7 @@ import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
 import {
   contextMetrics,
   failureMessage,
+  localActivityOptions,
   planContext,
   pruneContext,
   runSubagent,
@@ -96,7 +97,11 @@ export class TemporalSwarmPort implements SwarmPort {
 
   pruneContext: SwarmPort['pruneContext'] = (input) => pruneContext(input);
 
-  contextMetrics: SwarmPort['contextMetrics'] = (input) => contextMetrics(input);
+  contextMetrics: SwarmPort['contextMetrics'] = (input, options = {}) =>
+    contextMetrics.executeWithOptions(
+      { ...localActivityOptions(), ...(options.summary === undefined ? {} : { summary: options.summary }) },
+      [input],
+    );
 
   /** The supervisor as a child `agentTaskWorkflow` `<swarm>/supervisor`, one activity per step. */
   async supervise(call: SupervisorCall): Promise<SuperviseResult> {
