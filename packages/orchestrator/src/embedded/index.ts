@@ -8,4 +8,4 @@ export {
 export { ensureSearchAttributes } from './search-attributes.js';
 export { type SpawnCredentialsOptions, spawnCredentials } from './spawn-credentials.js';
 export { type Embedded, type EmbeddedOptions, startEmbedded } from './start-embedded.js';
-export { swarmOutcomeLogger } from './swarm-outcome-logger.js';
+export { type SwarmOutcomeLoggerOptions, swarmOutcomeLogger } from './swarm-outcome-logger.js';

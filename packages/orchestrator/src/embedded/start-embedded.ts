@@ -37,6 +37,24 @@ export interface EmbeddedOptions {
   taskQueue?: string;
   /** Serve the Temporal Web UI when a dev server is started. Default true. */
   ui?: boolean;
+  /**
+   * Web UI base URL of the Temporal server in use, for `workflowUrl` links, when this call does
+   * not start one (a dev server it starts brings its own). Default: the one `wharf dev` recorded
+   * in this data directory for the same address, else none.
+   */
+  uiUrl?: string;
+  /**
+   * How long the worker's running steps get to finish once `stop()` is called, before they are
+   * cancelled and handed back to Temporal, which retries them when a worker polls again.
+   * Default 0.
+   */
+  shutdownGraceMs?: number;
+  /**
+   * Log a swarm that ends failed (`WharfSwarmFailed`) as one WARN line. Default true; a caller
+   * that reports the failure itself (`wharf run`) turns it off. Other worker logs are kept.
+   * Applies when this call installs Temporal's runtime (the first in a process that has none).
+   */
+  logSwarmFailures?: boolean;
   /** Run a worker in this process. Default true. */
   worker?: boolean;
   models?: ModelRegistry;
@@ -109,7 +127,10 @@ async function reachable(address: string): Promise<boolean> {
  * UI on, Wharf's search attributes registered) unless one answers, the output store (SQLite in
  * the data directory, or what `store`/`blobs`/`WHARF_STORE`/`WHARF_BLOBS` name), the artifact
  * store, the EMIT intake server and a worker, all in this process. `stop()`
- * shuts everything down in order.
+ * shuts everything down in order: the worker first (its running steps get `shutdownGraceMs`),
+ * the dev server last. Signals are the application's to handle: the worker does not stop on
+ * SIGINT/SIGTERM by itself, so call `stop()` from your handler (a dev server it started also
+ * stops when this process exits).
  *
  * @example
  * ```ts
@@ -120,7 +141,7 @@ async function reachable(address: string): Promise<boolean> {
  */
 export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embedded> {
   const progress = options.onProgress ?? (() => {});
-  quietRuntime();
+  quietRuntime({ logSwarmFailures: options.logSwarmFailures ?? true });
   const namespace = options.namespace ?? 'default';
   const taskQueue = options.taskQueue ?? 'wharf';
   // The stores, the intake server and the converter, put together as apps/worker does.
@@ -138,10 +159,11 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   };
   try {
     const explicit = options.temporalAddress ?? process.env.TEMPORAL_ADDRESS;
-    const running = explicit === undefined ? await readDevState(data.root) : undefined;
+    const running = await readDevState(data.root);
     let address = explicit ?? running?.address ?? DEFAULT_ADDRESS;
     let server: DevServer | undefined;
-    let uiUrl: string | undefined = running?.address === address ? running.uiUrl : undefined;
+    let uiUrl: string | undefined =
+      options.uiUrl ?? (running?.address === address ? running.uiUrl : undefined);
     if (!(await reachable(address))) {
       if (explicit !== undefined) {
         throw new Error(`no Temporal server answers at ${address}`);
@@ -180,6 +202,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         connection: nativeConnection,
         taskQueue,
         namespace,
+        ...(options.shutdownGraceMs === undefined
+          ? {}
+          : { workerOptions: { shutdownGraceTime: options.shutdownGraceMs } }),
       });
       cleanups.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -224,14 +249,21 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
 let runtimeChecked = false;
 
 /**
- * Worker logs at WARN (a failed swarm in one line) unless the application installed its own
- * runtime first.
+ * Worker logs at WARN (a failed swarm in one line, or none) unless the application installed
+ * its own runtime first. Signals are left to the application: Temporal's runtime would stop
+ * the worker on SIGINT/SIGTERM behind its back (and keep the process waiting on a swarm no
+ * worker runs any more); `wharf run` and `wharf dev` handle them and call `stop()`.
  */
-function quietRuntime(): void {
+function quietRuntime(options: { logSwarmFailures: boolean }): void {
   if (runtimeChecked) return;
   runtimeChecked = true;
   try {
-    Runtime.install({ logger: swarmOutcomeLogger(new DefaultLogger('WARN')) });
+    Runtime.install({
+      logger: swarmOutcomeLogger(new DefaultLogger('WARN'), {
+        swarmFailures: options.logSwarmFailures ? 'line' : 'none',
+      }),
+      shutdownSignals: [],
+    });
   } catch {
     // A runtime exists already: the application chose its logger.
   }
