@@ -9,6 +9,7 @@ import {
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { createModelRegistry } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
+import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS, stoppedMessage } from '../interrupt.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { changedLines, progressLines } from '../progress-view.js';
@@ -33,47 +34,80 @@ export interface RunOptions {
 /**
  * `wharf run`: validates the swarm, starts it (with an in-process worker and, when no
  * Temporal server answers, a local dev server), follows it if asked, and prints the result,
- * the out ids and the Web UI link.
+ * the out ids and the Web UI link. Ctrl-C (or SIGTERM) says at once that the swarm goes on
+ * without this command and how to reach it, stops the worker within `RUN_DRAIN_MS`, and ends
+ * with exit 130 (143); a second Ctrl-C exits at once (see `InterruptWatch`).
  */
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
   const definition = await loadSwarm(file, { tools: options.tools });
   const inputs = parseInputs(options.input);
   checkModels(definition);
-  const embedded = await startEmbedded({
-    dataDir: options.dataDir,
-    ...(options.address === undefined ? {} : { temporalAddress: options.address }),
-    onProgress: (message) => io.err(`wharf: ${message}`),
-  }).catch((error: Error) => {
-    throw new CliError('UNREACHABLE', error.message, { cause: error });
-  });
+  const exitMs = RUN_DRAIN_MS + RUN_EXIT_MARGIN_MS;
+  const watch = new InterruptWatch({ io, drainMs: RUN_DRAIN_MS, exitMs });
   try {
-    const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(definition, inputs, {
-      ownerId: options.owner,
-      workdir: resolve(options.workdir ?? process.cwd()),
-      ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
+    const embedded = await startEmbedded({
+      dataDir: options.dataDir,
+      ...(options.address === undefined ? {} : { temporalAddress: options.address }),
+      shutdownGraceMs: RUN_DRAIN_MS,
+      onProgress: (message) => io.err(`wharf: ${message}`),
+    }).catch((error: Error) => {
+      throw new CliError('UNREACHABLE', error.message, { cause: error });
     });
-    const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
-    io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
-    const gated = Object.entries(definition.tasks).filter(([, task]) => task.approval !== undefined);
-    if (gated.length > 0) {
-      const address = embedded.address === '127.0.0.1:7233' ? '' : ` --address ${embedded.address}`;
-      io.err(
-        `wharf: ${gated.map(([name]) => name).join(', ')} wait${gated.length === 1 ? 's' : ''} for approval; answer with: wharf approve ${workflowId} <task>${address} [--reject] [--comment …]`,
+    watch.setDataRoot(embedded.data.root);
+    try {
+      if (watch.signal !== undefined) throw watch.error('interrupted before the swarm started');
+      const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(definition, inputs, {
+        ownerId: options.owner,
+        workdir: resolve(options.workdir ?? process.cwd()),
+        ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
+      });
+      const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
+      io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
+      const run = {
+        workflowId,
+        address: embedded.address,
+        taskQueue: embedded.taskQueue,
+        dataDir: options.dataDir,
+        link,
+        startedServer: embedded.startedServer,
+      };
+      watch.setRun(run);
+      const gated = Object.entries(definition.tasks).filter(([, task]) => task.approval !== undefined);
+      if (gated.length > 0) {
+        const address = embedded.address === '127.0.0.1:7233' ? '' : ` --address ${embedded.address}`;
+        io.err(
+          `wharf: ${gated.map(([name]) => name).join(', ')} wait${gated.length === 1 ? 's' : ''} for approval; answer with: wharf approve ${workflowId} <task>${address} [--reject] [--comment …]`,
+        );
+      }
+      // The wait for the result is a long poll: cancelled at an interruption, before the
+      // connection closes (a poll retried on a closed connection would crash the process).
+      const waiting = new AbortController();
+      const resultPromise = embedded.wharf.client.withAbortSignal(waiting.signal, () =>
+        embedded.wharf.result(workflowId),
       );
+      const until = Promise.race([resultPromise, watch.interrupted]);
+      until.catch(() => {});
+      void watch.interrupted.then(() => waiting.abort());
+      if (options.follow && !options.json) await follow(embedded.wharf, workflowId, until, io);
+      const outcome = await until;
+      if (typeof outcome === 'string') {
+        // Interrupted: the message is out; stop the worker (the drain) in `finally`.
+        throw watch.error(stoppedMessage(run));
+      }
+      const result = outcome;
+      if (options.json) printJson(io, { workflowId, url: link, ...result });
+      else printResult(io, workflowId, result, link);
+      if (embedded.startedServer) {
+        io.err(
+          'wharf: the dev server stops with this command; run `wharf dev` in another terminal to keep the Web UI.',
+        );
+      }
+      return result;
+    } finally {
+      await embedded.stop();
     }
-    const resultPromise = embedded.wharf.result(workflowId);
-    if (options.follow && !options.json) await follow(embedded.wharf, workflowId, resultPromise, io);
-    const result = await resultPromise;
-    if (options.json) printJson(io, { workflowId, url: link, ...result });
-    else printResult(io, workflowId, result, link);
-    if (embedded.startedServer) {
-      io.err(
-        'wharf: the dev server stops with this command; run `wharf dev` in another terminal to keep the Web UI.',
-      );
-    }
-    return result;
   } finally {
-    await embedded.stop();
+    watch.dispose();
   }
 }
 
