@@ -49,6 +49,8 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       dataDir: options.dataDir,
       ...(options.address === undefined ? {} : { temporalAddress: options.address }),
       shutdownGraceMs: RUN_DRAIN_MS,
+      // The result printed below reports a failed swarm; the worker need not log it too.
+      logSwarmFailures: false,
       onProgress: (message) => io.err(`wharf: ${message}`),
     }).catch((error: Error) => {
       throw new CliError('UNREACHABLE', error.message, { cause: error });
