@@ -27,12 +27,55 @@ describe('what wharf run prints', () => {
         '  broken: { script: { content: \'echo "cannot connect" >&2; exit 4\' } }',
       ].join('\n'),
     );
-    const run = await runWharf(['run', 'failing.yaml', '--address', address, '--data-dir', '.wharf'], dir);
+    const run = await runWharf(['run', 'failing.yaml', '--address', address, '--data-dir', '.wharf'], dir, {
+      env: { WHARF_UI_URL: undefined },
+    });
     expect(run.code).toBe(1);
     expect(run.stdout).toMatch(/broken: failed \(exit 4 · cannot connect\)/);
     expect(run.stderr).toContain('wharf: swarm failing failed: 1 task(s) did not complete');
     // No worker log line (`[WARN] Workflow failed {…}`) beside the command's own report.
     expect(run.stderr).not.toContain('Workflow failed');
     expect(run.stderr).not.toContain('[WARN]');
+    // A server the command did not start does not say where its Web UI is: the command says how to tell it.
+    expect(run.stderr).toContain(
+      `wharf: no Web UI link: the Temporal server at ${address} does not say where its Web UI is; give it with --ui-url <url> (or WHARF_UI_URL)`,
+    );
+    expect(run.stdout).not.toContain('Web UI:');
+  });
+
+  it('links the run in the Web UI that --ui-url or WHARF_UI_URL names, as its help says', async () => {
+    const help = (await runWharf(['run', '--help'], dir)).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain(
+      "prints the result, the out ids and the run's Web UI link (of a server it or `wharf dev` started, else of --ui-url)",
+    );
+    expect(help).toContain(
+      "--ui-url <url> the Web UI of --address's server, for the run's link (env: WHARF_UI_URL)",
+    );
+
+    await writeFile(
+      join(dir, 'hello.yaml'),
+      'name: hello\ntasks:\n  greet: { script: { content: echo hi } }\n',
+    );
+    const args = ['run', 'hello.yaml', '--address', address, '--data-dir', '.wharf'];
+    const run = await runWharf(args, dir, { env: { WHARF_UI_URL: 'http://ui.example:8080/' } });
+    expect(run.code, run.stderr).toBe(0);
+    const started = /wharf: started (\S+) — (\S+)/.exec(run.stderr);
+    const [, workflowId, link] = started ?? [];
+    expect(link).toMatch(
+      new RegExp(
+        `^http://ui\\.example:8080/namespaces/default/workflows/${workflowId}/[0-9a-f-]{36}/history$`,
+      ),
+    );
+    expect(run.stdout).toContain(`Web UI: ${link}`);
+    expect(run.stderr).not.toContain('no Web UI link');
+
+    // The option wins over the variable; a URL that is not http(s) is a usage error naming it.
+    const refused = await runWharf([...args, '--ui-url', 'ftp://ui.example'], dir, {
+      env: { WHARF_UI_URL: 'http://ui.example:8080' },
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--ui-url must be an http(s) URL such as http://127.0.0.1:8233, got "ftp://ui.example".',
+    );
   });
 });

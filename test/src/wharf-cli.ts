@@ -17,17 +17,23 @@ export interface WharfCliRun {
 
 /**
  * Runs the real `wharf` command in `cwd` and returns its exit code and output, whatever the code.
+ * `env` is added to this process's environment (a variable set to `undefined` is left out).
  *
  * @example
  * ```ts
  * const run = await runWharf(['validate', 'swarm.yaml'], dir);
  * ```
  */
-export async function runWharf(args: string[], cwd: string, timeoutMs = 120_000): Promise<WharfCliRun> {
+export async function runWharf(
+  args: string[],
+  cwd: string,
+  options: { timeoutMs?: number; env?: Record<string, string | undefined> } = {},
+): Promise<WharfCliRun> {
   try {
     const { stdout, stderr } = await execFileAsync(process.execPath, [wharfCliPath, ...args], {
       cwd,
-      timeout: timeoutMs,
+      timeout: options.timeoutMs ?? 120_000,
+      env: { ...process.env, ...options.env },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {

@@ -9,7 +9,7 @@ import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
 import { ensureDataDir } from './ensure-data-dir.js';
-import { age, durationIn, integerIn, size, toolNames } from './option-parsers.js';
+import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -46,7 +46,9 @@ export function createProgram(io: CliIo = processIo): Command {
 
   program
     .command('run <swarm.yaml>')
-    .description('Validate and run a swarm; prints the result, the out ids and the Web UI link')
+    .description(
+      "Validate and run a swarm; prints the result, the out ids and the run's Web UI link (of a server it or `wharf dev` started, else of --ui-url)",
+    )
     .option('-i, --input <key=value>', 'a value for †input.<key> (repeatable)', collect, [])
     .option(
       '-f, --follow',
@@ -63,6 +65,11 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--owner <id>', 'owner id recorded on outputs and evidence', 'default')
     .option('--workdir <dir>', 'directory the scripts run in, on the workers (default: the current one)')
     .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
+    .addOption(
+      new Option('--ui-url <url>', "the Web UI of --address's server, for the run's link")
+        .env('WHARF_UI_URL')
+        .argParser(httpUrl('--ui-url')),
+    )
     .option('--tools <names>', toolsHelp)
     .addOption(dataDirOption())
     .action(
@@ -74,6 +81,7 @@ export function createProgram(io: CliIo = processIo): Command {
           json: boolean;
           owner: string;
           address?: string;
+          uiUrl?: string;
           dataDir: string;
           waitForInputs?: number;
           tools?: string;

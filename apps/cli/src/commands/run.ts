@@ -13,6 +13,7 @@ import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS, stoppedMessage } from
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { changedLines, progressLines } from '../progress-view.js';
+import { webUiNote } from '../run-hints.js';
 import { loadSwarm } from './validate.js';
 
 /** Options of {@link runCommand}. */
@@ -29,6 +30,8 @@ export interface RunOptions {
   waitForInputsMs?: number;
   /** Tools registered with the workers (`--tools`, `WHARF_TOOLS`); undefined when not known. */
   tools?: readonly string[] | undefined;
+  /** Web UI base URL of the server at `address` (`--ui-url`, `WHARF_UI_URL`), for the run's link. */
+  uiUrl?: string | undefined;
 }
 
 /**
@@ -48,6 +51,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     const embedded = await startEmbedded({
       dataDir: options.dataDir,
       ...(options.address === undefined ? {} : { temporalAddress: options.address }),
+      ...(options.uiUrl === undefined ? {} : { uiUrl: options.uiUrl }),
       shutdownGraceMs: RUN_DRAIN_MS,
       // The result printed below reports a failed swarm; the worker need not log it too.
       logSwarmFailures: false,
@@ -65,6 +69,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       });
       const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
       io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
+      if (link === undefined) io.err(webUiNote(embedded.address));
       const run = {
         workflowId,
         address: embedded.address,
