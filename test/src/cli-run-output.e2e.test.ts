@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { runWharf } from './wharf-cli.js';
+import { runWharf, spawnWharf } from './wharf-cli.js';
 
 // What `wharf run` prints, read from the real command (apps/cli/dist: `pnpm build` first)
 // against the run's Temporal dev server.
@@ -77,5 +77,39 @@ describe('what wharf run prints', () => {
     expect(refused.stderr).toContain(
       '--ui-url must be an http(s) URL such as http://127.0.0.1:8233, got "ftp://ui.example".',
     );
+  });
+
+  it("--follow shows the gate's own command, and the approved task's lines to the end", async () => {
+    await writeFile(
+      join(dir, 'gated.yaml'),
+      [
+        'name: gated',
+        'tasks:',
+        '  build: { script: { content: echo built } }',
+        '  deploy:',
+        '    depends_on: [build]',
+        "    approval: { prompt: 'Ship it?' }",
+        '    script: { content: echo deployed }',
+      ].join('\n'),
+    );
+    const args = ['run', 'gated.yaml', '--follow', '--address', address, '--data-dir', '.wharf'];
+    const run = spawnWharf(args, dir);
+    const workflowId = (await run.waitFor(/wharf: started (\S+)/))[1] as string;
+    const [gate] = await run.waitFor(/^deploy: waiting awaits approval: Ship it\? \(.*\)$/m, 'stdout');
+    expect(gate).toBe(
+      `deploy: waiting awaits approval: Ship it? (wharf approve ${workflowId} deploy --address ${address})`,
+    );
+    const approved = await runWharf(
+      ['approve', workflowId, 'deploy', '--by', 'ana', '--address', address],
+      dir,
+    );
+    expect(approved.stdout).toContain(`${workflowId}: deploy approved`);
+    expect((await run.exited).code).toBe(0);
+    const { stdout, stderr } = run.output();
+    // After the approval the task runs and ends within a moment: its end is shown all the same.
+    const after = stdout.slice(stdout.indexOf(gate) + gate.length);
+    expect(after).toMatch(/^deploy: done 9 B out_\S+$/m);
+    expect(after.indexOf('deploy: done')).toBeLessThan(after.indexOf('Swarm gated: completed'));
+    expect(`${stdout}${stderr}`).not.toMatch(/<task>|<run>/);
   });
 });

@@ -1,5 +1,4 @@
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   formatBytes,
   type SwarmDefinition,
@@ -9,11 +8,11 @@ import {
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { createModelRegistry } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
+import { followRun } from '../follow-run.js';
 import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS, stoppedMessage } from '../interrupt.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
-import { changedLines, progressLines } from '../progress-view.js';
-import { webUiNote } from '../run-hints.js';
+import { approveCommandFor, webUiNote } from '../run-hints.js';
 import { loadSwarm } from './validate.js';
 
 /** Options of {@link runCommand}. */
@@ -79,12 +78,15 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
         startedServer: embedded.startedServer,
       };
       watch.setRun(run);
+      const approveCommand = approveCommandFor(workflowId, embedded.address);
       const gated = Object.entries(definition.tasks).filter(([, task]) => task.approval !== undefined);
-      if (gated.length > 0) {
-        const address = embedded.address === '127.0.0.1:7233' ? '' : ` --address ${embedded.address}`;
-        io.err(
-          `wharf: ${gated.map(([name]) => name).join(', ')} wait${gated.length === 1 ? 's' : ''} for approval; answer with: wharf approve ${workflowId} <task>${address} [--reject] [--comment …]`,
-        );
+      // Following, each gate shows its command when it opens; otherwise say it now, per task.
+      if (!options.follow || options.json) {
+        for (const [name] of gated) {
+          io.err(
+            `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
+          );
+        }
       }
       // The wait for the result is a long poll: cancelled at an interruption, before the
       // connection closes (a poll retried on a closed connection would crash the process).
@@ -95,7 +97,9 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       const until = Promise.race([resultPromise, watch.interrupted]);
       until.catch(() => {});
       void watch.interrupted.then(() => waiting.abort());
-      if (options.follow && !options.json) await follow(embedded.wharf, workflowId, until, io);
+      if (options.follow && !options.json) {
+        await followRun(embedded.wharf, workflowId, { result: resultPromise, until, io }, { approveCommand });
+      }
       const outcome = await until;
       if (typeof outcome === 'string') {
         // Interrupted: the message is out; stop the worker (the drain) in `finally`.
@@ -115,39 +119,6 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
     }
   } finally {
     watch.dispose();
-  }
-}
-
-async function follow(
-  wharf: Awaited<ReturnType<typeof startEmbedded>>['wharf'],
-  workflowId: string,
-  done: Promise<unknown>,
-  io: CliIo,
-): Promise<void> {
-  let finished = false;
-  void done.then(
-    () => {
-      finished = true;
-    },
-    () => {
-      finished = true;
-    },
-  );
-  const seen = new Map<string, string>();
-  let drawn = 0;
-  while (!finished) {
-    const progress = await wharf.progress(workflowId).catch(() => undefined);
-    if (progress !== undefined) {
-      if (io.isTTY) {
-        const lines = progressLines(progress, Date.now());
-        if (drawn > 0) io.out(`\u001b[${drawn}A\u001b[0J`.trimEnd());
-        io.out(lines.join('\n'));
-        drawn = lines.length + 1;
-      } else {
-        for (const line of changedLines(progress, seen)) io.out(line);
-      }
-    }
-    await Promise.race([sleep(500), done.catch(() => {})]);
   }
 }
 
