@@ -22,7 +22,7 @@ afterEach(() => {
 describe('interruptMessage', () => {
   it('says the swarm runs on, how to see it and give it a worker, and how long the drain takes', () => {
     expect(interruptMessage(onServer, timing)).toEqual([
-      'wharf: interrupted. The swarm keeps running on the Temporal server as nightly-1; only this command\'s worker stops.',
+      "wharf: interrupted. The swarm keeps running on the Temporal server as nightly-1; only this command's worker stops.",
       'wharf:   to see it: wharf status nightly-1 --address temporal.internal:7233 · Web UI: http://ui.internal/namespaces/default/workflows/nightly-1/r1/history',
       'wharf:   to go on: give it a worker again, e.g. wharf dev --address temporal.internal:7233   (or any Wharf worker on this data plane polling task queue wharf); it resumes where it stopped',
       'wharf: stopping the worker: steps in flight get up to 10 s to finish, then go back to the server to be retried; out within 15 s (Ctrl-C again to exit now)',
@@ -60,7 +60,9 @@ describe('the one-line reminders', () => {
     expect(exitNowMessage({ ...onServer, startedServer: true, dataDir: 'd' })).toBe(
       'wharf: exiting now; nightly-1 is kept in d/temporal.db (wharf dev --data-dir d goes on with it).',
     );
-    expect(stoppedMessage(onServer)).toBe('stopped; nightly-1 keeps running on the server, waiting for a worker');
+    expect(stoppedMessage(onServer)).toBe(
+      'stopped; nightly-1 keeps running on the server, waiting for a worker',
+    );
     expect(exitNowMessage(undefined)).toBe('wharf: exiting now.');
   });
 });
