@@ -3,6 +3,7 @@ import { type DataDir, openDataDir } from '@wharf/orchestrator/embedded';
 import { safeId } from '@wharf/orchestrator/worker';
 import { InvalidOutputEventError, type OutputRecord, OutputStoreError } from '@wharf/output-store';
 import { BackendMissingError, InvalidStoreUrlError } from '@wharf/output-store/config';
+import { clampRange } from '../clamp-range.js';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseRange } from '../parse-inputs.js';
@@ -73,7 +74,10 @@ export async function outputsList(
   }
 }
 
-/** `wharf outputs show <outId> [--range a-b]`: writes the body (or a byte range) to stdout. */
+/**
+ * `wharf outputs show <outId> [--range a-b]`: writes the body (or a byte range, cut at the
+ * body's end) to stdout.
+ */
 export async function outputsShow(
   outId: string,
   options: { dataDir: string; range?: string; json: boolean },
@@ -84,7 +88,12 @@ export async function outputsShow(
   const data = await openData(options.dataDir);
   try {
     if (options.json) return printJson(io, await data.store.stat({ outId }));
-    const body = await data.store.openBody({ outId }, range);
+    // A range past the end gives the bytes that exist (HTTP's rule): it needs the size first.
+    const clamped =
+      range === undefined
+        ? undefined
+        : clampRange(range, (await data.store.stat({ outId })).sizeBytes, outId);
+    const body = await data.store.openBody({ outId }, clamped);
     for await (const chunk of body.stream) write(chunk as Uint8Array);
   } catch (error) {
     if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND') {
