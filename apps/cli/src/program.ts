@@ -165,7 +165,11 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--run <workflowId>', 'only this run')
     .option('--limit <n>', 'page size (1 to 1000)', integerIn('--limit', 1, 1000), 100)
     .option('--cursor <cursor>', 'continue after the page that printed this cursor')
-    .option('--evidence', "also list workers' evidence records (when they share the store)", false)
+    .option(
+      '--evidence',
+      "also list workers' evidence: its records when it shares the store, else the workers and tool calls of the runs listed",
+      false,
+    )
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
     .action(
