@@ -2,13 +2,16 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
+import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
 import { processGroupAlive } from '@wharf/stdio-limits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { connectTestEnv, type TemporalTestEnv } from './temporal-env.js';
 import { spawnWharf } from './wharf-cli.js';
 
-// Ctrl-C on a real `wharf run` process (apps/cli/dist: `pnpm build` first) while its script runs,
-// against the run's Temporal dev server.
+// Ctrl-C on a real `wharf run` process (apps/cli/dist: `pnpm build` first) while its script runs.
+// On a Temporal dev server of its own: the runs it leaves waiting for a worker, and the `wharf dev`
+// it starts, must not meet other tests' `wharf` processes polling the same task queue.
 
 /** A script that records its process group (its shell leads it), starts a child and sleeps; run again, it says so. */
 const napper = (name: string) =>
@@ -30,21 +33,18 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 
 describe('Ctrl-C on wharf run', () => {
   let dir: string;
-  let env: TemporalTestEnv;
-  const started: string[] = [];
+  let server: DevServer;
+  let connection: Connection;
+  let env: { address: string; client: Client };
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'wharf-cli-interrupt-'));
-    env = await connectTestEnv();
+    server = await startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds });
+    connection = await Connection.connect({ address: server.address });
+    env = { address: server.address, client: new Client({ connection }) };
   });
   afterAll(async () => {
-    // Runs left on the shared server would wait there for any worker of the `wharf` queue.
-    for (const workflowId of started) {
-      await env.client.workflow
-        .getHandle(workflowId)
-        .terminate('test over')
-        .catch(() => {});
-    }
-    await env?.close();
+    await connection?.close();
+    await server?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -53,7 +53,6 @@ describe('Ctrl-C on wharf run', () => {
     await writeFile(join(dir, `${name}.yaml`), napper(name));
     const run = spawnWharf(['run', `${name}.yaml`, '--address', env.address, '--data-dir', '.wharf'], dir);
     const workflowId = (await run.waitFor(/started (\S+)/))[1] as string;
-    started.push(workflowId);
     await until(() => existsSync(join(dir, `${name}.pid`)), 60_000);
     const scriptGroup = Number(readFileSync(join(dir, `${name}.pid`), 'utf8'));
     expect(processGroupAlive(scriptGroup)).toBe(true);

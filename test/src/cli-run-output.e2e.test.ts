@@ -1,19 +1,24 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
+import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWharf, spawnWharf } from './wharf-cli.js';
 
-// What `wharf run` prints, read from the real command (apps/cli/dist: `pnpm build` first)
-// against the run's Temporal dev server.
+// What `wharf run` prints, read from the real command (apps/cli/dist: `pnpm build` first), on a
+// Temporal dev server of its own: no other test's `wharf` process polls its task queue.
 describe('what wharf run prints', () => {
   let dir: string;
+  let server: DevServer;
   let address: string;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'wharf-cli-run-output-'));
-    address = inject('temporalAddress');
+    server = await startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds });
+    address = server.address;
   });
   afterAll(async () => {
+    await server?.stop();
     await rm(dir, { recursive: true, force: true });
   });
 

@@ -79,14 +79,12 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       };
       watch.setRun(run);
       const approveCommand = approveCommandFor(workflowId, embedded.address);
-      const gated = Object.entries(definition.tasks).filter(([, task]) => task.approval !== undefined);
-      // Following, each gate shows its command when it opens; otherwise say it now, per task.
-      if (!options.follow || options.json) {
-        for (const [name] of gated) {
-          io.err(
-            `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
-          );
-        }
+      // Each gated task's own command, now; following, the table shows it again when the gate opens.
+      for (const [name, task] of Object.entries(definition.tasks)) {
+        if (task.approval === undefined) continue;
+        io.err(
+          `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
+        );
       }
       // The wait for the result is a long poll: cancelled at an interruption, before the
       // connection closes (a poll retried on a closed connection would crash the process).
