@@ -14,7 +14,7 @@ import { loadSwarm } from './commands/validate.js';
 import { dataPlaneCliError } from './data-plane-error.js';
 import { ensureDataDir } from './ensure-data-dir.js';
 import { definitionWithModels, modelChoice } from './model-options.js';
-import { age, durationIn, integerIn, size, toolNames } from './option-parsers.js';
+import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -69,7 +69,9 @@ export function createProgram(io: CliIo = processIo): Command {
 
   program
     .command('run <swarm.yaml>')
-    .description('Validate and run a swarm; prints the result, the out ids and the Web UI link')
+    .description(
+      "Validate and run a swarm; prints the result, the out ids and the run's Web UI link (of a server it or `wharf dev` started, else of --ui-url)",
+    )
     .option('-i, --input <key=value>', 'a value for †input.<key> (repeatable)', collect, [])
     .option(
       '-f, --follow',
@@ -89,6 +91,11 @@ export function createProgram(io: CliIo = processIo): Command {
       '--address <host:port>',
       'Temporal server (default: $TEMPORAL_ADDRESS or the $TEMPORAL_PROFILE profile; else 127.0.0.1:7233, else start a local one)',
     )
+    .addOption(
+      new Option('--ui-url <url>', "the Web UI of --address's server, for the run's link")
+        .env('WHARF_UI_URL')
+        .argParser(httpUrl('--ui-url')),
+    )
     .option('--tools <names>', toolsHelp)
     .option('--model <model>', modelHelp, collect, [])
     .option('--summarizer <model>', summarizerHelp)
@@ -104,6 +111,7 @@ export function createProgram(io: CliIo = processIo): Command {
           json: boolean;
           owner: string;
           address?: string;
+          uiUrl?: string;
           dataDir: string;
           waitForInputs?: number;
           tools?: string;
@@ -283,7 +291,11 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--run <workflowId>', 'only this run')
     .option('--limit <n>', 'page size (1 to 1000)', integerIn('--limit', 1, 1000), 100)
     .option('--cursor <cursor>', 'continue after the page that printed this cursor')
-    .option('--evidence', "also list workers' evidence records (when they share the store)", false)
+    .option(
+      '--evidence',
+      "also list workers' evidence: its records when it shares the store, else the workers and tool calls of the runs listed",
+      false,
+    )
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
     .action(

@@ -91,4 +91,31 @@ describe('live agent steps and approval gates', () => {
       '  ↳ fetch#0 · step 2 · tools: search, fetch_url',
     ]);
   });
+
+  it("names the gate's command when the caller knows it, and says a gate's answer while its task waits", () => {
+    const approveCommand = (task: string) => `wharf approve release-7 ${task} --address temporal:7233`;
+    const waiting = live(1, []);
+    expect(progressLines(waiting, 4_000, { approveCommand })[3]).toContain(
+      'awaits approval: Ship it? (wharf approve release-7 report --address temporal:7233)',
+    );
+    const seen = new Map<string, string>();
+    expect(changedLines(waiting, seen, { approveCommand })).toContain(
+      'report: waiting awaits approval: Ship it? (wharf approve release-7 report --address temporal:7233)',
+    );
+    const [fetch, report] = waiting.tasks as [TaskProgress, TaskProgress];
+    const gate = {
+      prompt: 'Ship it?',
+      requestedAt: 1,
+      decision: 'approved' as const,
+      by: 'ana',
+      comment: 'ok',
+    };
+    const answered = { ...waiting, tasks: [fetch, { ...report, approval: gate }] };
+    expect(changedLines(answered, seen, { approveCommand })).toEqual(['report: waiting approved by ana: ok']);
+    const running = {
+      ...answered,
+      tasks: [fetch, { ...report, status: 'running' as const, approval: gate }],
+    };
+    expect(changedLines(running, seen, { approveCommand })).toEqual(['report: running']);
+  });
 });

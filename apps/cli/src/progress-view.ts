@@ -7,6 +7,15 @@ import {
   type TaskProgress,
 } from '@wharf/orchestrator';
 
+/** Options of {@link progressLines} and {@link changedLines}. */
+export interface ProgressViewOptions {
+  /**
+   * The command that answers a task's approval gate, shown beside a gate that waits. Default
+   * `wharf approve <run> <task>` (the run left for the reader to fill in).
+   */
+  approveCommand?: (task: string) => string;
+}
+
 /**
  * One line per task: mark, name, status, instances, bytes captured, elapsed, model usage (agent
  * tasks), note; under a
@@ -18,7 +27,11 @@ import {
  * for (const line of progressLines(progress, Date.now())) console.log(line);
  * ```
  */
-export function progressLines(progress: SwarmProgress, now: number): string[] {
+export function progressLines(
+  progress: SwarmProgress,
+  now: number,
+  options: ProgressViewOptions = {},
+): string[] {
   const width = Math.max(4, ...progress.tasks.map((task) => task.task.length));
   return progress.tasks.flatMap((task) => {
     const elapsed =
@@ -31,7 +44,7 @@ export function progressLines(progress: SwarmProgress, now: number): string[] {
       formatBytes(task.bytesCaptured).padStart(9),
       elapsed.padStart(7),
       ...(task.usage === undefined ? [] : [formatUsage(task.usage)]),
-      noteOf(task),
+      noteOf(task, options),
     ]
       .join('  ')
       .trimEnd();
@@ -40,14 +53,30 @@ export function progressLines(progress: SwarmProgress, now: number): string[] {
   });
 }
 
-/** Why a task is where it is: its reason, its pending approval, or what it waits for. */
-function noteOf(task: TaskProgress): string {
+/**
+ * Why a task is where it is: its reason, its pending approval (with the command that answers
+ * it), its gate's answer while it waits for its step, or what it waits for.
+ */
+function noteOf(task: TaskProgress, options: ProgressViewOptions): string {
   if (task.reason !== undefined) return task.reason;
   const gate = task.approval;
-  if (task.status === 'waiting' && gate?.requestedAt !== undefined && gate.decision === undefined) {
-    return `awaits approval${gate.prompt === undefined ? '' : `: ${gate.prompt}`} (wharf approve <run> ${task.task})`;
+  if (awaitsApproval(task)) {
+    const command = options.approveCommand?.(task.task) ?? `wharf approve <run> ${task.task}`;
+    return `awaits approval${gate?.prompt === undefined ? '' : `: ${gate.prompt}`} (${command})`;
   }
+  if (task.status === 'waiting' && gate?.decision !== undefined) return decisionOf(gate);
   return task.waitingFor.length > 0 ? `waits for ${task.waitingFor.join(', ')}` : '';
+}
+
+function awaitsApproval(task: TaskProgress): boolean {
+  const gate = task.approval;
+  return task.status === 'waiting' && gate?.requestedAt !== undefined && gate.decision === undefined;
+}
+
+/** `approved by ana: notes checked`, `rejected (timed out)`. */
+function decisionOf(gate: NonNullable<TaskProgress['approval']>): string {
+  const by = gate.timedOut === true ? ' (timed out)' : gate.by === undefined ? '' : ` by ${gate.by}`;
+  return `${gate.decision}${by}${gate.comment === undefined ? '' : `: ${gate.comment}`}`;
 }
 
 /** `review#2 · step 3 · tools: shell, read_file ×2 · 1.2KB` for one running subagent. */
@@ -80,13 +109,18 @@ function toolSummary(calls: readonly string[]): string {
  * for (const line of changedLines(progress, seen)) console.log(line);
  * ```
  */
-export function changedLines(progress: SwarmProgress, seen: Map<string, string>): string[] {
+export function changedLines(
+  progress: SwarmProgress,
+  seen: Map<string, string>,
+  options: ProgressViewOptions = {},
+): string[] {
   const lines: string[] = [];
   for (const task of progress.tasks) {
     const gate = task.approval;
-    const awaiting =
-      task.status === 'waiting' && gate?.requestedAt !== undefined && gate.decision === undefined;
-    const key = `${task.status}:${task.instances.done}${awaiting ? ':approval' : ''}`;
+    const awaiting = awaitsApproval(task);
+    // A gate answered while its task still waits for its step is a change worth a line.
+    const answered = task.status === 'waiting' && gate?.decision !== undefined;
+    const key = `${task.status}:${task.instances.done}${awaiting ? ':approval' : answered ? ':answered' : ''}`;
     if (seen.get(task.task) !== key) {
       seen.set(task.task, key);
       if (task.status === 'pending') continue;
@@ -94,7 +128,7 @@ export function changedLines(progress: SwarmProgress, seen: Map<string, string>)
         task.instances.total > 1 ? `${task.instances.done}/${task.instances.total}` : '',
         task.bytesCaptured > 0 ? formatBytes(task.bytesCaptured) : '',
         task.outIds.length > 0 ? task.outIds.join(',') : '',
-        awaiting ? noteOf(task) : (task.reason ?? ''),
+        awaiting || answered ? noteOf(task, options) : (task.reason ?? ''),
       ]
         .filter(Boolean)
         .join(' ');

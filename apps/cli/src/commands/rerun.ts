@@ -2,11 +2,12 @@ import { type SwarmResult, WharfOrchestratorError } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { createModelRegistry } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
+import { followRun } from '../follow-run.js';
 import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { resumeHint } from '../resume-hint.js';
-import { follow, printResult } from './run.js';
+import { printResult } from './run.js';
 import { loadSwarm } from './validate.js';
 
 /** Options of {@link rerunCommand}. */
@@ -75,7 +76,8 @@ export async function rerunCommand(
     );
     io.err(resumeHint(rerun.workflowId, embedded, options.dataDir));
     const resultPromise = embedded.wharf.result(rerun.workflowId);
-    if (options.follow && !options.json) await follow(embedded.wharf, rerun.workflowId, resultPromise, io);
+    if (options.follow && !options.json)
+      await followRun(embedded.wharf, rerun.workflowId, { result: resultPromise, until: resultPromise, io });
     const result = await resultPromise;
     if (options.json)
       printJson(io, {

@@ -3,9 +3,10 @@ import type { DataPlaneIdentity, SwarmResult } from '@wharf/orchestrator';
 import { dataPlaneIdentity, resolveDataPlane, startEmbedded } from '@wharf/orchestrator/embedded';
 import { InvalidStoreUrlError } from '@wharf/output-store/config';
 import { CliError } from '../cli-error.js';
+import { followRun } from '../follow-run.js';
 import { type CliIo, printJson } from '../output.js';
 import { connectServer } from './control.js';
-import { follow, printResult } from './run.js';
+import { printResult } from './run.js';
 
 /** Options of {@link resumeCommand}. */
 export interface ResumeOptions {
@@ -49,7 +50,8 @@ export async function resumeCommand(
     io.err(`wharf: resumed ${workflowId} (task queue ${run.taskQueue})`);
     const link = embedded.workflowUrl(workflowId);
     const resultPromise = embedded.wharf.result(workflowId);
-    if (options.follow && !options.json) await follow(embedded.wharf, workflowId, resultPromise, io);
+    if (options.follow && !options.json)
+      await followRun(embedded.wharf, workflowId, { result: resultPromise, until: resultPromise, io });
     const result = await resultPromise;
     if (options.json) printJson(io, { workflowId, url: link, ...result });
     else printResult(io, workflowId, result, link);

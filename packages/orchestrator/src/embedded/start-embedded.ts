@@ -54,6 +54,24 @@ export interface EmbeddedOptions {
   taskQueue?: string;
   /** Serve the Temporal Web UI when a dev server is started. Default true. */
   ui?: boolean;
+  /**
+   * Web UI base URL of the Temporal server in use, for `workflowUrl` links, when this call does
+   * not start one (a dev server it starts brings its own). Default: the one `wharf dev` recorded
+   * in this data directory for the same address, else none.
+   */
+  uiUrl?: string;
+  /**
+   * How long the worker's running steps get to finish once `stop()` is called, before they are
+   * cancelled and handed back to Temporal, which retries them when a worker polls again.
+   * Default 0.
+   */
+  shutdownGraceMs?: number;
+  /**
+   * Log a swarm that ends failed (`WharfSwarmFailed`) as one WARN line. Default true; a caller
+   * that reports the failure itself (`wharf run`) turns it off. Other worker logs are kept.
+   * Applies when this call installs Temporal's runtime (the first in a process that has none).
+   */
+  logSwarmFailures?: boolean;
   /** Run a worker in this process. Default true. */
   worker?: boolean;
   /** The worker's models. Default: environment keys, and `WHARF_MODEL`'s overrides (see `composeWorker`). */
@@ -137,7 +155,10 @@ async function reachable(server: TemporalConnectionOptions): Promise<boolean> {
  * in the data directory, or what `store`/`blobs`/`WHARF_STORE`/`WHARF_BLOBS` name), the
  * artifact store, the EMIT intake server and a worker with Wharf's plugin (traced when the
  * `OTEL_*` variables ask), all in this process. A Temporal or tracing setting that cannot work
- * is an `InvalidConfigError` before anything opens. `stop()` shuts everything down in order.
+ * is an `InvalidConfigError` before anything opens. `stop()` shuts everything down in order:
+ * the worker first (its running steps get `shutdownGraceMs`), the dev server last. Signals are
+ * the application's to handle: the worker does not stop on SIGINT/SIGTERM by itself, so call
+ * `stop()` from your handler (a dev server it started also stops when this process exits).
  *
  * @example
  * ```ts
@@ -157,7 +178,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     options.tracing === undefined
       ? await tracingFromEnv(process.env, { serviceName: 'wharf' })
       : options.tracing || undefined;
-  quietRuntime();
+  quietRuntime({ logSwarmFailures: options.logSwarmFailures ?? true });
   const namespace = temporal.namespace;
   const taskQueue = options.taskQueue ?? (options.worker === false ? 'wharf' : ownTaskQueue());
   // The stores, the intake server, the converter and Wharf's plugin, put together as apps/worker does.
@@ -188,7 +209,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       ? temporal.connection
       : { address: running?.address ?? DEFAULT_TEMPORAL_ADDRESS };
     let devServer: DevServer | undefined;
-    let uiUrl: string | undefined = running?.address === server.address ? running.uiUrl : undefined;
+    let uiUrl: string | undefined =
+      options.uiUrl ?? (running?.address === server.address ? running.uiUrl : undefined);
     if (!(await reachable(server))) {
       if (temporal.configured) {
         throw new Error(`no Temporal server answers at ${temporal.summary}`);
@@ -228,6 +250,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         connection: nativeConnection,
         taskQueue,
         namespace,
+        ...(options.shutdownGraceMs === undefined
+          ? {}
+          : { workerOptions: { shutdownGraceTime: options.shutdownGraceMs } }),
       });
       cleanups.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -289,14 +314,21 @@ export function ownTaskQueue(): string {
 let runtimeChecked = false;
 
 /**
- * Worker logs at WARN (a failed swarm in one line) unless the application installed its own
- * runtime first.
+ * Worker logs at WARN (a failed swarm in one line, or none) unless the application installed
+ * its own runtime first. Signals are left to the application: Temporal's runtime would stop
+ * the worker on SIGINT/SIGTERM behind its back (and keep the process waiting on a swarm no
+ * worker runs any more); `wharf run` and `wharf dev` handle them and call `stop()`.
  */
-function quietRuntime(): void {
+function quietRuntime(options: { logSwarmFailures: boolean }): void {
   if (runtimeChecked) return;
   runtimeChecked = true;
   try {
-    Runtime.install({ logger: swarmOutcomeLogger(new DefaultLogger('WARN')) });
+    Runtime.install({
+      logger: swarmOutcomeLogger(new DefaultLogger('WARN'), {
+        swarmFailures: options.logSwarmFailures ? 'line' : 'none',
+      }),
+      shutdownSignals: [],
+    });
   } catch {
     // A runtime exists already: the application chose its logger.
   }
