@@ -2,7 +2,8 @@ import type { Readable } from 'node:stream';
 import type { TruncationStrategy } from './cut-marker.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { StreamAccumulator, type StreamCapture, type StreamSpillOptions } from './stream-accumulator.js';
-import { canStopReading, handOver, type ReaderRun, stopReading, streamReaderPath } from './stream-reader.js';
+import { canStopReading, handOver, type ReaderRun, stopReading, streamReader } from './stream-reader.js';
+import type { StreamReaderBinary } from './stream-reader-build.js';
 
 /**
  * Bytes a stream is read in Node before the rest may go to the stream reader: outputs up to
@@ -65,9 +66,9 @@ export function pumpInto(
     if (!handingOver) settle();
   };
   /** Hands the rest of the stream to the stream reader; false when the accumulator cannot. */
-  const startReader = (): boolean => {
+  const startReader = (binary: StreamReaderBinary): boolean => {
     if (!canStopReading(readable)) return false;
-    const terms = accumulator.handOverTerms();
+    const terms = accumulator.handOverTerms(binary);
     if (terms === undefined) return false;
     stopReading(readable);
     let run: ReaderRun;
@@ -86,7 +87,7 @@ export function pumpInto(
         newlines: 0,
         lastByte: -1,
         tail: Buffer.alloc(0),
-        spill: { stored: 0, dropped: 0 },
+        ...(terms.spill ? { spill: { stored: 0, dropped: 0 } } : {}),
       });
       readable.resume();
       return false;
@@ -108,15 +109,10 @@ export function pumpInto(
     const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     const ready = accumulator.write(bytes);
     onBytes?.(accumulator.totalBytes);
-    if (
-      ready &&
-      options.handOver === true &&
-      !triedHandOver &&
-      accumulator.totalBytes >= HANDOVER_BYTES &&
-      streamReaderPath() !== undefined
-    ) {
+    if (ready && options.handOver === true && !triedHandOver && accumulator.totalBytes >= HANDOVER_BYTES) {
       triedHandOver = true;
-      if (startReader()) return;
+      const binary = streamReader();
+      if (binary !== undefined && startReader(binary)) return;
     }
     if (!ready) {
       readable.pause();

@@ -1,9 +1,10 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
-import { open, rename, stat, unlink } from 'node:fs/promises';
+import { rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
 import { createGzip, constants as zlib } from 'node:zlib';
+import type { ReaderSpillResult, ReaderSpillTerms } from './stream-reader.js';
 
 /** Plain-file writes are corked into batches of this size (one writev, no copy). */
 const BATCH_BYTES = 1024 * 1024;
@@ -76,9 +77,8 @@ export class SpillWriter {
    */
   readonly #freeBlocks: Buffer[] = [];
   #error: Error | undefined;
-  /** Bytes another process appended to the file (see {@link SpillWriter.openForAppend}), hashed at close. */
-  #appended: { start: number; length: number } | undefined;
-  #appendFd: number | undefined;
+  /** The file as handed to the stream reader (see {@link SpillWriter.handOver}). */
+  #handOver: { fd: number; released?: Promise<unknown>; sha256?: string } | undefined;
 
   constructor(options: SpillWriterOptions) {
     this.#options = options;
@@ -188,36 +188,73 @@ export class SpillWriter {
   }
 
   /**
-   * Opens the file for another process to write the rest of the stream (plain files only): it
-   * writes from `offset` on (the bytes written here so far, which may still be on their way),
-   * at most `room` bytes. Report what it stored with {@link SpillWriter.appended}; nothing more
-   * may be written here. Undefined when that is not possible.
+   * Hands the file to the stream reader, which goes on with the stream where this writer stops
+   * (gzip too): the file open for reading and writing, the room left under the cap, and
+   * `release`, which ends writing here and resolves once everything written so far is on disk
+   * (the reader waits for that, reads it back for the sha256, and appends after it). Undefined
+   * when there is nothing to go on with (failed, full, or the file not open yet). Until
+   * `release` is called, {@link SpillWriter.appended} with nothing stored gives the file back.
    */
-  openForAppend(): { fd: number; offset: number; room: number } | undefined {
-    if (this.#options.compress || this.#error || this.#file.pending) return undefined;
+  handOver(): ReaderSpillTerms | undefined {
+    const room = this.#options.maxBytes - this.#bytes;
+    if (this.#error || this.#file.pending || this.#handOver || room <= 0) return undefined;
+    let fd: number;
     try {
-      const fd = openSync(`${this.#options.path}.partial`, constants.O_WRONLY);
-      this.#appendFd = fd;
-      return { fd, offset: this.#bytes, room: this.#options.maxBytes - this.#bytes };
+      fd = openSync(`${this.#options.path}.partial`, constants.O_RDWR);
     } catch {
       return undefined;
     }
+    const handOver: { fd: number; released?: Promise<unknown> } = { fd };
+    this.#handOver = handOver;
+    const release = () => {
+      const released = new Promise<{ streamBytes: number; fileBytes: number } | undefined>((resolve) => {
+        const done = () =>
+          resolve(this.#error ? undefined : { streamBytes: this.#bytes, fileBytes: this.#file.bytesWritten });
+        this.#file.once('close', done);
+        this.#file.once('error', done);
+        this.#flush();
+        this.#sink.end();
+      });
+      handOver.released = released;
+      return released;
+    };
+    return {
+      fd,
+      compress: this.#options.compress,
+      level: this.#options.compressionLevel ?? zlib.Z_BEST_SPEED,
+      room,
+      release,
+    };
   }
 
-  /** Records what the other process stored after {@link SpillWriter.openForAppend}. */
-  appended(result: { stored: number; dropped: number; error?: string }): void {
-    if (this.#appendFd !== undefined) closeSync(this.#appendFd);
-    this.#appendFd = undefined;
-    this.#appended = { start: this.#bytes, length: result.stored };
+  /** Records what the stream reader did with the file after {@link SpillWriter.handOver}. */
+  appended(result: ReaderSpillResult): void {
+    const handOver = this.#handOver;
+    if (handOver === undefined) return;
+    closeSync(handOver.fd);
+    if (handOver.released === undefined) {
+      // Never released: the reader did not start, and this writer goes on.
+      this.#handOver = undefined;
+      return;
+    }
     this.#bytes += result.stored;
     this.#dropped += result.dropped;
+    if (result.sha256 !== undefined) this.#handOver = { ...handOver, sha256: result.sha256 };
     if (result.error !== undefined) this.#fail(new Error(result.error));
+    else if (result.sha256 === undefined) this.#fail(new Error('the stream reader reported no sha256'));
+  }
+
+  /** Counts stream bytes that went by without being offered to this writer (it was full or failed). */
+  skipped(bytes: number): void {
+    this.#dropped += bytes;
   }
 
   /** Flushes, renames the `.partial` file to its final path, and describes it. */
   async close(): Promise<SpillFile> {
     const path = this.#options.path;
-    if (!this.#error) {
+    if (this.#handOver?.released) {
+      await this.#handOver.released;
+    } else if (!this.#error) {
       await new Promise<void>((resolve) => {
         this.#file.once('close', () => resolve());
         this.#file.once('error', () => resolve());
@@ -225,7 +262,6 @@ export class SpillWriter {
         this.#sink.end();
       });
     }
-    if (!this.#error && this.#appended !== undefined) await this.#hashAppended(this.#appended);
     this.#freeBlocks.length = 0;
     let fileBytes = 0;
     if (!this.#error) {
@@ -242,30 +278,12 @@ export class SpillWriter {
       compressed: this.#options.compress,
       bytes: this.#bytes,
       fileBytes,
-      sha256: this.#hash.digest('hex'),
+      // Once handed over, the stream reader hashed the whole stream, this writer's part included.
+      sha256: this.#handOver?.sha256 ?? this.#hash.digest('hex'),
       capped: this.#dropped > 0 && !this.#error,
       droppedBytes: this.#dropped,
       ...(this.#error ? { error: this.#error.message } : {}),
     };
-  }
-
-  /** Hashes the part of the file another process appended, read back in large blocks. */
-  async #hashAppended(region: { start: number; length: number }): Promise<void> {
-    const handle = await open(`${this.#options.path}.partial`, 'r');
-    try {
-      const block = Buffer.allocUnsafe(Math.min(region.length, 1024 * 1024));
-      for (let done = 0; done < region.length; ) {
-        const want = Math.min(block.length, region.length - done);
-        const { bytesRead } = await handle.read(block, 0, want, region.start + done);
-        if (bytesRead === 0) throw new Error('the spill file is shorter than what was written to it');
-        this.#hash.update(block.subarray(0, bytesRead));
-        done += bytesRead;
-      }
-    } catch (error) {
-      this.#fail(error as Error);
-    } finally {
-      await handle.close();
-    }
   }
 
   #fail(error: Error): void {

@@ -1,7 +1,7 @@
 import { utf8CutAfter, utf8CutBefore } from '@wharf/common';
 import { formatCut, splitBudget, type TruncationStrategy } from './cut-marker.js';
 import { type SpillFile, SpillWriter, type SpillWriterOptions } from './spill-writer.js';
-import type { ReaderSegment } from './stream-reader.js';
+import type { ReaderSegment, ReaderSpillTerms } from './stream-reader.js';
 import { TailRing } from './tail-ring.js';
 import { countNewlines, preferLineEndBefore, preferLineStartAfter } from './utf8.js';
 
@@ -105,20 +105,26 @@ export class StreamAccumulator {
 
   /**
    * Whether the rest of the stream may be read by the stream reader, and on what terms: the
-   * head is full (only the tail and the counts change from here), and the spill is off, or open
-   * and plain (the reader appends to it). Undefined when it may not.
+   * head is full (only the tail and the counts change from here), and the spill is off, open
+   * (the reader goes on with it; a gzip spill only with a reader built with zlib), full or
+   * failed (the reader only counts what it would have dropped). Undefined when it may not,
+   * e.g. while the stream is below the spill threshold and its bytes are still held here.
    */
-  handOverTerms(): { tailBytes: number; spill?: { fd: number; offset: number; room: number } } | undefined {
+  handOverTerms(reader: { gzip: boolean }): { tailBytes: number; spill?: ReaderSpillTerms } | undefined {
     if (this.#headLength < this.#headCapacity) return undefined;
-    if (this.#options.spill === undefined) return { tailBytes: this.#ring.capacity };
-    const spill = this.#spill?.openForAppend();
-    return spill === undefined ? undefined : { tailBytes: this.#ring.capacity, spill };
+    const tailBytes = this.#ring.capacity;
+    if (this.#options.spill === undefined) return { tailBytes };
+    if (this.#spill === undefined) return undefined;
+    if (this.#options.spill.compress && !reader.gzip) return undefined;
+    const spill = this.#spill.handOver();
+    return spill === undefined ? { tailBytes } : { tailBytes, spill };
   }
 
   /** Takes in what the stream reader read of the rest of the stream (see {@link handOverTerms}). */
   absorb(segment: ReaderSegment): void {
     this.#readerBytes = 0;
     if (segment.spill) this.#spill?.appended(segment.spill);
+    else this.#spill?.skipped(segment.totalBytes);
     if (segment.totalBytes === 0) return;
     this.#total += segment.totalBytes;
     this.#newlines += segment.newlines;

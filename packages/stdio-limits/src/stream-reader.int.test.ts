@@ -2,10 +2,11 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureProcess } from './capture-process.js';
 import { HANDOVER_BYTES } from './capture-stream.js';
-import { streamReaderPath } from './stream-reader.js';
+import { streamReader } from './stream-reader.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -22,7 +23,9 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 const count = 5_000_000; // about 38.9 MB: well past the handover
 const expected = seqBytes(count);
 
-describe.skipIf(streamReaderPath() === undefined)('captureProcess with the stream reader', () => {
+const reader = streamReader();
+
+describe.skipIf(reader === undefined)('captureProcess with the stream reader', () => {
   it('captures a fast stream exactly as Node alone does: counts, head, tail, markers', async () => {
     expect(expected.length).toBeGreaterThan(2 * HANDOVER_BYTES);
     for (const strategy of ['head', 'tail', 'both'] as const) {
@@ -69,6 +72,96 @@ describe.skipIf(streamReaderPath() === undefined)('captureProcess with the strea
       sha256: sha256(expected.subarray(0, cap)),
     });
     expect(capped.stdout.totalBytes).toBe(expected.length);
+  });
+
+  it.skipIf(!reader?.gzip)(
+    'gzips the spill past the handover: it gunzips to the stream, with its sha256',
+    async () => {
+      const whole = await captureProcess('seq', {
+        args: ['1', String(count)],
+        spillName: 'whole-gzip',
+        limits: {
+          max_stdout_bytes: 1000,
+          external_storage_dir: dir,
+          external_storage_threshold: 0,
+          compress_external: true,
+        },
+      });
+      const file = await readFile(whole.stdout.spill?.path ?? '');
+      expect(gunzipSync(file).equals(expected)).toBe(true);
+      expect(whole.stdout.spill).toMatchObject({
+        compressed: true,
+        bytes: expected.length,
+        fileBytes: file.length,
+        sha256: sha256(expected),
+        capped: false,
+        droppedBytes: 0,
+      });
+
+      // The hard cap falls inside a block the reader compresses.
+      const cap = HANDOVER_BYTES + 3_000_001;
+      const capped = await captureProcess('seq', {
+        args: ['1', String(count)],
+        spillName: 'capped-gzip',
+        limits: {
+          max_stdout_bytes: 1000,
+          external_storage_dir: dir,
+          compress_external: true,
+          max_external_bytes: cap,
+        },
+      });
+      const stored = gunzipSync(await readFile(capped.stdout.spill?.path ?? ''));
+      expect(stored.equals(expected.subarray(0, cap))).toBe(true);
+      expect(capped.stdout.spill).toMatchObject({
+        bytes: cap,
+        capped: true,
+        droppedBytes: expected.length - cap,
+        sha256: sha256(expected.subarray(0, cap)),
+      });
+      expect(capped.stdout.totalBytes).toBe(expected.length);
+    },
+  );
+
+  it('hashes the same with the portable sha256 as with the CPU extensions', async () => {
+    process.env.WHARF_SHA256_PORTABLE = '1';
+    try {
+      const result = await captureProcess('seq', {
+        args: ['1', String(count)],
+        spillName: 'portable',
+        limits: {
+          max_stdout_bytes: 1000,
+          external_storage_dir: dir,
+          compress_external: reader?.gzip ?? false,
+        },
+      });
+      expect(result.stdout.spill).toMatchObject({ bytes: expected.length, sha256: sha256(expected) });
+    } finally {
+      delete process.env.WHARF_SHA256_PORTABLE;
+    }
+  });
+
+  it('counts what a spill full before the handover drops, gzip or not', async () => {
+    const cap = 1_000_003;
+    for (const compress of [false, true]) {
+      const result = await captureProcess('seq', {
+        args: ['1', String(count)],
+        spillName: `full-${compress}`,
+        limits: {
+          max_stdout_bytes: 1000,
+          external_storage_dir: dir,
+          compress_external: compress,
+          max_external_bytes: cap,
+        },
+      });
+      const file = await readFile(result.stdout.spill?.path ?? '');
+      expect((compress ? gunzipSync(file) : file).equals(expected.subarray(0, cap))).toBe(true);
+      expect(result.stdout.spill).toMatchObject({
+        bytes: cap,
+        capped: true,
+        droppedBytes: expected.length - cap,
+        sha256: sha256(expected.subarray(0, cap)),
+      });
+    }
   });
 
   it('keeps what was printed when a grandchild holds the pipe past the drain timeout', async () => {
