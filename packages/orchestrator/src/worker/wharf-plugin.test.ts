@@ -14,7 +14,7 @@ describe('wharfPlugin', () => {
     expect(options.workflowsPath).toBe(workflowsPath);
     expect(options.activities).toMatchObject({ own });
     expect(Object.keys(options.activities ?? {})).toEqual(
-      expect.arrayContaining(['runSubagent', 'supervise', 'agentStart', 'agentModelStep', 'agentToolCall']),
+      expect.arrayContaining(['runSubagent', 'agentStart', 'agentModelStep', 'agentToolCall', 'agentFinish']),
     );
     expect(options.dataConverter?.externalStorage).toBeDefined();
     // Tracing off: nothing of OpenTelemetry goes into the workflow bundle or the worker.
