@@ -2,6 +2,7 @@ import {
   formatBytes,
   formatUsage,
   type LiveInstance,
+  type PendingToolCall,
   type SwarmProgress,
   statusMarks,
   type TaskProgress,
@@ -10,10 +11,11 @@ import {
 /** Options of {@link progressLines} and {@link changedLines}. */
 export interface ProgressViewOptions {
   /**
-   * The command that answers a task's approval gate, shown beside a gate that waits. Default
-   * `wharf approve <run> <task>` (the run left for the reader to fill in).
+   * The command that answers a task's approval gate (or, with `callId`, a tool call its agent
+   * holds), shown beside what waits. Default `wharf approve <run> <task> [--call <id>]` (the run
+   * left for the reader to fill in).
    */
-  approveCommand?: (task: string) => string;
+  approveCommand?: (task: string, callId?: string) => string;
 }
 
 /**
@@ -49,8 +51,26 @@ export function progressLines(
       .join('  ')
       .trimEnd();
     const indent = ' '.repeat(width + 5);
-    return [line, ...(task.live ?? []).map((live) => `${indent}${liveLine(task.task, live)}`)];
+    return [
+      line,
+      ...(task.live ?? []).map((live) => `${indent}${liveLine(task.task, live)}`),
+      ...heldCalls(progress, task.task).map((call) => `${indent}${heldCallLine(call, options)}`),
+    ];
   });
+}
+
+/** The tool calls an agent of `task` holds for a person (`review#2`'s belong to `review`). */
+function heldCalls(progress: SwarmProgress, task: string): PendingToolCall[] {
+  return (progress.pendingToolCalls ?? []).filter((call) => call.owner.split('#')[0] === task);
+}
+
+/** `⏸ shell {"command":"rm -rf build"} waits for approval (wharf approve run-1 review --call c1)`. */
+function heldCallLine(call: PendingToolCall, options: ProgressViewOptions): string {
+  const command =
+    options.approveCommand?.(call.task, call.callId) ??
+    `wharf approve <run> ${call.task} --call ${call.callId}`;
+  const prompt = call.prompt === undefined ? '' : `: ${call.prompt}`;
+  return `⏸ ${call.tool} ${call.arguments} waits for approval${prompt} (${command})`;
 }
 
 /**
@@ -133,6 +153,12 @@ export function changedLines(
         .filter(Boolean)
         .join(' ');
       lines.push(`${task.task}: ${task.status}${detail ? ` ${detail}` : ''}`);
+    }
+    for (const call of heldCalls(progress, task.task)) {
+      const id = `call:${call.workflowId}:${call.callId}`;
+      if (seen.has(id)) continue;
+      seen.set(id, 'held');
+      lines.push(`  ${heldCallLine(call, options)}`);
     }
     // A running agent's step and tool calls, each time they change.
     for (const live of task.live ?? []) {
