@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -7,7 +8,7 @@ import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
 import { processGroupAlive } from '@wharf/stdio-limits';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runWharf, spawnWharf } from './wharf-cli.js';
+import { envWith, runWharf, spawnWharf } from './wharf-cli.js';
 
 // Ctrl-C on a real `wharf run` process (apps/cli/dist: `pnpm build` first) while its script runs.
 // On a Temporal dev server of its own: the runs it leaves waiting for a worker, and the `wharf dev`
@@ -120,4 +121,53 @@ describe('Ctrl-C on wharf run', () => {
     expect((await env.client.workflow.getHandle(workflowId).describe()).status.name).toBe('RUNNING');
     expect(processGroupAlive(scriptGroup)).toBe(false);
   });
+
+  it('with a dev server of its own, keeps the run in the data directory, and wharf resume starts that server again and finishes it', async (context) => {
+    // `wharf run` without a server starts one on 7233 when that port is free: nothing else may hold it.
+    if (!(await portFree(7233))) context.skip('port 7233 is in use on this machine');
+    const noCluster = envWith(
+      Object.fromEntries(
+        Object.keys(process.env)
+          .filter((name) => name.startsWith('TEMPORAL_'))
+          .map((name) => [name, undefined]),
+      ),
+    );
+    const name = 'own-server';
+    await writeFile(join(dir, `${name}.yaml`), napper(name));
+    const run = spawnWharf(['run', `${name}.yaml`, '--data-dir', 'own'], dir, { env: noCluster });
+    await run.waitFor(/starting a local Temporal dev server/);
+    const workflowId = (await run.waitFor(/started (\S+)/))[1] as string;
+    await until(() => existsSync(join(dir, `${name}.pid`)), 60_000);
+    run.child.kill('SIGINT');
+    await run.waitFor(/Ctrl-C again to exit now/);
+    const { stderr: said } = run.output();
+    expect(said).toContain(`to go on: wharf resume ${workflowId} --data-dir own   starts that server again`);
+    expect((await run.exited).code).toBe(130);
+    expect(run.output().stderr).toContain(
+      `stopped; ${workflowId} waits in own/temporal.db for wharf resume ${workflowId} --data-dir own`,
+    );
+
+    // The command it named, as it named it: the server comes back from own/temporal.db, the run ends.
+    const resumed = await runWharf(['resume', workflowId, '--data-dir', 'own', '--json'], dir, {
+      env: noCluster,
+      timeoutMs: 180_000,
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('starting a local Temporal dev server');
+    const result = JSON.parse(resumed.stdout) as {
+      status: string;
+      tasks: { task: string; status: string }[];
+    };
+    expect(result.status).toBe('completed');
+    expect(result.tasks).toEqual([expect.objectContaining({ task: 'nap', status: 'done' })]);
+  });
 });
+
+/** True when nothing listens on the port (a server `wharf run` starts would take it). */
+async function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', () => resolve(false));
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+}

@@ -147,8 +147,16 @@ export interface SpawnedWharf {
  * run.child.kill('SIGINT');
  * ```
  */
-export function spawnWharf(args: string[], cwd: string): SpawnedWharf {
-  const child = spawn(process.execPath, [wharfCliPath, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+export function spawnWharf(
+  args: string[],
+  cwd: string,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): SpawnedWharf {
+  const child = spawn(process.execPath, [wharfCliPath, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
   const text = { stdout: '', stderr: '' };
   const changed = new EventEmitter();
   let ended = false;

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { ProcessGroupRegistry } from '@wharf/orchestrator/worker';
 import { CliError, exitCodes } from './cli-error.js';
 import type { CliIo } from './output.js';
-import { addressFlag } from './run-hints.js';
+import { addressFlag, resumeCommand } from './run-hints.js';
 
 /** How long `wharf run`'s worker lets running steps finish after Ctrl-C. */
 export const RUN_DRAIN_MS = 10_000;
@@ -28,11 +28,6 @@ export interface InterruptedRun {
   startedServer: boolean;
 }
 
-/** `--data-dir …` when the data directory is not the default. */
-function dataDirFlag(dataDir: string): string {
-  return dataDir === '.wharf' ? '' : ` --data-dir ${dataDir}`;
-}
-
 /**
  * What `wharf run` says at the first Ctrl-C: where the swarm goes on, how to see it, how to give
  * it a worker again, and how long the command drains. Every word of it is here, so that it can
@@ -55,7 +50,7 @@ export function interruptMessage(
   if (run.startedServer) {
     return [
       `wharf: interrupted. The swarm ${workflowId} is kept by the Temporal dev server this command started, which stops with it (its state stays in ${join(run.dataDir, 'temporal.db')}).`,
-      `wharf:   to go on: wharf resume ${workflowId}${dataDirFlag(run.dataDir)}   starts that server again with a worker for the swarm; it resumes where it stopped`,
+      `wharf:   to go on: ${resumeCommand(workflowId, run)}   starts that server again with a worker for the swarm; it resumes where it stopped`,
       `wharf:   to see it: wharf status ${workflowId}   (while wharf resume or wharf dev runs, at the address it prints)`,
       drain,
     ];
@@ -63,7 +58,7 @@ export function interruptMessage(
   return [
     `wharf: interrupted. The swarm keeps running on the Temporal server as ${workflowId}; only this command's worker stops.`,
     `wharf:   to see it: wharf status ${workflowId}${addressFlag(run.address)}${ui}`,
-    `wharf:   to go on: wharf resume ${workflowId}${dataDirFlag(run.dataDir)}${addressFlag(run.address)}   gives it a worker again on its task queue ${run.taskQueue}; it resumes where it stopped`,
+    `wharf:   to go on: ${resumeCommand(workflowId, run)}   gives it a worker again on its task queue ${run.taskQueue}; it resumes where it stopped`,
     drain,
   ];
 }
@@ -79,7 +74,7 @@ export function interruptMessage(
 export function exitNowMessage(run: InterruptedRun | undefined): string {
   if (run === undefined) return 'wharf: exiting now.';
   if (run.startedServer) {
-    return `wharf: exiting now; ${run.workflowId} is kept in ${join(run.dataDir, 'temporal.db')} (wharf resume ${run.workflowId}${dataDirFlag(run.dataDir)} goes on with it).`;
+    return `wharf: exiting now; ${run.workflowId} is kept in ${join(run.dataDir, 'temporal.db')} (${resumeCommand(run.workflowId, run)} goes on with it).`;
   }
   return `wharf: exiting now; ${run.workflowId} keeps running on the server (wharf status ${run.workflowId}${addressFlag(run.address)}).`;
 }
@@ -94,7 +89,7 @@ export function exitNowMessage(run: InterruptedRun | undefined): string {
  */
 export function stoppedMessage(run: InterruptedRun): string {
   return run.startedServer
-    ? `stopped; ${run.workflowId} waits in ${join(run.dataDir, 'temporal.db')} for wharf resume ${run.workflowId}${dataDirFlag(run.dataDir)}`
+    ? `stopped; ${run.workflowId} waits in ${join(run.dataDir, 'temporal.db')} for ${resumeCommand(run.workflowId, run)}`
     : `stopped; ${run.workflowId} keeps running on the server, waiting for a worker`;
 }
 

@@ -143,11 +143,19 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--json', 'print the result as JSON', false)
     .option('--address <host:port>', addressHelp)
     .option('--namespace <name>', namespaceHelp)
+    .option('--summarizer <model>', summarizerHelp)
     .addOption(dataDirOption())
     .action(
       async (
         workflowId: string,
-        options: { follow: boolean; json: boolean; address?: string; namespace?: string; dataDir: string },
+        options: {
+          follow: boolean;
+          json: boolean;
+          address?: string;
+          namespace?: string;
+          summarizer?: string;
+          dataDir: string;
+        },
       ) => {
         await ensureDataDir(options.dataDir);
         const result = await resumeCommand(workflowId, options, io);

@@ -26,7 +26,7 @@ describe('memoStatusLines', () => {
       } as never,
     });
     expect(lines).toEqual([
-      'ops: waiting · 2 waiting for approval (no worker answers for it: `wharf resume run-1` gives it one)',
+      'ops: waiting · 2 waiting for approval (no worker answers for it: `wharf resume run-1` gives it one; the commands below are answered once it runs)',
       '  deploy',
       '    wharf approve run-1 deploy [--reject] [--comment …]',
       '  clean#1 calls shell {"command":"rm -r dist"}',

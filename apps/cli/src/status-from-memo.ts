@@ -19,7 +19,7 @@ export function memoStatusLines(
   const status = description.typedSearchAttributes.get(swarmSearchAttributes.status) ?? 'running';
   const waiting = description.typedSearchAttributes.get(swarmSearchAttributes.pendingGates) ?? 0;
   const lines = [
-    `${typeof memo.swarm === 'string' ? memo.swarm : workflowId}: ${status} · ${waiting} waiting for approval (no worker answers for it: \`wharf resume ${workflowId}\` gives it one)`,
+    `${typeof memo.swarm === 'string' ? memo.swarm : workflowId}: ${status} · ${waiting} waiting for approval (no worker answers for it: \`wharf resume ${workflowId}\` gives it one; the commands below are answered once it runs)`,
   ];
   const gates = Array.isArray(memo.pendingApprovals)
     ? memo.pendingApprovals.filter((task) => typeof task === 'string')
