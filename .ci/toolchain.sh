@@ -2,7 +2,8 @@
 # Puts Node >= 22.12, pnpm and the Temporal CLI on PATH, installing each into a
 # cache folder when the machine does not already have it, Chromium (for the
 # Web UI e2e test) and PostgreSQL (for the tests and benchmarks of the PostgreSQL
-# store) from Debian when they are missing, and versitygw (the S3 server of the
+# store) and zlib's header (for the stdio-limits stream reader) from Debian when
+# they are missing, and versitygw (the S3 server of the
 # int tier and the benchmarks) built once with Go. Only package registries are
 # needed (npm, PyPI, apt, the Go module proxy); nothing is downloaded from elsewhere.
 
@@ -149,4 +150,23 @@ wharf_ensure_postgres() {
     return 1
   fi
   wharf_log "$("$bindir/postgres" --version) at $bindir"
+}
+
+# zlib's header, for the stdio-limits stream reader to gzip spills in C (its build finds it
+# itself; without it gzip spills stay Node's and the gzip test and bench row fall back, nothing
+# fails). Installed from Debian (zlib1g-dev) only when the C compiler cannot find it.
+wharf_ensure_zlib_header() {
+  if printf '#include <zlib.h>\n' | "${CC:-cc}" -E -x c - >/dev/null 2>&1; then
+    wharf_log "zlib header found"
+    return 0
+  fi
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { wharf_log "no zlib header and not root: gzip spills stay Node's"; return 0; }
+    sudo="sudo"
+  fi
+  wharf_log "installing zlib1g-dev with apt-get"
+  { $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y zlib1g-dev >&2; } ||
+    wharf_log "zlib1g-dev did not install: gzip spills stay Node's"
+  return 0
 }

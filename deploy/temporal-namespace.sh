@@ -6,8 +6,8 @@ until temporal operator cluster health --address "$TEMPORAL_ADDRESS" >/dev/null 
 done
 temporal operator namespace describe --namespace "$TEMPORAL_NAMESPACE" --address "$TEMPORAL_ADDRESS" >/dev/null 2>&1 ||
   temporal operator namespace create --namespace "$TEMPORAL_NAMESPACE" --retention 7d --address "$TEMPORAL_ADDRESS"
-for name in WharfSwarm WharfOwner WharfStatus; do
+for attribute in WharfSwarm:Keyword WharfOwner:Keyword WharfStatus:Keyword WharfPendingGates:Int WharfRerunOf:Keyword; do
   temporal operator search-attribute create --namespace "$TEMPORAL_NAMESPACE" --address "$TEMPORAL_ADDRESS" \
-    --name "$name" --type Keyword 2>/dev/null || true
+    --name "${attribute%%:*}" --type "${attribute#*:}" 2>/dev/null || true
 done
 echo "namespace $TEMPORAL_NAMESPACE is ready"

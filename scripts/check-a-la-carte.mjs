@@ -58,6 +58,15 @@ const mustNotInstall = {
   // The S3 SDK and the PostgreSQL driver are optional peers: SQLite users never download them.
   '@wharf/output-store': { never: ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', 'pg'] },
   '@wharf/stdio-limits': { never: ['better-sqlite3', 'hono', '@temporalio/worker'] },
+  // OpenTelemetry is an optional peer, loaded only when tracing is on: no trace, no download.
+  '@wharf/orchestrator': {
+    never: [
+      '@temporalio/interceptors-opentelemetry',
+      '@ai-sdk/otel',
+      '@opentelemetry/sdk-trace-base',
+      '@opentelemetry/exporter-trace-otlp-proto',
+    ],
+  },
 };
 
 const work = await mkdtemp(join(tmpdir(), 'wharf-a-la-carte-'));

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Repository check run in CI: every workspace package has a README, a src/index.ts,
 // an exports map (types first, ./package.json exposed) and sideEffects: false; a
-// published one ships the root LICENSE, word for word, under the license it declares.
+// published one ships the root LICENSE, word for word, under the license it declares, and
+// refuses to be packed by anything but pnpm (scripts/pack-with-pnpm.mjs).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -49,6 +50,10 @@ for (const dir of dirs) {
     need(
       existsSync(at('LICENSE')) && readFileSync(at('LICENSE'), 'utf8') === rootLicense,
       'LICENSE is missing or differs from the root LICENSE',
+    );
+    need(
+      pkg.scripts?.prepack === 'node ../../scripts/pack-with-pnpm.mjs',
+      'a published package needs "prepack": "node ../../scripts/pack-with-pnpm.mjs" (npm pack would keep workspace:/catalog: versions)',
     );
   }
 }

@@ -19,6 +19,18 @@ describe('bench harness', () => {
     expect(lines.find((line) => line.startsWith('slow'))).toMatch(/0\.40\s+>= 0\.5\s+MISS/);
   });
 
+  it('prints information rows and budget rows in the same table', () => {
+    const table = formatTable('demo', [
+      { name: 'capped', ours: 40, baseline: 100, target: 'info' },
+      { name: 'rss', measured: 16, budget: 64, unit: 'MiB' },
+      { name: 'p99', measured: 8, budget: 5, unit: 'ms' },
+    ]);
+    const lines = table.split('\n');
+    expect(lines.find((line) => line.startsWith('capped'))).toMatch(/0\.40\s+info\s+info$/);
+    expect(lines.find((line) => line.startsWith('rss'))).toMatch(/16 MiB\s+<= 64 MiB\s+4\.00\s+>= 1\s+ok$/);
+    expect(lines.find((line) => line.startsWith('p99'))).toMatch(/8 ms\s+<= 5 ms\s+0\.63\s+>= 1\s+MISS$/);
+  });
+
   it('measures the best of several rounds', async () => {
     let calls = 0;
     const result = await measure(

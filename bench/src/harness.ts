@@ -1,14 +1,31 @@
-/** One measured row of a benchmark table. */
-export interface BenchRow {
+/**
+ * One measured row of a benchmark table: our rate against a baseline measured in the same run
+ * (ratio ours / baseline, at least `target`), or a figure that is printed for information only
+ * (`target: 'info'`, with the reason in `note`).
+ */
+export interface RateRow {
   /** What was measured. */
   name: string;
   /** Operations per second of Wharf's implementation. */
   ours: number;
   /** Operations per second of the baseline measured in the same run. */
   baseline: number;
-  /** Ratio ours / baseline required to pass. */
-  target: number;
+  /** Ratio ours / baseline required to pass, or `'info'` for a row that is not judged. */
+  target: number | 'info';
 }
+
+/** A row judged against a fixed budget: the measured figure must stay at or under it. */
+export interface BudgetRow {
+  name: string;
+  /** The measured figure (a size, a latency, …), in `unit`. */
+  measured: number;
+  /** The most it may be, in `unit`. */
+  budget: number;
+  unit: string;
+}
+
+/** One row of a benchmark table. */
+export type BenchRow = RateRow | BudgetRow;
 
 /** Result of {@link measure}. */
 export interface Measurement {
@@ -42,31 +59,56 @@ export async function measure(
   return { operations, seconds: best, opsPerSecond: operations / best };
 }
 
-/** Formats rows as an aligned text table with the ratio and a pass/miss verdict. */
+/**
+ * Formats rows as one aligned text table: every row shows its figures, its ratio, its target and
+ * its verdict (`ok`, `MISS`, or `info` for rows printed for information only). A budget row's
+ * ratio is budget / measured, so it passes at 1 or more like the others.
+ */
 export function formatTable(title: string, rows: readonly BenchRow[]): string {
-  const header = ['benchmark', 'ours ops/s', 'baseline ops/s', 'ratio', 'target', 'verdict'];
+  const header = ['benchmark', 'ours', 'baseline / budget', 'ratio', 'target', 'verdict'];
   const body = rows.map((row) => {
+    if ('budget' in row) {
+      const ratio = row.budget / row.measured;
+      return [
+        row.name,
+        `${formatFigure(row.measured)} ${row.unit}`,
+        `<= ${formatFigure(row.budget)} ${row.unit}`,
+        ratio.toFixed(2),
+        '>= 1',
+        ratio >= 1 ? 'ok' : 'MISS',
+      ];
+    }
     const ratio = row.ours / row.baseline;
+    const target = row.target;
     return [
       row.name,
       formatRate(row.ours),
       formatRate(row.baseline),
       ratio.toFixed(2),
-      `>= ${row.target}`,
-      ratio >= row.target ? 'ok' : 'MISS',
+      target === 'info' ? 'info' : `>= ${target}`,
+      target === 'info' ? 'info' : ratio >= target ? 'ok' : 'MISS',
     ];
   });
   const widths = header.map((cell, column) =>
     Math.max(cell.length, ...body.map((line) => line[column]?.length ?? 0)),
   );
   const render = (cells: string[]) =>
-    cells.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join('  ');
+    cells
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
   return [
     `## ${title}`,
     render(header),
     render(widths.map((width) => '-'.repeat(width))),
     ...body.map(render),
   ].join('\n');
+}
+
+/** A figure with at most three significant decimals: 0.0123 → "0.0123", 1536.2 → "1536.2". */
+function formatFigure(value: number): string {
+  if (value >= 100) return value.toFixed(1).replace(/\.0$/, '');
+  return Number(value.toPrecision(3)).toString();
 }
 
 /** Human-readable rate: 1234567 → "1.23M". */

@@ -135,6 +135,8 @@ describe("the data plane's credentials stay out of what a worker starts", () => 
         OPENAI_COMPATIBLE_API_KEY: secrets.modelKey,
         OPENAI_API_KEY: secrets.openai,
         TEMPORAL_API_KEY: secrets.temporal,
+        // The key is sent as it would be to Temporal Cloud, over the dev server's plain gRPC.
+        TEMPORAL_TLS: 'false',
         WHARF_INTAKE_SECRET: secrets.intake,
         PGPASSWORD: secrets.pgpassword,
         // A copy of the store URL under a name Wharf does not know.

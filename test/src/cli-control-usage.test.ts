@@ -43,6 +43,12 @@ describe('approve, input and run --wait-for-inputs refuse bad usage with exit 2'
     );
   });
 
+  it('rerun needs the task to run again from', async () => {
+    const rerun = await wharf(['rerun', 'run-1']);
+    expect(rerun.code).toBe(2);
+    expect(rerun.stderr).toContain("required option '--from <task>' not specified");
+  });
+
   it('approve needs a run and a task, and answers unreachable servers with exit 4', async () => {
     const missing = await wharf(['approve', 'run-1']);
     expect(missing.code).toBe(2);

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openDataDir } from '@wharf/orchestrator/embedded';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { envWith, runWharf } from './wharf-cli.js';
 
 // Real `wharf` processes (apps/cli/dist, so `pnpm build` first) on a store shared with the evidence.
 const execFileAsync = promisify(execFile);
@@ -105,5 +106,81 @@ describe('wharf outputs list on a store the evidence shares', { timeout: 120_000
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('cursor');
     expect(bad.stderr).not.toContain('unexpected error');
+  });
+});
+
+describe('wharf outputs list --evidence on the default data plane (evidence beside the store)', {
+  timeout: 120_000,
+}, () => {
+  let dir: string;
+  let outId: string;
+  const list = (args: string[]) =>
+    runWharf(['outputs', 'list', '--data-dir', '.wharf', ...args], dir, {
+      env: envWith({ WHARF_STORE: undefined, WHARF_BLOBS: undefined }),
+    });
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wharf-outputs-list-plain-'));
+    const data = await openDataDir(join(dir, '.wharf'), { env: {} });
+    try {
+      const producer = { ownerId: 'default', runId: 'run-1', spawnId: 'build' };
+      outId = (
+        await data.store.emit({
+          producer,
+          content: { kind: 'text', text: 'built\n' },
+          idempotencyKey: 'stdout',
+          name: 'build.stdout.log',
+        })
+      ).outId;
+      await data.artifacts.putWorker({
+        workerId: 'w-build',
+        jobId: 'build.0',
+        runId: 'run-1',
+        ownerId: 'default',
+        status: 'failed',
+        startedAt: '2026-11-25T00:00:00.000Z',
+      });
+      const call = { exitCode: 2, durationMs: 5, startedAt: 'a', endedAt: 'b' };
+      await data.artifacts.putToolCall('w-build', { ...call, seq: 1, toolName: 'script' }, 'built\n');
+      await data.artifacts.putToolCall(
+        'w-build',
+        { ...call, seq: 2, toolName: 'stderr' },
+        'missing LICENSE\n',
+      );
+    } finally {
+      await data.close();
+    }
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("--evidence lists the page's runs' workers and tool calls from the artifacts directory", async () => {
+    const plain = await list([]);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(plain.stdout.trim().split('\n')).toHaveLength(1);
+
+    const listed = await list(['--evidence']);
+    expect(listed.code, listed.stderr).toBe(0);
+    const lines = listed.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^${outId} +6 B  run-1/build  build.stdout.log$`));
+    expect(lines.slice(1)).toEqual([
+      '',
+      `Evidence of these runs, in ${join('.wharf', 'artifacts')} (\`wharf evidence <run>\` shows what a supervisor reads):`,
+      'w-build  run-1/build.0  worker failed',
+      '  w-build/tool_calls/001_script.txt           6 B  script exit 2',
+      '  w-build/tool_calls/002_stderr.txt          16 B  stderr exit 2',
+    ]);
+
+    const json = JSON.parse((await list(['--evidence', '--json', '--run', 'run-1'])).stdout) as {
+      outId?: string;
+      kind?: string;
+      toolCalls?: { bytes: number }[];
+    }[];
+    expect(json.map((entry) => entry.outId ?? entry.kind)).toEqual([outId, 'evidence']);
+    expect(json[1]?.toolCalls?.map((call) => call.bytes)).toEqual([6, 16]);
+
+    const none = await list(['--evidence', '--run', 'run-2']);
+    expect(none.stdout).toContain(`(no evidence recorded for these runs in ${join('.wharf', 'artifacts')})`);
   });
 });

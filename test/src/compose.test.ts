@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -79,8 +80,9 @@ describe('docker-compose.yml', () => {
       new URL('../../deploy/temporal-namespace.sh', import.meta.url),
       'utf8',
     );
-    for (const attribute of ['WharfSwarm', 'WharfOwner', 'WharfStatus'])
-      expect(namespaceScript).toContain(attribute);
+    // Every search attribute the workflows set, with the type they set it as.
+    for (const [attribute, kind] of Object.entries(wharfSearchAttributeKinds))
+      expect(namespaceScript).toContain(`${attribute}:${kind}`);
     expect(services('wharf-worker').volumes).toBeUndefined();
     expect(compose.volumes).not.toHaveProperty('wharf-data');
   });

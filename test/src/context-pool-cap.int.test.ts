@@ -38,7 +38,9 @@ tasks:
     expect(result.status).toBe('completed');
     expect(new Set(result.outputs.fan).size).toBe(INSTANCES);
     expect(result.outputs.join).toHaveLength(1);
-    expect(result.metrics.continuedAsNew).toBeGreaterThanOrEqual(2);
+    // How many cuts depends on how the server batches completions into workflow tasks (fewer
+    // events per step on a busy machine): at least one, each checked below.
+    expect(result.metrics.continuedAsNew).toBeGreaterThanOrEqual(1);
 
     const runs = await runChainHistory(env.temporal.client, workflowId, firstExecutionRunId);
     const carried: number[] = [];
@@ -52,7 +54,7 @@ tasks:
       // Every fan instance and the join add one output each; a run may be cut after the join.
       expect(input.carried?.contextPool?.added ?? 0).toBeLessThanOrEqual(INSTANCES + 1);
     }
-    expect(carried.length).toBeGreaterThanOrEqual(2);
+    expect(carried).toHaveLength(result.metrics.continuedAsNew);
     expect(Math.max(...carried)).toBeLessThanOrEqual(CAP);
     // More outputs than the cap were folded before the last cut: the cap, not the swarm, bounded it.
     expect(carried.at(-1)).toBe(CAP);

@@ -289,7 +289,7 @@ tasks:
     const hint = new Promise<string>((resolve) => {
       child.stderr.on('data', (chunk: Buffer) => {
         stderr += chunk.toString();
-        const match = /publish waits for approval; answer with: wharf approve (\S+) <task>/.exec(stderr);
+        const match = /publish waits for approval; answer with: wharf approve (\S+) publish /.exec(stderr);
         if (match?.[1] !== undefined) resolve(match[1]);
       });
     });

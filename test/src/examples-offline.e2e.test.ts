@@ -87,7 +87,7 @@ describe('every example runs offline through the wharf command', () => {
       // The supervisor's echo shows what it was sent: every worker's marker, each mounted.
       const answer = result.supervisor?.answer ?? '';
       expect(answer).toMatch(
-        /^Echo model \(offline\): I was sent 2 messages, .* and 2 tools: get_tool_output, get_worker_evidence\.$/m,
+        /^Echo model \(offline\): I was sent 2 messages, .* and 4 tools: emit, get_tool_output, get_worker_evidence, read_input\.$/m,
       );
       expect(answer).toContain('Task: Question: Is this repository healthy enough to release?');
       expect(answer).toMatch(

@@ -277,7 +277,9 @@ supervisor: { agent: boss, question: All good? }
     expect(result.status).toBe('failed');
     expect(result.tasks[0]?.status).toBe('done');
     expect(result.outputs.work).toHaveLength(1);
-    expect(result.supervisor?.error).toContain('unknown model id "mock:nobody-registered-this"');
+    expect(result.supervisor?.error).toContain(
+      'model id "mock:nobody-registered-this": unknown provider "mock"',
+    );
   });
 
   it('runs an agent task: the model reads its IN_REFS and hands in its output with the emit tool', async () => {

@@ -35,8 +35,14 @@ tasks:
   summary: { depends_on: [inventory], script: { content: echo all counted } }
 `;
 const optedOut = `${failing.replace(`name: ${swarmName}`, `name: ${swarmName}-lenient`)}on_failure: complete\n`;
+const gated = `
+name: ${swarmName}-gated
+tasks:
+  build: { script: { content: echo built } }
+  deploy: { depends_on: [build], approval: { prompt: Ship it? }, script: { content: echo shipped } }
+`;
 
-describe('the Temporal Web UI shows a failed swarm as failed', () => {
+describe('the Temporal Web UI shows a finished swarm, failed or not, and a waiting one, with every worker stopped', () => {
   let server: DevServer;
   let dir: string;
   let store: SqliteOutputStore;
@@ -46,9 +52,10 @@ describe('the Temporal Web UI shows a failed swarm as failed', () => {
   let browser: BrowserContext;
   let stopWorker: (() => void) | undefined;
   let workerRun: Promise<void> | undefined;
-  const runs: Record<'failed' | 'lenient', { workflowId: string; runId: string }> = {
+  const runs: Record<'failed' | 'lenient' | 'gated', { workflowId: string; runId: string }> = {
     failed: { workflowId: '', runId: '' },
     lenient: { workflowId: '', runId: '' },
+    gated: { workflowId: '', runId: '' },
   };
 
   beforeAll(async () => {
@@ -71,7 +78,6 @@ describe('the Temporal Web UI shows a failed swarm as failed', () => {
       workDir: join(dir, 'work'),
       workflowBundle: await wharfBundle(),
     });
-    // The worker keeps running: the Web UI reads current details through a query.
     stopWorker = () => worker.shutdown();
     workerRun = worker.run();
     for (const [key, text] of [
@@ -85,6 +91,16 @@ describe('the Temporal Web UI shows a failed swarm as failed', () => {
       expect(result).toMatchObject({ swarm: expect.stringContaining(swarmName), status: 'failed' });
       expect(result.tasks.find((task) => task.task === 'licences')?.reason).toContain('missing LICENSE');
     }
+    const started = await wharf.startSwarm(gated);
+    runs.gated = { workflowId: started.workflowId, runId: started.firstExecutionRunId };
+    for (let attempt = 0; (await wharf.pendingApprovals(started.workflowId)).length === 0; attempt++) {
+      if (attempt > 600) throw new Error('the gate never opened');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    // Everything below reads the server with no worker running: no query can be answered.
+    stopWorker();
+    await workerRun;
+    stopWorker = undefined;
     browser = await chromium.launchPersistentContext(join(dir, 'chromium-profile'), {
       executablePath: chromiumPath,
       headless: true,
@@ -151,20 +167,30 @@ describe('the Temporal Web UI shows a failed swarm as failed', () => {
   it('the workflow list counts and shows the swarm FAILED, with its WharfSwarm and WharfStatus columns', async () => {
     const page = await browser.newPage();
     // The columns a person adds once with "Configure Columns" (kept in the browser's storage).
-    const columns = ['Status', 'Workflow ID', 'WharfSwarm', 'WharfStatus', 'Start', 'End'].map((label) => ({
+    const columns = [
+      'Status',
+      'Workflow ID',
+      'WharfSwarm',
+      'WharfStatus',
+      'WharfPendingGates',
+      'Start',
+      'End',
+    ].map((label) => ({
       label,
       pinned: false,
     }));
     await page.addInitScript({
       content: `localStorage.setItem('namespace-workflow-table-columns', ${JSON.stringify(JSON.stringify({ default: columns }))});`,
     });
-    // This server holds only this file's two runs; the list header counts them by status.
+    // This server holds only this file's three runs; the list header counts them by status.
     await page.goto(`${server.uiUrl}/namespaces/default/workflows`);
     await page.locator('tr', { hasText: runs.lenient.workflowId }).waitFor({ timeout: 60_000 });
     await expect
       .poll(async () => page.locator('main').innerText(), { timeout: 30_000 })
       .toMatch(/\b1 FAILED\b/);
-    const query = encodeURIComponent(`WharfSwarm="${swarmName}" OR WharfSwarm="${swarmName}-lenient"`);
+    const query = encodeURIComponent(
+      `WharfSwarm="${swarmName}" OR WharfSwarm="${swarmName}-lenient" OR WharfSwarm="${swarmName}-gated"`,
+    );
     await page.goto(`${server.uiUrl}/namespaces/default/workflows?query=${query}`);
     const failedRow = page.locator('tr', { hasText: runs.failed.workflowId });
     await failedRow.waitFor({ timeout: 60_000 });
@@ -176,22 +202,48 @@ describe('the Temporal Web UI shows a failed swarm as failed', () => {
     const lenientText = await page.locator('tr', { hasText: runs.lenient.workflowId }).innerText();
     expect(lenientText).toContain('COMPLETED');
     expect(lenientText).toContain('\tfailed\t'); // WharfStatus still says what happened
+    // A swarm waiting for a person is RUNNING to Temporal, and says so: waiting, 1 gate.
+    const gatedText = await page.locator('tr', { hasText: runs.gated.workflowId }).innerText();
+    expect(gatedText).toContain('RUNNING');
+    expect(gatedText).toContain('\twaiting\t1\t');
+    expect(failedText).toContain('\tfailed\t0\t');
     await page.close();
   });
 
-  it('the run page shows the summary and the progress with the failed task and its reason first', async () => {
+  it('the run page reads on its own: the final table in the memo and the last event, the summary and how to read on', async () => {
     const page = await browser.newPage();
     const { workflowId, runId } = runs.failed;
-    await page.goto(`${server.uiUrl}/namespaces/default/workflows/${workflowId}/${runId}/history`);
-    await page.getByText(workflowId).first().waitFor({ timeout: 60_000 });
+    const base = `${server.uiUrl}/namespaces/default/workflows/${workflowId}/${runId}`;
+    const failed = await wharf.result(workflowId);
+    const outIds = (task: string) => failed.outputs[task] ?? [];
+
+    // The memo: the final table, failures first with their reasons, every task's out ids.
+    await page.goto(`${base}/memo`);
+    await page.getByText('report', { exact: false }).first().waitFor({ timeout: 60_000 });
+    const memo = await page.locator('main').innerText();
+    const failure = `✘ licences failed — exit 1 · missing LICENSE in apps/cli → ${outIds('licences')[0]}`;
+    expect(memo).toContain(failure);
+    expect(memo).toContain(`✔ inventory done → ${outIds('inventory')[0]}`);
+    expect(memo).toContain(`✔ summary done → ${outIds('summary')[0]}`);
+    expect(memo.indexOf(failure)).toBeLessThan(memo.indexOf('inventory done'));
+    expect(memo).toContain('read an output: wharf outputs show <out id>');
+    expect(memo).toContain(`whole result: wharf status ${workflowId}`);
+
+    // The history: its last command carries the same report as its summary.
+    await page.goto(`${base}/history`);
+    const last = page.locator('tr', { hasText: 'Final report' }).first();
+    await last.waitFor({ timeout: 60_000 });
+    await last.click();
+    await expect.poll(async () => page.locator('main').innerText(), { timeout: 30_000 }).toContain(failure);
     expect(await page.locator('main').innerText()).toContain('FAILED'); // the status badge
-    await page.getByText('User Metadata', { exact: true }).first().click();
+
+    // User Metadata: the static summary, and where to look once the run has ended.
+    await page.goto(`${base}/user-metadata`);
     const summary = `Swarm ${swarmName} v2.1.0 · 3 tasks`;
-    const current = await framesText(page, 'Failures (1 of 3 tasks)');
-    expect(current).toContain(`${swarmName} · failed`);
-    expect(current).toContain('licences failed — exit 1 · missing LICENSE in apps/cli');
-    expect(current.indexOf('licences')).toBeLessThan(current.indexOf('inventory'));
     expect(await framesText(page, summary)).toContain(summary);
+    expect(await framesText(page, 'Once the run has ended')).toContain(
+      `wharf rerun ${workflowId} --from <task>`,
+    );
     await page.close();
   });
 });

@@ -1,4 +1,5 @@
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 
@@ -23,7 +24,8 @@ export interface WharfCliOptions {
 }
 
 /**
- * Runs the real `wharf` command in `cwd` and returns its exit code and output, whatever the code.
+ * Runs the real `wharf` command in `cwd` (with `env`, default this process's) and returns its
+ * exit code and output, whatever the code.
  *
  * @example
  * ```ts
@@ -91,6 +93,20 @@ export function startWharf(args: string[], cwd: string, options: WharfCliOptions
 }
 
 /**
+ * This process's environment with `changes` applied: a variable set to `undefined` is left out.
+ *
+ * @example
+ * ```ts
+ * await runWharf(['outputs', 'list'], dir, { env: envWith({ WHARF_STORE: undefined }) });
+ * ```
+ */
+export function envWith(changes: Record<string, string | undefined>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...changes };
+  for (const [name, value] of Object.entries(changes)) if (value === undefined) delete env[name];
+  return env;
+}
+
+/**
  * This process's environment without any model provider's key or Wharf model setting: what a
  * machine with no provider configured looks like.
  *
@@ -107,4 +123,77 @@ export function envWithoutModels(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessE
     }
   }
   return { ...env, ...extra };
+}
+
+/** A `wharf` process started by {@link spawnWharf}, its output read as it comes. */
+export interface SpawnedWharf {
+  child: ChildProcess;
+  /** Everything it printed so far. */
+  output(): { stdout: string; stderr: string };
+  /** Resolves when `pattern` appears on the stream (default stderr); rejects if it exits first. */
+  waitFor(pattern: RegExp, stream?: 'stdout' | 'stderr'): Promise<RegExpExecArray>;
+  /** Its exit code (or the signal that ended it). */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Starts the real `wharf` command in `cwd` without waiting for it, for tests that talk to it
+ * while it runs (send it signals, approve its gates).
+ *
+ * @example
+ * ```ts
+ * const run = spawnWharf(['run', 'swarm.yaml'], dir);
+ * await run.waitFor(/started (\S+)/);
+ * run.child.kill('SIGINT');
+ * ```
+ */
+export function spawnWharf(
+  args: string[],
+  cwd: string,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): SpawnedWharf {
+  const child = spawn(process.execPath, [wharfCliPath, ...args], {
+    cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.env === undefined ? {} : { env: options.env }),
+  });
+  const text = { stdout: '', stderr: '' };
+  const changed = new EventEmitter();
+  let ended = false;
+  for (const stream of ['stdout', 'stderr'] as const) {
+    child[stream].on('data', (chunk: Buffer) => {
+      text[stream] += chunk.toString('utf8');
+      changed.emit('data');
+    });
+  }
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    // 'close': the process exited and its output is all read.
+    child.once('close', (code, signal) => {
+      ended = true;
+      changed.emit('exit');
+      resolve({ code, signal });
+    });
+  });
+  return {
+    child,
+    output: () => ({ ...text }),
+    exited,
+    waitFor: (pattern, stream = 'stderr') =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const match = pattern.exec(text[stream]);
+          if (match === null) return;
+          changed.off('data', check).off('exit', gone);
+          resolve(match);
+        };
+        const gone = () => {
+          check();
+          changed.off('data', check);
+          reject(new Error(`wharf exited before printing ${pattern}:\n${text.stdout}\n${text.stderr}`));
+        };
+        changed.on('data', check).once('exit', gone);
+        if (ended) gone();
+        else check();
+      }),
+  };
 }

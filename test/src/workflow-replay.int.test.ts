@@ -31,11 +31,12 @@ interface HistoryFixture {
 // max_concurrency, `when:` false, a failure read through `||`, a user channel, the context
 // pool and its hook, an input added by signal, a task cancelled by update, an approval gate
 // answered by update, continue-as-new between and within supersteps, an agent task with
-// tools that spawns a worker, the supervisor, and the failure of a failed swarm.
+// tools that spawns a worker and holds a shell call until an update approves it (its swarm
+// told by signal), the supervisor, the final report, and the failure of a failed swarm.
 const baseline = `
 name: baseline
 agents:
-  writer: { model: mock:writer, tools: [spawn_worker] }
+  writer: { model: mock:writer, tools: [spawn_worker, { name: shell, approval: true }] }
   helper: { model: mock:helper }
   boss: { model: mock:boss }
 channels:
@@ -89,6 +90,7 @@ const models = () =>
             { toolName: 'spawn_worker', input: { agent: 'helper', prompt: 'Check the findings.' } },
           ],
         },
+        { toolCalls: [{ toolName: 'shell', input: { command: 'echo checked' } }] },
         { toolCalls: [{ toolName: 'emit', input: { body: 'report: 2 findings, 1 failure' } }] },
         { text: 'Reported.' },
       ]),
@@ -125,14 +127,8 @@ describe.runIf(process.env.WHARF_RECORD_HISTORIES === '1')('record the baseline 
     const { firstExecutionRunId } = await env.wharf.startSwarm(
       baseline,
       {},
-      // `who` arrives by signal below: the start waits for it instead of refusing the swarm.
-      {
-        workflowId,
-        historyEventLimit: 12,
-        maxConcurrentTasks: 3,
-        workdir: env.dir,
-        waitForInputsMs: 120_000,
-      },
+      // greet waits for †input.who, added below while it runs.
+      { workflowId, historyEventLimit: 12, maxConcurrentTasks: 3, workdir: env.dir, waitForInputsMs: 60_000 },
     );
     await env.withWorker(
       async () => {
@@ -143,9 +139,18 @@ describe.runIf(process.env.WHARF_RECORD_HISTORIES === '1')('record the baseline 
         await until(
           env,
           workflowId,
-          (progress) => statusOf(progress, 'deploy')?.approval?.requestedAt !== undefined,
+          (progress) =>
+            statusOf(progress, 'deploy')?.approval?.requestedAt !== undefined &&
+            (progress.pendingToolCalls ?? []).length > 0,
         );
         await env.wharf.approveTask(workflowId, 'deploy', { approve: true, comment: 'ship it', by: 'ana' });
+        const [held] = (await env.wharf.pendingApprovals(workflowId)).filter(
+          (gate) => gate.call !== undefined,
+        );
+        await env.wharf.approveToolCall(workflowId, 'write', held?.call?.id ?? '', {
+          approve: true,
+          by: 'ana',
+        });
         return env.wharf.result(workflowId);
       },
       { models: models() },

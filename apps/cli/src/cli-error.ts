@@ -1,7 +1,14 @@
 const marker = Symbol.for('@wharf/cli/error');
 
 /** Stable machine-readable codes of {@link CliError}. */
-export type CliErrorCode = 'USAGE' | 'INVALID_DEFINITION' | 'NOT_FOUND' | 'UNREACHABLE' | 'SWARM_FAILED';
+export type CliErrorCode =
+  | 'USAGE'
+  | 'INVALID_DEFINITION'
+  | 'NOT_FOUND'
+  | 'UNREACHABLE'
+  | 'SWARM_FAILED'
+  | 'INTERRUPTED'
+  | 'TERMINATED';
 
 /** Process exit code for each {@link CliErrorCode}. */
 export const exitCodes: Record<CliErrorCode, number> = {
@@ -10,11 +17,15 @@ export const exitCodes: Record<CliErrorCode, number> = {
   INVALID_DEFINITION: 2,
   NOT_FOUND: 3,
   UNREACHABLE: 4,
+  // Ended by Ctrl-C (SIGINT) or SIGTERM: 128 + the signal's number, as a shell reports it.
+  INTERRUPTED: 130,
+  TERMINATED: 143,
 };
 
 /**
  * An error the `wharf` command reports to the user: a message they can act on and an
- * exit code (1 swarm failed, 2 bad usage or definition, 3 not found, 4 server unreachable).
+ * exit code (1 swarm failed, 2 bad usage or definition, 3 not found, 4 server unreachable,
+ * 130/143 stopped by SIGINT/SIGTERM).
  *
  * @example
  * ```ts

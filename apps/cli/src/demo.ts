@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `pnpm demo`: the repository health check of examples/repo-health.yaml on the embedded
-// default (local Temporal dev server, SQLite store, in-process worker).
+// default (local Temporal dev server, SQLite store, in-process worker), or on the cluster
+// Temporal's standard configuration names (TEMPORAL_ADDRESS, TEMPORAL_API_KEY, TLS, a profile).
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { EvidenceCompiler, formatSpawnResult } from '@wharf/evidence';
@@ -114,10 +115,10 @@ try {
     );
     io.out('  Event History: one activity per subagent with a one-line summary, grouped per subagent;');
     io.out(
-      `  every run of this swarm: ${embedded.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent(`WharfSwarm="${definition.name}"`)}`,
+      `  every run of this swarm: ${embedded.uiUrl}/namespaces/${encodeURIComponent(embedded.namespace)}/workflows?query=${encodeURIComponent(`WharfSwarm="${definition.name}"`)}`,
     );
     io.out(
-      `  its failed runs: ${embedded.uiUrl}/namespaces/default/workflows?query=${encodeURIComponent(`WharfSwarm="${definition.name}" AND WharfStatus="failed"`)}`,
+      `  its failed runs: ${embedded.uiUrl}/namespaces/${encodeURIComponent(embedded.namespace)}/workflows?query=${encodeURIComponent(`WharfSwarm="${definition.name}" AND WharfStatus="failed"`)}`,
     );
     io.out('  (add the WharfSwarm and WharfStatus columns once with "Configure Columns" on the list page)');
   }

@@ -107,3 +107,24 @@ export function toolNames(option: string | undefined, env: string | undefined): 
   }
   return names;
 }
+
+/**
+ * A commander argument parser for an http(s) URL, returned without a trailing slash; anything
+ * else is refused with a message naming the option.
+ *
+ * @example
+ * ```ts
+ * new Option('--ui-url <url>').argParser(httpUrl('--ui-url')); // 'http://ui:8233/' → 'http://ui:8233'
+ * ```
+ */
+export function httpUrl(option: string): (value: string) => string {
+  return (value) => {
+    const url = URL.canParse(value) ? new URL(value) : undefined;
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+      throw new InvalidArgumentError(
+        `${option} must be an http(s) URL such as http://127.0.0.1:8233, got "${value}".`,
+      );
+    }
+    return value.replace(/\/+$/, '');
+  };
+}

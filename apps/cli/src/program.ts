@@ -1,23 +1,30 @@
+import { InvalidConfigError } from '@wharf/orchestrator/client';
 import { Command, CommanderError, Option } from 'commander';
-import { CliError } from './cli-error.js';
+import { CliError, exitCodes } from './cli-error.js';
 import { approveCommand, inputCommand } from './commands/control.js';
 import { devCommand } from './commands/dev.js';
 import { emitCommand } from './commands/emit.js';
 import { gcCommand } from './commands/gc.js';
 import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
 import { outputsRefs } from './commands/outputs-refs.js';
+import { rerunCommand } from './commands/rerun.js';
 import { resumeCommand } from './commands/resume.js';
 import { runCommand } from './commands/run.js';
 import { dataPlaneStatus, statusCommand } from './commands/status.js';
 import { loadSwarm } from './commands/validate.js';
+import { dataPlaneCliError } from './data-plane-error.js';
 import { ensureDataDir } from './ensure-data-dir.js';
 import { definitionWithModels, modelChoice } from './model-options.js';
-import { age, durationIn, integerIn, size, toolNames } from './option-parsers.js';
+import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const dataDirOption = () => new Option('--data-dir <dir>', 'Wharf data directory').default('.wharf');
-const addressDefault = process.env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+// Unset, the cluster is what Temporal's standard configuration names (TEMPORAL_ADDRESS,
+// TEMPORAL_NAMESPACE, TEMPORAL_API_KEY, TLS, TEMPORAL_PROFILE), else 127.0.0.1:7233.
+const addressHelp =
+  'Temporal server (default: $TEMPORAL_ADDRESS or the $TEMPORAL_PROFILE profile, else 127.0.0.1:7233)';
+const namespaceHelp = "Temporal namespace (default: $TEMPORAL_NAMESPACE or the profile's, else default)";
 const modelHelp =
   'the model every agent runs on, or <agent>=<model> for one (supervisor=<model>: the supervisor step); repeatable, default $WHARF_MODEL. Ids: openai:<model>, anthropic:<model>, openai-compatible:<base url>:<model>, echo, scripted:<file>';
 const summarizerHelp =
@@ -26,7 +33,7 @@ const toolsHelp =
   "the tools registered with the workers (comma-separated; default $WHARF_TOOLS): agents may name only these and Wharf's own; without them, other names are left to the worker's check";
 
 /**
- * The `wharf` command line: `dev`, `run`, `resume`, `status`, `approve`, `input`, `outputs`, `evidence`,
+ * The `wharf` command line: `dev`, `run`, `resume`, `rerun`, `status`, `approve`, `input`, `outputs`, `evidence`,
  * `validate`, `emit`, `gc`.
  *
  * @example
@@ -63,7 +70,9 @@ export function createProgram(io: CliIo = processIo): Command {
 
   program
     .command('run <swarm.yaml>')
-    .description('Validate and run a swarm; prints the result, the out ids and the Web UI link')
+    .description(
+      "Validate and run a swarm; prints the result, the out ids and the run's Web UI link (of a server it or `wharf dev` started, else of --ui-url)",
+    )
     .option('-i, --input <key=value>', 'a value for †input.<key> (repeatable)', collect, [])
     .option(
       '-f, --follow',
@@ -79,7 +88,15 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--json', 'print the result as JSON', false)
     .option('--owner <id>', 'owner id recorded on outputs and evidence', 'default')
     .option('--workdir <dir>', 'directory the scripts run in, on the workers (default: the current one)')
-    .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
+    .option(
+      '--address <host:port>',
+      'Temporal server (default: $TEMPORAL_ADDRESS or the $TEMPORAL_PROFILE profile; else 127.0.0.1:7233, else start a local one)',
+    )
+    .addOption(
+      new Option('--ui-url <url>', "the Web UI of --address's server, for the run's link")
+        .env('WHARF_UI_URL')
+        .argParser(httpUrl('--ui-url')),
+    )
     .option('--tools <names>', toolsHelp)
     .option('--model <model>', modelHelp, collect, [])
     .option('--summarizer <model>', summarizerHelp)
@@ -101,6 +118,7 @@ export function createProgram(io: CliIo = processIo): Command {
           json: boolean;
           owner: string;
           address?: string;
+          uiUrl?: string;
           dataDir: string;
           waitForInputs?: number;
           tools?: string;
@@ -130,16 +148,84 @@ export function createProgram(io: CliIo = processIo): Command {
     )
     .option('-f, --follow', 'show live progress, as `wharf run --follow`', false)
     .option('--json', 'print the result as JSON', false)
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
+    .option('--summarizer <model>', summarizerHelp)
     .addOption(dataDirOption())
     .action(
       async (
         workflowId: string,
-        options: { follow: boolean; json: boolean; address: string; namespace: string; dataDir: string },
+        options: {
+          follow: boolean;
+          json: boolean;
+          address?: string;
+          namespace?: string;
+          summarizer?: string;
+          dataDir: string;
+        },
       ) => {
         await ensureDataDir(options.dataDir);
         const result = await resumeCommand(workflowId, options, io);
+        if (result.status !== 'completed') {
+          throw new CliError(
+            'SWARM_FAILED',
+            `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
+          );
+        }
+      },
+    );
+
+  program
+    .command('rerun <workflowId>')
+    .description(
+      'Run a finished swarm again from one task: it and everything that depends on it run again, every other task reuses the outputs the run stored',
+    )
+    .requiredOption('--from <task>', 'the task to run again (with every task that depends on it)')
+    .option(
+      '-i, --input <key=value>',
+      'a new value for †input.<key> (repeatable; tasks reading it run again)',
+      collect,
+      [],
+    )
+    .option(
+      '--file <swarm.yaml>',
+      "an edited definition to run instead of the run's own (changed tasks run again)",
+    )
+    .option('-f, --follow', 'show live progress, as `wharf run --follow`', false)
+    .option('--json', 'print the plan and the result as JSON', false)
+    .option('--address <host:port>', 'Temporal server (default: 127.0.0.1:7233, else start a local one)')
+    .option('--tools <names>', toolsHelp)
+    .option(
+      '--model <model>',
+      `${modelHelp}; applies to --file's definition (without it the run's own models run)`,
+      collect,
+      [],
+    )
+    .option('--summarizer <model>', summarizerHelp)
+    .addOption(dataDirOption())
+    .action(
+      async (
+        workflowId: string,
+        options: {
+          from: string;
+          input: string[];
+          file?: string;
+          follow: boolean;
+          json: boolean;
+          address?: string;
+          tools?: string;
+          model: string[];
+          summarizer?: string;
+          dataDir: string;
+        },
+      ) => {
+        await ensureDataDir(options.dataDir);
+        const { tools, ...rest } = options;
+        const result = await rerunCommand(
+          workflowId,
+          { ...rest, tools: toolNames(tools, process.env.WHARF_TOOLS) },
+          io,
+        );
         if (result.status !== 'completed') {
           throw new CliError(
             'SWARM_FAILED',
@@ -154,36 +240,43 @@ export function createProgram(io: CliIo = processIo): Command {
     .description(
       "Show a swarm's progress (a finished swarm: its result); without one, where the store and blobs live",
     )
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
     .action(
       async (
         workflowId: string | undefined,
-        options: { address: string; namespace: string; json: boolean; dataDir: string },
+        options: { address?: string; namespace?: string; json: boolean; dataDir: string },
       ) => (workflowId === undefined ? dataPlaneStatus(options, io) : statusCommand(workflowId, options, io)),
     );
 
   program
     .command('approve <workflowId> <task>')
-    .description("Approve (or with --reject, reject) a task's approval gate")
+    .description(
+      "Approve (or with --reject, reject) a task's approval gate, or with --call one tool call an agent task holds",
+    )
+    .option(
+      '--call <id>',
+      'the tool call to answer (its id, as `wharf status` lists it); <task> is the agent task',
+    )
     .option('--reject', 'reject instead of approve', false)
     .option('--comment <text>', 'why; recorded with the decision (a rejected task shows it as its reason)')
     .option('--by <name>', 'who answers', process.env.USER)
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .option('--json', 'print JSON', false)
     .action(
       async (
         workflowId: string,
         task: string,
         options: {
+          call?: string;
           reject: boolean;
           comment?: string;
           by?: string;
-          address: string;
-          namespace: string;
+          address?: string;
+          namespace?: string;
           json: boolean;
         },
       ) => approveCommand(workflowId, task, options, io),
@@ -196,13 +289,13 @@ export function createProgram(io: CliIo = processIo): Command {
     )
     .option('--json <object>', 'the values as one JSON object')
     .option('--replace', 'replace values already set (else a key already set is refused)', false)
-    .option('--address <host:port>', 'Temporal server', addressDefault)
-    .option('--namespace <name>', 'Temporal namespace', 'default')
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
     .action(
       async (
         workflowId: string,
         pairs: string[],
-        options: { json?: string; replace: boolean; address: string; namespace: string },
+        options: { json?: string; replace: boolean; address?: string; namespace?: string },
       ) => inputCommand(workflowId, pairs, options, io),
     );
 
@@ -213,7 +306,11 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--run <workflowId>', 'only this run')
     .option('--limit <n>', 'page size (1 to 1000)', integerIn('--limit', 1, 1000), 100)
     .option('--cursor <cursor>', 'continue after the page that printed this cursor')
-    .option('--evidence', "also list workers' evidence records (when they share the store)", false)
+    .option(
+      '--evidence',
+      "also list workers' evidence: its records when it shares the store, else the workers and tool calls of the runs listed",
+      false,
+    )
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
     .action(
@@ -344,6 +441,11 @@ export function createProgram(io: CliIo = processIo): Command {
       size('--max-bytes'),
     )
     .option('--run <workflowId>', 'remove every output of this run')
+    .option(
+      '--orphan-grace <age>',
+      'remove bodies no output references once older than this (default 1h: younger ones may be EMITs on their way)',
+      age('--orphan-grace'),
+    )
     .option('--dry-run', 'print what would be removed, remove nothing', false)
     .option('--json', 'print the report as JSON', false)
     .addOption(dataDirOption())
@@ -352,6 +454,7 @@ export function createProgram(io: CliIo = processIo): Command {
         olderThan?: number;
         maxBytes?: number;
         run?: string;
+        orphanGrace?: number;
         dryRun: boolean;
         json: boolean;
         dataDir: string;
@@ -385,13 +488,30 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
         ? 0
         : 2;
     }
-    if (CliError.isInstance(error)) {
-      io.err(`wharf: ${error.message}`);
-      return error.exitCode;
+    // A Temporal or tracing setting that cannot work is a usage error, whoever met it first.
+    const config = configErrorIn(error);
+    if (config !== undefined) {
+      io.err(`wharf: ${config.message}`);
+      return exitCodes.USAGE;
+    }
+    const expected = CliError.isInstance(error) ? error : dataPlaneCliError(error);
+    if (expected !== undefined) {
+      io.err(`wharf: ${expected.message}`);
+      return expected.exitCode;
     }
     io.err(`wharf: unexpected error: ${describeError(error)}`);
     return 70;
   }
+}
+
+/** The InvalidConfigError an error is, or was caused by. */
+function configErrorIn(error: unknown): InvalidConfigError | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (InvalidConfigError.isInstance(current)) return current;
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
 }
 
 /** The message of an error and of every cause behind it, one per line. */

@@ -91,4 +91,62 @@ describe('live agent steps and approval gates', () => {
       '  ↳ fetch#0 · step 2 · tools: search, fetch_url',
     ]);
   });
+
+  it("names the gate's command when the caller knows it, and says a gate's answer while its task waits", () => {
+    const approveCommand = (task: string) => `wharf approve release-7 ${task} --address temporal:7233`;
+    const waiting = live(1, []);
+    expect(progressLines(waiting, 4_000, { approveCommand })[3]).toContain(
+      'awaits approval: Ship it? (wharf approve release-7 report --address temporal:7233)',
+    );
+    const seen = new Map<string, string>();
+    expect(changedLines(waiting, seen, { approveCommand })).toContain(
+      'report: waiting awaits approval: Ship it? (wharf approve release-7 report --address temporal:7233)',
+    );
+    const [fetch, report] = waiting.tasks as [TaskProgress, TaskProgress];
+    const gate = {
+      prompt: 'Ship it?',
+      requestedAt: 1,
+      decision: 'approved' as const,
+      by: 'ana',
+      comment: 'ok',
+    };
+    const answered = { ...waiting, tasks: [fetch, { ...report, approval: gate }] };
+    expect(changedLines(answered, seen, { approveCommand })).toEqual(['report: waiting approved by ana: ok']);
+    const running = {
+      ...answered,
+      tasks: [fetch, { ...report, status: 'running' as const, approval: gate }],
+    };
+    expect(changedLines(running, seen, { approveCommand })).toEqual(['report: running']);
+  });
+
+  it('shows a tool call an agent holds for a person under its task, once, with the command that answers it', () => {
+    const approveCommand = (task: string, callId?: string) =>
+      `wharf approve run-9 ${task}${callId === undefined ? '' : ` --call ${callId}`}`;
+    const base = progress('running');
+    const held: SwarmProgress = {
+      ...base,
+      pendingToolCalls: [
+        {
+          task: 'fetch#1',
+          callId: 'call-7',
+          tool: 'shell',
+          arguments: '{"command":"rm -rf build"}',
+          prompt: 'Delete?',
+          requestedAt: 2_000,
+          workflowId: 'run-9-fetch-1',
+          owner: 'fetch#1',
+        },
+      ],
+    };
+    const line =
+      '⏸ shell {"command":"rm -rf build"} waits for approval: Delete? (wharf approve run-9 fetch#1 --call call-7)';
+    const lines = progressLines(held, 4_000, { approveCommand });
+    expect(lines[1]).toBe(`${' '.repeat(11)}${line}`);
+    expect(lines.filter((text) => text.includes('⏸'))).toHaveLength(1);
+    const seen = new Map<string, string>();
+    expect(changedLines(held, seen, { approveCommand })).toContain(`  ${line}`);
+    expect(changedLines(held, seen, { approveCommand })).toEqual([]);
+    // Without the caller's command, the run is left for the reader.
+    expect(progressLines(held, 4_000)[1]).toContain('(wharf approve <run> fetch#1 --call call-7)');
+  });
 });

@@ -2,10 +2,21 @@ import {
   formatBytes,
   formatUsage,
   type LiveInstance,
+  type PendingToolCall,
   type SwarmProgress,
   statusMarks,
   type TaskProgress,
 } from '@wharf/orchestrator';
+
+/** Options of {@link progressLines} and {@link changedLines}. */
+export interface ProgressViewOptions {
+  /**
+   * The command that answers a task's approval gate (or, with `callId`, a tool call its agent
+   * holds), shown beside what waits. Default `wharf approve <run> <task> [--call <id>]` (the run
+   * left for the reader to fill in).
+   */
+  approveCommand?: (task: string, callId?: string) => string;
+}
 
 /**
  * One line per task: mark, name, status, instances, bytes captured, elapsed, model usage (agent
@@ -18,7 +29,11 @@ import {
  * for (const line of progressLines(progress, Date.now())) console.log(line);
  * ```
  */
-export function progressLines(progress: SwarmProgress, now: number): string[] {
+export function progressLines(
+  progress: SwarmProgress,
+  now: number,
+  options: ProgressViewOptions = {},
+): string[] {
   const width = Math.max(4, ...progress.tasks.map((task) => task.task.length));
   return progress.tasks.flatMap((task) => {
     const elapsed =
@@ -31,23 +46,57 @@ export function progressLines(progress: SwarmProgress, now: number): string[] {
       formatBytes(task.bytesCaptured).padStart(9),
       elapsed.padStart(7),
       ...(task.usage === undefined ? [] : [formatUsage(task.usage)]),
-      noteOf(task),
+      noteOf(task, options),
     ]
       .join('  ')
       .trimEnd();
     const indent = ' '.repeat(width + 5);
-    return [line, ...(task.live ?? []).map((live) => `${indent}${liveLine(task.task, live)}`)];
+    return [
+      line,
+      ...(task.live ?? []).map((live) => `${indent}${liveLine(task.task, live)}`),
+      ...heldCalls(progress, task.task).map((call) => `${indent}${heldCallLine(call, options)}`),
+    ];
   });
 }
 
-/** Why a task is where it is: its reason, its pending approval, or what it waits for. */
-function noteOf(task: TaskProgress): string {
+/** The tool calls an agent of `task` holds for a person (`review#2`'s belong to `review`). */
+function heldCalls(progress: SwarmProgress, task: string): PendingToolCall[] {
+  return (progress.pendingToolCalls ?? []).filter((call) => call.owner.split('#')[0] === task);
+}
+
+/** `⏸ shell {"command":"rm -rf build"} waits for approval (wharf approve run-1 review --call c1)`. */
+function heldCallLine(call: PendingToolCall, options: ProgressViewOptions): string {
+  const command =
+    options.approveCommand?.(call.task, call.callId) ??
+    `wharf approve <run> ${call.task} --call ${call.callId}`;
+  const prompt = call.prompt === undefined ? '' : `: ${call.prompt}`;
+  return `⏸ ${call.tool} ${call.arguments} waits for approval${prompt} (${command})`;
+}
+
+/**
+ * Why a task is where it is: its reason, its pending approval (with the command that answers
+ * it), its gate's answer while it waits for its step, or what it waits for.
+ */
+function noteOf(task: TaskProgress, options: ProgressViewOptions): string {
   if (task.reason !== undefined) return task.reason;
   const gate = task.approval;
-  if (task.status === 'waiting' && gate?.requestedAt !== undefined && gate.decision === undefined) {
-    return `awaits approval${gate.prompt === undefined ? '' : `: ${gate.prompt}`} (wharf approve <run> ${task.task})`;
+  if (awaitsApproval(task)) {
+    const command = options.approveCommand?.(task.task) ?? `wharf approve <run> ${task.task}`;
+    return `awaits approval${gate?.prompt === undefined ? '' : `: ${gate.prompt}`} (${command})`;
   }
+  if (task.status === 'waiting' && gate?.decision !== undefined) return decisionOf(gate);
   return task.waitingFor.length > 0 ? `waits for ${task.waitingFor.join(', ')}` : '';
+}
+
+function awaitsApproval(task: TaskProgress): boolean {
+  const gate = task.approval;
+  return task.status === 'waiting' && gate?.requestedAt !== undefined && gate.decision === undefined;
+}
+
+/** `approved by ana: notes checked`, `rejected (timed out)`. */
+function decisionOf(gate: NonNullable<TaskProgress['approval']>): string {
+  const by = gate.timedOut === true ? ' (timed out)' : gate.by === undefined ? '' : ` by ${gate.by}`;
+  return `${gate.decision}${by}${gate.comment === undefined ? '' : `: ${gate.comment}`}`;
 }
 
 /** `review#2 · step 3 · tools: shell, read_file ×2 · 1.2KB` for one running subagent. */
@@ -80,13 +129,18 @@ function toolSummary(calls: readonly string[]): string {
  * for (const line of changedLines(progress, seen)) console.log(line);
  * ```
  */
-export function changedLines(progress: SwarmProgress, seen: Map<string, string>): string[] {
+export function changedLines(
+  progress: SwarmProgress,
+  seen: Map<string, string>,
+  options: ProgressViewOptions = {},
+): string[] {
   const lines: string[] = [];
   for (const task of progress.tasks) {
     const gate = task.approval;
-    const awaiting =
-      task.status === 'waiting' && gate?.requestedAt !== undefined && gate.decision === undefined;
-    const key = `${task.status}:${task.instances.done}${awaiting ? ':approval' : ''}`;
+    const awaiting = awaitsApproval(task);
+    // A gate answered while its task still waits for its step is a change worth a line.
+    const answered = task.status === 'waiting' && gate?.decision !== undefined;
+    const key = `${task.status}:${task.instances.done}${awaiting ? ':approval' : answered ? ':answered' : ''}`;
     if (seen.get(task.task) !== key) {
       seen.set(task.task, key);
       if (task.status === 'pending') continue;
@@ -94,11 +148,17 @@ export function changedLines(progress: SwarmProgress, seen: Map<string, string>)
         task.instances.total > 1 ? `${task.instances.done}/${task.instances.total}` : '',
         task.bytesCaptured > 0 ? formatBytes(task.bytesCaptured) : '',
         task.outIds.length > 0 ? task.outIds.join(',') : '',
-        awaiting ? noteOf(task) : (task.reason ?? ''),
+        awaiting || answered ? noteOf(task, options) : (task.reason ?? ''),
       ]
         .filter(Boolean)
         .join(' ');
       lines.push(`${task.task}: ${task.status}${detail ? ` ${detail}` : ''}`);
+    }
+    for (const call of heldCalls(progress, task.task)) {
+      const id = `call:${call.workflowId}:${call.callId}`;
+      if (seen.has(id)) continue;
+      seen.set(id, 'held');
+      lines.push(`  ${heldCallLine(call, options)}`);
     }
     // A running agent's step and tool calls, each time they change.
     for (const live of task.live ?? []) {

@@ -8,11 +8,49 @@ import { WorkerConfigError } from './worker-config-error.js';
 describe('loadWorkerConfig', () => {
   it('applies defaults', () => {
     expect(loadWorkerConfig({})).toMatchObject({
-      TEMPORAL_ADDRESS: '127.0.0.1:7233',
+      temporal: { address: '127.0.0.1:7233', namespace: 'default', configured: false },
+      tracing: undefined,
       WHARF_TASK_QUEUE: 'wharf',
       WHARF_MAX_CONCURRENT: 8,
       LOG_LEVEL: 'info',
     });
+  });
+
+  it("reads the cluster from Temporal's standard variables, and tracing from OTEL_*", () => {
+    const config = loadWorkerConfig({
+      TEMPORAL_ADDRESS: 'eu-west-1.aws.api.temporal.io:7233',
+      TEMPORAL_NAMESPACE: 'swarms.a1b2c',
+      TEMPORAL_API_KEY: 'key',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+    });
+    expect(config.temporal).toMatchObject({
+      namespace: 'swarms.a1b2c',
+      connection: { address: 'eu-west-1.aws.api.temporal.io:7233', apiKey: 'key', tls: true },
+    });
+    expect(config.tracing).toMatchObject({ exporters: ['otlp'], otlpUrl: 'http://collector:4318/v1/traces' });
+  });
+
+  it('names a Temporal or tracing variable that cannot work, with the others', () => {
+    let caught: unknown;
+    try {
+      loadWorkerConfig({
+        TEMPORAL_TLS_SERVER_CA_CERT_PATH: '/no/such/ca.pem',
+        OTEL_TRACES_EXPORTER: 'zipkin',
+        WHARF_MAX_CONCURRENT: 'many',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(WorkerConfigError.isInstance(caught)).toBe(true);
+    expect([...(caught as WorkerConfigError).variables].sort()).toEqual([
+      'OTEL_TRACES_EXPORTER',
+      'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+      'WHARF_MAX_CONCURRENT',
+    ]);
+    expect((caught as Error).message).toContain(
+      'TEMPORAL_TLS_SERVER_CA_CERT_PATH: cannot read /no/such/ca.pem: ENOENT',
+    );
+    expect((caught as Error).message).toContain('OTEL_TRACES_EXPORTER: "zipkin" is not supported');
   });
 
   it('coerces numbers from the environment', () => {

@@ -1,3 +1,5 @@
+import { InvalidConfigError, loadTemporalConfig, type TemporalConfig } from '@wharf/orchestrator/client';
+import { readTracingEnv, type TracingSettings } from '@wharf/orchestrator/tracing';
 import { type IntakeLimits, parseAge, parseSize, passEnvNames } from '@wharf/orchestrator/worker';
 import { InvalidStoreUrlError, parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { z } from 'zod';
@@ -48,11 +50,12 @@ function dataPlaneUrl(variable: string, parse: (value: string, variable: string)
   );
 }
 
-/** The worker's environment, validated. */
+/**
+ * The worker's own variables, validated. The cluster (`TEMPORAL_*`, a config-file profile) is
+ * read by `loadTemporalConfig`, tracing (`OTEL_*`) by `readTracingEnv`.
+ */
 export const workerEnvSchema = z
   .object({
-    TEMPORAL_ADDRESS: z.string().min(1).default('127.0.0.1:7233'),
-    TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
     WHARF_TASK_QUEUE: z.string().min(1).default('wharf'),
     /** Data directory: work/, secret, process-groups/, and by default outputs.db and artifacts/. */
     WHARF_DATA_DIR: z.string().min(1).default('.wharf'),
@@ -117,7 +120,12 @@ export const workerEnvSchema = z
   });
 
 /** Validated worker configuration. */
-export type WorkerConfig = z.output<typeof workerEnvSchema>;
+export type WorkerConfig = z.output<typeof workerEnvSchema> & {
+  /** The Temporal cluster: `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, TLS, profiles. */
+  temporal: TemporalConfig;
+  /** Tracing as the `OTEL_*` variables ask; undefined when off (the default). */
+  tracing: TracingSettings | undefined;
+};
 
 /**
  * Reads the worker's configuration from the environment; every bad variable is named.
@@ -128,13 +136,34 @@ export type WorkerConfig = z.output<typeof workerEnvSchema>;
  * ```
  */
 export function loadWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
+  const lines: string[] = [];
+  const variables = new Set<string>();
   const parsed = workerEnvSchema.safeParse(env);
-  if (parsed.success) return parsed.data;
-  const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
-  throw new WorkerConfigError('INVALID_ENV', `Invalid worker environment:\n${lines.join('\n')}`, {
-    cause: parsed.error,
-    variables: [...new Set(parsed.error.issues.map((issue) => String(issue.path[0])))],
-  });
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      lines.push(`  ${issue.path.join('.')}: ${issue.message}`);
+      variables.add(String(issue.path[0]));
+    }
+  }
+  const settingOf = <TValue>(read: () => TValue): TValue | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (!InvalidConfigError.isInstance(error)) throw error;
+      lines.push(`  ${error.message}`);
+      variables.add(error.setting);
+      return undefined;
+    }
+  };
+  const temporal = settingOf(() => loadTemporalConfig({ env }));
+  const tracing = settingOf(() => readTracingEnv(env));
+  if (!parsed.success || temporal === undefined || lines.length > 0) {
+    throw new WorkerConfigError('INVALID_ENV', `Invalid worker environment:\n${lines.join('\n')}`, {
+      ...(parsed.success ? {} : { cause: parsed.error }),
+      variables: [...variables],
+    });
+  }
+  return { ...parsed.data, temporal, tracing };
 }
 
 /**

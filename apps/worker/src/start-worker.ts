@@ -2,14 +2,17 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { createModelRegistry, type ModelRegistry } from '@wharf/orchestrator/node';
+import { startTracing } from '@wharf/orchestrator/tracing';
 import {
   composeWorker,
   connectMcpServers,
   type McpServerConfig,
   type McpTools,
+  type WharfTracing,
 } from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
 import { intakeLimits, type WorkerConfig } from './config.js';
+import { dataPlaneFailure } from './data-plane-failure.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
 /** A running worker process's parts. */
@@ -34,8 +37,10 @@ export interface StartWorkerExtras {
 
 /**
  * Starts a Wharf worker from its configuration: the stores (`WHARF_STORE`/`WHARF_BLOBS`, by
- * default in the data directory), the models (`WHARF_MODEL` overrides the definitions', and
- * `WHARF_SUMMARIZER`, else `WHARF_MODEL`'s model, summarizes), the MCP servers of `WHARF_MCP_SERVERS` (their tools are the
+ * default in the data directory; opened and checked first, a store or bucket that cannot be
+ * used is a `WorkerConfigError` `DATA_PLANE_UNAVAILABLE`), the models (`WHARF_MODEL` overrides
+ * the definitions', and `WHARF_SUMMARIZER`, else `WHARF_MODEL`'s model, summarizes), the MCP
+ * servers of `WHARF_MCP_SERVERS` (their tools are the
  * worker's, named `<server>_<tool>`; closed when it stops), an intake
  * server for subagents that `wharf emit`, the Temporal worker, a health endpoint, and
  * structured logs (pino, JSON lines).
@@ -52,11 +57,19 @@ export async function startWorker(
   extras: StartWorkerExtras = {},
 ): Promise<RunningWorker> {
   installRuntime(logger);
-  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {});
+  const tracing =
+    config.tracing === undefined
+      ? undefined
+      : await startTracing(config.tracing, { serviceName: 'wharf-worker' });
+  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {}).catch(async (error: unknown) => {
+    await tracing?.shutdown();
+    throw error;
+  });
   try {
-    return await run(config, logger, extras, mcp);
+    return await run(config, logger, extras, { mcp, tracing });
   } catch (error) {
     await mcp.close();
+    await tracing?.shutdown();
     throw error;
   }
 }
@@ -65,11 +78,12 @@ async function run(
   config: WorkerConfig,
   logger: Logger,
   extras: StartWorkerExtras,
-  mcp: McpTools,
+  { mcp, tracing }: { mcp: McpTools; tracing: WharfTracing | undefined },
 ): Promise<RunningWorker> {
   const overrides = config.WHARF_MODEL;
   const summarizer = config.WHARF_SUMMARIZER ?? overrides?.default;
   const parts = await composeWorker({
+    ...(tracing === undefined ? {} : { tracing }),
     models: extras.models ?? createModelRegistry(overrides === undefined ? {} : { overrides }),
     summarizer: summarizer ?? false,
     tools: mcp.tools,
@@ -81,9 +95,19 @@ async function run(
       port: config.WHARF_INTAKE_PORT,
       limits: intakeLimits(config),
     },
+  }).catch((error: unknown) => {
+    throw dataPlaneFailure(error) ?? error;
   });
+  // Before taking any work: the store answers, and its blob store takes, gives back and
+  // removes a probe body (a missing bucket or a wrong key fails here, not at the first EMIT).
+  try {
+    await parts.data.check();
+  } catch (error) {
+    await parts.close().catch(() => undefined);
+    throw dataPlaneFailure(error) ?? error;
+  }
   const { intake } = parts;
-  const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+  const connection = await NativeConnection.connect(config.temporal.connection);
   // Ends the scripts a predecessor left running when it was killed outright (SIGKILL, OOM, power).
   const {
     worker,
@@ -91,7 +115,7 @@ async function run(
     done: stopped,
   } = await parts.startWorker({
     connection,
-    namespace: config.TEMPORAL_NAMESPACE,
+    namespace: config.temporal.namespace,
     taskQueue: config.WHARF_TASK_QUEUE,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
     workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
@@ -142,8 +166,10 @@ async function run(
   const healthUrl = `http://127.0.0.1:${(health.address() as AddressInfo).port}/healthz`;
   logger.info(
     {
-      address: config.TEMPORAL_ADDRESS,
-      namespace: config.TEMPORAL_NAMESPACE,
+      address: config.temporal.address,
+      namespace: config.temporal.namespace,
+      temporal: config.temporal.summary,
+      tracing: config.tracing === undefined ? 'off' : config.tracing.exporters.join(','),
       taskQueue: config.WHARF_TASK_QUEUE,
       intake: intake.url,
       health: healthUrl,
@@ -160,6 +186,7 @@ async function run(
     await connection.close();
     await parts.close();
     await mcp.close();
+    await tracing?.shutdown();
     logger.info('worker-end');
   });
   return {

@@ -4,7 +4,9 @@ const marker = Symbol.for('@wharf/worker/error');
 export type WorkerConfigErrorCode =
   | 'INVALID_ENV'
   /** An MCP server of `WHARF_MCP_SERVERS` could not be started or reached. */
-  | 'MCP_UNAVAILABLE';
+  | 'MCP_UNAVAILABLE'
+  /** The output store or its blob store (`WHARF_STORE`, `WHARF_BLOBS`) cannot be used. */
+  | 'DATA_PLANE_UNAVAILABLE';
 
 /**
  * A worker environment that cannot work: names every variable that is wrong and why.

@@ -160,9 +160,11 @@ export const contextResolverBenchmark: Benchmark = {
         target: 0.5,
       },
       {
+        // Information only: append is judged by the next row, which includes the index work
+        // append leaves to the first resolve. The cap line under the table bounds this one.
         name: `append prebuilt message (${appended.length} msgs): ContextLog.append vs bare Array.push`,
         ...append,
-        target: 0.5,
+        target: 'info',
       },
       {
         name: `append ${appended.length} msgs, then resolve ${readsAfterAppend} paths: ContextLog vs Array.push + naive scan`,

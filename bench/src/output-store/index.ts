@@ -23,9 +23,19 @@ export const outputStoreBenchmark: Benchmark = {
     const coldMiB = ingest.coldRssGrowthBytes / 2 ** 20;
     const warmMiB = ingest.peakRssGrowthBytes / 2 ** 20;
     return [
-      formatTable('output-store', [emits, ingest.row, ...http.rows.map((intake) => intake.row)]),
+      formatTable('output-store', [
+        emits,
+        ingest.row,
+        {
+          name: 'ingest peak RSS growth (cold and warm round, the larger)',
+          measured: Math.max(coldMiB, warmMiB),
+          budget: 64,
+          unit: 'MiB',
+        },
+        ...http.rows.map((intake) => intake.row),
+      ]),
       '',
-      `ingest peak RSS growth: cold round ${coldMiB.toFixed(1)} MiB, warm round ${warmMiB.toFixed(1)} MiB (target < 64 MiB: ${Math.max(coldMiB, warmMiB) < 64 ? 'ok' : 'MISS'})`,
+      `ingest peak RSS growth: cold round ${coldMiB.toFixed(1)} MiB, warm round ${warmMiB.toFixed(1)} MiB`,
       ...http.rows.map(
         (intake, index) =>
           `intake latency p50/p99 (${index === 0 ? 'a token per POST' : 'shared spawn tokens'}): ${intake.ours.p50.toFixed(2)} / ${intake.ours.p99.toFixed(2)} ms, CPU ${micros(intake.ours.cpuMicros)} per request (bare node:http ${intake.baseline.p50.toFixed(2)} / ${intake.baseline.p99.toFixed(2)} ms, ${micros(intake.baseline.cpuMicros)})`,

@@ -8,7 +8,7 @@ export const stdioLimitsBenchmark: Benchmark = {
   name: 'stdio-limits',
   async run({ smoke }) {
     const scenario = smoke ? await runScenario(5, 2 * MiB) : await runScenario(100, 10 * MiB);
-    const throughput = await runThroughput(smoke ? 16 * MiB : 1024 * MiB);
+    const throughput = await runThroughput(smoke ? 64 * MiB : 1024 * MiB);
     return [scenario, throughput].join('\n\n');
   },
 };

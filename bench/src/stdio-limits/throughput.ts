@@ -44,66 +44,83 @@ async function seconds(work: () => Promise<unknown>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
+function median(values: readonly number[]): number {
+  const sorted = [...values].sort((left, right) => left - right);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[middle] ?? Number.NaN)
+    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
+}
+
 /**
  * One process printing `size` bytes: captured by Wharf vs `cat` reading the same bytes over the
  * same transport in the same scheduling layout. Node gives a child's stdout an AF_UNIX socket
  * pair, not a pipe, and the default capture starts the child in its own session (`setsid`, so a
  * kill reaches its whole process tree), which Linux's autogroup schedules as a group of its own;
  * each row's `cat` gets the same. The shell-pipe `cat` the rows used to compare with is printed
- * beside them. The variants run interleaved, round after round, and each keeps its best round,
- * so a burst of load from elsewhere on the machine does not land on one variant only.
+ * beside them. The variants run interleaved, round after round (`rounds`, at least 5), and
+ * each variant's figure is the median of its rounds, so a burst of load from elsewhere on the
+ * machine neither lands on one variant only nor decides the figure.
  */
-export async function runThroughput(size: number, rounds = 3): Promise<string> {
+export async function runThroughput(size: number, rounds = 5): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'wharf-bench-stdio-'));
   const args = reportCommand(size);
-  const best = {
-    shellCat: Number.POSITIVE_INFINITY,
-    socketCat: Number.POSITIVE_INFINITY,
-    socketCatSameSession: Number.POSITIVE_INFINITY,
-    bare: Number.POSITIVE_INFINITY,
-    plain: Number.POSITIVE_INFINITY,
-    sameSession: Number.POSITIVE_INFINITY,
-    gzip: Number.POSITIVE_INFINITY,
+  const times = {
+    shellCat: [] as number[],
+    socketCat: [] as number[],
+    socketCatSameSession: [] as number[],
+    bare: [] as number[],
+    plain: [] as number[],
+    sameSession: [] as number[],
+    gzip: [] as number[],
+  };
+  const expectAll = (captured: number, what: string) => {
+    if (captured !== size) throw new Error(`${what} ${captured} of ${size} bytes`);
   };
   try {
     for (let round = 0; round < rounds; round++) {
-      best.shellCat = Math.min(best.shellCat, await seconds(() => catOverShellPipe(args)));
-      best.socketCat = Math.min(best.socketCat, await seconds(() => catOverSpawnSocket(args, true)));
-      best.plain = Math.min(
-        best.plain,
+      times.shellCat.push(await seconds(() => catOverShellPipe(args)));
+      times.socketCat.push(await seconds(() => catOverSpawnSocket(args, true)));
+      times.plain.push(
         await seconds(async () => {
-          const result = await captureProcess('sh', { args });
-          if (result.stdout.totalBytes !== size)
-            throw new Error(`captured ${result.stdout.totalBytes} of ${size} bytes`);
+          expectAll((await captureProcess('sh', { args })).stdout.totalBytes, 'captured');
         }),
       );
-      best.gzip = Math.min(
-        best.gzip,
+      times.gzip.push(
         await seconds(async () => {
           const result = await captureProcess('sh', {
             args,
             spillName: 'throughput',
             limits: { external_storage_dir: dir, compress_external: true, max_external_bytes: size },
           });
-          if (result.stdout.spill?.bytes !== size)
-            throw new Error(`spilled ${result.stdout.spill?.bytes} of ${size} bytes`);
+          expectAll(result.stdout.spill?.bytes ?? 0, 'spilled');
         }),
       );
-      best.socketCatSameSession = Math.min(
-        best.socketCatSameSession,
-        await seconds(() => catOverSpawnSocket(args, false)),
+      times.socketCatSameSession.push(await seconds(() => catOverSpawnSocket(args, false)));
+      times.sameSession.push(
+        await seconds(async () => {
+          expectAll(
+            (await captureProcess('sh', { args, processGroup: false })).stdout.totalBytes,
+            'captured',
+          );
+        }),
       );
-      best.sameSession = Math.min(
-        best.sameSession,
-        await seconds(() => captureProcess('sh', { args, processGroup: false })),
-      );
-      best.bare = Math.min(best.bare, await seconds(() => bareNodeRead(args)));
+      times.bare.push(await seconds(() => bareNodeRead(args)));
     }
+    const best = {
+      shellCat: median(times.shellCat),
+      socketCat: median(times.socketCat),
+      socketCatSameSession: median(times.socketCatSameSession),
+      bare: median(times.bare),
+      plain: median(times.plain),
+      sameSession: median(times.sameSession),
+      gzip: median(times.gzip),
+    };
     const mebibytes = size / MiB;
     const rate = (time: number) => mebibytes / time;
     const table = formatTable(
-      `capture throughput, one process printing ${mebibytes} MiB (MiB/s; baseline: cat reading the ` +
-        'same spawn socket, child in the same session layout)',
+      `capture throughput, one process printing ${mebibytes} MiB (MiB/s, median of ${rounds} alternating ` +
+        'rounds; baseline: cat reading the same spawn socket, child in the same session layout)',
       [
         {
           name: 'captureProcess, default (child in own session)',
@@ -136,6 +153,13 @@ export async function runThroughput(size: number, rounds = 3): Promise<string> {
       `a bare Node reader that keeps nothing (own session): ${rate(best.bare).toFixed(1)} MiB/s; the ` +
         `default capture runs at ${(best.bare / best.plain).toFixed(2)} of it`,
     ];
+    const perRound = (name: string, list: number[]) =>
+      `${name} ${list.map((time) => rate(time).toFixed(0)).join(' ')}`;
+    lines.push(
+      `rounds (MiB/s): ${perRound('cat', times.socketCat)}; ${perRound('default', times.plain)}; ` +
+        `${perRound('gzip', times.gzip)}; ${perRound('cat same session', times.socketCatSameSession)}; ` +
+        `${perRound('processGroup: false', times.sameSession)}`,
+    );
     return `${table}\n${lines.join('\n')}`;
   } finally {
     await rm(dir, { recursive: true, force: true });

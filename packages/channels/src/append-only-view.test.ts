@@ -23,6 +23,20 @@ describe('appendOnlyView', () => {
     expect(JSON.stringify({ log: view })).toBe('{"log":["a","b"]}');
   });
 
+  it("gives util.inspect (so console.log) its items through the inspect symbol, not the empty target's", () => {
+    const list = ['a', 'b', 'c'];
+    const view = appendOnlyView(list, 2);
+    // Node reads the formatter from the proxy's target and calls it on the view.
+    const format = Reflect.get(view, Symbol.for('nodejs.util.inspect.custom')) as (this: unknown) => unknown;
+    const printed = format.call(view);
+    expect(printed).toEqual(['a', 'b']);
+    expect(Array.isArray(printed) && printed !== view).toBe(true);
+    // The formatter is no item: keys, spreading and JSON are as before.
+    expect(Object.keys(view)).toEqual(['0', '1']);
+    expect({ ...view }).toEqual({ 0: 'a', 1: 'b' });
+    expect(JSON.stringify(view)).toBe('["a","b"]');
+  });
+
   it('does not take non-canonical index keys as indices', () => {
     const view = appendOnlyView(['a', 'b'], 2) as unknown as Record<string, unknown>;
     for (const key of ['01', '1.0', '1e0', ' 1', '-0', '', '0x1']) expect(view[key]).toBeUndefined();

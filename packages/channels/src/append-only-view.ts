@@ -13,7 +13,7 @@
  *
  * Reading an item through the view costs more than reading a plain array (each access goes
  * through a proxy trap); a reader that walks a long list often can `slice()` it once into a
- * plain array of its own.
+ * plain array of its own. `console.log` and `util.inspect` print its items, as for an array.
  *
  * @param items - the append-only list; only its first `length` items are visible.
  * @param length - how many items the view shows (at most `items.length`).
@@ -27,14 +27,32 @@
  * ```
  */
 export function appendOnlyView<TItem>(items: readonly TItem[], length: number): readonly TItem[] {
-  return new Proxy<TItem[]>([], new AppendOnlyViewHandler(items, length)) as readonly TItem[];
+  const target: TItem[] = [];
+  Object.defineProperty(target, inspectCustom, { value: inspectItems });
+  return new Proxy<TItem[]>(target, new AppendOnlyViewHandler(items, length)) as readonly TItem[];
+}
+
+/**
+ * The key under which Node's `util.inspect` (and so `console.log`) looks for a custom
+ * formatter, named through the global symbol registry: no `node:` import, nothing but plain
+ * JavaScript, so the package stays zero-dependency and safe in the workflow sandbox.
+ */
+const inspectCustom = Symbol.for('nodejs.util.inspect.custom');
+
+/**
+ * A view's custom formatter: `util.inspect` reads it from the proxy's (empty) target, whose
+ * items it would print as `[]`, and calls it on the view itself, so a plain copy of the
+ * items is printed instead.
+ */
+function inspectItems(this: readonly unknown[]): unknown[] {
+  return Array.prototype.slice.call(this);
 }
 
 /**
  * The proxy handler of {@link appendOnlyView}: answers the index and `length` reads from the
- * list, everything else (the array methods) from an empty, extensible array target, and
- * refuses every change. The target stays extensible and empty so the proxy invariants hold
- * for the index properties it reports.
+ * list, everything else (the array methods, the inspect formatter) from an extensible array
+ * target without items, and refuses every change. The target stays extensible and without
+ * items so the proxy invariants hold for the index properties it reports.
  */
 class AppendOnlyViewHandler<TItem> implements ProxyHandler<TItem[]> {
   readonly #items: readonly TItem[];

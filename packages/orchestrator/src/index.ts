@@ -12,6 +12,7 @@ export {
   type ApprovalVerdict,
   answerApproval,
   approvalVerdict,
+  approveCommand,
   openApproval,
   type PendingApproval,
   pendingApprovals,
@@ -19,6 +20,14 @@ export {
 } from './control/approval-gate.js';
 export { type ConditionLookup, evaluateWhen, truthy, type WhenOutcome } from './control/evaluate-when.js';
 export { expandMapLoop, type MapExpansion, type StoredListSource } from './control/expand-map-loop.js';
+export { canonicalJson, planRerun, type RerunPlan, type RerunSource } from './control/rerun-plan.js';
+export {
+  callNeedsApproval,
+  callPreview,
+  TOOL_CALL_PREVIEW_CHARS,
+  ToolCallApprovals,
+  type ToolCallVerdict,
+} from './control/tool-call-approvals.js';
 export type { GraphDefinition, GraphTask } from './dsl/graph-definition.js';
 export { InvalidConditionError } from './dsl/invalid-condition-error.js';
 export { type MissingInput, missingInputs } from './dsl/missing-inputs.js';
@@ -36,8 +45,10 @@ export {
   conditionReferences,
   parseWhen,
 } from './dsl/when-condition.js';
+export { InvalidConfigError } from './invalid-config-error.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
 export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';
+export { agentWorkflowId } from './shared/agent-workflow-id.js';
 export {
   type ContextLimits,
   type ContextLimitsInput,
@@ -48,10 +59,13 @@ export {
   addInputSignal,
   addInputsUpdate,
   approveTaskUpdate,
+  approveToolCallUpdate,
   cancelTaskUpdate,
   progressQuery,
   stateQuery,
+  toolCallNoticeSignal,
 } from './shared/definitions.js';
+export { type FinalReportOptions, finalReport } from './shared/final-report.js';
 export { renderProgressTable, renderTaskTable, statusMarks } from './shared/progress-table.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
 export { isStoredListValue, type StoredListValue, storedOutputOf } from './shared/stored-list.js';
@@ -71,6 +85,8 @@ export {
   type SwarmDefinition,
   swarmDefinitionSchema,
   type TaskDefinition,
+  type ToolApprovalRule,
+  toolApprovalRuleSchema,
 } from './shared/swarm-schema.js';
 export { FINISHED_TASK_STATUSES, isFailure, isFinished, isOpen } from './shared/task-status.js';
 export { alwaysOnToolNames, builtinToolNames } from './shared/tool-names.js';
@@ -81,6 +97,8 @@ export type {
   ApprovalState,
   ApproveTaskRequest,
   ApproveTaskResult,
+  ApproveToolCallRequest,
+  ApproveToolCallResult,
   CarriedState,
   ContextPlan,
   ContextPlanEntry,
@@ -93,8 +111,11 @@ export type {
   ManifestPartInput,
   MapItems,
   OutputRefJson,
+  PendingToolCall,
   PlanContextInput,
   PruneContextInput,
+  RerunOrigin,
+  ReusedResults,
   SubagentHeartbeat,
   SubagentInput,
   SubagentResult,
@@ -105,5 +126,6 @@ export type {
   SwarmWorkflowInput,
   TaskProgress,
   TaskStatus,
+  ToolCallNotice,
   WharfActivities,
 } from './shared/types.js';

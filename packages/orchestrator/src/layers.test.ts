@@ -23,11 +23,12 @@ const layers: Record<string, readonly string[]> = {
   converter: ['shared'],
   gc: ['shared'],
   'dev-server': ['shared'],
+  tracing: [],
   activities: [...pure, 'models'],
-  agent: [...pure, 'models', 'activities'],
+  agent: [...pure, 'models', 'activities', 'tracing'],
   client: [...pure],
-  worker: [...pure, 'models', 'converter', 'gc', 'activities', 'agent'],
-  embedded: [...pure, 'models', 'dev-server', 'activities', 'worker', 'client'],
+  worker: [...pure, 'models', 'converter', 'gc', 'tracing', 'activities', 'agent'],
+  embedded: [...pure, 'models', 'dev-server', 'tracing', 'activities', 'worker', 'client'],
   node: ['shared', 'models', 'converter'],
 };
 

@@ -19,7 +19,9 @@ export type WharfOrchestratorErrorCode =
   | 'PATH_OUTSIDE_WORKDIR'
   | 'NOT_A_REGULAR_FILE'
   | 'FILE_NOT_FOUND'
-  | 'INVALID_ENV';
+  | 'INVALID_ENV'
+  /** A Temporal connection or tracing setting (a variable, a config file) that cannot work. */
+  | 'INVALID_CONFIG';
 
 /**
  * Base error of `@wharf/orchestrator`. Every error the package throws is one of these,

@@ -325,3 +325,75 @@ export class InvalidStoreOptionError extends OutputStoreError {
     return OutputStoreError.isInstance(value) && value.name === 'InvalidStoreOptionError';
   }
 }
+
+/**
+ * A blob store (a directory, a bucket prefix) already holds the bodies of another Wharf output
+ * store: its marker (`wharf-store.json`) names another store id. Two stores on one blob store
+ * would each take the other's bodies for unreferenced ones and remove them, so the second is
+ * refused. `ownerStoreId` and `ownerStore` say which store holds it.
+ *
+ * @example
+ * ```ts
+ * if (BlobStoreClaimedError.isInstance(error)) console.error(`${error.location} belongs to ${error.ownerStore}`);
+ * ```
+ */
+export class BlobStoreClaimedError extends OutputStoreError {
+  readonly location: string;
+  readonly ownerStoreId: string;
+  readonly ownerStore: string;
+  constructor(location: string, owner: { storeId: string; store: string }) {
+    super(
+      'INVALID_OPTION',
+      `${location} holds the bodies of another Wharf output store (${owner.store}, store id ${owner.storeId}); ` +
+        'give each store a blob store (directory or bucket prefix) of its own',
+    );
+    this.name = 'BlobStoreClaimedError';
+    this.location = location;
+    this.ownerStoreId = owner.storeId;
+    this.ownerStore = owner.store;
+  }
+
+  /** True for a BlobStoreClaimedError from any realm (by name: `INVALID_OPTION` is shared). */
+  static override isInstance(value: unknown): value is BlobStoreClaimedError {
+    return OutputStoreError.isInstance(value) && value.name === 'BlobStoreClaimedError';
+  }
+}
+
+/**
+ * What kept a store from its server: none answered (`unreachable`), it refused the
+ * credentials (`credentials`), the database or bucket does not exist (`missing`), or it
+ * refused the connection for another reason (`refused`: too many connections, shutting down…).
+ *
+ * @example
+ * ```ts
+ * const problem: ConnectionProblem = 'credentials';
+ * ```
+ */
+export type ConnectionProblem = 'unreachable' | 'credentials' | 'missing' | 'refused';
+
+/**
+ * A store could not reach or use its server: PostgreSQL (no server at the address, a wrong
+ * password, a missing database) or the blob store's S3 bucket (no bucket, a wrong key).
+ * `server` names where, without a password (`wharf@db:5432/wharf`, `s3://bucket/prefix`);
+ * `problem` says what went wrong. A {@link StorageFailureError} by code.
+ *
+ * @example
+ * ```ts
+ * if (StoreConnectionError.isInstance(error) && error.problem === 'credentials') console.error(error.message);
+ * ```
+ */
+export class StoreConnectionError extends StorageFailureError {
+  readonly problem: ConnectionProblem;
+  readonly server: string;
+  constructor(server: string, problem: ConnectionProblem, detail: string, options?: { cause?: unknown }) {
+    super(`cannot use ${server}: ${detail}`, options);
+    this.name = 'StoreConnectionError';
+    this.problem = problem;
+    this.server = server;
+  }
+
+  /** True for a StoreConnectionError from any realm (by name: `STORAGE_FAILURE` is shared). */
+  static override isInstance(value: unknown): value is StoreConnectionError {
+    return OutputStoreError.isInstance(value) && value.name === 'StoreConnectionError';
+  }
+}

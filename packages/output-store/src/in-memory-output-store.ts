@@ -24,7 +24,7 @@ import type {
   OutputStore,
   RetentionPolicy,
 } from './types.js';
-import { validateOutputEvent } from './validate-event.js';
+import { validateKeyLookup, validateListQuery, validateOutputEvent } from './validate-event.js';
 
 /**
  * Options of {@link InMemoryOutputStore}.
@@ -139,6 +139,7 @@ export class InMemoryOutputStore implements OutputStore {
 
   async list(query: ListQuery = {}): Promise<ListPage> {
     this.#assertOpen();
+    validateListQuery(query);
     const limit = pageLimit(query.limit);
     const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
     const records: OutputRecord[] = [];
@@ -154,6 +155,7 @@ export class InMemoryOutputStore implements OutputStore {
 
   async count(query: ListQuery = {}): Promise<number> {
     this.#assertOpen();
+    validateListQuery(query);
     let total = 0;
     for (const entry of this.#entries.values()) {
       if (!this.#isExpired(entry) && matches(entry.record, query)) total += 1;
@@ -166,6 +168,7 @@ export class InMemoryOutputStore implements OutputStore {
     idempotencyKey: string,
   ): Promise<OutputRef | undefined> {
     this.#assertOpen();
+    validateKeyLookup(scope, idempotencyKey);
     const outId = this.#keys.get(scopedKey(scope, idempotencyKey));
     const entry = outId === undefined ? undefined : this.#entries.get(outId);
     return entry && !this.#isExpired(entry) ? { outId: entry.record.outId } : undefined;
@@ -180,6 +183,7 @@ export class InMemoryOutputStore implements OutputStore {
 
   async gc(policy: RetentionPolicy = {}): Promise<GcResult> {
     this.#assertOpen();
+    if (policy.runId !== undefined) validateListQuery({ runId: policy.runId });
     const candidates = [...this.#entries.values()].map((entry) => ({
       outId: entry.record.outId,
       runId: entry.record.producer.runId,

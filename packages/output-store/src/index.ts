@@ -1,6 +1,7 @@
 export { type AllowedFile, openAllowedFile } from './allowed-file.js';
-export type { BlobRange, BlobStore } from './blobs/blob-store.js';
+export type { BlobRange, BlobStore, StoredBlob } from './blobs/blob-store.js';
 export { assertBlobAddress, LocalBlobStore, type LocalBlobStoreOptions } from './blobs/local-blob-store.js';
+export { type BlobStoreOwner, storeMarkerName } from './blobs/store-marker.js';
 export {
   createEmitHandler,
   type EmitHandlerOptions,
@@ -12,6 +13,8 @@ export {
 export { spawnEnv } from './env-names.js';
 export {
   BlobNotFoundError,
+  BlobStoreClaimedError,
+  type ConnectionProblem,
   IdempotencyConflictError,
   IntakeBusyError,
   InvalidOutputEventError,
@@ -25,12 +28,13 @@ export {
   OutputUnauthorizedError,
   type PathRejection,
   StorageFailureError,
+  StoreConnectionError,
 } from './errors.js';
 export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
 export { type HttpErrorBody, toHttpError } from './intake/http-error.js';
-export { createIntakeApp } from './intake/intake-app.js';
-export type { IntakeAppOptions } from './intake/intake-options.js';
+export { createIntakeHandler, type IntakeHandler } from './intake/intake-handler.js';
+export type { IntakeOptions } from './intake/intake-options.js';
 export { createIntakeServer, type IntakeServer, type IntakeServerOptions } from './intake/intake-server.js';
 export { jsonEnvelopeType } from './intake/json-envelope-type.js';
 export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
@@ -64,23 +68,22 @@ export {
 } from './manifest/index.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
 export { type ReadBody, readBody } from './read-body.js';
-export { planRetention, type RetentionCandidate } from './retention.js';
+export { defaultOrphanGraceMs, planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
-export {
-  type EmittedOutput,
-  type EmitWithRecordOptions,
-  SqliteOutputStore,
-  type SqliteOutputStoreOptions,
-} from './sqlite/sqlite-output-store.js';
+export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
 export type {
   ByteRange,
   ContentRef,
+  EmittedOutput,
+  EmitWithRecordOptions,
   GcResult,
   IdempotencyScope,
   ListPage,
   ListQuery,
   OpenedBody,
+  OrphanSweepOptions,
+  OrphanSweepResult,
   OutputEvent,
   OutputRecord,
   OutputRef,

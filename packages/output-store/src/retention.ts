@@ -1,5 +1,30 @@
-import type { NotFoundReason } from './errors.js';
+import { InvalidOutputEventError, type NotFoundReason } from './errors.js';
 import type { RetentionPolicy } from './types.js';
+
+/**
+ * How old an unreferenced body must be before a sweep removes it, by default: one hour.
+ *
+ * @example
+ * ```ts
+ * await store.sweepOrphanBodies?.({ graceMs: defaultOrphanGraceMs });
+ * ```
+ */
+export const defaultOrphanGraceMs = 60 * 60 * 1000;
+
+/**
+ * Checks an orphan sweep's grace period: a non-negative whole number of milliseconds.
+ *
+ * @example
+ * ```ts
+ * const graceMs = orphanGraceMs(options.graceMs); // 3600000 when unset
+ * ```
+ */
+export function orphanGraceMs(graceMs: number | undefined): number {
+  if (graceMs === undefined) return defaultOrphanGraceMs;
+  if (!Number.isSafeInteger(graceMs) || graceMs < 0)
+    throw new InvalidOutputEventError('graceMs', 'must be a whole number of milliseconds, 0 or more');
+  return graceMs;
+}
 
 /**
  * The facts retention needs about one stored output.

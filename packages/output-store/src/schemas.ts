@@ -1,6 +1,8 @@
 import { z } from 'zod';
+import { storableText } from './storable-text.js';
 
-const id = z.string().min(1).max(256);
+/** Ids, keys, names and labels refuse NUL and lone surrogates on every store (see `unstorableReason`). */
+const id = storableText(1, 256);
 
 /**
  * Claims inside a per-spawn token (see `issueSpawnToken`).
@@ -45,13 +47,13 @@ export const spawnTokenClaimsSchema = z.object({
  */
 export type SpawnTokenClaims = z.infer<typeof spawnTokenClaimsSchema>;
 
-const labels = z.record(z.string().min(1).max(128), z.string().max(1024));
+const labels = z.record(storableText(1, 128), storableText(0, 1024));
 
 /** Body of a JSON `POST /v1/outputs` (small outputs). */
 export const jsonEmitRequestSchema = z.object({
-  idempotencyKey: z.string().min(1).max(512),
-  name: z.string().min(1).max(1024).optional(),
-  contentType: z.string().min(1).max(256).optional(),
+  idempotencyKey: storableText(1, 512),
+  name: storableText(1, 1024).optional(),
+  contentType: storableText(1, 256).optional(),
   labels: labels.optional(),
   ttlMs: z.number().int().positive().optional(),
   content: z.discriminatedUnion('kind', [

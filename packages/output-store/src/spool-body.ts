@@ -29,8 +29,8 @@ export interface SpoolOptions {
 
 /**
  * Reads content once, hashing as it goes. Up to the inline threshold it stays in memory;
- * past it, bytes stream to a temp file (written, fsynced, closed) so a body of any size
- * costs only one chunk of memory. On failure the temp file is removed.
+ * past it, bytes stream to a temp file (created 0600, written, fsynced, closed) so a body of
+ * any size costs only one chunk of memory. On failure the temp file is removed.
  *
  * @example
  * ```ts
@@ -97,7 +97,8 @@ async function spoolChunks(
       pending.push(Buffer.from(buffer));
       if (total > options.inlineThresholdBytes) {
         tempPath = options.temps.claimTemp();
-        handle = await open(tempPath, 'wx');
+        // Readable by this user only: the body may be anyone's secret.
+        handle = await open(tempPath, 'wx', 0o600);
         await handle.writev(pending);
         pending.length = 0;
       }

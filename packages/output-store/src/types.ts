@@ -198,6 +198,45 @@ export interface RetentionPolicy {
   readonly runId?: string;
   /** Then remove oldest outputs until the total body size is at most this (reason `evicted`). */
   readonly maxTotalBytes?: number;
+  /**
+   * Stores that keep bodies outside their records then remove the unreferenced ones last
+   * written longer ago than this (see {@link OutputStore.sweepOrphanBodies}); default one hour.
+   */
+  readonly orphanGraceMs?: number;
+}
+
+/**
+ * What an `emitWithRecord` (SQLite and PostgreSQL stores) stored or found: the ref, its record,
+ * and whether this call created the output (`false`: the idempotency key already held one with
+ * the same bytes).
+ *
+ * @example
+ * ```ts
+ * const { ref, record, created } = await store.emitWithRecord(event);
+ * ```
+ */
+export interface EmittedOutput {
+  readonly ref: OutputRef;
+  readonly record: OutputRecord;
+  readonly created: boolean;
+}
+
+/**
+ * Options of an `emitWithRecord`.
+ *
+ * @example
+ * ```ts
+ * await store.emitWithRecord(event, { maxOutputs: 16 });
+ * ```
+ */
+export interface EmitWithRecordOptions {
+  /**
+   * Most live outputs the event's spawn (owner, run, spawn) may hold, checked by the database
+   * in the transaction that inserts the row, so no number of concurrent emits from any process
+   * sharing the store can pass it; a new output beyond it is refused with
+   * `OutputForbiddenError`, a replay of a stored key is answered as ever.
+   */
+  readonly maxOutputs?: number;
 }
 
 /**
@@ -209,6 +248,38 @@ export interface RetentionPolicy {
  * ```
  */
 export interface GcResult {
+  readonly removed: number;
+  readonly freedBytes: number;
+}
+
+/**
+ * Options of {@link OutputStore.sweepOrphanBodies}.
+ *
+ * @example
+ * ```ts
+ * await store.sweepOrphanBodies?.({ graceMs: 3_600_000, dryRun: true });
+ * ```
+ */
+export interface OrphanSweepOptions {
+  /**
+   * Only bodies last written longer ago than this go (default `defaultOrphanGraceMs`, one
+   * hour): a younger unreferenced body may be an EMIT's, uploaded and about to be committed.
+   */
+  readonly graceMs?: number;
+  /** Count what would go, remove nothing. */
+  readonly dryRun?: boolean;
+}
+
+/**
+ * Outcome of {@link OutputStore.sweepOrphanBodies}: bodies removed (or, dry, that would be) and
+ * their bytes.
+ *
+ * @example
+ * ```ts
+ * const { removed, freedBytes } = await store.sweepOrphanBodies?.() ?? { removed: 0, freedBytes: 0 };
+ * ```
+ */
+export interface OrphanSweepResult {
   readonly removed: number;
   readonly freedBytes: number;
 }
@@ -243,6 +314,13 @@ export interface OutputStore {
   delete(ref: OutputRef): Promise<boolean>;
   /** Applies a retention policy. */
   gc(policy?: RetentionPolicy): Promise<GcResult>;
+  /**
+   * Removes the bodies its blob store holds that no record references (left by an EMIT that
+   * died between its upload and its commit) and that are older than the grace period. Only a
+   * store that keeps bodies outside its records has it, and it removes only bodies of a blob
+   * store it has proven its own (see `BlobStore.claim`).
+   */
+  sweepOrphanBodies?(options?: OrphanSweepOptions): Promise<OrphanSweepResult>;
   /** Releases resources; further calls fail. */
   close(): Promise<void>;
 }

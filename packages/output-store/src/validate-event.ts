@@ -1,6 +1,7 @@
 import { InvalidOutputEventError } from './errors.js';
 import { assertLabelKeys } from './label-keys.js';
-import type { OutputEvent } from './types.js';
+import { unstorableReason } from './storable-text.js';
+import type { IdempotencyScope, ListQuery, OutputEvent } from './types.js';
 
 const maxIdLength = 256;
 const maxLabels = 64;
@@ -12,6 +13,12 @@ function requireId(value: unknown, field: string, maxLength = maxIdLength): void
   }
   if (value.length > maxLength)
     throw new InvalidOutputEventError(field, `must be at most ${maxLength} characters`);
+  requireStorable(value, field);
+}
+
+function requireStorable(value: string, field: string): void {
+  const reason = unstorableReason(value);
+  if (reason !== undefined) throw new InvalidOutputEventError(field, reason);
 }
 
 /**
@@ -36,8 +43,10 @@ export function validateOutputEvent(event: OutputEvent): void {
   if (producer.agent !== undefined) requireId(producer.agent, 'producer.agent');
   requireId(event.idempotencyKey, 'idempotencyKey', 512);
   if (event.name !== undefined) requireId(event.name, 'name', 1024);
-  if (event.contentType !== undefined && !contentTypePattern.test(event.contentType)) {
-    throw new InvalidOutputEventError('contentType', 'must be a media type such as text/plain');
+  if (event.contentType !== undefined) {
+    if (typeof event.contentType !== 'string' || !contentTypePattern.test(event.contentType))
+      throw new InvalidOutputEventError('contentType', 'must be a media type such as text/plain');
+    requireStorable(event.contentType, 'contentType');
   }
   if (event.ttlMs !== undefined && (!Number.isSafeInteger(event.ttlMs) || event.ttlMs <= 0)) {
     throw new InvalidOutputEventError('ttlMs', 'must be a positive integer');
@@ -60,7 +69,52 @@ function validateLabels(labels: OutputEvent['labels']): void {
     if (typeof value !== 'string' || value.length > 1024) {
       throw new InvalidOutputEventError(`labels.${key}`, 'must be a string of at most 1024 characters');
     }
+    requireStorable(value, `labels.${key}`);
   }
+}
+
+/**
+ * Checks the filters of a list or count query: each id and label must be text a store can
+ * hold (no NUL, no lone surrogate), else {@link InvalidOutputEventError} naming the filter, so
+ * every backend refuses what PostgreSQL could not even compare.
+ *
+ * @example
+ * ```ts
+ * validateListQuery({ runId: 'run\u0000' }); // throws InvalidOutputEventError('runId', 'must not contain a NUL character')
+ * ```
+ */
+export function validateListQuery(query: ListQuery): void {
+  for (const field of ['ownerId', 'runId', 'spawnId'] as const) {
+    const value = query[field];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw new InvalidOutputEventError(field, 'must be a string');
+    requireStorable(value, field);
+  }
+  if (query.labels === undefined) return;
+  if (typeof query.labels !== 'object' || query.labels === null)
+    throw new InvalidOutputEventError('labels', 'must be an object of strings');
+  for (const [key, value] of Object.entries(query.labels)) {
+    requireStorable(key, 'labels key');
+    if (typeof value !== 'string') throw new InvalidOutputEventError(`labels.${key}`, 'must be a string');
+    requireStorable(value, `labels.${key}`);
+  }
+}
+
+/**
+ * Checks an idempotency lookup: scope ids and key must be non-empty text a store can hold.
+ *
+ * @example
+ * ```ts
+ * validateKeyLookup({ ownerId: 'o', runId: 'r', spawnId: 's' }, 'k1');
+ * ```
+ */
+export function validateKeyLookup(scope: IdempotencyScope, idempotencyKey: string): void {
+  if (typeof scope !== 'object' || scope === null)
+    throw new InvalidOutputEventError('scope', 'must be an object');
+  requireId(scope.ownerId, 'ownerId');
+  requireId(scope.runId, 'runId');
+  requireId(scope.spawnId, 'spawnId');
+  requireId(idempotencyKey, 'idempotencyKey', 512);
 }
 
 function validateContent(content: OutputEvent['content']): void {

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureProcess } from './capture-process.js';
+import { ProcessCgroup } from './process-cgroup.js';
 import { processGroupAlive } from './process-group.js';
 import { StdioLimitsError } from './stdio-limits-error.js';
 
@@ -90,18 +91,63 @@ describe('captureProcess', () => {
     expect(alive(background)).toBe(false);
   });
 
-  it('cannot reach a process that left the group with setsid (documented limit)', async () => {
+  const escapee = async (pidFile: string) => Number(await readFile(pidFile, 'utf8'));
+
+  it.skipIf(!ProcessCgroup.available())(
+    'ends a process that left the group with setsid when the capture ends (cgroup)',
+    async () => {
+      const quiet = join(dir, 'setsid-quiet.pid');
+      const result = await captureProcess('sh', {
+        args: ['-c', `setsid sleep 1000 >/dev/null 2>&1 & echo $! > ${quiet}; echo started`],
+        killGraceMs: 300,
+      });
+      expect(result).toMatchObject({ exitCode: 0, drainTimedOut: false, killedStrays: true });
+      expect(alive(await escapee(quiet))).toBe(false);
+      // One that keeps the pipes open too: the drain timeout passes, then it is ended.
+      const holding = join(dir, 'setsid-holding.pid');
+      const held = await captureProcess('sh', {
+        args: ['-c', `setsid sleep 1000 & echo $! > ${holding}; echo started`],
+        limits: { drain_timeout_ms: 300 },
+        killGraceMs: 300,
+      });
+      expect(held).toMatchObject({ exitCode: 0, drainTimedOut: true, killedStrays: true });
+      expect(held.stdout.text).toBe('started\n');
+      expect(alive(await escapee(holding))).toBe(false);
+    },
+  );
+
+  it.skipIf(!ProcessCgroup.available())('ends a setsid process on abort (cgroup)', async () => {
+    const pidFile = join(dir, 'setsid-abort.pid');
+    const controller = new AbortController();
+    const capture = captureProcess('sh', {
+      args: [
+        '-c',
+        `setsid sh -c 'trap "" TERM; exec sleep 1000' >/dev/null 2>&1 & echo $! > ${pidFile}; sleep 1000`,
+      ],
+      signal: controller.signal,
+      killGraceMs: 300,
+    });
+    while (!(await readFile(pidFile, 'utf8').catch(() => '')))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    controller.abort();
+    const result = await capture;
+    expect(result.killedBy).toBe('abort');
+    expect(alive(await escapee(pidFile))).toBe(false);
+  });
+
+  it('cannot reach a process that left the group with setsid without a cgroup (documented limit)', async () => {
     const pidFile = join(dir, 'escapee.pid');
     const result = await captureProcess('sh', {
       args: ['-c', `setsid sh -c 'echo $$ > ${pidFile}; exec sleep 30' >/dev/null 2>&1 & sleep 0.3`],
       killGraceMs: 300,
+      cgroup: false,
     });
-    const escapee = Number(await readFile(pidFile, 'utf8'));
+    const pid = await escapee(pidFile);
     try {
       expect(result.exitCode).toBe(0);
-      expect(alive(escapee)).toBe(true);
+      expect(alive(pid)).toBe(true);
     } finally {
-      process.kill(escapee, 'SIGKILL');
+      process.kill(pid, 'SIGKILL');
     }
   });
 

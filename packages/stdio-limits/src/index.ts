@@ -16,6 +16,7 @@ export {
   type ResolvedLimits,
   resolveLimits,
 } from './limits.js';
+export { ProcessCgroup } from './process-cgroup.js';
 export {
   groupMembers,
   processGroupAlive,

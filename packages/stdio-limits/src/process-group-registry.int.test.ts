@@ -1,10 +1,24 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ProcessCgroup } from './process-cgroup.js';
 import { groupMembers, processGroupAlive, terminateProcessGroup } from './process-group.js';
 import { PROCESS_GROUP_TOKEN_ENV, ProcessGroupRegistry } from './process-group-registry.js';
+
+const distEntry = fileURLToPath(new URL('../dist/index.js', import.meta.url));
+
+/** Whether a process runs (a zombie counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+  } catch {
+    return false;
+  }
+}
 
 /** A real detached `sleep` in its own process group, its members carrying `token`. */
 function sleeper(token: string): number {
@@ -51,4 +65,34 @@ describe('ProcessGroupRegistry', () => {
     expect(processGroupAlive(recycled)).toBe(true);
     expect(registry.entries().map((kept) => kept.pgid)).toEqual([foreign]);
   });
+
+  it.skipIf(!ProcessCgroup.available())(
+    'reaps what a SIGKILLed owner left behind, a setsid process too (cgroup)',
+    async () => {
+      const pidFile = join(dir, 'escapee.pid');
+      // A worker that captures a script and is SIGKILLed while the script runs.
+      const owner = `
+        const { captureProcess, ProcessGroupRegistry } = await import(process.argv[1]);
+        await captureProcess('sh', {
+          args: ['-c', 'setsid sleep 1000 >/dev/null 2>&1 & echo $! > ${pidFile}; sleep 1000'],
+          registry: new ProcessGroupRegistry(process.argv[2]),
+        });`;
+      const worker = spawn(process.execPath, ['--input-type=module', '-e', owner, distEntry, dir], {
+        stdio: 'ignore',
+      });
+      while (!(await readFile(pidFile, 'utf8').catch(() => '')))
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      const escapee = Number(await readFile(pidFile, 'utf8'));
+      worker.kill('SIGKILL');
+      await new Promise((resolve) => worker.once('exit', resolve));
+      expect(alive(escapee)).toBe(true);
+
+      const registry = new ProcessGroupRegistry(dir);
+      const [entry] = registry.entries();
+      expect(entry?.cgroup).toBeDefined();
+      expect(await registry.reap({ graceMs: 300 })).toEqual([entry?.pgid]);
+      expect(alive(escapee)).toBe(false);
+      expect(registry.entries()).toEqual([]);
+    },
+  );
 });

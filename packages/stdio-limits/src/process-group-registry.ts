@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
+import { ProcessCgroup } from './process-cgroup.js';
 import { groupMembers, processGroupAlive, terminateProcessGroup } from './process-group.js';
 
 /** Environment variable marking every process of a registered group with its entry's token. */
@@ -12,6 +13,11 @@ const entrySchema = z.object({
   pgid: z.number().int().positive(),
   ownerPid: z.number().int(),
   token: z.string(),
+  /** The group's cgroup, when it ran in one (see `ProcessCgroup`). */
+  cgroup: z
+    .string()
+    .regex(/\/wharf-\d+-[0-9a-f-]{36}$/)
+    .optional(),
 });
 
 /** One recorded process group. */
@@ -48,10 +54,15 @@ export class ProcessGroupRegistry {
     this.dir = join(root, hostname());
   }
 
-  /** Records a running group; returns the token its members must carry. */
-  add(pgid: number, token: string = randomUUID()): string {
+  /** Records a running group (and its cgroup, if any); returns the token its members must carry. */
+  add(pgid: number, token: string = randomUUID(), cgroup?: string): string {
     mkdirSync(this.dir, { recursive: true });
-    const entry: ProcessGroupEntry = { pgid, ownerPid: process.pid, token };
+    const entry: ProcessGroupEntry = {
+      pgid,
+      ownerPid: process.pid,
+      token,
+      ...(cgroup === undefined ? {} : { cgroup }),
+    };
     writeFileSync(join(this.dir, `${pgid}.json`), JSON.stringify(entry));
     return token;
   }
@@ -84,17 +95,25 @@ export class ProcessGroupRegistry {
 
   /**
    * Ends the recorded groups whose owner is dead (or is this process, or any owner with
-   * `includeLiveOwners`) and forgets them. Returns the process group ids it signalled.
+   * `includeLiveOwners`) and forgets them; a group that ran in a cgroup loses every process of
+   * the cgroup, those that left the group with `setsid` too. Returns the process group ids it
+   * signalled.
    */
   async reap(options: ReapOptions = {}): Promise<number[]> {
     const reaped: number[] = [];
     for (const entry of this.entries()) {
       const ownerAlive = entry.ownerPid !== process.pid && pidAlive(entry.ownerPid);
       if (ownerAlive && options.includeLiveOwners !== true) continue;
-      if (processGroupAlive(entry.pgid) && carriesToken(entry)) {
-        await terminateProcessGroup(entry.pgid, { graceMs: options.graceMs ?? 2_000 });
-        reaped.push(entry.pgid);
-      }
+      const graceMs = options.graceMs ?? 2_000;
+      const cgroup = entry.cgroup === undefined ? undefined : ProcessCgroup.open(entry.cgroup);
+      const groupAlive = processGroupAlive(entry.pgid) && carriesToken(entry);
+      const cgroupAlive = cgroup?.populated() ?? false;
+      await Promise.all([
+        groupAlive ? terminateProcessGroup(entry.pgid, { graceMs }) : undefined,
+        cgroupAlive ? cgroup?.terminate({ graceMs }) : undefined,
+      ]);
+      await cgroup?.remove();
+      if (groupAlive || cgroupAlive) reaped.push(entry.pgid);
       this.remove(entry.pgid);
     }
     return reaped;

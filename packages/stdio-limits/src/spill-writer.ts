@@ -1,9 +1,10 @@
 import { createHash, type Hash } from 'node:crypto';
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { closeSync, constants, createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Writable } from 'node:stream';
-import { constants, createGzip } from 'node:zlib';
+import { createGzip, constants as zlib } from 'node:zlib';
+import type { ReaderSpillResult, ReaderSpillTerms } from './stream-reader.js';
 
 /** Plain-file writes are corked into batches of this size (one writev, no copy). */
 const BATCH_BYTES = 1024 * 1024;
@@ -76,6 +77,8 @@ export class SpillWriter {
    */
   readonly #freeBlocks: Buffer[] = [];
   #error: Error | undefined;
+  /** The file as handed to the stream reader (see {@link SpillWriter.handOver}). */
+  #handOver: { fd: number; released?: Promise<unknown>; sha256?: string } | undefined;
 
   constructor(options: SpillWriterOptions) {
     this.#options = options;
@@ -88,7 +91,7 @@ export class SpillWriter {
     this.#file.on('error', (error) => this.#fail(error));
     if (options.compress) {
       const gzip = createGzip({
-        level: options.compressionLevel ?? constants.Z_BEST_SPEED,
+        level: options.compressionLevel ?? zlib.Z_BEST_SPEED,
         memLevel: 9,
         chunkSize: 256 * 1024,
       });
@@ -184,10 +187,74 @@ export class SpillWriter {
     });
   }
 
+  /**
+   * Hands the file to the stream reader, which goes on with the stream where this writer stops
+   * (gzip too): the file open for reading and writing, the room left under the cap, and
+   * `release`, which ends writing here and resolves once everything written so far is on disk
+   * (the reader waits for that, reads it back for the sha256, and appends after it). Undefined
+   * when there is nothing to go on with (failed, full, or the file not open yet). Until
+   * `release` is called, {@link SpillWriter.appended} with nothing stored gives the file back.
+   */
+  handOver(): ReaderSpillTerms | undefined {
+    const room = this.#options.maxBytes - this.#bytes;
+    if (this.#error || this.#file.pending || this.#handOver || room <= 0) return undefined;
+    let fd: number;
+    try {
+      fd = openSync(`${this.#options.path}.partial`, constants.O_RDWR);
+    } catch {
+      return undefined;
+    }
+    const handOver: { fd: number; released?: Promise<unknown> } = { fd };
+    this.#handOver = handOver;
+    const release = () => {
+      const released = new Promise<{ streamBytes: number; fileBytes: number } | undefined>((resolve) => {
+        const done = () =>
+          resolve(this.#error ? undefined : { streamBytes: this.#bytes, fileBytes: this.#file.bytesWritten });
+        this.#file.once('close', done);
+        this.#file.once('error', done);
+        this.#flush();
+        this.#sink.end();
+      });
+      handOver.released = released;
+      return released;
+    };
+    return {
+      fd,
+      compress: this.#options.compress,
+      level: this.#options.compressionLevel ?? zlib.Z_BEST_SPEED,
+      room,
+      release,
+    };
+  }
+
+  /** Records what the stream reader did with the file after {@link SpillWriter.handOver}. */
+  appended(result: ReaderSpillResult): void {
+    const handOver = this.#handOver;
+    if (handOver === undefined) return;
+    closeSync(handOver.fd);
+    if (handOver.released === undefined) {
+      // Never released: the reader did not start, and this writer goes on.
+      this.#handOver = undefined;
+      return;
+    }
+    this.#bytes += result.stored;
+    this.#dropped += result.dropped;
+    if (result.sha256 !== undefined) this.#handOver = { ...handOver, sha256: result.sha256 };
+    if (result.error !== undefined) this.#fail(new Error(result.error));
+    else if (result.sha256 === undefined) this.#fail(new Error('the stream reader reported no sha256'));
+  }
+
+  /** Counts stream bytes that went by without being offered to this writer (it was full or failed). */
+  skipped(bytes: number): void {
+    this.#dropped += bytes;
+  }
+
   /** Flushes, renames the `.partial` file to its final path, and describes it. */
   async close(): Promise<SpillFile> {
     const path = this.#options.path;
-    if (!this.#error) {
+    if (this.#handOver?.released) {
+      await this.#handOver.released;
+    } else if (!this.#error) {
       await new Promise<void>((resolve) => {
         this.#file.once('close', () => resolve());
         this.#file.once('error', () => resolve());
@@ -211,7 +278,8 @@ export class SpillWriter {
       compressed: this.#options.compress,
       bytes: this.#bytes,
       fileBytes,
-      sha256: this.#hash.digest('hex'),
+      // Once handed over, the stream reader hashed the whole stream, this writer's part included.
+      sha256: this.#handOver?.sha256 ?? this.#hash.digest('hex'),
       capped: this.#dropped > 0 && !this.#error,
       droppedBytes: this.#dropped,
       ...(this.#error ? { error: this.#error.message } : {}),

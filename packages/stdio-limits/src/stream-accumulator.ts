@@ -1,6 +1,7 @@
 import { utf8CutAfter, utf8CutBefore } from '@wharf/common';
 import { formatCut, splitBudget, type TruncationStrategy } from './cut-marker.js';
 import { type SpillFile, SpillWriter, type SpillWriterOptions } from './spill-writer.js';
+import type { ReaderSegment, ReaderSpillTerms } from './stream-reader.js';
 import { TailRing } from './tail-ring.js';
 import { countNewlines, preferLineEndBefore, preferLineStartAfter } from './utf8.js';
 
@@ -65,6 +66,7 @@ export class StreamAccumulator {
   #lastByte = -1;
   #pending: Buffer[] = [];
   #spill: SpillWriter | undefined;
+  #readerBytes = 0;
 
   constructor(options: StreamAccumulatorOptions) {
     this.#options = options;
@@ -74,9 +76,14 @@ export class StreamAccumulator {
     this.#ring = new TailRing(split.tail + CONTEXT_BYTES);
   }
 
-  /** Stream bytes seen so far. */
+  /** Stream bytes seen so far (with those the stream reader reported, while it reads). */
   get totalBytes(): number {
-    return this.#total;
+    return this.#total + this.#readerBytes;
+  }
+
+  /** Bytes the stream reader has read so far (see {@link handOverTerms}); counted until {@link absorb}. */
+  set readerBytes(bytes: number) {
+    this.#readerBytes = bytes;
   }
 
   /** Records a chunk. Returns false when the spill asks the reader to wait for {@link waitForDrain}. */
@@ -94,6 +101,35 @@ export class StreamAccumulator {
     }
     if (rest.length > 0) this.#ring.write(rest);
     return this.#tee(chunk);
+  }
+
+  /**
+   * Whether the rest of the stream may be read by the stream reader, and on what terms: the
+   * head is full (only the tail and the counts change from here), and the spill is off, open
+   * (the reader goes on with it; a gzip spill only with a reader built with zlib), full or
+   * failed (the reader only counts what it would have dropped). Undefined when it may not,
+   * e.g. while the stream is below the spill threshold and its bytes are still held here.
+   */
+  handOverTerms(reader: { gzip: boolean }): { tailBytes: number; spill?: ReaderSpillTerms } | undefined {
+    if (this.#headLength < this.#headCapacity) return undefined;
+    const tailBytes = this.#ring.capacity;
+    if (this.#options.spill === undefined) return { tailBytes };
+    if (this.#spill === undefined) return undefined;
+    if (this.#options.spill.compress && !reader.gzip) return undefined;
+    const spill = this.#spill.handOver();
+    return spill === undefined ? { tailBytes } : { tailBytes, spill };
+  }
+
+  /** Takes in what the stream reader read of the rest of the stream (see {@link handOverTerms}). */
+  absorb(segment: ReaderSegment): void {
+    this.#readerBytes = 0;
+    if (segment.spill) this.#spill?.appended(segment.spill);
+    else this.#spill?.skipped(segment.totalBytes);
+    if (segment.totalBytes === 0) return;
+    this.#total += segment.totalBytes;
+    this.#newlines += segment.newlines;
+    this.#lastByte = segment.lastByte;
+    this.#ring.write(segment.tail);
   }
 
   /** Resolves when the spill can take more bytes. */

@@ -1,28 +1,48 @@
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { WharfOrchestratorError } from '@wharf/orchestrator';
-import { WharfClient } from '@wharf/orchestrator/client';
+import { connectTemporal, loadTemporalConfig, WharfClient } from '@wharf/orchestrator/client';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 
-/** Where the swarm runs: the Temporal server and namespace. */
+/**
+ * Where the swarm runs: the Temporal server and namespace, beating what Temporal's standard
+ * configuration (`TEMPORAL_*`, a `TEMPORAL_PROFILE` of the config file) says.
+ */
 export interface ServerOptions {
-  address: string;
-  namespace: string;
+  address?: string;
+  namespace?: string;
 }
 
 /**
  * `wharf approve RUN TASK [--reject] [--comment …]`: answers a task's approval gate. An
  * approved task runs at the swarm's next step; a rejected one is skipped (or failed, as its
- * `on_reject` says) with the comment as its reason.
+ * `on_reject` says) with the comment as its reason. With `--call <id>`, answers one tool call
+ * the agent task TASK holds instead: approved, it runs; rejected, it does not and the model
+ * reads the rejection (with the comment) as the tool's result.
  */
 export async function approveCommand(
   workflowId: string,
   task: string,
-  options: ServerOptions & { reject: boolean; comment?: string; by?: string; json: boolean },
+  options: ServerOptions & { call?: string; reject: boolean; comment?: string; by?: string; json: boolean },
   io: CliIo,
 ): Promise<void> {
   await withClient(options, async (wharf) => {
+    const answer = {
+      approve: !options.reject,
+      ...(options.comment === undefined ? {} : { comment: options.comment }),
+      ...(options.by === undefined ? {} : { by: options.by }),
+    };
+    if (options.call !== undefined) {
+      const result = await wharf
+        .approveToolCall(workflowId, task, options.call, answer)
+        .catch((error: unknown) => refused(error, workflowId));
+      if (options.json) return printJson(io, result);
+      io.out(
+        `${workflowId}: ${task} call ${result.callId} (${result.tool}) ${result.decision}${options.comment ? ` (${options.comment})` : ''}`,
+      );
+      return;
+    }
     const result = await wharf
       .approveTask(workflowId, task, {
         approve: !options.reject,
@@ -98,16 +118,29 @@ export async function withClient<TResult>(
   options: ServerOptions,
   fn: (wharf: WharfClient) => Promise<TResult>,
 ): Promise<TResult> {
-  const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
-    (error: Error) => {
-      throw new CliError('UNREACHABLE', `no Temporal server at ${options.address}: ${error.message}`, {
-        cause: error,
-      });
-    },
-  );
+  const { connection, namespace } = await connectServer(options);
   try {
-    return await fn(new WharfClient({ connection, namespace: options.namespace }));
+    return await fn(new WharfClient({ connection, namespace }));
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * A client connection to the cluster the options, else Temporal's standard configuration, name;
+ * a bad setting is an `InvalidConfigError` (exit 2), a server that does not answer exit 4.
+ */
+export async function connectServer(
+  options: ServerOptions,
+): Promise<{ connection: Connection; namespace: string }> {
+  const temporal = loadTemporalConfig({
+    ...(options.address === undefined ? {} : { address: options.address }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+  });
+  const connection = await connectTemporal(temporal, { connectTimeoutMs: 3_000 }).catch((error: Error) => {
+    throw new CliError('UNREACHABLE', `no Temporal server at ${temporal.summary}: ${error.message}`, {
+      cause: error,
+    });
+  });
+  return { connection, namespace: temporal.namespace };
 }

@@ -3,7 +3,9 @@ import { type DataDir, openDataDir } from '@wharf/orchestrator/embedded';
 import { safeId } from '@wharf/orchestrator/worker';
 import { InvalidOutputEventError, type OutputRecord, OutputStoreError } from '@wharf/output-store';
 import { BackendMissingError, InvalidStoreUrlError } from '@wharf/output-store/config';
+import { clampRange } from '../clamp-range.js';
 import { CliError } from '../cli-error.js';
+import { evidenceInStore, evidenceLines, runEvidence, runsOf } from '../evidence-listing.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseRange } from '../parse-inputs.js';
 
@@ -24,7 +26,9 @@ export async function openData(dataDir: string): Promise<DataDir> {
 /**
  * `wharf outputs list`: outputs in the store (`WHARF_STORE`, else the data directory's), oldest
  * first, `limit` at a time from `cursor`. When the evidence shares the store, its records are
- * left out unless `evidence` is set, and a footer counts them.
+ * left out unless `evidence` is set, and a footer counts them; when it is kept beside the store
+ * (the default data plane), `evidence` lists the workers and tool calls of the page's runs
+ * after the outputs (with `--json`, as `kind: 'evidence'` entries after the records).
  */
 export async function outputsList(
   options: {
@@ -55,7 +59,16 @@ export async function outputsList(
       }
       cursor = page.nextCursor;
     } while (cursor !== undefined && records.length < options.limit);
-    if (options.json) return printJson(io, records);
+    // Evidence kept beside the store (the default data plane's artifacts/) is not in the
+    // listing: with --evidence, that of the runs on this page is read from there.
+    const beside =
+      options.evidence === true && !evidenceInStore(data.artifacts, data.store)
+        ? await runEvidence(
+            data.artifacts,
+            runsOf(records, options.run === undefined ? undefined : safeId(options.run)),
+          )
+        : undefined;
+    if (options.json) return printJson(io, beside === undefined ? records : [...records, ...beside]);
     if (records.length === 0) io.out('No outputs.');
     for (const record of records) {
       io.out(
@@ -63,6 +76,14 @@ export async function outputsList(
       );
     }
     if (hidden > 0) io.out(`(${hidden} evidence record(s) left out; --evidence shows them)`);
+    if (beside !== undefined) {
+      io.out(
+        beside.length === 0
+          ? `(no evidence recorded for these runs in ${data.location.artifacts})`
+          : `\nEvidence of these runs, in ${data.location.artifacts} (\`wharf evidence <run>\` shows what a supervisor reads):`,
+      );
+      for (const line of evidenceLines(beside)) io.out(line);
+    }
     if (cursor !== undefined) io.out(`… more: --cursor ${cursor}`);
   } catch (error) {
     if (InvalidOutputEventError.isInstance(error))
@@ -73,7 +94,10 @@ export async function outputsList(
   }
 }
 
-/** `wharf outputs show <outId> [--range a-b]`: writes the body (or a byte range) to stdout. */
+/**
+ * `wharf outputs show <outId> [--range a-b]`: writes the body (or a byte range, cut at the
+ * body's end) to stdout.
+ */
 export async function outputsShow(
   outId: string,
   options: { dataDir: string; range?: string; json: boolean },
@@ -84,7 +108,12 @@ export async function outputsShow(
   const data = await openData(options.dataDir);
   try {
     if (options.json) return printJson(io, await data.store.stat({ outId }));
-    const body = await data.store.openBody({ outId }, range);
+    // A range past the end gives the bytes that exist (HTTP's rule): it needs the size first.
+    const clamped =
+      range === undefined
+        ? undefined
+        : clampRange(range, (await data.store.stat({ outId })).sizeBytes, outId);
+    const body = await data.store.openBody({ outId }, clamped);
     for await (const chunk of body.stream) write(chunk as Uint8Array);
   } catch (error) {
     if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND') {

@@ -1,32 +1,80 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import type { DataPlaneIdentity, SwarmResult } from '@wharf/orchestrator';
-import { dataPlaneIdentity, resolveDataPlane, startEmbedded } from '@wharf/orchestrator/embedded';
-import { InvalidStoreUrlError } from '@wharf/output-store/config';
+import {
+  dataPlaneIdentity,
+  type Embedded,
+  resolveDataPlane,
+  startEmbedded,
+} from '@wharf/orchestrator/embedded';
+import { createModelRegistry } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
+import { dataPlaneCliError } from '../data-plane-error.js';
+import { followRun } from '../follow-run.js';
+import { modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
-import { follow, printResult } from './run.js';
+import { connectServer } from './control.js';
+import { printResult } from './run.js';
 
 /** Options of {@link resumeCommand}. */
 export interface ResumeOptions {
   dataDir: string;
-  address: string;
-  namespace: string;
+  /** Default: Temporal's standard configuration (`TEMPORAL_ADDRESS`, a profile), else 127.0.0.1:7233. */
+  address?: string;
+  namespace?: string;
   follow: boolean;
   json: boolean;
+  /** `--summarizer` (else `WHARF_SUMMARIZER`): the worker's, as `wharf run` gives its own. */
+  summarizer?: string | undefined;
 }
 
 /**
  * `wharf resume <workflowId>`: gives a running swarm whose `wharf run` stopped (Ctrl-C, a
  * closed terminal, a crash) a worker again: one in this process, on the run's own task queue,
  * with this data directory's data plane, which must be the run's (else exit 2, naming both).
- * Then follows the swarm to its result like `wharf run`.
+ * When no Temporal server answers and none is configured, it starts this data directory's dev
+ * server again first (the one a `wharf run` that started its own left its runs in). Then
+ * follows the swarm to its result like `wharf run`.
  */
 export async function resumeCommand(
   workflowId: string,
   options: ResumeOptions,
   io: CliIo,
 ): Promise<SwarmResult> {
-  const run = await describeRun(workflowId, options);
+  const models = modelChoice({ summarizer: options.summarizer }, process.env);
+  // The dev server `wharf run` started itself stopped with it: start it again for the run.
+  let server: Embedded | undefined;
+  let address = options.address;
+  const run = await describeRun(workflowId, options).catch(async (error: unknown) => {
+    if (!CliError.isInstance(error) || error.code !== 'UNREACHABLE' || address !== undefined) throw error;
+    server = await startEmbedded({
+      dataDir: options.dataDir,
+      worker: false,
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+      onProgress: (message) => io.err(`wharf: ${message}`),
+    }).catch((cause: Error) => {
+      throw new CliError('UNREACHABLE', cause.message, { cause });
+    });
+    address = server.address;
+    return describeRun(workflowId, { ...options, address });
+  });
+  try {
+    const place = {
+      ...options,
+      ...(address === undefined ? {} : { address }),
+      summarizer: models.summarizer,
+    };
+    return await resumeOn(workflowId, run, place, io);
+  } finally {
+    await server?.stop();
+  }
+}
+
+async function resumeOn(
+  workflowId: string,
+  run: { taskQueue: string; dataPlane: DataPlaneIdentity | undefined },
+  options: ResumeOptions,
+  io: CliIo,
+): Promise<SwarmResult> {
   const own = await ownDataPlane(options.dataDir);
   if (run.dataPlane !== undefined && run.dataPlane.id !== own.id) {
     throw new CliError(
@@ -36,9 +84,12 @@ export async function resumeCommand(
   }
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
-    temporalAddress: options.address,
-    namespace: options.namespace,
+    ...(options.address === undefined ? {} : { temporalAddress: options.address }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
     taskQueue: run.taskQueue,
+    // The models are the run's own (in its definition); the summarizer is this command's.
+    models: createModelRegistry(),
+    summarizer: options.summarizer ?? false,
     onProgress: (message) => io.err(`wharf: ${message}`),
   }).catch((error: Error) => {
     throw new CliError('UNREACHABLE', error.message, { cause: error });
@@ -47,7 +98,8 @@ export async function resumeCommand(
     io.err(`wharf: resumed ${workflowId} (task queue ${run.taskQueue})`);
     const link = embedded.workflowUrl(workflowId);
     const resultPromise = embedded.wharf.result(workflowId);
-    if (options.follow && !options.json) await follow(embedded.wharf, workflowId, resultPromise, io);
+    if (options.follow && !options.json)
+      await followRun(embedded.wharf, workflowId, { result: resultPromise, until: resultPromise, io });
     const result = await resultPromise;
     if (options.json) printJson(io, { workflowId, url: link, ...result });
     else printResult(io, workflowId, result, link);
@@ -62,17 +114,16 @@ async function describeRun(
   workflowId: string,
   options: Pick<ResumeOptions, 'address' | 'namespace'>,
 ): Promise<{ taskQueue: string; dataPlane: DataPlaneIdentity | undefined }> {
-  const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
-    (error: Error) => {
-      throw new CliError(
-        'UNREACHABLE',
-        `no Temporal server at ${options.address}: ${error.message} (if \`wharf run\` had started its own, start it again with \`wharf dev\` on the same --data-dir)`,
-        { cause: error },
-      );
-    },
-  );
+  const { connection, namespace } = await connectServer(options).catch((error: unknown) => {
+    if (!CliError.isInstance(error) || error.code !== 'UNREACHABLE') throw error;
+    throw new CliError(
+      'UNREACHABLE',
+      `${error.message} (if \`wharf run\` had started its own, leave out --address: \`wharf resume\` starts it again from the same --data-dir)`,
+      { cause: error },
+    );
+  });
   try {
-    const client = new Client({ connection, namespace: options.namespace });
+    const client = new Client({ connection, namespace });
     const description = await client.workflow
       .getHandle(workflowId)
       .describe()
@@ -96,8 +147,7 @@ async function ownDataPlane(dataDir: string): Promise<DataPlaneIdentity> {
   try {
     return await dataPlaneIdentity(resolveDataPlane(dataDir));
   } catch (error) {
-    if (InvalidStoreUrlError.isInstance(error)) throw new CliError('USAGE', error.message, { cause: error });
-    throw error;
+    throw dataPlaneCliError(error) ?? error;
   }
 }
 

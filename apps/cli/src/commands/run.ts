@@ -1,15 +1,16 @@
 import { resolve } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { formatBytes, type SwarmResult } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { createModelRegistry } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
+import { followRun } from '../follow-run.js';
+import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS, stoppedMessage } from '../interrupt.js';
 import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
-import { changedLines, progressLines } from '../progress-view.js';
 import { refuseMissingInputs } from '../refuse-missing-inputs.js';
 import { resumeHint } from '../resume-hint.js';
+import { approveCommandFor, webUiNote } from '../run-hints.js';
 import { loadSwarm } from './validate.js';
 
 /** Options of {@link runCommand}. */
@@ -28,12 +29,16 @@ export interface RunOptions extends ModelOptions {
   tools?: readonly string[] | undefined;
   /** Most subagents at once: the in-process worker's activities and the swarm's tasks in flight. */
   concurrency?: number;
+  /** Web UI base URL of the server at `address` (`--ui-url`, `WHARF_UI_URL`), for the run's link. */
+  uiUrl?: string | undefined;
 }
 
 /**
  * `wharf run`: validates the swarm, starts it (with an in-process worker and, when no
  * Temporal server answers, a local dev server), follows it if asked, and prints the result,
- * the out ids and the Web UI link.
+ * the out ids and the Web UI link. Ctrl-C (or SIGTERM) says at once that the swarm goes on
+ * without this command and how to reach it, stops the worker within `RUN_DRAIN_MS`, and ends
+ * with exit 130 (143); a second Ctrl-C exits at once (see `InterruptWatch`).
  */
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
   // --model and WHARF_MODEL rewrite the definition: the models travel with the swarm.
@@ -42,80 +47,84 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   const definition = definitionWithModels(loaded, models, { check: true });
   const inputs = parseInputs(options.input);
   refuseMissingInputs(definition, inputs, options.waitForInputsMs);
-  const embedded = await startEmbedded({
-    dataDir: options.dataDir,
-    models: createModelRegistry(),
-    summarizer: models.summarizer ?? false,
-    ...(options.address === undefined ? {} : { temporalAddress: options.address }),
-    ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-    onProgress: (message) => io.err(`wharf: ${message}`),
-  }).catch((error: Error) => {
-    throw new CliError('UNREACHABLE', error.message, { cause: error });
-  });
+  const exitMs = RUN_DRAIN_MS + RUN_EXIT_MARGIN_MS;
+  const watch = new InterruptWatch({ io, drainMs: RUN_DRAIN_MS, exitMs });
   try {
-    const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(definition, inputs, {
-      ownerId: options.owner,
-      workdir: resolve(options.workdir ?? process.cwd()),
-      ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
-      ...(options.concurrency === undefined ? {} : { maxConcurrentTasks: options.concurrency }),
+    const embedded = await startEmbedded({
+      dataDir: options.dataDir,
+      models: createModelRegistry(),
+      summarizer: models.summarizer ?? false,
+      ...(options.address === undefined ? {} : { temporalAddress: options.address }),
+      ...(options.uiUrl === undefined ? {} : { uiUrl: options.uiUrl }),
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      shutdownGraceMs: RUN_DRAIN_MS,
+      // The result printed below reports a failed swarm; the worker need not log it too.
+      logSwarmFailures: false,
+      onProgress: (message) => io.err(`wharf: ${message}`),
+    }).catch((error: Error) => {
+      throw new CliError('UNREACHABLE', error.message, { cause: error });
     });
-    const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
-    io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
-    io.err(resumeHint(workflowId, embedded, options.dataDir));
-    const gated = Object.entries(definition.tasks).filter(([, task]) => task.approval !== undefined);
-    if (gated.length > 0) {
-      const address = embedded.address === '127.0.0.1:7233' ? '' : ` --address ${embedded.address}`;
-      io.err(
-        `wharf: ${gated.map(([name]) => name).join(', ')} wait${gated.length === 1 ? 's' : ''} for approval; answer with: wharf approve ${workflowId} <task>${address} [--reject] [--comment …]`,
-      );
-    }
-    const resultPromise = embedded.wharf.result(workflowId);
-    if (options.follow && !options.json) await follow(embedded.wharf, workflowId, resultPromise, io);
-    const result = await resultPromise;
-    if (options.json) printJson(io, { workflowId, url: link, ...result });
-    else printResult(io, workflowId, result, link);
-    if (embedded.startedServer) {
-      io.err(
-        'wharf: the dev server stops with this command; run `wharf dev` in another terminal to keep the Web UI.',
-      );
-    }
-    return result;
-  } finally {
-    await embedded.stop();
-  }
-}
-
-/** Shows a running swarm's progress until `done` settles (`--follow`). */
-export async function follow(
-  wharf: Awaited<ReturnType<typeof startEmbedded>>['wharf'],
-  workflowId: string,
-  done: Promise<unknown>,
-  io: CliIo,
-): Promise<void> {
-  let finished = false;
-  void done.then(
-    () => {
-      finished = true;
-    },
-    () => {
-      finished = true;
-    },
-  );
-  const seen = new Map<string, string>();
-  let drawn = 0;
-  while (!finished) {
-    const progress = await wharf.progress(workflowId).catch(() => undefined);
-    if (progress !== undefined) {
-      if (io.isTTY) {
-        const lines = progressLines(progress, Date.now());
-        if (drawn > 0) io.out(`\u001b[${drawn}A\u001b[0J`.trimEnd());
-        io.out(lines.join('\n'));
-        drawn = lines.length + 1;
-      } else {
-        for (const line of changedLines(progress, seen)) io.out(line);
+    watch.setDataRoot(embedded.data.root);
+    try {
+      if (watch.signal !== undefined) throw watch.error('interrupted before the swarm started');
+      const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(definition, inputs, {
+        ownerId: options.owner,
+        workdir: resolve(options.workdir ?? process.cwd()),
+        ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
+        ...(options.concurrency === undefined ? {} : { maxConcurrentTasks: options.concurrency }),
+      });
+      const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
+      io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
+      if (link === undefined) io.err(webUiNote(embedded.address));
+      io.err(resumeHint(workflowId, embedded, options.dataDir));
+      const run = {
+        workflowId,
+        address: embedded.address,
+        taskQueue: embedded.taskQueue,
+        dataDir: options.dataDir,
+        link,
+        startedServer: embedded.startedServer,
+      };
+      watch.setRun(run);
+      const approveCommand = approveCommandFor(workflowId, embedded.address);
+      // Each gated task's own command, now; following, the table shows it again when the gate opens.
+      for (const [name, task] of Object.entries(definition.tasks)) {
+        if (task.approval === undefined) continue;
+        io.err(
+          `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
+        );
       }
+      // The wait for the result is a long poll: cancelled at an interruption, before the
+      // connection closes (a poll retried on a closed connection would crash the process).
+      const waiting = new AbortController();
+      const resultPromise = embedded.wharf.client.withAbortSignal(waiting.signal, () =>
+        embedded.wharf.result(workflowId),
+      );
+      const until = Promise.race([resultPromise, watch.interrupted]);
+      until.catch(() => {});
+      void watch.interrupted.then(() => waiting.abort());
+      if (options.follow && !options.json) {
+        await followRun(embedded.wharf, workflowId, { result: resultPromise, until, io }, { approveCommand });
+      }
+      const outcome = await until;
+      if (typeof outcome === 'string') {
+        // Interrupted: the message is out; stop the worker (the drain) in `finally`.
+        throw watch.error(stoppedMessage(run));
+      }
+      const result = outcome;
+      if (options.json) printJson(io, { workflowId, url: link, ...result });
+      else printResult(io, workflowId, result, link);
+      if (embedded.startedServer) {
+        io.err(
+          'wharf: the dev server stops with this command; run `wharf dev` in another terminal to keep the Web UI.',
+        );
+      }
+      return result;
+    } finally {
+      await embedded.stop();
     }
-    await Promise.race([sleep(500), done.catch(() => {})]);
+  } finally {
+    watch.dispose();
   }
 }
 

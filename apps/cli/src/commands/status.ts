@@ -1,13 +1,20 @@
 import { existsSync } from 'node:fs';
-import { Connection } from '@temporalio/client';
-import { formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
+import { approveCommand, formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/embedded';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
-import { type DataPlane, InvalidStoreUrlError, openDataPlane } from '@wharf/output-store/config';
+import {
+  checkDataPlane,
+  type DataPlane,
+  type DataPlaneCheck,
+  InvalidStoreUrlError,
+  openDataPlane,
+} from '@wharf/output-store/config';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
+import { memoStatusLines } from '../status-from-memo.js';
+import { connectServer } from './control.js';
 
 function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
   try {
@@ -26,17 +33,40 @@ async function openExistingStore(plane: ResolvedDataPlane): Promise<DataPlane | 
 
 /**
  * `wharf status`: where the store, its large bodies and the evidence live (`WHARF_STORE`,
- * `WHARF_BLOBS`, else the data directory), without passwords.
+ * `WHARF_BLOBS`, else the data directory), without passwords, and whether they work: it opens
+ * the data plane as every other command does (a configuration they would refuse is refused
+ * here too) and checks it (`checkDataPlane`: the store answers, a blob store takes, gives back
+ * and removes a probe body). A failure exits as the other commands' would (2 a wrong
+ * configuration or credentials, 3 a missing database or bucket, 4 no server), naming the
+ * server. A data directory whose SQLite store was never created is reported as such.
  */
-export function dataPlaneStatus(options: { json: boolean; dataDir?: string }, io: CliIo): void {
-  const { location } = resolveOrRefuse(options.dataDir ?? '.wharf');
+export async function dataPlaneStatus(
+  options: { json: boolean; dataDir?: string },
+  io: CliIo,
+): Promise<void> {
+  const plane = resolveOrRefuse(options.dataDir ?? '.wharf');
+  const { location } = plane;
+  if (!options.json) {
+    io.out(`store:    ${location.store}`);
+    io.out(`blobs:    ${location.blobs}`);
+    io.out(`evidence: ${location.artifacts}`);
+  }
+  const opened = await openExistingStore(plane);
+  let check: DataPlaneCheck | undefined;
+  try {
+    if (opened !== undefined) check = await checkDataPlane(opened);
+  } finally {
+    await opened?.close();
+  }
   if (options.json) {
-    printJson(io, location);
+    printJson(io, { ...location, connection: check === undefined ? 'not created yet' : 'ok', check });
     return;
   }
-  io.out(`store:    ${location.store}`);
-  io.out(`blobs:    ${location.blobs}`);
-  io.out(`evidence: ${location.artifacts}`);
+  if (check === undefined) io.out('status:   not created yet (the first run creates the store)');
+  else
+    io.out(
+      `status:   connected; the store answered${check.blobs === 'none' ? '' : `, the blob store took, gave back and removed a probe body`}`,
+    );
 }
 
 /**
@@ -49,17 +79,11 @@ export function dataPlaneStatus(options: { json: boolean; dataDir?: string }, io
  */
 export async function statusCommand(
   workflowId: string,
-  options: { address: string; namespace: string; json: boolean; dataDir?: string },
+  options: { address?: string; namespace?: string; json: boolean; dataDir?: string },
   io: CliIo,
 ): Promise<void> {
   const plane = resolveOrRefuse(options.dataDir ?? '.wharf');
-  const connection = await Connection.connect({ address: options.address, connectTimeout: 3_000 }).catch(
-    (error: Error) => {
-      throw new CliError('UNREACHABLE', `no Temporal server at ${options.address}: ${error.message}`, {
-        cause: error,
-      });
-    },
-  );
+  const { connection, namespace } = await connectServer(options);
   const opened = await openExistingStore(plane).catch(async (error: unknown) => {
     await connection.close();
     throw error;
@@ -69,7 +93,7 @@ export async function statusCommand(
   try {
     const wharf = new WharfClient({
       connection,
-      namespace: options.namespace,
+      namespace,
       ...(store === undefined ? {} : { dataConverter: createWharfDataConverter({ store }) }),
     });
     const notFound = (error: Error): never => {
@@ -87,7 +111,13 @@ export async function statusCommand(
         return where();
       }
     }
-    const progress = await wharf.progress(workflowId).catch(notFound);
+    const progress = await wharf.progress(workflowId).catch((error: Error) => {
+      // A running swarm whose worker is gone answers no query: what its memo says still shows.
+      if (description.status.name !== 'RUNNING') return notFound(error);
+      for (const line of memoStatusLines(workflowId, description)) io.out(line);
+      return undefined;
+    });
+    if (progress === undefined) return where();
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
@@ -97,8 +127,9 @@ export async function statusCommand(
     if (gates.length > 0) {
       io.out(`\nWaiting for approval (${gates.length}):`);
       for (const gate of gates) {
-        io.out(`  ${gate.task}${gate.prompt === undefined ? '' : `: ${gate.prompt}`}`);
-        io.out(`    wharf approve ${workflowId} ${gate.task} [--reject] [--comment "…"]`);
+        const what = gate.call === undefined ? '' : ` calls ${gate.call.tool} ${gate.call.arguments}`;
+        io.out(`  ${gate.task}${what}${gate.prompt === undefined ? '' : `: ${gate.prompt}`}`);
+        io.out(`    ${approveCommand(workflowId, gate)}`);
       }
     }
     where();

@@ -110,6 +110,8 @@ describe('childEnvironment', () => {
       'TEMPORAL_CODEC_AUTH',
       'MISTRAL_API_KEY',
       'ANTHROPIC_AUTH_TOKEN',
+      'OTEL_EXPORTER_OTLP_HEADERS',
+      'OTEL_EXPORTER_OTLP_TRACES_HEADERS',
     ]) {
       expect([name, isWharfCredential(name, 'x')]).toEqual([name, true]);
     }
@@ -117,6 +119,7 @@ describe('childEnvironment', () => {
       'AWS_REGION',
       'AWS_PROFILE',
       'TEMPORAL_NAMESPACE',
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
       'PGHOST',
       'WHARF_MODEL',
       'KEYBOARD',

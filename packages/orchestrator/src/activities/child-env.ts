@@ -15,8 +15,12 @@ export interface ChildEnvironmentOptions {
 export const PASS_ENV_VARIABLE = 'WHARF_PASS_ENV';
 
 const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** Credentials by name: Wharf's own, the S3 and PostgreSQL clients', Temporal's, model providers'. */
+/**
+ * Credentials by name: Wharf's own, the S3 and PostgreSQL clients', Temporal's, model providers',
+ * and the OTLP exporter's headers (Wharf's tracing reads them; they often carry `Authorization`).
+ */
 const CREDENTIAL_NAMES = [
+  /^OTEL_EXPORTER_OTLP(_\w+)?_HEADERS$/,
   /^WHARF_S3_/,
   /^WHARF_\w*(SECRET|PASSWORD|TOKEN|_KEY)/,
   /^AWS_\w*(SECRET|TOKEN|_KEY)/,

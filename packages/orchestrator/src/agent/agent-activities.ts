@@ -23,6 +23,7 @@ import type {
   SubagentResult,
   SuperviseResult,
 } from '../shared/types.js';
+import { modelCallTelemetry } from '../tracing/wharf-tracing.js';
 import type { AgentBrief } from './agent-brief.js';
 import { agentPrompt } from './agent-prompt.js';
 import {
@@ -34,6 +35,7 @@ import {
 import { agentTools, offeredTools, unknownToolNames } from './agent-tools.js';
 import { findRecord, loadConversation, loadRecord, storeRecord } from './conversation-records.js';
 import { evidenceMounted } from './evidence-mounted.js';
+import { heldToolCall } from './held-tool-call.js';
 import { agentSpawnRequest } from './spawn-request.js';
 import { supervisorAnswer } from './supervisor-answer.js';
 import { SUPERVISOR_SYSTEM, supervisorPrompt } from './supervisor-prompt.js';
@@ -115,6 +117,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
             ? { system: SUPERVISOR_SYSTEM }
             : {}),
         tools: agent.tools,
+        ...(agent.tool_approvals === undefined ? {} : { toolApprovals: agent.tool_approvals }),
         maxSteps: agent.max_steps,
         limits: { ...(input.limits ?? {}), ...(input.definition.limits ?? {}) },
         ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
@@ -201,6 +204,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
             // Temporal retries the step (after a provider's Retry-After): never twice over.
             maxRetries: 0,
             abortSignal: context.cancellationSignal,
+            ...modelCallTelemetry(dependencies.tracing, 'wharf.agent-model-step'),
           }),
         heartbeat,
       );
@@ -208,7 +212,9 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       const meta = {
         toolCalls: result.toolCalls
           .filter((call) => call.invalid !== true && call.providerExecuted !== true)
-          .map((call) => ({ toolCallId: call.toolCallId, toolName: call.toolName })),
+          .map((call) =>
+            heldToolCall(brief, { toolCallId: call.toolCallId, toolName: call.toolName }, call.input),
+          ),
         calledTools: result.toolCalls.length > 0,
         finishReason: result.finishReason,
         usage,

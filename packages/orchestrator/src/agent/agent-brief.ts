@@ -16,6 +16,10 @@ export const agentBriefSchema = z.object({
   model: z.string(),
   system: z.string().optional(),
   tools: z.array(z.string()),
+  /** By tool name: which calls wait for a person (`match`: argument patterns; absent: every call). */
+  toolApprovals: z
+    .record(z.string(), z.object({ match: z.record(z.string(), z.string()).optional() }))
+    .optional(),
   maxSteps: z.number().int().positive(),
   limits: z.record(z.string(), z.unknown()),
   workdir: z.string().optional(),

@@ -6,6 +6,7 @@ import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { SpawnedWorker, SubagentHeartbeat, SubagentInput } from '../shared/types.js';
+import type { WharfTracing } from '../tracing/wharf-tracing.js';
 import { type AgentBrief, agentBriefSchema, briefIdentity } from './agent-brief.js';
 import type { AgentToolsOptions } from './agent-tools.js';
 
@@ -20,6 +21,8 @@ export interface AgentActivityDependencies {
   workDir: string;
   env: NodeJS.ProcessEnv;
   processGroups?: ProcessGroupRegistry;
+  /** Traces each model call and tool call (OpenTelemetry); default off. */
+  tracing?: WharfTracing;
 }
 
 /** Most bytes of one tool output the model is shown; the rest is in the stores. */

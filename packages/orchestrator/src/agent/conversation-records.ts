@@ -21,7 +21,14 @@ export const conversationRecordSchema = z.object({
   messages: z.array(z.custom<ModelMessage>((value) => typeof value === 'object' && value !== null)),
   model: z
     .object({
-      toolCalls: z.array(z.object({ toolCallId: z.string(), toolName: z.string() })),
+      toolCalls: z.array(
+        z.object({
+          toolCallId: z.string(),
+          toolName: z.string(),
+          /** The call waits for a person before it runs. */
+          approval: z.object({ arguments: z.string() }).optional(),
+        }),
+      ),
       /** The model called tools (valid or not): the loop goes on. */
       calledTools: z.boolean(),
       finishReason: z.string(),

@@ -75,27 +75,37 @@ export async function agentToolCallStep(
   const began = new Date();
   context.heartbeat(heartbeat);
   let outcome: ToolOutput;
-  try {
-    const chosen = tools[call.toolName];
-    if (chosen?.execute === undefined) throw new Error(`no tool named ${call.toolName}`);
-    const execute = chosen.execute as (input: unknown, options: unknown) => unknown;
-    const value = await heartbeatWhile(
-      context,
-      async () =>
+  if (input.rejected !== undefined) {
+    // Held for a person and not approved: the tool does not run; the model reads why.
+    const message = `not run: this ${call.toolName} call was ${input.rejected}`;
+    outcome = { text: message, full: message, failed: true };
+  } else {
+    try {
+      const chosen = tools[call.toolName];
+      if (chosen?.execute === undefined) throw new Error(`no tool named ${call.toolName}`);
+      const execute = chosen.execute as (input: unknown, options: unknown) => unknown;
+      const run = async () =>
         lastValue(
           await execute(call.input, {
             toolCallId: input.toolCallId,
             messages: [],
             abortSignal: context.cancellationSignal,
           }),
-        ),
-      heartbeat,
-    );
-    outcome = isToolOutput(value) ? value : { text: asText(value), full: asText(value) };
-  } catch (error) {
-    if (context.cancellationSignal.aborted) throw new CancelledFailure(`tool ${call.toolName} cancelled`);
-    const message = `error: ${(error as Error).message}`;
-    outcome = { text: message, full: message, failed: true };
+        );
+      const traced = dependencies.tracing;
+      const value = await heartbeatWhile(
+        context,
+        traced === undefined
+          ? run
+          : () => traced.traceToolCall({ toolName: call.toolName, toolCallId: input.toolCallId }, run),
+        heartbeat,
+      );
+      outcome = isToolOutput(value) ? value : { text: asText(value), full: asText(value) };
+    } catch (error) {
+      if (context.cancellationSignal.aborted) throw new CancelledFailure(`tool ${call.toolName} cancelled`);
+      const message = `error: ${(error as Error).message}`;
+      outcome = { text: message, full: message, failed: true };
+    }
   }
   // Temporal cancelled the task: the tool stopped (a shell's process group is gone); record nothing.
   if (context.cancellationSignal.aborted) {

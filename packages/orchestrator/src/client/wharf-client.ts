@@ -1,7 +1,7 @@
 import {
   Client,
+  type ClientPlugin,
   type ConnectionLike,
-  type WorkflowHandle,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -10,9 +10,11 @@ import { missingInputs } from '../dsl/missing-inputs.js';
 import { MissingInputsError } from '../dsl/missing-inputs-error.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { agentWorkflowId } from '../shared/agent-workflow-id.js';
 import {
   addInputsUpdate,
   approveTaskUpdate,
+  approveToolCallUpdate,
   cancelTaskUpdate,
   progressQuery,
   stateQuery,
@@ -23,6 +25,7 @@ import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type {
   AddInputsResult,
   ApproveTaskResult,
+  ApproveToolCallResult,
   DataPlaneIdentity,
   LiveInstance,
   SubagentHeartbeat,
@@ -30,16 +33,36 @@ import type {
   SwarmResult,
   SwarmWorkflowInput,
 } from '../shared/types.js';
+import { type RerunHandle, type RerunOptions, rerunSwarm } from './rerun-swarm.js';
+import type { StartSwarmOptions, SwarmHandle } from './start-swarm-options.js';
 import { swarmResultFromFailure } from './swarm-result-from-failure.js';
+import {
+  connectTemporal,
+  type LoadTemporalConfigOptions,
+  loadTemporalConfig,
+} from './temporal-connection.js';
 
-/** Options of {@link WharfClient}. */
-export interface WharfClientOptions {
-  connection: ConnectionLike;
+/** Options of {@link WharfClient}: a connection to build its Temporal client on, or the client itself. */
+export type WharfClientOptions = WharfClientSettings &
+  (
+    | {
+        connection: ConnectionLike;
+        namespace?: string;
+        /** Use the same data converter as the workers (e.g. `createWharfDataConverter`). */
+        dataConverter?: DataConverter;
+        /** Client plugins, e.g. `wharfPlugin(…)` (its data converter, and with tracing its interceptors). */
+        plugins?: ClientPlugin[];
+      }
+    | {
+        /** A Temporal client of your own (built with `plugins: [wharfPlugin(…)]` to share the workers' converter). */
+        client: Client;
+      }
+  );
+
+/** What {@link WharfClient} takes besides its Temporal client. */
+export interface WharfClientSettings {
   /** Task queue the Wharf workers poll. Default `wharf`. */
   taskQueue?: string;
-  namespace?: string;
-  /** Use the same data converter as the workers (e.g. `createWharfDataConverter`). */
-  dataConverter?: DataConverter;
   /**
    * Names of the tools registered with the workers, when known: YAML given to `startSwarm` is
    * parsed with them (`parseSwarm`'s `tools`), so an unknown tool is refused at its line.
@@ -54,27 +77,12 @@ export interface WharfClientOptions {
   dataPlane?: DataPlaneIdentity;
 }
 
-/** Options of {@link WharfClient.startSwarm}. */
-export interface StartSwarmOptions {
-  /** Default: `<swarm name>-<timestamp>`. */
-  workflowId?: string;
-  ownerId?: string;
-  maxConcurrentTasks?: number;
-  historyEventLimit?: number;
-  waitForInputsMs?: number;
-  /** Most entries the swarm's context pool keeps (see `SwarmWorkflowInput.contextPoolCap`). */
-  contextPoolCap?: number;
-  heartbeatTimeoutMs?: number;
-  /** Directory scripts run in on the workers (e.g. the repository a swarm checks). */
-  workdir?: string;
-}
-
-/** A started swarm. */
-export interface SwarmHandle {
-  readonly workflowId: string;
-  readonly firstExecutionRunId: string;
-  /** The raw Temporal handle. */
-  readonly handle: WorkflowHandle;
+/** Options of {@link WharfClient.connect}. */
+export interface ConnectWharfClientOptions extends LoadTemporalConfigOptions, WharfClientSettings {
+  dataConverter?: DataConverter;
+  plugins?: ClientPlugin[];
+  /** How long to wait for the server. Default: Temporal's (10 s). */
+  connectTimeoutMs?: number;
 }
 
 /**
@@ -98,14 +106,46 @@ export class WharfClient {
   readonly dataPlane: DataPlaneIdentity | undefined;
 
   constructor(options: WharfClientOptions) {
-    this.client = new Client({
-      connection: options.connection,
-      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-      ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
-    });
+    this.client =
+      'client' in options
+        ? options.client
+        : new Client({
+            connection: options.connection,
+            ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+            ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
+            ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
+          });
     this.taskQueue = options.taskQueue ?? 'wharf';
     this.tools = options.tools;
     this.dataPlane = options.dataPlane;
+  }
+
+  /**
+   * Connects to the cluster Temporal's standard configuration names (`loadTemporalConfig`:
+   * `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, TLS certificates, a
+   * `TEMPORAL_PROFILE` of the config file; else a local server on 127.0.0.1:7233). Close it with
+   * `wharf.client.connection.close()`.
+   *
+   * @example
+   * ```ts
+   * const wharf = await WharfClient.connect(); // TEMPORAL_PROFILE=cloud, or TEMPORAL_API_KEY=…
+   * const { workflowId } = await wharf.startSwarm(yamlText);
+   * ```
+   */
+  static async connect(options: ConnectWharfClientOptions = {}): Promise<WharfClient> {
+    const temporal = loadTemporalConfig(options);
+    const connection = await connectTemporal(
+      temporal,
+      options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs },
+    );
+    return new WharfClient({
+      connection,
+      namespace: temporal.namespace,
+      ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
+      ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
+      ...(options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue }),
+      ...(options.tools === undefined ? {} : { tools: options.tools }),
+    });
   }
 
   /**
@@ -127,6 +167,8 @@ export class WharfClient {
       if (missing.length > 0) throw new MissingInputsError(swarm.name, missing);
     }
     const ownerId = options.ownerId ?? 'default';
+    const dataPlane = options.dataPlane ?? this.dataPlane;
+    const { rerun } = options;
     const workflowId =
       options.workflowId ?? `${swarm.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`;
     const args: SwarmWorkflowInput = {
@@ -139,28 +181,56 @@ export class WharfClient {
       ...(options.contextPoolCap === undefined ? {} : { contextPoolCap: options.contextPoolCap }),
       ...(options.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: options.heartbeatTimeoutMs }),
       ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
-      ...(this.dataPlane === undefined ? {} : { dataPlane: this.dataPlane }),
+      ...(dataPlane === undefined ? {} : { dataPlane }),
+      ...(rerun === undefined ? {} : { rerunOf: rerun.of, reuse: rerun.reuse }),
     };
     const taskCount = Object.keys(swarm.tasks).length;
+    const origin =
+      rerun === undefined
+        ? ''
+        : `\n\nRe-run of \`${rerun.of.workflowId}\` from \`${rerun.of.from}\`: ${Object.keys(rerun.reuse).length} task(s) reuse its results.`;
     const handle = await this.client.workflow.start('swarmWorkflow', {
       taskQueue: this.taskQueue,
       workflowId,
       args: [args],
-      staticSummary: `Swarm ${swarm.name} v${swarm.version} · ${taskCount} task${taskCount === 1 ? '' : 's'}${swarm.supervisor ? ' · supervised' : ''}`,
-      staticDetails: renderTaskTable(swarm),
+      staticSummary: `Swarm ${swarm.name} v${swarm.version} · ${taskCount} task${taskCount === 1 ? '' : 's'}${swarm.supervisor ? ' · supervised' : ''}${rerun === undefined ? '' : ` · re-run of ${rerun.of.workflowId}`}`,
+      staticDetails: `${renderTaskTable(swarm)}${origin}\n\n${afterTheRun(workflowId)}`,
       typedSearchAttributes: [
         { key: swarmSearchAttributes.swarm, value: swarm.name },
         { key: swarmSearchAttributes.owner, value: ownerId },
         { key: swarmSearchAttributes.status, value: 'running' },
+        { key: swarmSearchAttributes.pendingGates, value: 0 },
+        ...(rerun === undefined ? [] : [{ key: swarmSearchAttributes.rerunOf, value: rerun.of.workflowId }]),
       ],
       memo: {
         swarm: swarm.name,
         version: swarm.version,
         tasks: taskCount,
-        ...(this.dataPlane === undefined ? {} : { dataPlane: this.dataPlane }),
+        ...(dataPlane === undefined ? {} : { dataPlane }),
+        ...(rerun === undefined ? {} : { rerunOf: rerun.of }),
       },
     });
     return { workflowId, firstExecutionRunId: handle.firstExecutionRunId, handle };
+  }
+
+  /**
+   * Re-runs a finished swarm run from one of its tasks: a new run of the same definition (or
+   * `options.definition`, an edited one) in which `options.from` and every task that depends on
+   * it run again, and every other task reuses the results the run stored — folded as if it had
+   * run, with no process and no model call, its out ids and bytes exactly those of the run.
+   * Tasks that did not end `done`, whose definition changed or that read a changed `†input` value
+   * run again too (`plan.rerun` says why for each). The run is read from Temporal alone (its
+   * history and result), so it may have ended long ago with every worker gone. The new run
+   * names it: search attribute `WharfRerunOf`, memo `rerunOf`.
+   *
+   * @example
+   * ```ts
+   * const { workflowId, plan } = await wharf.rerun('etl-2026', { from: 'report', inputs: { region: 'eu' } });
+   * console.log(plan.reused, await wharf.result(workflowId));
+   * ```
+   */
+  rerun(workflowId: string, options: RerunOptions): Promise<RerunHandle> {
+    return rerunSwarm(this, workflowId, options);
   }
 
   /**
@@ -253,7 +323,47 @@ export class WharfClient {
   }
 
   /**
-   * The approval gates waiting for an answer, in task order.
+   * Approves or rejects one tool call an agent task holds for a person (its agent's `tools` entry
+   * says `approval`): `task` is the agent task's label as `pendingApprovals` lists it (`review`,
+   * `review#2`, `supervisor`), `callId` the call's id. The answer goes to the agent workflow that
+   * waits (found in the swarm's memo, else `<swarm>/agent/<task>`); an approved call runs, a
+   * rejected one does not and the model gets the rejection, with the comment, as the tool's
+   * result. Throws `INVALID_REQUEST` naming the problem when no such call waits or it was
+   * already answered.
+   *
+   * @example
+   * ```ts
+   * await wharf.approveToolCall(workflowId, 'ops', 'call-0-0', { approve: false, comment: 'not on prod' });
+   * ```
+   */
+  async approveToolCall(
+    workflowId: string,
+    task: string,
+    callId: string,
+    answer: { approve: boolean; comment?: string; by?: string },
+  ): Promise<ApproveToolCallResult> {
+    const description = await this.client.workflow.getHandle(workflowId).describe();
+    const held = Array.isArray(description.memo?.pendingToolCalls)
+      ? (description.memo.pendingToolCalls as { task?: unknown; callId?: unknown; workflowId?: unknown }[])
+      : [];
+    const entry = held.find((call) => call.task === task && call.callId === callId);
+    const target =
+      typeof entry?.workflowId === 'string'
+        ? entry.workflowId
+        : task === 'supervisor'
+          ? `${workflowId}/supervisor`
+          : agentWorkflowId(workflowId, task);
+    try {
+      return await this.client.workflow
+        .getHandle(target)
+        .executeUpdate(approveToolCallUpdate, { args: [{ callId, ...answer }] });
+    } catch (error) {
+      throw rejectedUpdate(error, `approveToolCall(${task}, ${callId})`);
+    }
+  }
+
+  /**
+   * The approval gates waiting for an answer, in task order, then the tool calls agent tasks hold.
    *
    * @example
    * ```ts
@@ -317,6 +427,20 @@ export class WharfClient {
       throw rejectedUpdate(error, 'addInputs');
     }
   }
+}
+
+/**
+ * What the run page's static details say of a run that has ended: where its final table is, and
+ * the commands that read it, with no worker running.
+ */
+function afterTheRun(workflowId: string): string {
+  return [
+    '**Once the run has ended**, with or without a worker:',
+    '- the Memo tab holds `report`: every task, failures first with their reasons, and its out ids;',
+    '- the last event of its history (*Local Activity*) shows the same report as its summary;',
+    `- \`wharf status ${workflowId}\` prints the result, \`wharf outputs show <out id>\` reads an output,`,
+    `  \`wharf rerun ${workflowId} --from <task>\` runs a task again, reusing what the others stored.`,
+  ].join('\n');
 }
 
 /** A rejected update (its validator threw) as an `INVALID_REQUEST` naming the reason; else as it is. */

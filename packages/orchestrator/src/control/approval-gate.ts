@@ -88,21 +88,27 @@ export function approvalVerdict(
 
 /** A gate waiting for an answer, as `wharf status` and the Web UI list it. */
 export interface PendingApproval {
+  /** The task; for a tool call, the agent task's label (`review#2`). */
   task: string;
   prompt?: string;
   requestedAt: number;
   deadline?: number;
+  /** Set when what waits is one tool call of an agent task, not the task itself. */
+  call?: { id: string; tool: string; arguments: string; workflowId: string };
 }
 
 /**
- * The gates of a swarm waiting for an answer, in task order.
+ * The gates of a swarm waiting for an answer: its tasks' gates in task order, then the tool
+ * calls its agent tasks hold, oldest first.
  *
  * @example
  * ```ts
  * pendingApprovals(progress); // [{ task: 'deploy', prompt: 'Ship it?', requestedAt: … }]
  * ```
  */
-export function pendingApprovals(progress: Pick<SwarmProgress, 'tasks'>): PendingApproval[] {
+export function pendingApprovals(
+  progress: Pick<SwarmProgress, 'tasks' | 'pendingToolCalls'>,
+): PendingApproval[] {
   const pending: PendingApproval[] = [];
   for (const task of progress.tasks) {
     const gate = task.approval;
@@ -114,12 +120,35 @@ export function pendingApprovals(progress: Pick<SwarmProgress, 'tasks'>): Pendin
       ...(gate.deadline === undefined ? {} : { deadline: gate.deadline }),
     });
   }
+  for (const call of progress.pendingToolCalls ?? []) {
+    pending.push({
+      task: call.task,
+      ...(call.prompt === undefined ? {} : { prompt: call.prompt }),
+      requestedAt: call.requestedAt,
+      ...(call.deadline === undefined ? {} : { deadline: call.deadline }),
+      call: { id: call.callId, tool: call.tool, arguments: call.arguments, workflowId: call.workflowId },
+    });
+  }
   return pending;
 }
 
 /**
- * Markdown for the Web UI's current details: one line per pending gate with the command that
- * answers it. Empty when none is pending.
+ * The command that answers a pending gate or tool call.
+ *
+ * @example
+ * ```ts
+ * approveCommand('run-1', { task: 'ops', requestedAt: 0, call: { id: 'call-1', … } });
+ * // 'wharf approve run-1 ops --call call-1 [--reject] [--comment …]'
+ * ```
+ */
+export function approveCommand(workflowId: string, gate: PendingApproval): string {
+  const call = gate.call === undefined ? '' : ` --call ${gate.call.id}`;
+  return `wharf approve ${workflowId} ${gate.task}${call} [--reject] [--comment …]`;
+}
+
+/**
+ * Markdown for the Web UI's current details: one line per pending gate or tool call with the
+ * command that answers it. Empty when none is pending.
  *
  * @example
  * ```ts
@@ -132,8 +161,12 @@ export function renderPendingApprovals(pending: readonly PendingApproval[], work
   for (const gate of pending) {
     const deadline =
       gate.deadline === undefined ? '' : ` · decided by timeout at ${new Date(gate.deadline).toISOString()}`;
+    const what =
+      gate.call === undefined
+        ? `\`${gate.task}\``
+        : `\`${gate.task}\` calls \`${gate.call.tool}\` \`${gate.call.arguments.replace(/`/g, "'")}\``;
     lines.push(
-      `- \`${gate.task}\`${gate.prompt === undefined ? '' : `: ${gate.prompt}`}${deadline} — \`wharf approve ${workflowId} ${gate.task} [--reject] [--comment …]\``,
+      `- ${what}${gate.prompt === undefined ? '' : `: ${gate.prompt}`}${deadline} — \`${approveCommand(workflowId, gate)}\``,
     );
   }
   return lines.join('\n');

@@ -31,12 +31,15 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<b
 }
 
 /** Starts a dev server from a separate Node process and returns that process and the server's pid. */
-async function serverInChild(): Promise<{ child: ChildProcess; serverPid: number; address: string }> {
+async function serverInChild(
+  ...more: string[]
+): Promise<{ child: ChildProcess; serverPid: number; address: string }> {
   const script = [
     "import { startDevServer } from '@wharf/orchestrator/dev-server';",
     'const server = await startDevServer({ ui: false });',
     'console.log(JSON.stringify({ pid: server.pid, address: server.address }));',
     'setInterval(() => {}, 1000);',
+    ...more,
   ].join('\n');
   const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
     cwd: packageDir,
@@ -82,6 +85,26 @@ describe('startDevServer', () => {
     child.kill('SIGINT');
     const [code, signal] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
     expect(code === 130 || signal === 'SIGINT').toBe(true);
+    expect(await waitUntil(() => !groupAlive(serverPid), 15_000)).toBe(true);
+  });
+
+  it('leaves the server to an owner that handles Ctrl-C itself, until it stops it', async () => {
+    // The owner drains for a second (as `wharf run` drains its worker), exits 130 if its server
+    // still answered then (else 1), after stopping it.
+    const { child, serverPid } = await serverInChild(
+      "import { Connection } from '@temporalio/client';",
+      "process.on('SIGINT', async () => {",
+      '  await new Promise((resolve) => setTimeout(resolve, 1000));',
+      '  const served = await Connection.connect({ address: server.address, connectTimeout: 2000 })',
+      '    .then((connection) => connection.workflowService.getSystemInfo({}).finally(() => connection.close()))',
+      '    .then(() => true, () => false);',
+      '  await server.stop();',
+      '  process.exit(served ? 130 : 1);',
+      '});',
+    );
+    child.kill('SIGINT');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(130);
     expect(await waitUntil(() => !groupAlive(serverPid), 15_000)).toBe(true);
   });
 });

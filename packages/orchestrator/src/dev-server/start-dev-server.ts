@@ -80,12 +80,13 @@ function installExitHooks(): void {
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     const handler = () => {
+      // Another handler owns the shutdown: it stops the servers when it is done with them (a
+      // worker draining its steps still reports to them); the exit hook and the watchdog end
+      // them if this process exits first. Otherwise stop them and exit as the signal would.
+      if (process.listenerCount(signal) > 1) return;
       for (const child of running) killGroup(child, 'SIGTERM');
-      // Only take over the default exit if nobody else handles the signal.
-      if (process.listenerCount(signal) === 1) {
-        process.off(signal, handler);
-        process.kill(process.pid, signal);
-      }
+      process.off(signal, handler);
+      process.kill(process.pid, signal);
     };
     process.on(signal, handler);
   }

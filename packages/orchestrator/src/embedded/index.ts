@@ -9,4 +9,4 @@ export {
 export { type DataPlaneLocation, dataPlaneIdentity } from '../worker/data-plane-identity.js';
 export { ensureSearchAttributes } from './search-attributes.js';
 export { type Embedded, type EmbeddedOptions, ownTaskQueue, startEmbedded } from './start-embedded.js';
-export { swarmOutcomeLogger } from './swarm-outcome-logger.js';
+export { type SwarmOutcomeLoggerOptions, swarmOutcomeLogger } from './swarm-outcome-logger.js';

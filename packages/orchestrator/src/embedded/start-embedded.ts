@@ -8,10 +8,17 @@ import type { IntakeServer } from '@wharf/output-store';
 import type { Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { z } from 'zod';
+import {
+  DEFAULT_TEMPORAL_ADDRESS,
+  loadTemporalConfig,
+  type TemporalConnectionOptions,
+} from '../client/temporal-connection.js';
 import { WharfClient } from '../client/wharf-client.js';
 import { type DevServer, startDevServer } from '../dev-server/start-dev-server.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import { wharfSearchAttributeKinds } from '../shared/search-attributes.js';
+import { tracingFromEnv } from '../tracing/create-wharf-tracing.js';
+import type { WharfTracing } from '../tracing/wharf-tracing.js';
 import { composeWorker } from '../worker/compose-worker.js';
 import type { DataDir } from '../worker/data-dir.js';
 import { ensureSearchAttributes } from './search-attributes.js';
@@ -29,11 +36,14 @@ export interface EmbeddedOptions {
   /** Where large bodies go (`s3://bucket/prefix?…`, `file:///dir`). Default `WHARF_BLOBS`. */
   blobs?: string;
   /**
-   * A Temporal server to use. Default: `TEMPORAL_ADDRESS`, else the dev server another Wharf
+   * A Temporal server to use. Default: the cluster Temporal's standard configuration names
+   * (`loadTemporalConfig`: `TEMPORAL_ADDRESS`, `TEMPORAL_API_KEY`, TLS certificates, a profile
+   * of the config file), which must answer; when it names none, the dev server another Wharf
    * process runs for this data directory (`dev.json`), else `127.0.0.1:7233` if it answers,
    * else a dev server is started (on 7233/8233 when free).
    */
   temporalAddress?: string;
+  /** Default: `TEMPORAL_NAMESPACE` or the profile's, else `default`. */
   namespace?: string;
   /**
    * The task queue of the swarms this process starts and of its worker. Default: with a worker,
@@ -44,6 +54,24 @@ export interface EmbeddedOptions {
   taskQueue?: string;
   /** Serve the Temporal Web UI when a dev server is started. Default true. */
   ui?: boolean;
+  /**
+   * Web UI base URL of the Temporal server in use, for `workflowUrl` links, when this call does
+   * not start one (a dev server it starts brings its own). Default: the one `wharf dev` recorded
+   * in this data directory for the same address, else none.
+   */
+  uiUrl?: string;
+  /**
+   * How long the worker's running steps get to finish once `stop()` is called, before they are
+   * cancelled and handed back to Temporal, which retries them when a worker polls again.
+   * Default 0.
+   */
+  shutdownGraceMs?: number;
+  /**
+   * Log a swarm that ends failed (`WharfSwarmFailed`) as one WARN line. Default true; a caller
+   * that reports the failure itself (`wharf run`) turns it off. Other worker logs are kept.
+   * Applies when this call installs Temporal's runtime (the first in a process that has none).
+   */
+  logSwarmFailures?: boolean;
   /** Run a worker in this process. Default true. */
   worker?: boolean;
   /** Most subagents the in-process worker runs at once (its activities). Default 8. */
@@ -62,6 +90,11 @@ export interface EmbeddedOptions {
    * `{ tools: Object.keys(tools) }`.
    */
   tools?: ToolSet;
+  /**
+   * OpenTelemetry tracing of the worker and client. Default: what the `OTEL_*` variables say
+   * (`tracingFromEnv`; off unless they name an exporter or endpoint), shut down by `stop()`.
+   */
+  tracing?: WharfTracing | false;
   /** Progress lines (starting the server, ...). */
   onProgress?: (message: string) => void;
 }
@@ -83,8 +116,6 @@ export interface Embedded {
   stop(): Promise<void>;
 }
 
-const DEFAULT_ADDRESS = '127.0.0.1:7233';
-
 /** The dev server another Wharf process started for this data directory (`dev.json`), if any. */
 async function readDevState(root: string): Promise<z.infer<typeof devStateSchema> | undefined> {
   try {
@@ -105,9 +136,9 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-async function reachable(address: string): Promise<boolean> {
+async function reachable(server: TemporalConnectionOptions): Promise<boolean> {
   try {
-    const connection = await Connection.connect({ address, connectTimeout: 1_500 });
+    const connection = await Connection.connect({ ...server, connectTimeout: 1_500 });
     try {
       await connection.workflowService.getSystemInfo({});
       return true;
@@ -120,11 +151,16 @@ async function reachable(address: string): Promise<boolean> {
 }
 
 /**
- * The embedded default: a local Temporal dev server (SQLite file in the data directory, Web
- * UI on, Wharf's search attributes registered) unless one answers, the output store (SQLite in
- * the data directory, or what `store`/`blobs`/`WHARF_STORE`/`WHARF_BLOBS` name), the artifact
- * store, the EMIT intake server and a worker, all in this process. `stop()`
- * shuts everything down in order.
+ * The embedded default: the Temporal cluster Temporal's standard configuration names
+ * (`loadTemporalConfig`), else a local Temporal dev server (SQLite file in the data directory,
+ * Web UI on, Wharf's search attributes registered) unless one answers; the output store (SQLite
+ * in the data directory, or what `store`/`blobs`/`WHARF_STORE`/`WHARF_BLOBS` name), the
+ * artifact store, the EMIT intake server and a worker with Wharf's plugin (traced when the
+ * `OTEL_*` variables ask), all in this process. A Temporal or tracing setting that cannot work
+ * is an `InvalidConfigError` before anything opens. `stop()` shuts everything down in order:
+ * the worker first (its running steps get `shutdownGraceMs`), the dev server last. Signals are
+ * the application's to handle: the worker does not stop on SIGINT/SIGTERM by itself, so call
+ * `stop()` from your handler (a dev server it started also stops when this process exits).
  *
  * @example
  * ```ts
@@ -135,10 +171,19 @@ async function reachable(address: string): Promise<boolean> {
  */
 export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embedded> {
   const progress = options.onProgress ?? (() => {});
-  quietRuntime();
-  const namespace = options.namespace ?? 'default';
+  // Bad Temporal or tracing settings are refused before anything is opened.
+  const temporal = loadTemporalConfig({
+    ...(options.temporalAddress === undefined ? {} : { address: options.temporalAddress }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+  });
+  const tracing =
+    options.tracing === undefined
+      ? await tracingFromEnv(process.env, { serviceName: 'wharf' })
+      : options.tracing || undefined;
+  quietRuntime({ logSwarmFailures: options.logSwarmFailures ?? true });
+  const namespace = temporal.namespace;
   const taskQueue = options.taskQueue ?? (options.worker === false ? 'wharf' : ownTaskQueue());
-  // The stores, the intake server and the converter, put together as apps/worker does.
+  // The stores, the intake server, the converter and Wharf's plugin, put together as apps/worker does.
   const parts = await composeWorker({
     dataDir: options.dataDir ?? '.wharf',
     ...(options.store === undefined ? {} : { store: options.store }),
@@ -146,27 +191,37 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     ...(options.models === undefined ? {} : { models: options.models }),
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(tracing === undefined ? {} : { tracing }),
+  }).catch(async (error: unknown) => {
+    if (options.tracing === undefined) await tracing?.shutdown();
+    throw error;
   });
-  const { data, intake, dataConverter } = parts;
-  const cleanups: (() => Promise<void>)[] = [() => parts.close()];
+  const { data, intake } = parts;
+  const cleanups: (() => Promise<void>)[] = [];
+  // The last to run: spans of everything stopped before are exported.
+  if (tracing !== undefined && options.tracing === undefined) cleanups.push(() => tracing.shutdown());
+  cleanups.push(() => parts.close());
   const stop = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   };
   try {
-    const explicit = options.temporalAddress ?? process.env.TEMPORAL_ADDRESS;
-    const running = explicit === undefined ? await readDevState(data.root) : undefined;
-    let address = explicit ?? running?.address ?? DEFAULT_ADDRESS;
-    let server: DevServer | undefined;
-    let uiUrl: string | undefined = running?.address === address ? running.uiUrl : undefined;
-    if (!(await reachable(address))) {
-      if (explicit !== undefined) {
-        throw new Error(`no Temporal server answers at ${address}`);
+    // A configured cluster must answer; otherwise the local dev server of this data directory.
+    const running = temporal.configured ? undefined : await readDevState(data.root);
+    let server: TemporalConnectionOptions = temporal.configured
+      ? temporal.connection
+      : { address: running?.address ?? DEFAULT_TEMPORAL_ADDRESS };
+    let devServer: DevServer | undefined;
+    let uiUrl: string | undefined =
+      options.uiUrl ?? (running?.address === server.address ? running.uiUrl : undefined);
+    if (!(await reachable(server))) {
+      if (temporal.configured) {
+        throw new Error(`no Temporal server answers at ${temporal.summary}`);
       }
       progress('starting a local Temporal dev server');
       // The usual ports when they are free, so other tools find the server where they expect it.
       const port = (await isFree(7233)) ? 7233 : undefined;
       const uiPort = (await isFree(8233)) ? 8233 : undefined;
-      server = await startDevServer({
+      devServer = await startDevServer({
         dbFilename: data.temporalDb,
         namespace,
         ui: options.ui ?? true,
@@ -174,29 +229,33 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         ...(port === undefined ? {} : { port }),
         ...(uiPort === undefined ? {} : { uiPort }),
       });
-      cleanups.push(() => (server as DevServer).stop());
-      address = server.address;
-      uiUrl = server.uiUrl;
+      cleanups.push(() => (devServer as DevServer).stop());
+      server = { address: devServer.address };
+      uiUrl = devServer.uiUrl;
       const statePath = join(data.root, 'dev.json');
       await writeFile(
         statePath,
-        `${JSON.stringify({ address, uiUrl, namespace, taskQueue, pid: process.pid })}\n`,
+        `${JSON.stringify({ address: server.address, uiUrl, namespace, taskQueue, pid: process.pid })}\n`,
       );
       cleanups.push(() => rm(statePath, { force: true }));
     }
-    const connection = await Connection.connect({ address });
+    const address = server.address;
+    const connection = await Connection.connect(server);
     cleanups.push(() => connection.close());
     const added = await ensureSearchAttributes(connection, namespace);
     if (added.length > 0) progress(`registered search attributes ${added.join(', ')}`);
 
     if (options.worker ?? true) {
-      const nativeConnection = await NativeConnection.connect({ address });
+      const nativeConnection = await NativeConnection.connect(server);
       // Ends the scripts an earlier process on this data directory left running when killed.
       const { worker, done } = await parts.startWorker({
         connection: nativeConnection,
         taskQueue,
         namespace,
         ...(options.concurrency === undefined ? {} : { maxConcurrentActivities: options.concurrency }),
+        ...(options.shutdownGraceMs === undefined
+          ? {}
+          : { workerOptions: { shutdownGraceTime: options.shutdownGraceMs } }),
       });
       cleanups.push(async () => {
         if (worker.getState() === 'RUNNING') worker.shutdown();
@@ -207,11 +266,12 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
 
     // With its own worker, the tools are known: YAML is checked against them at its line.
     const workerTools = options.worker === false ? undefined : Object.keys(options.tools ?? {});
+    // The plugin gives the client the workers' converter (and with tracing, its interceptors).
     const wharf = new WharfClient({
       connection,
       taskQueue,
       namespace,
-      dataConverter,
+      plugins: [parts.plugin],
       dataPlane: data.dataPlane,
       ...(workerTools === undefined ? {} : { tools: workerTools }),
     });
@@ -220,7 +280,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       namespace,
       taskQueue,
       uiUrl,
-      startedServer: server !== undefined,
+      startedServer: devServer !== undefined,
       data,
       intake,
       wharf,
@@ -257,14 +317,21 @@ export function ownTaskQueue(): string {
 let runtimeChecked = false;
 
 /**
- * Worker logs at WARN (a failed swarm in one line) unless the application installed its own
- * runtime first.
+ * Worker logs at WARN (a failed swarm in one line, or none) unless the application installed
+ * its own runtime first. Signals are left to the application: Temporal's runtime would stop
+ * the worker on SIGINT/SIGTERM behind its back (and keep the process waiting on a swarm no
+ * worker runs any more); `wharf run` and `wharf dev` handle them and call `stop()`.
  */
-function quietRuntime(): void {
+function quietRuntime(options: { logSwarmFailures: boolean }): void {
   if (runtimeChecked) return;
   runtimeChecked = true;
   try {
-    Runtime.install({ logger: swarmOutcomeLogger(new DefaultLogger('WARN')) });
+    Runtime.install({
+      logger: swarmOutcomeLogger(new DefaultLogger('WARN'), {
+        swarmFailures: options.logSwarmFailures ? 'line' : 'none',
+      }),
+      shutdownSignals: [],
+    });
   } catch {
     // A runtime exists already: the application chose its logger.
   }

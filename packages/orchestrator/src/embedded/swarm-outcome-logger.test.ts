@@ -46,6 +46,22 @@ describe('swarmOutcomeLogger', () => {
     ]);
   });
 
+  it("with swarmFailures: 'none', drops a failed swarm's outcome and keeps every other entry", () => {
+    const { logger, entries } = recorder();
+    const wrapped = swarmOutcomeLogger(logger, { swarmFailures: 'none' });
+    const outcome = ApplicationFailure.create({ type: 'WharfSwarmFailed', message: 'swarm s failed: a' });
+    wrapped.warn('Workflow failed', { workflowId: 'w1', error: outcome });
+    const cloned = new Error('swarm s failed: a failed (exit 1)');
+    wrapped.warn('Workflow failed', { workflowId: 'w1', workflowType: 'swarmWorkflow', error: cloned });
+    const bug = ApplicationFailure.create({ type: 'Boom', message: 'bug' });
+    wrapped.warn('Workflow failed', { workflowId: 'w2', error: bug });
+    wrapped.error('Activity failed', { activityType: 'runSubagent' });
+    expect(entries).toEqual([
+      ['WARN', 'Workflow failed', { workflowId: 'w2', error: bug }],
+      ['ERROR', 'Activity failed', { activityType: 'runSubagent' }],
+    ]);
+  });
+
   it('passes every other entry through unchanged, other workflow failures included', () => {
     const { logger, entries } = recorder();
     const error = ApplicationFailure.create({ type: 'Boom', message: 'bug' });

@@ -30,6 +30,11 @@ export interface GcReport {
   freedBytes: number;
   /** Runs left with no output, whose evidence (workers, tool calls, results) went too. */
   runs: { ownerId: string; runId: string; workers: number }[];
+  /**
+   * Bodies of the store's blob store that no output referenced, older than the policy's
+   * `orphanGraceMs` (see `OutputStore.sweepOrphanBodies`), and their bytes.
+   */
+  orphans: { removed: number; freedBytes: number };
   /** Outputs and bytes the store holds afterwards. */
   kept: { outputs: number; bytes: number };
 }
@@ -37,8 +42,10 @@ export interface GcReport {
 /**
  * Applies a retention policy to an output store and the evidence beside it: plans with
  * `planRetention` (own expiry and age, the run, then oldest first down to the byte cap),
- * deletes each planned output, and removes the evidence of every run none of whose outputs
- * remain. Reports each removal, so a caller can print what went; with `dryRun` it only plans.
+ * deletes each planned output, removes the evidence of every run none of whose outputs
+ * remain, then the store's unreferenced bodies older than `orphanGraceMs` (stores that keep
+ * bodies outside their records). Reports each removal, so a caller can print what went; with
+ * `dryRun` it only plans.
  * An output deleted meanwhile by someone else is not reported.
  *
  * @example
@@ -100,6 +107,14 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Gc
     emptied.push({ ownerId: run.ownerId, runId: run.runId, workers: workers.length });
   }
 
+  const orphans =
+    store.sweepOrphanBodies === undefined
+      ? { removed: 0, freedBytes: 0 }
+      : await store.sweepOrphanBodies({
+          dryRun,
+          ...(policy.orphanGraceMs === undefined ? {} : { graceMs: policy.orphanGraceMs }),
+        });
+
   const freedBytes = outputs.reduce((sum, output) => sum + output.sizeBytes, 0);
   const total = candidates.reduce((sum, candidate) => sum + candidate.sizeBytes, 0);
   return {
@@ -107,6 +122,7 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Gc
     outputs,
     freedBytes,
     runs: emptied,
+    orphans,
     kept: { outputs: candidates.length - outputs.length, bytes: total - freedBytes },
   };
 }

@@ -11,6 +11,12 @@ export interface GcPolicy {
   maxTotalBytes?: number;
   /** Remove every output of this run (its workflow id). */
   runId?: string;
+  /**
+   * Bodies the store's blob store holds with no output referencing them (an EMIT killed
+   * between its upload and its commit) go once last written longer ago than this; default one
+   * hour, so an EMIT on its way keeps its body.
+   */
+  orphanGraceMs?: number;
 }
 
 const DURATION = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)$/;

@@ -4,7 +4,10 @@ import type {
   AddInputsResult,
   ApproveTaskRequest,
   ApproveTaskResult,
+  ApproveToolCallRequest,
+  ApproveToolCallResult,
   SwarmProgress,
+  ToolCallNotice,
 } from './types.js';
 
 /** Query: the swarm's durable channel snapshot (refs and compact payloads only). */
@@ -36,3 +39,19 @@ export const addInputsUpdate = defineUpdate<AddInputsResult, [AddInputsRequest]>
  * when the task has no gate, is unknown, already finished or was already answered.
  */
 export const approveTaskUpdate = defineUpdate<ApproveTaskResult, [ApproveTaskRequest]>('approveTask');
+
+/**
+ * Update of an agent task's workflow (`<swarm>/agent/<label>`, `<swarm>/supervisor`, …): approve
+ * or reject one tool call it holds for a person. Rejected when no such call waits there or it was
+ * already decided. An approved call runs; a rejected one does not, and the model gets the
+ * rejection (with the comment) as the tool's result.
+ */
+export const approveToolCallUpdate = defineUpdate<ApproveToolCallResult, [ApproveToolCallRequest]>(
+  'approveToolCall',
+);
+
+/**
+ * Signal from an agent task's workflow to its swarm: one of its tool calls waits for a person,
+ * or no longer does. The swarm shows the calls that wait like its gates.
+ */
+export const toolCallNoticeSignal = defineSignal<[ToolCallNotice]>('toolCallNotice');

@@ -57,7 +57,13 @@ export function renderProgressTable(progress: SwarmProgress): string {
       task.outIds.length === 0
         ? ''
         : task.outIds.slice(0, 3).join(', ') + (task.outIds.length > 3 ? ', …' : '');
-    const note = task.reason ?? (task.waitingFor.length > 0 ? `waits for ${task.waitingFor.join(', ')}` : '');
+    const note =
+      task.reason ??
+      (task.waitingFor.length > 0
+        ? `waits for ${task.waitingFor.join(', ')}`
+        : task.reused === undefined
+          ? ''
+          : 'reused from the run it re-runs');
     lines.push(
       `| ${task.task} | ${statusMarks[task.status]} ${task.status} | ${task.instances.done}/${task.instances.total} | ${formatBytes(task.bytesCaptured)} |${usage === undefined ? '' : ` ${formatUsage(task.usage)} |`} ${outputs} | ${escapeCell(note)} |`,
     );

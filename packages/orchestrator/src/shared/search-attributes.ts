@@ -6,8 +6,12 @@ export const swarmSearchAttributes = {
   swarm: defineSearchAttributeKey('WharfSwarm', SearchAttributeType.KEYWORD),
   /** Who started it (`ownerId`). */
   owner: defineSearchAttributeKey('WharfOwner', SearchAttributeType.KEYWORD),
-  /** `running`, `supervising`, `completed` or `failed`. */
+  /** `running`, `waiting` (a gate or a tool call waits for a person), `supervising`, `completed` or `failed`. */
   status: defineSearchAttributeKey('WharfStatus', SearchAttributeType.KEYWORD),
+  /** How many approval gates and tool calls wait for an answer now. */
+  pendingGates: defineSearchAttributeKey('WharfPendingGates', SearchAttributeType.INT),
+  /** The workflow id of the run this one re-runs (`wharf rerun`), on re-runs only. */
+  rerunOf: defineSearchAttributeKey('WharfRerunOf', SearchAttributeType.KEYWORD),
 } as const;
 
 /**
@@ -22,4 +26,6 @@ export const wharfSearchAttributeKinds = {
   WharfSwarm: 'Keyword',
   WharfOwner: 'Keyword',
   WharfStatus: 'Keyword',
+  WharfPendingGates: 'Int',
+  WharfRerunOf: 'Keyword',
 } as const;

@@ -192,16 +192,84 @@ export const agentTimeoutsSchema = z.strictObject({
   heartbeat: durationSchema.optional(),
 });
 
-/** An agent: a model id from the model registry, a system prompt, the tools it may call. */
-export const agentSchema = z.strictObject({
-  model: z.string().min(1),
-  system: z.string().optional(),
-  tools: z.array(z.string()).default([]),
-  max_steps: z.number().int().min(1).max(100).default(8),
-  /** Most workers one task of this agent may start with `spawn_worker` (default 8). */
-  max_spawns: z.number().int().min(0).max(64).optional(),
-  timeouts: agentTimeoutsSchema.optional(),
+/** A JavaScript regular expression (source text), checked when the definition is read. */
+const pattern = z
+  .string()
+  .min(1)
+  .superRefine((text, context) => {
+    try {
+      new RegExp(text);
+    } catch (error) {
+      context.addIssue({ code: 'custom', message: `not a regular expression: ${(error as Error).message}` });
+    }
+  });
+
+/**
+ * When an agent's tool call waits for a person (`wharf approve <run> <task> --call <id>`): every
+ * call, or only calls whose arguments match `match` (each named argument, as text — JSON for a
+ * value that is not a string — matches its regular expression). Unanswered past `timeout`,
+ * `on_timeout` decides (default `reject`). A rejected call does not run: the model gets the
+ * rejection, with its comment, as the tool's result.
+ */
+export const toolApprovalRuleSchema = z.strictObject({
+  /** What the approver is asked; shown with the call in `wharf status` and the Web UI. */
+  prompt: z.string().min(1).optional(),
+  match: z.record(z.string().min(1), pattern).optional(),
+  timeout: durationSchema.optional(),
+  on_timeout: z.enum(['reject', 'approve']).default('reject'),
 });
+
+/** One of an agent's `tools`: a name, or `{ name, approval }` for calls that wait for a person. */
+export const agentToolSchema = z.union([
+  z.string(),
+  z.strictObject({
+    name: z.string().min(1),
+    /** `true` (every call waits), `false` (none does: as the plain name), or a rule. */
+    approval: z.union([z.boolean(), toolApprovalRuleSchema]).optional(),
+  }),
+]);
+
+/**
+ * An agent: a model id from the model registry, a system prompt, the tools it may call. Once
+ * read, `tools` holds the names only and `tool_approvals` the rules of the tools whose calls
+ * wait for a person (also accepted as written, so a read definition reads again the same).
+ */
+export const agentSchema = z
+  .strictObject({
+    model: z.string().min(1),
+    system: z.string().optional(),
+    tools: z.array(agentToolSchema).default([]),
+    /** By tool name: the approval rules `tools` entries gave (the read form). */
+    tool_approvals: z.record(z.string(), toolApprovalRuleSchema).optional(),
+    max_steps: z.number().int().min(1).max(100).default(8),
+    /** Most workers one task of this agent may start with `spawn_worker` (default 8). */
+    max_spawns: z.number().int().min(0).max(64).optional(),
+    timeouts: agentTimeoutsSchema.optional(),
+  })
+  .superRefine((agent, context) => {
+    const names = new Set(agent.tools.map((tool) => (typeof tool === 'string' ? tool : tool.name)));
+    for (const tool of Object.keys(agent.tool_approvals ?? {})) {
+      if (names.has(tool)) continue;
+      context.addIssue({
+        code: 'custom',
+        path: ['tool_approvals', tool],
+        message: `"${tool}" is not one of the agent's tools`,
+      });
+    }
+  })
+  .transform(({ tools, tool_approvals, ...agent }) => {
+    const approvals: Record<string, ToolApprovalRule> = { ...tool_approvals };
+    for (const tool of tools) {
+      if (typeof tool === 'string' || tool.approval === undefined) continue;
+      if (tool.approval === false) delete approvals[tool.name];
+      else approvals[tool.name] = tool.approval === true ? { on_timeout: 'reject' } : tool.approval;
+    }
+    return {
+      ...agent,
+      tools: tools.map((tool) => (typeof tool === 'string' ? tool : tool.name)),
+      ...(Object.keys(approvals).length === 0 ? {} : { tool_approvals: approvals }),
+    };
+  });
 
 /** Extra workflow channels, by type. */
 export const channelSpecSchema = z.discriminatedUnion('type', [
@@ -257,3 +325,5 @@ export type LoopDefinition = z.output<typeof loopSchema>;
 export type ApprovalDefinition = z.output<typeof approvalSchema>;
 /** One validated agent. */
 export type AgentDefinition = z.output<typeof agentSchema>;
+/** One validated tool approval rule (milliseconds once parsed). */
+export type ToolApprovalRule = z.output<typeof toolApprovalRuleSchema>;

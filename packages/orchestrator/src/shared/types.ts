@@ -122,6 +122,8 @@ export interface TaskProgress {
   endedAt?: number;
   /** Model usage of an agent task's instances that finished, summed. */
   usage?: AgentUsage;
+  /** Instances whose results a re-run folded from the run it re-runs, instead of running them. */
+  reused?: number;
   /** The task's `approval:` gate, once the task reached it (or was answered early). */
   approval?: ApprovalState;
   /**
@@ -206,9 +208,59 @@ export interface LiveInstance {
 /** What the `progress` query returns. */
 export interface SwarmProgress {
   swarm: string;
-  status: 'running' | 'supervising' | 'completed' | 'failed';
+  /** `waiting` while an approval gate or a tool call waits for a person (other tasks may run). */
+  status: 'running' | 'waiting' | 'supervising' | 'completed' | 'failed';
   step: number;
   tasks: TaskProgress[];
+  /** Tool calls of agent tasks that wait for an answer (`wharf approve <run> <task> --call <id>`). */
+  pendingToolCalls?: PendingToolCall[];
+}
+
+/**
+ * A tool call an agent task holds until a person answers it: its agent's `tools` entry says
+ * `approval` (for every call, or for calls whose arguments match). Its agent workflow waits;
+ * the swarm shows it like a gate.
+ */
+export interface PendingToolCall {
+  /** The agent task's label as `wharf approve` names it: `review`, `review#2`, `supervisor`, `review.spawn-1`. */
+  task: string;
+  /** The model's tool call id: `wharf approve <run> <task> --call <id>`. */
+  callId: string;
+  tool: string;
+  /** The call's arguments as JSON, cut to a few hundred characters. */
+  arguments: string;
+  prompt?: string;
+  /** Workflow time the call started waiting. */
+  requestedAt: number;
+  /** Workflow time an unanswered call is decided by its `on_timeout`. */
+  deadline?: number;
+  /** The agent workflow that waits on it: the `approveToolCall` update goes there. */
+  workflowId: string;
+  /** The swarm's task instance it belongs to (`review#2`; for a spawned worker, its parent's). */
+  owner: string;
+}
+
+/** What an agent workflow tells its swarm about one of its tool calls: it waits, or no longer. */
+export interface ToolCallNotice {
+  call: PendingToolCall;
+  open: boolean;
+}
+
+/** Argument of the `approveToolCall` update (sent to the agent workflow that waits). */
+export interface ApproveToolCallRequest {
+  callId: string;
+  /** `true` approves (the call runs), `false` rejects (the model is told, the call does not run). */
+  approve: boolean;
+  comment?: string;
+  by?: string;
+}
+
+/** What the `approveToolCall` update returns. */
+export interface ApproveToolCallResult {
+  task: string;
+  callId: string;
+  tool: string;
+  decision: 'approved' | 'rejected';
 }
 
 /** Input of the `runSubagent` activity: small, whatever the task's data. */
@@ -351,6 +403,8 @@ export interface SubagentResult {
   usage?: AgentUsage;
   /** A supervisor task's answer, as the swarm result reports it. */
   supervisor?: SuperviseResult;
+  /** Set when the swarm folded this result from an earlier run instead of running the task (a re-run). */
+  reused?: boolean;
 }
 
 /**
@@ -403,7 +457,30 @@ export interface SwarmWorkflowInput {
   dataPlane?: DataPlaneIdentity;
   /** State carried across continue-as-new. */
   carried?: CarriedState;
+  /** Set on a re-run (`WharfClient.rerun`, `wharf rerun`): the run it re-runs, and from which task. */
+  rerunOf?: RerunOrigin;
+  /**
+   * Results of an earlier run the swarm folds as they are instead of running the tasks again
+   * (a re-run's reused tasks); dropped from the input once folded, at continue-as-new.
+   */
+  reuse?: ReusedResults;
 }
+
+/** Where a re-run comes from. */
+export interface RerunOrigin {
+  /** The workflow id of the run it re-runs. */
+  workflowId: string;
+  /** The task it re-runs from (it and everything downstream run again). */
+  from: string;
+}
+
+/**
+ * Per task, per loop instance (index = instance): the {@link SubagentResult} an earlier run
+ * folded for it, exactly as the fold sees a result (out ids, compact, preview, exit code,
+ * usage). A re-run folds these through the normal fold path, so channels, context values and
+ * join barriers come out as if the tasks had run; no process starts and no model is called.
+ */
+export type ReusedResults = Record<string, SubagentResult[]>;
 
 /** State carried across continue-as-new: each part has one home, nothing is carried twice. */
 export interface CarriedState {
@@ -426,6 +503,8 @@ export interface CarriedState {
    * instances from `instances.done` on before planning anything else.
    */
   resume?: string[];
+  /** Tool calls of agent tasks still waiting for an answer. */
+  pendingToolCalls?: PendingToolCall[];
 }
 
 /** What `swarmWorkflow` returns. */
@@ -460,6 +539,11 @@ export interface AgentTaskInput extends SubagentInput {
    * agent whose `tools` name it and that is not itself a spawned worker.
    */
   spawnable?: SwarmDefinition['agents'];
+  /**
+   * The swarm's task instance this agent belongs to, when it is not its own: a spawned worker's
+   * parent (`review#2`). Its held tool calls are shown, and dropped, with that instance.
+   */
+  owner?: string;
   /**
    * Set when this task is the swarm's supervisor: its prompt is
    * the question and the workers' compact payloads, its evidence markers are mounted under
@@ -527,6 +611,11 @@ export interface AgentStartResult {
 export interface AgentToolCallRef {
   toolCallId: string;
   toolName: string;
+  /**
+   * Set when the call waits for a person before it runs (its agent's `tools` entry asks for
+   * approval and the call matches): its arguments as people read them, cut short.
+   */
+  approval?: { arguments: string };
 }
 
 /** What `agentModelStep` returns: refs and small metadata only. */
@@ -554,6 +643,11 @@ export interface AgentToolCallInput {
   seq: number;
   /** For a `spawn_worker` call: the worker the agent workflow ran for it. */
   spawned?: SpawnedWorker;
+  /**
+   * Set when a person (or the approval's timeout) rejected the call: it does not run, and the
+   * model gets this reason as the tool's result.
+   */
+  rejected?: string;
   /** The run's data plane: a worker of another one refuses the step. */
   dataPlane?: DataPlaneIdentity;
 }

@@ -104,6 +104,7 @@ export function foldStep(
         bytes: 0,
         outIds: [],
         failures: [],
+        reused: 0,
         inlineAll: !looped,
       };
       steps.set(item.task, step);
@@ -120,6 +121,7 @@ export function foldStep(
             ...(outcome.exitCode === undefined ? {} : { exitCode: outcome.exitCode }),
           };
     step[record.status] += 1;
+    if (!('cancelled' in outcome) && outcome.reused === true) step.reused += 1;
     step.bytes += record.bytes;
     step.outIds.push(...record.outIds);
     const channelWrites: [string, unknown][] = [];

@@ -96,8 +96,10 @@ export function planStep(state: SwarmState, now: number): StepPlan {
     resolve: (task, instance) =>
       state.context.resolveInputs(task, taskSpec(state, task).inputs, instance, state.kinds),
     evaluate: (task, expression) => state.context.evaluate(task, expression),
-    approved: (task) =>
-      taskSpec(state, task).approval === undefined || current(task).approval?.decision === 'approved',
+    approved: (task, instances) =>
+      taskSpec(state, task).approval === undefined ||
+      current(task).approval?.decision === 'approved' ||
+      state.reuse.covers(task, instances),
     items: (task) => state.tasks.get(task).items,
   });
   for (const decision of decisions) {

@@ -27,8 +27,11 @@ export interface PlanView {
   resolve(task: string, instance: number | undefined): InputResolution;
   /** Resolves one `†` expression for a task (its `when:` references, its map loop's `over`). */
   evaluate(task: string, expression: string): InputResolution;
-  /** False while a task's `approval:` gate has not approved it. */
-  approved(task: string): boolean;
+  /**
+   * False while a task's `approval:` gate has not approved it; `instances` is how many it would
+   * run now (a re-run that reuses all of them runs nothing and needs no approval).
+   */
+  approved(task: string, instances: number): boolean;
   /** A map loop over a stored list: its index once built (or why not); undefined before. */
   items?(task: string): MapItems | undefined;
 }
@@ -192,35 +195,37 @@ export function planTasks(view: PlanView): TaskDecision[] {
       decisions.push({ task, action: 'wait', waitingFor: [...new Set(resolution.missing)] });
       continue;
     }
-    if (!view.approved(task)) {
-      decisions.push({ task, action: 'approval' });
-      continue;
-    }
     const inputs = resolution.values;
-    if (items === undefined) {
-      decisions.push({ task, action: 'run', total: spec.loop?.count ?? 1, inputs });
-    } else if (Array.isArray(items)) {
-      decisions.push({ task, action: 'run', total: items.length, inputs, items });
-    } else {
+    let run: Extract<TaskDecision, { action: 'run' }>;
+    if (items === undefined) run = { task, action: 'run', total: spec.loop?.count ?? 1, inputs };
+    else if (Array.isArray(items)) run = { task, action: 'run', total: items.length, inputs, items };
+    else {
+      // A stored list is indexed first: its gate, if any, is asked with the number of items.
       const indexed = view.items?.(task);
       const { source, status } = items.stored;
-      if (indexed === undefined || indexed.source !== source || indexed.status !== status)
+      if (indexed === undefined || indexed.source !== source || indexed.status !== status) {
         decisions.push({
           task,
           action: 'index',
           source: items.stored,
           maxItems: (spec.loop?.type === 'map' ? spec.loop.max_items : undefined) ?? DEFAULT_MAX_ITEMS,
         });
-      else if ('error' in indexed) decisions.push({ task, action: 'fail', reason: indexed.error });
-      else
-        decisions.push({
-          task,
-          action: 'run',
-          total: indexed.count,
-          inputs,
-          stored: { index: indexed.index, format: indexed.format },
-        });
+        continue;
+      }
+      if ('error' in indexed) {
+        decisions.push({ task, action: 'fail', reason: indexed.error });
+        continue;
+      }
+      run = {
+        task,
+        action: 'run',
+        total: indexed.count,
+        inputs,
+        stored: { index: indexed.index, format: indexed.format },
+      };
     }
+    if (!view.approved(task, run.total)) decisions.push({ task, action: 'approval' });
+    else decisions.push(run);
   }
   return decisions;
 

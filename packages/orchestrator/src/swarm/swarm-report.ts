@@ -32,6 +32,7 @@ export function taskProgress(state: SwarmState): TaskProgress[] {
       instances: { done: results.done, total: instanceTotal(state, task) },
       bytesCaptured: results.bytes,
       ...usageField(results.usage),
+      ...(results.reused === undefined || results.reused === 0 ? {} : { reused: results.reused }),
       outIds: [...results.outIds],
       ...(results.outIds.length === results.outCount ? {} : { outCount: results.outCount }),
       ...(results.manifest === undefined ? {} : { manifest: results.manifest }),
@@ -177,7 +178,15 @@ export function swarmResult(
  * ```
  */
 export function swarmProgress(state: SwarmState, status: SwarmProgress['status']): SwarmProgress {
-  return { swarm: state.definition.name, status, step: state.step, tasks: taskProgress(state) };
+  return {
+    swarm: state.definition.name,
+    status,
+    step: state.step,
+    tasks: taskProgress(state),
+    ...(state.pendingCalls.length === 0
+      ? {}
+      : { pendingToolCalls: state.pendingCalls.map((call) => ({ ...call })) }),
+  };
 }
 
 function usageField(usage: AgentUsage | undefined): { usage?: AgentUsage } {

@@ -5,7 +5,7 @@ import { type PendingApproval, pendingApprovals } from '../control/approval-gate
 import { instanceLabel } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
-import { isOpen } from '../shared/task-status.js';
+import { isFinished, isOpen } from '../shared/task-status.js';
 import type {
   AddInputsRequest,
   AddInputsResult,
@@ -13,11 +13,15 @@ import type {
   ApproveTaskResult,
   CarriedState,
   MapItems,
+  PendingToolCall,
+  ReusedResults,
+  SubagentResult,
   SuperviseResult,
   SwarmContextMetrics,
   SwarmProgress,
   SwarmResult,
   TaskStatus,
+  ToolCallNotice,
 } from '../shared/types.js';
 import { type ContextPoolState, DEFAULT_CONTEXT_POOL_CAP } from './context-pool-state.js';
 import { applyWrites, foldStep, type InstanceOutcome } from './fold-step.js';
@@ -51,6 +55,8 @@ export interface SwarmRunOptions {
   carried?: CarriedState;
   /** Most entries the context pool keeps (see `ContextPoolState.applyCap`). Default 500. */
   contextPoolCap?: number;
+  /** Results of an earlier run to fold instead of running those tasks (a re-run). */
+  reuse?: ReusedResults;
 }
 
 /**
@@ -83,11 +89,27 @@ export class SwarmRun {
     this.#state = createSwarmState(options.definition, {
       ...(options.input === undefined ? {} : { input: options.input }),
       carried: options.carried,
+      reuse: options.reuse,
     });
     this.definition = options.definition;
     this.taskNames = this.#state.taskNames;
     this.generation = this.#state.generation;
     this.#poolCap = Math.max(1, Math.floor(options.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP));
+  }
+
+  /**
+   * The result an earlier run stored for this instance, when this run reuses its task (a
+   * re-run): folded as it is, instead of running the instance. `undefined`: the instance runs.
+   */
+  reused(item: ScheduledInstance): SubagentResult | undefined {
+    const { reuse } = this.#state;
+    if (!reuse.has(item.task)) return undefined;
+    return reuse.result(item.task, item.instance, instanceTotal(this.#state, item.task));
+  }
+
+  /** The reused results not folded yet, for the next run of the chain; `undefined` when none are left. */
+  remainingReuse(): ReusedResults | undefined {
+    return this.#state.reuse.remaining((task) => isFinished(this.#state.tasks.get(task).status));
   }
 
   /** Supersteps run so far, across the whole continue-as-new chain. */
@@ -226,7 +248,31 @@ export class SwarmRun {
     };
   }
 
-  /** The gates waiting for an answer, in task order. */
+  /**
+   * Notes what an agent workflow told the swarm about one of its tool calls: it waits for a
+   * person (`open`), or no longer. Shown with the gates (progress, memo, Web UI, search attribute).
+   */
+  noteToolCall(notice: ToolCallNotice): void {
+    const same = (call: PendingToolCall) =>
+      call.workflowId === notice.call.workflowId && call.callId === notice.call.callId;
+    const others = this.#state.pendingCalls.filter((call) => !same(call));
+    this.#state.pendingCalls.splice(0, this.#state.pendingCalls.length, ...others);
+    if (notice.open) this.#state.pendingCalls.push({ ...notice.call });
+  }
+
+  /** Drops the tool calls `owner` (an instance label, `supervisor`) held: it has ended. */
+  endToolCalls(owner: string): void {
+    if (this.#state.pendingCalls.length === 0) return;
+    const held = this.#state.pendingCalls.filter((call) => call.owner !== owner);
+    this.#state.pendingCalls.splice(0, this.#state.pendingCalls.length, ...held);
+  }
+
+  /** The tool calls of agent tasks waiting for a person, oldest first. */
+  pendingToolCalls(): PendingToolCall[] {
+    return this.#state.pendingCalls.map((call) => ({ ...call }));
+  }
+
+  /** The task gates waiting for an answer, in task order (tool calls: {@link pendingToolCalls}). */
   pendingApprovals(): PendingApproval[] {
     return pendingApprovals({ tasks: taskProgress(this.#state) });
   }
@@ -294,9 +340,13 @@ export class SwarmRun {
     });
   }
 
-  /** Folds one superstep's outcomes in the order of `instances` (`foldStep`, applied). */
+  /**
+   * Folds one superstep's outcomes in the order of `instances` (`foldStep`, applied). A finished
+   * agent instance holds no tool call any more: its calls leave the pending list.
+   */
   fold(instances: readonly ScheduledInstance[], outcomes: readonly InstanceOutcome[], now: number): void {
     applyWrites(this.#state, foldStep(this.#state, instances, outcomes, now), now);
+    for (const item of instances) this.endToolCalls(this.label(item.task, item.instance));
   }
 
   /**

@@ -5,8 +5,9 @@ import type { ResolveOptions } from '@wharf/context-resolver';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished } from '../shared/task-status.js';
-import type { CarriedState, InstanceRecord } from '../shared/types.js';
+import type { CarriedState, InstanceRecord, PendingToolCall, ReusedResults } from '../shared/types.js';
 import { ContextPoolState } from './context-pool-state.js';
+import { ReuseBook } from './reuse-book.js';
 import { channelNames, swarmChannels } from './swarm-channels.js';
 import { SwarmContext } from './swarm-context.js';
 import { TaskBoard, unknownTaskError } from './task-board.js';
@@ -40,6 +41,8 @@ export interface SwarmState {
   step: number;
   /** Tasks whose loop instances a previous run left unstarted: they start first. */
   resume: string[];
+  /** Tool calls of agent tasks waiting for a person, as their agent workflows told the swarm. */
+  pendingCalls: PendingToolCall[];
   /** Continue-as-new runs before this one. */
   readonly generation: number;
   /**
@@ -47,6 +50,8 @@ export interface SwarmState {
    * in instance order. Never carried: every run stores them before it continues as new.
    */
   readonly pending: Map<string, InstanceRecord[]>;
+  /** Results of an earlier run this run folds instead of running those tasks (a re-run). */
+  readonly reuse: ReuseBook;
 }
 
 /**
@@ -61,7 +66,11 @@ export interface SwarmState {
  */
 export function createSwarmState(
   definition: SwarmDefinition,
-  options: { input?: Record<string, unknown>; carried?: CarriedState | undefined } = {},
+  options: {
+    input?: Record<string, unknown>;
+    carried?: CarriedState | undefined;
+    reuse?: ReusedResults | undefined;
+  } = {},
 ): SwarmState {
   const { carried } = options;
   const taskNames = Object.keys(definition.tasks);
@@ -79,8 +88,10 @@ export function createSwarmState(
     channelTargets: channelTargets(definition),
     step: carried?.step ?? 0,
     resume: [...(carried?.resume ?? [])],
+    pendingCalls: [...(carried?.pendingToolCalls ?? [])],
     generation: carried?.generation ?? 0,
     pending: new Map(),
+    reuse: new ReuseBook(options.reuse),
   };
 }
 
@@ -109,6 +120,7 @@ export function carriedState(state: SwarmState, resume: readonly string[]): Carr
     generation: state.generation + 1,
     contextPool: state.pool.pool,
     ...(resume.length === 0 ? {} : { resume: [...resume] }),
+    ...(state.pendingCalls.length === 0 ? {} : { pendingToolCalls: [...state.pendingCalls] }),
   };
 }
 

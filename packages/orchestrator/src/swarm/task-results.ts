@@ -22,6 +22,8 @@ export interface TaskResults {
   /** Bytes the instances produced (before any truncation). */
   bytes: number;
   usage?: AgentUsage;
+  /** Instances folded from an earlier run's results (a re-run), not run here; absent while none. */
+  reused?: number;
   /** Out ids in all. */
   outCount: number;
   /** The out ids, instances in order, while `outCount` is at most {@link INLINE_OUT_IDS} (a task without a loop: all). */
@@ -55,6 +57,8 @@ export interface TaskResultsStep {
   outIds: string[];
   exitCode?: number | null;
   failures: { instance: number; reason: string }[];
+  /** Instances of this step reused from an earlier run. */
+  reused: number;
   /** Keep every out id inline (a task without a loop). */
   inlineAll: boolean;
 }
@@ -91,7 +95,7 @@ export const EMPTY_RESULTS: TaskResults = Object.freeze({
  *
  * @example
  * ```ts
- * const next = mergeTaskResults(EMPTY_RESULTS, { type: 'step', done: 2, ok: 2, failed: 0, cancelled: 0, bytes: 8, outIds: ['out_a', 'out_b'], failures: [], inlineAll: false });
+ * const next = mergeTaskResults(EMPTY_RESULTS, { type: 'step', done: 2, ok: 2, failed: 0, cancelled: 0, bytes: 8, outIds: ['out_a', 'out_b'], failures: [], reused: 0, inlineAll: false });
  * next.outIds; // ['out_a', 'out_b']
  * ```
  */
@@ -115,6 +119,7 @@ export function mergeTaskResults(current: TaskResults, update: TaskResultsUpdate
   const outCount = current.outCount + update.outIds.length;
   const inline = update.inlineAll || outCount <= INLINE_OUT_IDS;
   const usage = addUsage(current.usage, update.usage);
+  const reused = (current.reused ?? 0) + update.reused;
   return {
     ...current,
     done: current.done + update.done,
@@ -123,6 +128,7 @@ export function mergeTaskResults(current: TaskResults, update: TaskResultsUpdate
     cancelled: current.cancelled + update.cancelled,
     bytes: current.bytes + update.bytes,
     ...(usage === undefined ? {} : { usage }),
+    ...(reused === 0 ? {} : { reused }),
     outCount,
     outIds: inline ? [...current.outIds, ...update.outIds] : [],
     main: current.main ?? update.outIds[0] ?? null,

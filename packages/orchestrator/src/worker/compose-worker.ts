@@ -9,8 +9,10 @@ import { createWharfDataConverter } from '../converter/output-store-storage-driv
 import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { modelSettingsFromEnv, registrySummarizer } from '../models/model-settings.js';
-import { createWharfWorker } from './create-wharf-worker.js';
+import type { WharfTracing } from '../tracing/wharf-tracing.js';
+import { createWorkerWith } from './create-wharf-worker.js';
 import { type DataDir, type DataPlaneOptions, openDataDir } from './data-dir.js';
+import { type WharfPlugin, wharfPlugin } from './wharf-plugin.js';
 
 /**
  * Limits of the EMIT intake server passed through to `createIntakeServer` (its defaults apply
@@ -49,6 +51,8 @@ export interface ComposeWorkerOptions extends DataPlaneOptions {
    * `WHARF_SUMMARIZER` from `env`, else the model `WHARF_MODEL` gives every agent, else none.
    */
   summarizer?: Summarizer | string | false;
+  /** OpenTelemetry tracing (`tracingFromEnv()`); default off. */
+  tracing?: WharfTracing;
   /** Tools agents may select besides the built-ins (see `createWharfWorker`). */
   tools?: ToolSet;
 }
@@ -84,6 +88,11 @@ export interface ComposedWorker {
   intake: IntakeServer;
   /** Offloads payloads over 256 KiB to `data.store`; give clients the same one. */
   dataConverter: DataConverter;
+  /**
+   * Wharf's plugin on these parts: what `startWorker` runs, and what a client of this data
+   * plane takes (`plugins: [parts.plugin]`: the converter, and with tracing its interceptors).
+   */
+  plugin: WharfPlugin;
   /** Runs a worker on these parts (one per composition). */
   startWorker(options: StartComposedWorkerOptions): Promise<ComposedWorkerRun>;
   /** Closes the intake server, then the stores. Stop the worker first. */
@@ -95,9 +104,10 @@ export interface ComposedWorker {
  * `apps/worker`: opens the output store and artifact store the configuration names
  * (PostgreSQL or SQLite, S3 or a directory; by default SQLite in the data directory, see
  * `openDataDir`), starts the EMIT
- * intake server on them, and builds the data converter; `startWorker` then ends the scripts a
- * killed predecessor left (`process-groups/`), and runs `createWharfWorker` with the stores,
- * spawn credentials for the intake server and the converter, and (with `gc`) a scheduled
+ * intake server on them, and builds the data converter and {@link wharfPlugin} on them (the
+ * stores, the data plane, spawn credentials for the intake server, the converter, the models,
+ * tracing); `startWorker` then ends the scripts a killed predecessor left (`process-groups/`),
+ * runs a worker with that plugin (as `createWharfWorker` does), and (with `gc`) a scheduled
  * collection of the data directory's outputs. When the worker stops, the schedule stops and the
  * scripts it leaves are ended too.
  *
@@ -136,14 +146,28 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
     throw error;
   }
   const dataConverter = createWharfDataConverter({ store: data.store });
+  const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
+  const plugin = wharfPlugin({
+    store: data.store,
+    artifacts: data.artifacts,
+    dataPlane: data.dataPlane,
+    workDir: data.workDir,
+    dataConverter,
+    spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
+    processGroups,
+    models,
+    ...(summarizer === undefined ? {} : { summarizer }),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+    ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
+  });
   return {
     data,
     intake,
     dataConverter,
+    plugin,
     async startWorker(start) {
-      const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
       const reaped = await processGroups.reap();
-      const worker = await createWharfWorker({
+      const worker = await createWorkerWith(plugin, {
         connection: start.connection,
         ...(start.namespace === undefined ? {} : { namespace: start.namespace }),
         ...(start.taskQueue === undefined ? {} : { taskQueue: start.taskQueue }),
@@ -151,16 +175,6 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
           ? {}
           : { maxConcurrentActivities: start.maxConcurrentActivities }),
         ...(start.workerOptions === undefined ? {} : { workerOptions: start.workerOptions }),
-        store: data.store,
-        artifacts: data.artifacts,
-        dataPlane: data.dataPlane,
-        workDir: data.workDir,
-        dataConverter,
-        spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
-        processGroups,
-        models,
-        ...(summarizer === undefined ? {} : { summarizer }),
-        ...(options.tools === undefined ? {} : { tools: options.tools }),
       });
       const gc =
         start.gc === undefined

@@ -20,6 +20,7 @@ import { createModelRegistry, type ModelRegistry } from '../models/model-registr
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type { DataPlaneIdentity, SubagentInput, SubagentResult, WharfActivities } from '../shared/types.js';
+import type { WharfTracing } from '../tracing/wharf-tracing.js';
 
 /** What the activities need: stores, models, and where to spill process output. */
 export interface ActivityDependencies {
@@ -61,6 +62,8 @@ export interface ActivityDependencies {
    * An activity whose input names another one is refused, non-retryably (`WharfWrongDataPlane`).
    */
   dataPlane?: DataPlaneIdentity;
+  /** OpenTelemetry tracing of model calls and tool calls (`tracingFromEnv()`); default off. */
+  tracing?: WharfTracing;
 }
 
 /**
@@ -94,6 +97,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     workDir,
     env,
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
+    ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
   });
   const activities: WharfActivities = {
     agentStart: (input) => classify(() => agent.agentStart(input)),

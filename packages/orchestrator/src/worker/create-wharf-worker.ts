@@ -1,38 +1,35 @@
-import { fileURLToPath } from 'node:url';
-import type { DataConverter } from '@temporalio/common';
 import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
-import { type ActivityDependencies, createActivities } from './create-activities.js';
+import { type WharfPlugin, type WharfPluginOptions, wharfPlugin } from './wharf-plugin.js';
 
-/** Options of {@link createWharfWorker}. */
-export interface WharfWorkerOptions extends ActivityDependencies {
+export { workflowsPath } from './wharf-plugin.js';
+
+/** Where a Wharf worker polls and how much it runs at once. */
+export interface WharfWorkerPlacement {
   connection: NativeConnection;
   /** Default `wharf`. */
   taskQueue?: string;
   namespace?: string;
-  /**
-   * Same converter as the clients. Default `createWharfDataConverter({ store })`: payloads over
-   * 256 KiB (a wide swarm's carried state, a join's inputs, a large result) go to the output
-   * store and history holds a small claim, so clients need the same store to read them.
-   */
-  dataConverter?: DataConverter;
   /** Most subagents this worker runs at once. Default 8. */
   maxConcurrentActivities?: number;
-  /** A prebuilt workflow bundle (`bundleWorkflowCode({ workflowsPath })`); default: bundle at start. */
+  /**
+   * A prebuilt workflow bundle (`bundleWorkflowCode({ workflowsPath, plugins: [plugin] })`, so
+   * that tracing's workflow interceptors are in it); default: bundle at start.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Anything else Temporal's `Worker.create` accepts. */
   workerOptions?: Partial<WorkerOptions>;
 }
 
-/** Path of the bundled workflow entry point (the deterministic part of Wharf). */
-export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', import.meta.url));
+/** Options of {@link createWharfWorker}. */
+export interface WharfWorkerOptions extends WharfPluginOptions, WharfWorkerPlacement {}
 
 /**
- * A Temporal worker that runs Wharf swarms: the bundled `swarmWorkflow` and
- * `agentTaskWorkflow` plus their activities (`runSubagent`, the agent steps)
- * with their dependencies (output store, artifact store, model registry, the `tools` agents
- * may select besides the built-ins) injected. Payloads over 256 KiB are offloaded to the same output
- * store by default (External Storage; see `dataConverter`).
+ * A Temporal worker that runs Wharf swarms: `Worker.create` with {@link wharfPlugin} — the
+ * bundled `swarmWorkflow` and `agentTaskWorkflow` plus their activities (`runSubagent`, the
+ * agent steps, the context pool's local activities) with their dependencies (output store, artifact store, model
+ * registry, the `tools` agents may select besides the built-ins) injected, and the data
+ * converter that offloads payloads over 256 KiB to the same output store (External Storage; see
+ * `dataConverter`). With `tracing`, OpenTelemetry spans too.
  *
  * @example
  * ```ts
@@ -41,16 +38,21 @@ export const workflowsPath = fileURLToPath(new URL('../workflows/index.js', impo
  * ```
  */
 export async function createWharfWorker(options: WharfWorkerOptions): Promise<Worker> {
+  return createWorkerWith(wharfPlugin(options), options);
+}
+
+/** `Worker.create` with a built plugin: the one way Wharf's own workers are made. */
+export async function createWorkerWith(
+  plugin: WharfPlugin,
+  placement: WharfWorkerPlacement,
+): Promise<Worker> {
   return Worker.create({
-    connection: options.connection,
-    taskQueue: options.taskQueue ?? 'wharf',
-    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-    dataConverter: options.dataConverter ?? createWharfDataConverter({ store: options.store }),
-    ...(options.workflowBundle === undefined
-      ? { workflowsPath }
-      : { workflowBundle: options.workflowBundle }),
-    activities: createActivities(options),
-    maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 8,
-    ...options.workerOptions,
+    connection: placement.connection,
+    taskQueue: placement.taskQueue ?? 'wharf',
+    ...(placement.namespace === undefined ? {} : { namespace: placement.namespace }),
+    ...(placement.workflowBundle === undefined ? {} : { workflowBundle: placement.workflowBundle }),
+    maxConcurrentActivityTaskExecutions: placement.maxConcurrentActivities ?? 8,
+    ...placement.workerOptions,
+    plugins: [plugin, ...(placement.workerOptions?.plugins ?? [])],
   });
 }

@@ -5,7 +5,10 @@ import { type ArtifactStore, FsArtifactStore } from '@wharf/evidence';
 import { OutputStoreArtifactStore } from '@wharf/evidence/output-store';
 import type { OutputStore } from '@wharf/output-store';
 import {
+  assertUsablePlane,
   type BlobsConfig,
+  checkDataPlane,
+  type DataPlaneCheck,
   describeBlobs,
   describeStore,
   openDataPlane,
@@ -64,6 +67,11 @@ export interface DataDir {
   workDir: string;
   /** The embedded Temporal dev server's SQLite file. */
   temporalDb: string;
+  /**
+   * Proves the data plane works (`checkDataPlane`): the store answers, and a blob store takes,
+   * gives back and removes a probe body. Throws the store's or blob store's error.
+   */
+  check(): Promise<DataPlaneCheck>;
   close(): Promise<void>;
 }
 
@@ -87,7 +95,8 @@ export interface ResolvedDataPlane {
 /**
  * Resolves (and validates, without connecting) where a data directory's outputs and evidence
  * live: `store`/`blobs`, else `WHARF_STORE`/`WHARF_BLOBS`, else `outputs.db` and `artifacts/`
- * in the directory. A malformed URL is an `InvalidStoreUrlError` naming the bad part.
+ * in the directory. A malformed URL, or a pair no store opens on (`postgres://` without
+ * blobs), is an `InvalidStoreUrlError` naming the bad part.
  *
  * @example
  * ```ts
@@ -106,6 +115,8 @@ export function resolveDataPlane(root: string, options: DataPlaneOptions = {}): 
     blobs === undefined
       ? undefined
       : parseBlobsUrl(blobs, options.blobs === undefined ? 'WHARF_BLOBS' : 'blobs');
+  // A configuration the store would refuse is refused here too, so nothing describes it.
+  assertUsablePlane(storeConfig, blobsConfig);
   const shared = storeUrl !== undefined || blobs !== undefined;
   return {
     store,
@@ -177,6 +188,7 @@ export async function openDataDir(root: string, options: DataPlaneOptions = {}):
     secret,
     workDir,
     temporalDb: join(root, 'temporal.db'),
+    check: () => checkDataPlane(plane),
     close: () => plane.close(),
   };
 }

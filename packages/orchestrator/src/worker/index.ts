@@ -19,6 +19,7 @@ export {
 } from '../gc/collect-garbage.js';
 export { type GcSchedule, type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 export { type GcPolicy, parseAge, parseSize } from '../gc/retention-policy.js';
+export type { TracedToolCall, WharfTracing } from '../tracing/wharf-tracing.js';
 export {
   type ComposedWorker,
   type ComposedWorkerRun,
@@ -28,4 +29,9 @@ export {
   type StartComposedWorkerOptions,
 } from './compose-worker.js';
 export { type ActivityDependencies, createActivities } from './create-activities.js';
-export { createWharfWorker, type WharfWorkerOptions, workflowsPath } from './create-wharf-worker.js';
+export {
+  createWharfWorker,
+  type WharfWorkerOptions,
+  type WharfWorkerPlacement,
+} from './create-wharf-worker.js';
+export { WharfPlugin, type WharfPluginOptions, wharfPlugin, workflowsPath } from './wharf-plugin.js';

@@ -20,6 +20,7 @@ import type {
   SpawnedWorker,
   SubagentResult,
 } from '../shared/types.js';
+import { HeldToolCalls } from './held-tool-calls.js';
 import { subagentRetryPolicy } from './subagent-retry.js';
 
 const NO_USAGE: AgentUsage = { calls: 0, inputTokens: 0, outputTokens: 0, totalTokens: 0 };
@@ -61,6 +62,8 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
   const label = instanceLabel(input.task, input.definition, input.instance);
   // Every step carries the run's data plane: a worker of another one refuses it.
   const dataPlane = input.dataPlane === undefined ? {} : { dataPlane: input.dataPlane };
+  // Tool calls the agent's `tools` hold for a person wait here, answered by `approveToolCall`.
+  const held = new HeldToolCalls(input, label);
   const start = await agentStart(input);
   const conversation = [...start.conversation];
   const emitted: string[] = [];
@@ -104,6 +107,8 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       inRefs: [],
       ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
       ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: input.heartbeatTimeoutMs }),
+      // Its held tool calls show, and end, with the swarm instance that spawned it.
+      owner: input.owner ?? label,
       ...dataPlane,
     };
     try {
@@ -153,6 +158,10 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
             seq: first + index,
             ...dataPlane,
           };
+          const verdict = await held.decide(call, (note) => publish(step + 1, note));
+          if (verdict !== undefined && !verdict.approved) {
+            return agentToolCall({ ...toolCall, rejected: verdict.reason });
+          }
           if (call.toolName !== spawnWorkerToolName) {
             return agentToolCall(toolCall);
           }
@@ -186,14 +195,4 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
   });
 }
 
-/**
- * The workflow id of an agent task's child workflow: the swarm's id and the task's label.
- *
- * @example
- * ```ts
- * agentWorkflowId('repo-health', 'review#3'); // 'repo-health/agent/review#3'
- * ```
- */
-export function agentWorkflowId(swarmWorkflowId: string, label: string): string {
-  return `${swarmWorkflowId}/agent/${label}`;
-}
+export { agentWorkflowId } from '../shared/agent-workflow-id.js';

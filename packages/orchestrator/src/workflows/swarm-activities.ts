@@ -3,6 +3,7 @@
 import {
   ActivityFailure,
   ChildWorkflowFailure,
+  type LocalActivityOptions,
   proxyActivities,
   proxyLocalActivities,
 } from '@temporalio/workflow';
@@ -23,6 +24,18 @@ export const { runSubagent } = proxyActivities<WharfActivities>({
   heartbeatTimeout: '20 seconds',
   retry: subagentRetryPolicy,
 });
+
+/**
+ * The options of the swarm's local activities (also given again with a call's own summary).
+ *
+ * @example
+ * ```ts
+ * await contextMetrics.executeWithOptions({ ...localActivityOptions(), summary }, [input]);
+ * ```
+ */
+export function localActivityOptions(): LocalActivityOptions {
+  return { startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 } };
+}
 
 /**
  * `indexItems` reads a map loop's stored list once (it may be large: it heartbeats) and stores
@@ -64,10 +77,9 @@ export const { writeManifestPart } = proxyLocalActivities<WharfActivities>({
  * const plans = await planContext({ definition, pool, tasks, now });
  * ```
  */
-export const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<WharfActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { maximumAttempts: 3 },
-});
+export const { planContext, pruneContext, contextMetrics } = proxyLocalActivities<WharfActivities>(
+  localActivityOptions(),
+);
 
 /**
  * The message of an activity's failure (its cause), or of any other error.

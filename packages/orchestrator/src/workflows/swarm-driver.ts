@@ -3,6 +3,7 @@
 // for signals, history size). swarm-workflow.ts gives it the Temporal port; its unit test gives
 // it fakes. Deterministic as long as the port is.
 import { loopCaps, TaskSlots } from '../control/task-slots.js';
+import { finalReport } from '../shared/final-report.js';
 import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type {
   CarriedState,
@@ -56,8 +57,14 @@ export interface SwarmPort {
   planContext(input: PlanContextInput): Promise<Record<string, ContextPlan>>;
   /** The task ids a due `checkpoint_and_prune` hook removes from the pool (a local activity). */
   pruneContext(input: PruneContextInput): Promise<string[]>;
-  /** Measures the context pool (a local activity). */
-  contextMetrics(input: { definition: SwarmDefinition; pool: ContextPool }): Promise<SwarmContextMetrics>;
+  /**
+   * Measures the context pool (a local activity, the run's last command: `summary` is shown
+   * with it in the Web UI's history, where it outlives every worker).
+   */
+  contextMetrics(
+    input: { definition: SwarmDefinition; pool: ContextPool },
+    options?: { summary?: string },
+  ): Promise<SwarmContextMetrics>;
   /**
    * Runs the supervisor (an agent task) and resolves with its answer, or with `error` set when
    * it could not answer; never rejects.
@@ -218,7 +225,8 @@ export async function driveSwarm(
    */
   async function planContexts(instances: readonly ScheduledInstance[]): Promise<Record<string, ContextPlan>> {
     if (run.contextPool.pool.entries.length === 0) return {};
-    const tasks = run.contextTasks(instances);
+    // A reused instance does not run: it needs no context.
+    const tasks = run.contextTasks(instances.filter((item) => run.reused(item) === undefined));
     if (tasks.length === 0) return {};
     const now = port.now();
     try {
@@ -252,13 +260,18 @@ export async function driveSwarm(
     }
   }
 
-  /** Runs one instance, unless its task was cancelled before the instance could start. */
+  /**
+   * Runs one instance, unless its task was cancelled before the instance could start, or this
+   * run reuses an earlier run's result for it (a re-run): that result folds as it is.
+   */
   async function runInstance(
     item: ScheduledInstance,
     context: ContextPlan | undefined,
   ): Promise<InstanceOutcome> {
     const cancelled = run.cancelReason(item.task);
     if (cancelled !== undefined) return { cancelled: true, reason: cancelled };
+    const reused = run.reused(item);
+    if (reused !== undefined) return reused;
     return port.runInstance(subagentCall(run, item, options.place, context));
   }
 
@@ -274,10 +287,16 @@ export async function driveSwarm(
         call === undefined
           ? { answer: '', evidenceBytes: 0, error: `agent ${definition.supervisor.agent} is not defined` }
           : await port.supervise(call);
+      run.endToolCalls('supervisor');
     }
     let context: SwarmContextMetrics | undefined;
+    // Every task has finished: the final table is known before the pool is measured.
+    const summary = [
+      'Final report',
+      ...finalReport(run.result({ supervisor }), options.place.workflowId),
+    ].join('\n');
     try {
-      context = await port.contextMetrics({ definition, pool: run.contextPool.pool });
+      context = await port.contextMetrics({ definition, pool: run.contextPool.pool }, { summary });
     } catch (error) {
       // The swarm's outcome stands; only this figure is missing.
       port.warn('context metrics failed', { error: (error as Error).message });

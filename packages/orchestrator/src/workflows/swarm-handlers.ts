@@ -8,6 +8,7 @@ import {
   cancelTaskUpdate,
   progressQuery,
   stateQuery,
+  toolCallNoticeSignal,
 } from '../shared/definitions.js';
 import type { SwarmRun } from '../swarm/swarm-run.js';
 
@@ -22,8 +23,8 @@ export interface SwarmHandlerHooks {
 }
 
 /**
- * Registers a swarm run's `progress` and `state` queries, its `addInput` signal and its
- * `addInputs`, `cancelTask` and `approveTask` updates.
+ * Registers a swarm run's `progress` and `state` queries, its `addInput` and `toolCallNotice`
+ * signals and its `addInputs`, `cancelTask` and `approveTask` updates.
  *
  * @example
  * ```ts
@@ -45,6 +46,17 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
       inputsChanged();
     },
     { description: 'Adds a value for †input.<key>; tasks waiting on it become ready.' },
+  );
+  setHandler(
+    toolCallNoticeSignal,
+    (notice) => {
+      run.noteToolCall(notice);
+      publish();
+    },
+    {
+      description:
+        'From an agent task: one of its tool calls waits for a person (wharf approve <run> <task> --call <id>), or no longer.',
+    },
   );
   setHandler(
     addInputsUpdate,

@@ -43,11 +43,12 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     input: input.input ?? {},
     ...(input.carried === undefined ? {} : { carried: input.carried }),
     ...(input.contextPoolCap === undefined ? {} : { contextPoolCap: input.contextPoolCap }),
+    ...(input.reuse === undefined ? {} : { reuse: input.reuse }),
   });
   const visibility = new SwarmVisibility(run, place.workflowId);
   const port = new TemporalSwarmPort(run, input, visibility);
   registerSwarmHandlers(run, port.hooks);
-  if (input.carried === undefined) visibility.announce(place.ownerId);
+  if (input.carried === undefined) visibility.announce(place.ownerId, input.rerunOf);
   const ending = await driveSwarm(run, port, {
     place,
     maxConcurrent: Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING)),
@@ -55,7 +56,14 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   });
   if (ending.next === 'continue-as-new') {
     await condition(allHandlersFinished);
-    return continueAsNew<typeof swarmWorkflow>({ ...input, carried: ending.carried });
+    // What is left of a re-run's reused results goes along; what was folded is in the state.
+    const { reuse: _folded, ...rest } = input;
+    const reuse = run.remainingReuse();
+    return continueAsNew<typeof swarmWorkflow>({
+      ...rest,
+      carried: ending.carried,
+      ...(reuse === undefined ? {} : { reuse }),
+    });
   }
   return endSwarm(ending.result, definition);
 }

@@ -19,6 +19,7 @@ import {
   contextMetrics,
   failureMessage,
   indexItems,
+  localActivityOptions,
   planContext,
   pruneContext,
   runSubagent,
@@ -112,7 +113,11 @@ export class TemporalSwarmPort implements SwarmPort {
 
   pruneContext: SwarmPort['pruneContext'] = (input) => pruneContext(input);
 
-  contextMetrics: SwarmPort['contextMetrics'] = (input) => contextMetrics(input);
+  contextMetrics: SwarmPort['contextMetrics'] = (input, options = {}) =>
+    contextMetrics.executeWithOptions(
+      { ...localActivityOptions(), ...(options.summary === undefined ? {} : { summary: options.summary }) },
+      [input],
+    );
 
   /** The supervisor as a child `agentTaskWorkflow` `<swarm>/supervisor`, one activity per step. */
   async supervise(call: SupervisorCall): Promise<SuperviseResult> {

@@ -17,7 +17,15 @@ import { join } from 'node:path';
 const activeTemps = new Set<string>();
 const shaPattern = /^[0-9a-f]{64}$/;
 
-function processAlive(pid: number): boolean {
+/**
+ * Whether a process of this id is running (ours or another user's).
+ *
+ * @example
+ * ```ts
+ * processAlive(process.pid); // true
+ * ```
+ */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -64,7 +72,9 @@ export class BlobDirectory {
   constructor(root: string) {
     this.root = root;
     this.tempDir = join(root, 'tmp');
-    mkdirSync(this.tempDir, { recursive: true });
+    mkdirSync(root, { recursive: true });
+    // Files on their way in are this process's business only.
+    mkdirSync(this.tempDir, { recursive: true, mode: 0o700 });
   }
 
   /** Path of the body file for a SHA-256. */

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { BlobStoreOwner } from './store-marker.js';
 
 /**
  * A resolved byte range of a stored body: `start` inclusive, `end` exclusive, both within
@@ -12,6 +13,22 @@ import type { Readable } from 'node:stream';
 export interface BlobRange {
   readonly start: number;
   readonly end: number;
+}
+
+/**
+ * One body a blob store holds: its address, size, and when it was last written (epoch
+ * milliseconds; an unreferenced body younger than a sweep's grace period may belong to an
+ * EMIT still on its way, and is left alone).
+ *
+ * @example
+ * ```ts
+ * for await (const blob of blobs.list()) console.log(blob.sha256, blob.sizeBytes, new Date(blob.modifiedMs));
+ * ```
+ */
+export interface StoredBlob {
+  readonly sha256: string;
+  readonly sizeBytes: number;
+  readonly modifiedMs: number;
 }
 
 /**
@@ -47,8 +64,18 @@ export interface BlobStore {
   has(sha256: string): Promise<boolean>;
   /** Deletes a body; a missing one is fine. */
   remove(sha256: string): Promise<void>;
-  /** Every stored address (for garbage collection of unreferenced bodies). */
-  list(): AsyncIterable<string>;
+  /** Every stored body (for garbage collection of unreferenced bodies). */
+  list(): AsyncIterable<StoredBlob>;
+  /**
+   * Claims the blob store for one output store, or proves it is already that store's: a
+   * marker (`wharf-store.json`) beside the bodies names the store's id; the first claim
+   * creates it, atomically and only if absent. A marker naming another store is refused with
+   * `BlobStoreClaimedError`, so two output stores never share one blob store (each would take
+   * the other's bodies for unreferenced ones). Output stores claim on open and again before
+   * they remove unreferenced bodies. Reads (and on the first claim writes) the blob store, so a
+   * missing bucket or a wrong key fails here, naming the location.
+   */
+  claim(owner: BlobStoreOwner): Promise<void>;
   /** Releases connections and clears the store's own temp files; further calls fail. */
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { link, open, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -6,7 +6,8 @@ import { resolveRange } from '../byte-range.js';
 import { BlobNotFoundError, InvalidOutputEventError, StorageFailureError } from '../errors.js';
 import { OutputStoreError } from '../output-store-error.js';
 import { BlobDirectory } from './blob-directory.js';
-import type { BlobRange, BlobStore } from './blob-store.js';
+import type { BlobRange, BlobStore, StoredBlob } from './blob-store.js';
+import { assertOwnMarker, type BlobStoreOwner, storeMarkerName, storeMarkerText } from './store-marker.js';
 
 const shaPattern = /^[0-9a-f]{64}$/;
 
@@ -170,7 +171,7 @@ export class LocalBlobStore implements BlobStore {
     }
   }
 
-  async *list(): AsyncIterable<string> {
+  async *list(): AsyncIterable<StoredBlob> {
     this.#assertOpen();
     for (const prefix of await readdir(this.root)) {
       if (!/^[0-9a-f]{2}$/.test(prefix)) continue;
@@ -181,7 +182,60 @@ export class LocalBlobStore implements BlobStore {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
         throw error;
       }
-      for (const name of names) if (shaPattern.test(name) && name.startsWith(prefix)) yield name;
+      for (const name of names) {
+        if (!shaPattern.test(name) || !name.startsWith(prefix)) continue;
+        try {
+          const stats = await stat(join(this.root, prefix, name));
+          yield { sha256: name, sizeBytes: stats.size, modifiedMs: stats.mtimeMs };
+        } catch (error) {
+          // Removed since the folder was read.
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
+      }
+    }
+  }
+
+  /**
+   * Claims the directory with `<root>/wharf-store.json`: written to a temp file and linked
+   * into place, which fails when a marker is there already, so of two stores claiming a fresh
+   * directory at once exactly one wins and the other reads its marker and is refused.
+   */
+  async claim(owner: BlobStoreOwner): Promise<void> {
+    this.#assertOpen();
+    const path = join(this.root, storeMarkerName);
+    for (;;) {
+      let text: string;
+      try {
+        text = await readFile(path, 'utf8');
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
+          throw this.#failure(error, `cannot read ${path}`);
+        if (await this.#createMarker(path, owner)) return;
+        continue;
+      }
+      assertOwnMarker(text, owner, this.location);
+      return;
+    }
+  }
+
+  /** Links a fresh marker into place; false when another claim got there first. */
+  async #createMarker(path: string, owner: BlobStoreOwner): Promise<boolean> {
+    const temp = this.#directory.claimTemp();
+    try {
+      const handle = await open(temp, 'wx', 0o644);
+      try {
+        await handle.writeFile(storeMarkerText(owner));
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      await link(temp, path);
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw this.#failure(error, `cannot write ${path}`);
+    } finally {
+      this.#directory.releaseTemp(temp);
     }
   }
 

@@ -6,7 +6,9 @@ import { parseStoreUrl } from './parse-store-url.js';
 describe('describeStore', () => {
   it('prints a PostgreSQL URL without its password, in the userinfo or the query', () => {
     const described = describeStore(
-      parseStoreUrl('postgres://wharf:s3cret@db.internal:5432/wharf?sslmode=require&password=other'),
+      parseStoreUrl(
+        'postgres://wharf:s3cret@db.internal:5432/wharf?sslmode=require&password=other&sslkey=/etc/k.pem',
+      ),
     );
     expect(described).toBe('postgres://wharf@db.internal:5432/wharf?sslmode=require');
     expect(described).not.toContain('s3cret');

@@ -20,8 +20,9 @@ export function describeStore(config: StoreConfig): string {
     return 'postgres://(unparsable URL)';
   }
   url.password = '';
+  // The parameters a child's environment treats as secrets too (`password`, `sslkey`, `token`…).
   for (const name of [...url.searchParams.keys()])
-    if (/password|secret|token/i.test(name)) url.searchParams.delete(name);
+    if (/pass|secret|key|token/i.test(name)) url.searchParams.delete(name);
   return url.toString();
 }
 

@@ -1,6 +1,8 @@
+export { checkDataPlane, type DataPlaneCheck } from './check-data-plane.js';
 export { BackendMissingError, InvalidStoreUrlError } from './config-errors.js';
 export { describeBlobs, describeStore } from './describe-data-plane.js';
 export {
+  assertUsablePlane,
   type DataPlane,
   type OpenDataPlaneOptions,
   openDataPlane,

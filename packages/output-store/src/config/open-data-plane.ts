@@ -46,6 +46,8 @@ export interface DataPlane {
   readonly storeConfig: StoreConfig;
   /** Undefined when the store keeps its default (a SQLite store: `<path>.blobs/`). */
   readonly blobsConfig: BlobsConfig | undefined;
+  /** The blob store the store keeps large bodies in, when it is one (`file://` with PostgreSQL, `s3://`). */
+  readonly blobs: BlobStore | undefined;
   /** Closes the store and its blob store. */
   close(): Promise<void>;
 }
@@ -160,28 +162,32 @@ export async function openDataPlane(options: OpenDataPlaneOptions = {}): Promise
   if (storeConfig.kind === 'sqlite') {
     const base = { ...options.sqlite, path: storeConfig.path };
     let store: SqliteOutputStore;
+    let blobs: BlobStore | undefined;
     if (blobsConfig === undefined) store = new SqliteOutputStore(base);
     // A SQLite store keeps its own crash-safe body directory; file:// only moves it.
     else if (blobsConfig.kind === 'file')
       store = new SqliteOutputStore({ ...base, blobDir: blobsConfig.directory });
     else {
-      const blobs = await openBlobStore(blobsConfig, env);
+      blobs = await openBlobStore(blobsConfig, env);
       try {
         store = new SqliteOutputStore({ ...base, blobs });
       } catch (error) {
         await blobs.close();
         throw error;
       }
+      // The bucket is claimed for this store: a missing bucket, a wrong key or another store's
+      // prefix fails here, not at the first large EMIT.
+      try {
+        await store.ready();
+      } catch (error) {
+        await store.close().catch(() => undefined);
+        throw error;
+      }
     }
-    return { store, storeConfig, blobsConfig, close: () => store.close() };
+    return { store, storeConfig, blobsConfig, blobs, close: () => store.close() };
   }
 
-  if (blobsConfig === undefined)
-    throw new InvalidStoreUrlError(
-      'WHARF_BLOBS',
-      'value',
-      'is required with a postgres:// store (file:///dir or s3://bucket)',
-    );
+  if (blobsConfig === undefined) throw missingBlobs();
   // `pg` is an optional peer: loaded only for a postgres:// store.
   const { PostgresOutputStore } = await importBackend(
     () => import('../postgres/postgres-output-store.js'),
@@ -196,9 +202,31 @@ export async function openDataPlane(options: OpenDataPlaneOptions = {}): Promise
       blobs,
       ...(options.postgres ?? {}),
     });
-    return { store, storeConfig, blobsConfig, close: () => store.close() };
+    return { store, storeConfig, blobsConfig, blobs, close: () => store.close() };
   } catch (error) {
     await blobs.close().catch(() => undefined);
     throw error;
   }
+}
+
+/**
+ * Refuses a data plane no store can be opened on, before anything connects: a `postgres://`
+ * store needs a blob store (`WHARF_BLOBS`). `openDataPlane` checks it, and so should anything
+ * that only describes a configuration (`wharf status`), so it never shows one the store refuses.
+ *
+ * @example
+ * ```ts
+ * assertUsablePlane(parseStoreUrl('postgres://db/wharf'), undefined); // throws InvalidStoreUrlError naming WHARF_BLOBS
+ * ```
+ */
+export function assertUsablePlane(storeConfig: StoreConfig, blobsConfig: BlobsConfig | undefined): void {
+  if (storeConfig.kind === 'postgres' && blobsConfig === undefined) throw missingBlobs();
+}
+
+function missingBlobs(): InvalidStoreUrlError {
+  return new InvalidStoreUrlError(
+    'WHARF_BLOBS',
+    'value',
+    'is required with a postgres:// store (file:///dir or s3://bucket)',
+  );
 }

@@ -1,8 +1,14 @@
 import { IntakeBusyError, OutputUnauthorizedError } from '../errors.js';
 import type { SpawnTokenClaims } from '../schemas.js';
-import type { EmittedOutput, EmitWithRecordOptions } from '../sqlite/sqlite-output-store.js';
-import type { OutputEvent, OutputRecord, OutputRef, OutputStore } from '../types.js';
-import type { IntakeAppOptions } from './intake-options.js';
+import type {
+  EmittedOutput,
+  EmitWithRecordOptions,
+  OutputEvent,
+  OutputRecord,
+  OutputRef,
+  OutputStore,
+} from '../types.js';
+import type { IntakeOptions } from './intake-options.js';
 import type { DraftEvent } from './raw-event-meta.js';
 import { SpawnQuota } from './spawn-quota.js';
 import { VerifiedTokens } from './verified-tokens.js';
@@ -16,6 +22,9 @@ import { VerifiedTokens } from './verified-tokens.js';
  * ```
  */
 export const smallBodyBytes = 64 * 1024;
+
+/** `Bearer <token>`: the scheme is case-insensitive, one or more spaces before the token. */
+const bearerToken = /^bearer +(\S+)$/i;
 
 /**
  * An EMIT the intake stored: its ref and record, and whether this request created it (201) or
@@ -33,7 +42,10 @@ export interface StoredEmit {
   readonly created: boolean;
 }
 
-/** A store whose emit also answers the record and whether it created it (`SqliteOutputStore`). */
+/**
+ * A store whose emit also answers the record and whether it created it, and counts the spawn's
+ * quota in its inserting transaction (`SqliteOutputStore`, `PostgresOutputStore`).
+ */
 interface RecordingStore extends OutputStore {
   emitWithRecord(event: OutputEvent, options: EmitWithRecordOptions): Promise<EmittedOutput>;
 }
@@ -43,7 +55,7 @@ function recordsEmits(store: OutputStore): store is RecordingStore {
 }
 
 /**
- * What every route of one intake shares, whichever HTTP layer serves it: the resolved limits,
+ * What every route of one intake shares: the resolved limits,
  * the count of `/v1` requests in progress (for `maxConcurrentRequests`), the verified-token
  * cache, the spawn quota, and storing an EMIT.
  *
@@ -70,7 +82,7 @@ export class IntakeCore {
   readonly #tokens: VerifiedTokens;
   #active = 0;
 
-  constructor(options: IntakeAppOptions) {
+  constructor(options: IntakeOptions) {
     this.store = options.store;
     this.now = options.now ?? Date.now;
     this.maxBodyBytes = options.maxBodyBytes ?? 2 ** 30;
@@ -96,9 +108,12 @@ export class IntakeCore {
     this.#active -= 1;
   }
 
-  /** The claims of an `Authorization: Bearer <token>` value; throws 401 errors for anything else. */
+  /**
+   * The claims of an `Authorization: Bearer <token>` value (the scheme in any case, as HTTP
+   * has it); throws 401 errors for anything else.
+   */
   claimsOf(authorization: string | undefined): SpawnTokenClaims {
-    const token = authorization?.startsWith('Bearer ') ? authorization.slice(7).trim() : undefined;
+    const token = authorization === undefined ? undefined : bearerToken.exec(authorization)?.[1];
     if (!token) throw new OutputUnauthorizedError('missing bearer token');
     return this.#tokens.verify(token, this.now());
   }
@@ -110,10 +125,11 @@ export class IntakeCore {
 
   /**
    * Stores a POSTed output as the token's producer, within its `maxOutputs` quota. A recording
-   * store (SQLite) counts the spawn's outputs in the transaction that inserts the row, so the
-   * quota holds exactly across every intake sharing the database, with no lookup or count
-   * before; a streamed body also reserves its slot first, so a full spawn is refused before
-   * its body is sent. Other stores take the reservation, lookup, emit and stat path.
+   * store (SQLite, PostgreSQL) counts the spawn's outputs in the transaction that inserts the
+   * row, so the quota holds exactly across every intake and process sharing the database, with
+   * no lookup or count before; a streamed body also reserves its slot in this intake first, so
+   * a full spawn is refused before its body is sent. Other stores (in memory) take the
+   * reservation, lookup, emit and stat path.
    */
   async storeDraft(claims: SpawnTokenClaims, draft: DraftEvent): Promise<StoredEmit> {
     const { store } = this;

@@ -2,14 +2,14 @@ import type { TokenSecret } from '../spawn-token.js';
 import type { OutputStore } from '../types.js';
 
 /**
- * Options of `createIntakeApp` (and, with where to listen, of `createIntakeServer`).
+ * Options of `createIntakeHandler` (and, with where to listen, of `createIntakeServer`).
  *
  * @example
  * ```ts
- * const options: IntakeAppOptions = { store, secret: process.env.WHARF_INTAKE_SECRET ?? '' };
+ * const options: IntakeOptions = { store, secret: process.env.WHARF_INTAKE_SECRET ?? '' };
  * ```
  */
-export interface IntakeAppOptions {
+export interface IntakeOptions {
   readonly store: OutputStore;
   /** HMAC secret(s) of the spawn tokens (at least 32 bytes each). */
   readonly secret: TokenSecret;

@@ -1,4 +1,4 @@
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InMemoryOutputStore } from '../in-memory-output-store.js';
 import { issueSpawnToken } from '../spawn-token.js';
@@ -129,5 +129,132 @@ describe('intake server concurrency cap', () => {
     expect(
       await store.findByIdempotencyKey({ ownerId: 'owner-l', runId: 'run-l', spawnId: 'spawn-l' }, 'refused'),
     ).toBeUndefined();
+  });
+});
+
+/**
+ * Sends `head`, then reads until the server's first answer line is complete; resolves with it
+ * (a `100 Continue`, or the final status line) and the socket, still open.
+ */
+function firstLine(
+  server: IntakeServer,
+  head: string,
+): Promise<{ line: string; socket: Socket; rest: () => Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, '127.0.0.1');
+    let received = '';
+    let closed = false;
+    const waiting: (() => void)[] = [];
+    socket.on('error', reject);
+    socket.on('close', () => {
+      closed = true;
+      for (const wake of waiting.splice(0)) wake();
+    });
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+      for (const wake of waiting.splice(0)) wake();
+      const end = received.indexOf('\r\n');
+      if (end >= 0 && !resolved) {
+        resolved = true;
+        resolve({
+          line: received.slice(0, end),
+          socket,
+          // Everything the server sent from the start, once its final answer is in.
+          rest: async () => {
+            while (!closed && !/\r\n\r\n[\s\S]*"(ref|error)"[\s\S]*}\s*$/.test(received))
+              await new Promise<void>((wake) => waiting.push(wake));
+            return received;
+          },
+        });
+      }
+    });
+    let resolved = false;
+    socket.write(head);
+  });
+}
+
+describe('intake answers before a body it will not read', () => {
+  it('answers 413 to Expect: 100-continue with 2 GiB declared, without 100 Continue, and closes', async () => {
+    const store = new InMemoryOutputStore();
+    const server = await serve({ store });
+    const head =
+      `POST /v1/outputs HTTP/1.1\r\nHost: intake\r\nAuthorization: Bearer ${token}\r\n` +
+      `Idempotency-Key: huge\r\nContent-Length: ${2 * 2 ** 30}\r\nExpect: 100-continue\r\n\r\n`;
+    const { line, rest, socket } = await firstLine(server, head);
+    expect(line).toBe('HTTP/1.1 413 Payload Too Large');
+    const answer = await rest();
+    expect(answer).toMatch(/\r\nConnection: close\r\n/i);
+    expect(answer).toContain('"code":"TOO_LARGE"');
+    socket.destroy();
+    // A refusal for another reason: no 100 either.
+    const anonymous = await firstLine(
+      server,
+      'POST /v1/outputs HTTP/1.1\r\nHost: intake\r\nIdempotency-Key: k\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n',
+    );
+    expect(anonymous.line).toBe('HTTP/1.1 401 Unauthorized');
+    anonymous.socket.destroy();
+  });
+
+  it('sends 100 Continue to an EMIT it will read, then stores its body', async () => {
+    const store = new InMemoryOutputStore();
+    const server = await serve({ store });
+    const { line, socket, rest } = await firstLine(
+      server,
+      `POST /v1/outputs HTTP/1.1\r\nHost: intake\r\nAuthorization: Bearer ${token}\r\n` +
+        'Idempotency-Key: continued\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n',
+    );
+    expect(line).toBe('HTTP/1.1 100 Continue');
+    socket.write('hello');
+    expect(await rest()).toMatch(/HTTP\/1\.1 201 Created/);
+    socket.destroy();
+    const ref = await store.findByIdempotencyKey(
+      { ownerId: 'owner-l', runId: 'run-l', spawnId: 'spawn-l' },
+      'continued',
+    );
+    expect(ref && Buffer.from((await store.get(ref)).body).toString()).toBe('hello');
+  });
+
+  it('answers 503 to each of 50 raw requests over the concurrency cap, never a connection reset', async () => {
+    const { store, open, entered } = gatedStore(new InMemoryOutputStore(), 2);
+    const server = await serve({ store, maxConcurrentRequests: 2 });
+    const size = 2 * 2 ** 20;
+    const body = Buffer.alloc(size, 'a');
+    const bigToken = issueSpawnToken(
+      {
+        v: 1,
+        ownerId: 'owner-l',
+        runId: 'run-l',
+        spawnId: 'spawn-big',
+        readRefs: [],
+        expiresAt: Date.now() + 3_600_000,
+        maxOutputs: 100,
+        maxOutputBytes: 2 * size,
+      },
+      secret,
+    );
+    // A client on a slow link that reads its answer only once it has sent its whole request,
+    // and closes the connection after it (as HTTP/1.0-style clients do).
+    const send = (key: string, pauseMs: number) =>
+      new Promise<string>((resolve) => {
+        const socket = connect(server.port, '127.0.0.1');
+        socket.pause();
+        let answer = '';
+        socket.on('error', (error: NodeJS.ErrnoException) => resolve(`reset (${error.code})`));
+        socket.on('data', (chunk) => {
+          answer += chunk.toString('latin1');
+        });
+        socket.on('close', () => resolve(answer.slice(0, 12) || 'closed without an answer'));
+        socket.write(`${postHead(key, size).slice(0, -2).replace(token, bigToken)}Connection: close\r\n\r\n`);
+        socket.write(body.subarray(0, size / 2));
+        const rest = () => socket.write(body.subarray(size / 2), () => socket.resume());
+        if (pauseMs === 0) rest();
+        else setTimeout(rest, pauseMs);
+      });
+    const held = [send('held-1', 0), send('held-2', 0)];
+    await entered;
+    const refused = await Promise.all(Array.from({ length: 50 }, (_, index) => send(`over-${index}`, 1000)));
+    expect(refused).toEqual(Array.from({ length: 50 }, () => 'HTTP/1.1 503'));
+    open();
+    expect(await Promise.all(held)).toEqual(['HTTP/1.1 201', 'HTTP/1.1 201']);
   });
 });

@@ -1,12 +1,11 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { InvalidOutputEventError } from '../errors.js';
-import { IntakeCore } from './intake-core.js';
-import { intakeListener } from './intake-listener.js';
-import type { IntakeAppOptions } from './intake-options.js';
+import { createIntakeHandler } from './intake-handler.js';
+import type { IntakeOptions } from './intake-options.js';
 
 /**
- * Options of {@link createIntakeServer}: the app's options (including
+ * Options of {@link createIntakeServer}: the intake's options (including
  * `maxConcurrentRequests`), where to listen, and how long a client may take.
  *
  * @example
@@ -14,7 +13,7 @@ import type { IntakeAppOptions } from './intake-options.js';
  * const options: IntakeServerOptions = { store, secret, port: 8787, requestTimeoutMs: 120_000 };
  * ```
  */
-export interface IntakeServerOptions extends IntakeAppOptions {
+export interface IntakeServerOptions extends IntakeOptions {
   /** Default 0 (any free port). */
   readonly port?: number;
   /** Default 127.0.0.1. */
@@ -61,10 +60,9 @@ export interface IntakeServer {
 }
 
 /**
- * Starts the intake HTTP API (see `createIntakeApp`) on Node's HTTP server. A small raw-body
- * EMIT is served straight on node:http (`emitFastPath`); every other request goes to the Hono
- * app through `@hono/node-server` (`intakeListener`). Both share one concurrency cap, token
- * cache and quota, and answer alike.
+ * Starts the intake HTTP API (see `createIntakeHandler`) on Node's HTTP server, with its
+ * timeouts, and with `Expect: 100-continue` answered by the intake itself (`100 Continue` only
+ * for a request it will read).
  *
  * @example
  * ```ts
@@ -76,10 +74,12 @@ export async function createIntakeServer(options: IntakeServerOptions): Promise<
   const headersTimeout = Math.min(timeoutOption(options, 'headersTimeoutMs'), requestTimeout);
   const idleTimeout = timeoutOption(options, 'idleTimeoutMs');
   const hostname = options.hostname ?? '127.0.0.1';
-  const listener = intakeListener(new IntakeCore(options), { hostname });
+  const handler = createIntakeHandler(options);
   // Node checks the header and request deadlines on this interval (its default is 30 s).
   const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)));
-  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval }, listener);
+  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval }, handler);
+  // Without a listener node:http would send `100 Continue` before the intake could refuse.
+  server.on('checkContinue', handler.checkContinue);
   server.setTimeout(idleTimeout);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

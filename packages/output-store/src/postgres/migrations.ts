@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { ClientBase } from 'pg';
 import { StorageFailureError } from '../errors.js';
 import { lockKey64 } from './lock-keys.js';
 
@@ -39,6 +39,22 @@ function steps(q: string): readonly string[] {
        reason TEXT NOT NULL,
        removed_at BIGINT NOT NULL
      );`,
+    // 2: list pages follow the inserting transaction's id, then seq (see commit-cursor.ts):
+    // rows commit out of seq order, so a seq cursor skipped rows committed late. Rows stored
+    // before read as transaction 0, so a seq cursor of theirs still resumes where it was; the
+    // constant default adds the column without rewriting the table.
+    `ALTER TABLE ${q}.outputs ADD COLUMN xid xid8 NOT NULL DEFAULT '0';
+     ALTER TABLE ${q}.outputs ALTER COLUMN xid SET DEFAULT pg_current_xact_id();
+     CREATE INDEX outputs_by_commit ON ${q}.outputs (xid, seq);`,
+    // 3: the store's own id, which its blob store's marker names (see BlobStore.claim): a
+    // second store on the same directory or bucket prefix is refused instead of sweeping the
+    // first one's bodies as unreferenced.
+    `CREATE TABLE ${q}.store_identity (
+       singleton BOOLEAN PRIMARY KEY DEFAULT TRUE CHECK (singleton),
+       store_id TEXT NOT NULL,
+       created_at TIMESTAMPTZ NOT NULL DEFAULT now()
+     );
+     INSERT INTO ${q}.store_identity (store_id) VALUES (gen_random_uuid()::text);`,
   ];
 }
 
@@ -57,7 +73,7 @@ export const latestPostgresSchemaVersion = steps('x').length;
  * ```
  */
 export async function migratePostgres(
-  client: PoolClient,
+  client: ClientBase,
   schema: string,
   target: number = latestPostgresSchemaVersion,
 ): Promise<number> {

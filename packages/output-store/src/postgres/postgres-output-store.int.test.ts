@@ -134,7 +134,8 @@ describe('PostgresOutputStore options and schema', () => {
     const path = join(blobs.tempDir, 'orphan.part');
     await writeFile(path, orphan);
     await blobs.putFile(orphanSha, path, orphan.length);
-    expect(await store.sweepOrphanBlobs()).toBe(1);
+    // The EMIT holding no lock any more, no grace period is needed to remove it.
+    expect(await store.sweepOrphanBodies({ graceMs: 0 })).toEqual({ removed: 1, freedBytes: orphan.length });
     expect(await blobs.has(orphanSha)).toBe(false);
     await store.close();
     await blobs.close();

@@ -1,39 +1,54 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import pg from 'pg';
-import { BlobDirectory } from '../blobs/blob-directory.js';
-import type { BlobStore } from '../blobs/blob-store.js';
+import type { BlobStore, StoredBlob } from '../blobs/blob-store.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import type { BlobStoreOwner } from '../blobs/store-marker.js';
 import { resolveRange } from '../byte-range.js';
-import { decodeCursor, encodeCursor, pageLimit } from '../cursor.js';
+import { pageLimit } from '../cursor.js';
 import {
   BlobNotFoundError,
   IdempotencyConflictError,
+  InvalidOutputEventError,
   InvalidStoreOptionError,
   type NotFoundReason,
+  OutputForbiddenError,
   OutputNotFoundError,
   StorageFailureError,
+  StoreConnectionError,
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
+import { orphanGraceMs } from '../retention.js';
 import { type SpooledBody, spoolBody, type TempArea } from '../spool-body.js';
+import { openSpoolFolder } from '../spool-folder.js';
 import { type OutputRow, recordColumns, rowToRecord } from '../sqlite/row.js';
 import { rowValues } from '../sqlite/statements.js';
 import type {
   ByteRange,
+  EmittedOutput,
+  EmitWithRecordOptions,
   GcResult,
   IdempotencyScope,
   ListPage,
   ListQuery,
   OpenedBody,
+  OrphanSweepOptions,
+  OrphanSweepResult,
   OutputEvent,
   OutputRecord,
   OutputRef,
   OutputStore,
   RetentionPolicy,
 } from '../types.js';
-import { validateOutputEvent } from '../validate-event.js';
+import { validateKeyLookup, validateListQuery, validateOutputEvent } from '../validate-event.js';
+import {
+  type CommitCursor,
+  decodeCommitCursor,
+  encodeCommitCursor,
+  nextCommitCursor,
+  runningTransactions,
+} from './commit-cursor.js';
+import { connectionFailure, postgresServer } from './connection-failure.js';
 import { blobLockKey, lockKey32, lockKey64 } from './lock-keys.js';
 import { latestPostgresSchemaVersion, migratePostgres } from './migrations.js';
 import { parsePostgresRow, toNumber } from './row.js';
@@ -69,16 +84,28 @@ export interface PostgresOutputStoreOptions {
   readonly allowedRoots?: readonly string[];
   /**
    * Where large bodies are spooled and hashed before upload: the blob store's own temp
-   * folder for a {@link LocalBlobStore} (so storing is a rename), else `<tmpdir>/wharf-spool`.
+   * folder for a {@link LocalBlobStore} (so storing is a rename), else a fresh private folder
+   * of this store under the system temp directory (mode 0700, removed on close). A folder
+   * given here is created 0700 when missing and refused when it is a symbolic link, another
+   * user's, or writable by others. Spooled files are 0600.
    */
   readonly spoolDir?: string;
   /** Size of the store's own pool, default 10. */
   readonly maxConnections?: number;
+  /**
+   * How long opening the store waits for its first connection to the server, default
+   * 10 000 ms (then it fails: unreachable). Later, a busy pool is waited for as long as it takes.
+   */
+  readonly connectTimeoutMs?: number;
   /** Clock in epoch milliseconds (tests). */
   readonly now?: () => number;
 }
 
 type Queryable = pg.Pool | pg.PoolClient;
+/** What one EMIT's insert did: the ref, the row when it inserted one (if asked), and whether it did. */
+type Inserted = { ref: OutputRef; row?: OutputRow; created: boolean };
+/** How an EMIT is stored: within a spawn quota or not, answering the inserted row or not. */
+type EmitMode = { readonly maxOutputs: number | undefined; readonly withRecord: boolean };
 type Removed = { out_id: string; sha256: string; storage: string; size_bytes: unknown };
 
 async function readAll(stream: Readable): Promise<Uint8Array> {
@@ -130,9 +157,12 @@ function positiveInteger(
  */
 export class PostgresOutputStore implements OutputStore {
   readonly #pool: pg.Pool;
+  readonly #connectionString: string | undefined;
+  readonly #connectTimeoutMs: number;
   readonly #ownsPool: boolean;
   readonly #blobs: BlobStore;
   readonly #temps: TempArea;
+  readonly #disposeSpool: () => void;
   readonly #schema: string;
   readonly #q: string;
   readonly #inlineThresholdBytes: number;
@@ -140,7 +170,10 @@ export class PostgresOutputStore implements OutputStore {
   readonly #allowedRoots: readonly string[];
   readonly #now: () => number;
   readonly #blobLockSpace: number;
+  readonly #quotaLockSpace: number;
   readonly #ready: Promise<void>;
+  /** Resolves once the blob store is proven this store's (claimed with the store's id). */
+  readonly #ownership: Promise<BlobStoreOwner>;
   #closed = false;
 
   /** Opens a store and waits until its schema is migrated (failing if it cannot be). */
@@ -174,18 +207,22 @@ export class PostgresOutputStore implements OutputStore {
     );
     this.#maxBodyBytes = positiveInteger(options.maxBodyBytes, 4 * 2 ** 30, 'maxBodyBytes', 1);
     const maxConnections = positiveInteger(options.maxConnections, 10, 'maxConnections', 1);
+    this.#connectTimeoutMs = positiveInteger(options.connectTimeoutMs, 10_000, 'connectTimeoutMs', 1);
+    this.#connectionString = options.connectionString;
     this.#schema = schema;
     this.#q = `"${schema}"`;
     this.#blobs = options.blobs;
     this.#allowedRoots = options.allowedRoots ?? [];
     this.#now = options.now ?? Date.now;
     this.#blobLockSpace = lockKey32(`blob:${schema}`);
-    if (options.spoolDir === undefined && options.blobs instanceof LocalBlobStore)
+    this.#quotaLockSpace = lockKey32(`quota:${schema}`);
+    if (options.spoolDir === undefined && options.blobs instanceof LocalBlobStore) {
       this.#temps = options.blobs;
-    else {
-      const spool = new BlobDirectory(options.spoolDir ?? join(tmpdir(), 'wharf-spool'));
-      spool.removeDeadTemps();
-      this.#temps = spool;
+      this.#disposeSpool = () => undefined;
+    } else {
+      const spool = openSpoolFolder(options.spoolDir);
+      this.#temps = spool.directory;
+      this.#disposeSpool = spool.dispose;
     }
     if (options.pool) {
       this.#pool = options.pool;
@@ -196,7 +233,8 @@ export class PostgresOutputStore implements OutputStore {
       this.#pool.on('error', () => undefined);
       this.#ownsPool = true;
     }
-    this.#ready = this.#migrate();
+    this.#ownership = this.#migrate().then((owner) => this.#claimBlobs(owner));
+    this.#ready = this.#ownership.then(() => undefined);
     this.#ready.catch(() => undefined);
   }
 
@@ -215,8 +253,36 @@ export class PostgresOutputStore implements OutputStore {
   }
 
   async emit(event: OutputEvent): Promise<OutputRef> {
+    return (await this.#emit(event, { maxOutputs: undefined, withRecord: false })).ref;
+  }
+
+  /**
+   * {@link emit} that also answers the stored record and whether this call created it, same
+   * durability (the row is committed first): a new output's record comes back from its
+   * `INSERT … RETURNING`, a replayed key's is read. With `maxOutputs` the spawn's live outputs
+   * are counted in the transaction that inserts the row, under a transaction-level advisory
+   * lock of that spawn, so the quota holds for any number of concurrent emits from any number
+   * of processes sharing the database.
+   *
+   * @example
+   * ```ts
+   * const { ref, record, created } = await store.emitWithRecord(event, { maxOutputs: 16 });
+   * ```
+   */
+  async emitWithRecord(event: OutputEvent, options: EmitWithRecordOptions = {}): Promise<EmittedOutput> {
+    const { ref, row, created } = await this.#emit(event, {
+      maxOutputs: options.maxOutputs,
+      withRecord: true,
+    });
+    return { ref, created, record: row ? rowToRecord(row) : await this.stat(ref) };
+  }
+
+  async #emit(event: OutputEvent, mode: EmitMode): Promise<Inserted> {
     await this.#open();
     validateOutputEvent(event);
+    const { maxOutputs } = mode;
+    if (maxOutputs !== undefined && (!Number.isSafeInteger(maxOutputs) || maxOutputs < 1))
+      throw new InvalidOutputEventError('maxOutputs', 'must be a positive integer');
     const spooled = await spoolBody(event.content, {
       temps: this.#temps,
       inlineThresholdBytes: this.#inlineThresholdBytes,
@@ -226,11 +292,54 @@ export class PostgresOutputStore implements OutputStore {
     try {
       this.#assertOpen();
       if (spooled.kind === 'inline')
-        return await this.#guard('cannot store output', () => this.#insert(this.#pool, event, spooled));
-      return await this.#emitFile(event, spooled);
+        return await this.#guard('cannot store output', () => this.#store(undefined, event, spooled, mode));
+      return await this.#emitFile(event, spooled, mode);
     } finally {
       if (spooled.kind === 'temp') this.#temps.releaseTemp(spooled.tempPath);
     }
+  }
+
+  /**
+   * Inserts an EMIT's row on `client` (else on the pool). With a quota, in one transaction: the
+   * spawn's advisory lock, its count, then the insert.
+   */
+  async #store(
+    client: pg.PoolClient | undefined,
+    event: OutputEvent,
+    spooled: SpooledBody,
+    mode: EmitMode,
+  ): Promise<Inserted> {
+    const { maxOutputs } = mode;
+    if (maxOutputs === undefined) return this.#insert(client ?? this.#pool, event, spooled, mode.withRecord);
+    return this.#transaction(async (db) => {
+      await this.#assertRoom(db, event, maxOutputs);
+      return this.#insert(db, event, spooled, mode.withRecord);
+    }, client);
+  }
+
+  /**
+   * Inside the inserting transaction: waits for the spawn's advisory lock (held by any other
+   * emit of that spawn until it commits), then refuses a new output of a spawn that already
+   * holds `maxOutputs` live ones. A live output under the event's key is a replay, left to the
+   * insert to answer (its ref, or a conflict for other bytes).
+   */
+  async #assertRoom(db: pg.PoolClient, event: OutputEvent, maxOutputs: number): Promise<void> {
+    const { ownerId, runId, spawnId } = event.producer;
+    await db.query('SELECT pg_advisory_xact_lock($1, $2)', [
+      this.#quotaLockSpace,
+      lockKey32(JSON.stringify([ownerId, runId, spawnId])),
+    ]);
+    const now = this.#now();
+    const { rows } = await db.query({
+      name: `wharf:${this.#schema}:count-spawn`,
+      text: `SELECT COUNT(*) AS total FROM ${this.#q}.outputs
+             WHERE run_id = $1 AND spawn_id = $2 AND owner_id = $3 AND (expires_at IS NULL OR expires_at > $4)`,
+      values: [runId, spawnId, ownerId, now],
+    });
+    if (toNumber(rows[0]?.total) < maxOutputs) return;
+    const existing = await this.#byKey(db, event.producer, event.idempotencyKey);
+    if (existing && (existing.expiresAt === null || existing.expiresAt > now)) return;
+    throw new OutputForbiddenError(`this spawn may store at most ${maxOutputs} outputs`);
   }
 
   async stat(ref: OutputRef): Promise<OutputRecord> {
@@ -264,29 +373,60 @@ export class PostgresOutputStore implements OutputStore {
     }
   }
 
+  /**
+   * Records oldest first, in the order their inserts committed for good: by transaction id
+   * (`xid8`), then `seq`. `seq` alone is no cursor here: rows of concurrent transactions
+   * commit out of `seq` order, and a cursor past a row committed early would skip a smaller
+   * `seq` committed later. The cursor carries the transactions still running below its
+   * position when the page was read, and the next page also returns the rows they have
+   * committed since, so resuming from a cursor never skips a committed record (see
+   * `commit-cursor.ts`).
+   */
   async list(query: ListQuery = {}): Promise<ListPage> {
     await this.#open();
+    validateListQuery(query);
     const limit = pageLimit(query.limit);
-    const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
-    const { where, parameters } = this.#filter(query, after);
+    const from = query.cursor === undefined ? undefined : decodeCommitCursor(query.cursor);
+    const { where, parameters } = this.#filter(query);
+    const position = from ?? { xid: 0n, seq: 0, pending: [] };
+    const values: unknown[] = [...parameters, position.xid.toString(), position.seq];
+    const columns = `${recordColumns}, xid`;
+    let source = `SELECT ${columns} FROM ${this.#q}.outputs
+      WHERE ${where} AND (xid, seq) > ($${values.length - 1}::xid8, $${values.length}::bigint)
+      ORDER BY xid, seq LIMIT ${limit + 1}`;
+    if (position.pending.length > 0) {
+      values.push(
+        position.pending.map((entry) => entry.xid.toString()),
+        position.pending.map((entry) => entry.seq),
+      );
+      source = `(${source}) UNION ALL (
+        SELECT ${columns} FROM ${this.#q}.outputs
+          JOIN unnest($${values.length - 1}::xid8[], $${values.length}::bigint[]) AS late(late_xid, late_seq)
+          ON xid = late_xid AND seq > late_seq
+        WHERE ${where})`;
+    }
     const { rows } = await this.#guard('cannot list outputs', () =>
       this.#pool.query(
-        `SELECT ${recordColumns} FROM ${this.#q}.outputs WHERE ${where} ORDER BY seq LIMIT $${parameters.length + 1}`,
-        [...parameters, limit + 1],
+        `SELECT page.*, pg_current_snapshot()::text AS snapshot FROM (${source}) page
+         ORDER BY page.xid, page.seq LIMIT ${limit + 1}`,
+        values,
       ),
     );
-    const parsed = rows.map((row) => parsePostgresRow(row));
-    const page = parsed.slice(0, limit);
-    const last = page.at(-1);
-    return {
-      records: page.map(rowToRecord),
-      ...(parsed.length > limit && last ? { nextCursor: encodeCursor(last.seq) } : {}),
-    };
+    const page = rows.slice(0, limit) as Record<string, unknown>[];
+    const records = page.map((row) => rowToRecord(parsePostgresRow(row)));
+    if (rows.length <= limit) return { records };
+    const next: CommitCursor = nextCommitCursor(
+      from,
+      page.map((row) => ({ xid: BigInt(String(row.xid)), seq: toNumber(row.seq) })),
+      runningTransactions(String((rows[0] as Record<string, unknown>).snapshot)),
+    );
+    return { records, nextCursor: encodeCommitCursor(next) };
   }
 
   async count(query: ListQuery = {}): Promise<number> {
     await this.#open();
-    const { where, parameters } = this.#filter(query, 0);
+    validateListQuery(query);
+    const { where, parameters } = this.#filter(query);
     const { rows } = await this.#guard('cannot count outputs', () =>
       this.#pool.query(`SELECT COUNT(*) AS total FROM ${this.#q}.outputs WHERE ${where}`, parameters),
     );
@@ -298,6 +438,7 @@ export class PostgresOutputStore implements OutputStore {
     idempotencyKey: string,
   ): Promise<OutputRef | undefined> {
     await this.#open();
+    validateKeyLookup(scope, idempotencyKey);
     const existing = await this.#guard('cannot look up the key', () =>
       this.#byKey(this.#pool, scope, idempotencyKey),
     );
@@ -316,6 +457,7 @@ export class PostgresOutputStore implements OutputStore {
 
   async gc(policy: RetentionPolicy = {}): Promise<GcResult> {
     await this.#open();
+    if (policy.runId !== undefined) validateListQuery({ runId: policy.runId });
     const now = this.#now();
     const result = await this.#guard('cannot apply retention', () =>
       this.#transaction(async (client) => {
@@ -362,29 +504,53 @@ export class PostgresOutputStore implements OutputStore {
       }),
     );
     await this.#dropUnreferenced(result.doomed);
-    await this.sweepOrphanBlobs();
+    await this.sweepOrphanBodies(policy.orphanGraceMs === undefined ? {} : { graceMs: policy.orphanGraceMs });
     return { removed: result.removed, freedBytes: result.freedBytes };
   }
 
   /**
-   * Removes bodies in the blob store that no row references (an EMIT that died between its
-   * upload and its commit leaves one). Bodies an EMIT in flight is storing are left alone.
-   * `gc` runs it; it lists the whole blob store. Returns how many bodies it removed.
+   * Removes the bodies in the blob store that no row references (an EMIT that died between its
+   * upload and its commit leaves one) and that were last written longer ago than `graceMs`
+   * (default one hour). First proves the blob store is still this store's (its marker), so it
+   * never removes another store's bodies. Bodies an EMIT in flight is storing are left alone
+   * in any case (the EMIT holds its address's lock). `gc` runs it; it lists the whole blob store.
+   *
+   * @example
+   * ```ts
+   * const { removed, freedBytes } = await store.sweepOrphanBodies({ graceMs: 86_400_000 });
+   * ```
    */
-  async sweepOrphanBlobs(): Promise<number> {
+  async sweepOrphanBodies(options: OrphanSweepOptions = {}): Promise<OrphanSweepResult> {
     await this.#open();
+    const graceMs = orphanGraceMs(options.graceMs);
+    const owner = await this.#ownership;
     let removed = 0;
-    let batch: string[] = [];
+    let freedBytes = 0;
+    let batch: StoredBlob[] = [];
     const flush = async () => {
       const candidates = batch;
       batch = [];
       if (candidates.length === 0) return;
-      const referenced = await this.#referenced(this.#pool, candidates);
-      removed += await this.#dropUnreferenced(candidates.filter((sha256) => !referenced.has(sha256)));
+      const referenced = await this.#referenced(
+        this.#pool,
+        candidates.map((blob) => blob.sha256),
+      );
+      const orphans = candidates.filter((blob) => !referenced.has(blob.sha256));
+      const gone = options.dryRun
+        ? new Set(orphans.map((blob) => blob.sha256))
+        : new Set(await this.#dropUnreferenced(orphans.map((blob) => blob.sha256)));
+      for (const blob of orphans) {
+        if (!gone.has(blob.sha256)) continue;
+        removed += 1;
+        freedBytes += blob.sizeBytes;
+      }
     };
     try {
-      for await (const sha256 of this.#blobs.list()) {
-        batch.push(sha256);
+      await this.#blobs.claim(owner);
+      const cutoff = this.#now() - graceMs;
+      for await (const blob of this.#blobs.list()) {
+        if (blob.modifiedMs > cutoff) continue;
+        batch.push(blob);
         if (batch.length >= 500) await flush();
       }
       await flush();
@@ -392,7 +558,7 @@ export class PostgresOutputStore implements OutputStore {
       if (OutputStoreError.isInstance(error)) throw error;
       throw new StorageFailureError(`cannot sweep unreferenced bodies: ${String(error)}`, { cause: error });
     }
-    return removed;
+    return { removed, freedBytes };
   }
 
   async close(): Promise<void> {
@@ -401,32 +567,95 @@ export class PostgresOutputStore implements OutputStore {
     await this.#ready.catch(() => undefined);
     if (this.#ownsPool) await this.#pool.end();
     await this.#blobs.close();
+    this.#disposeSpool();
   }
 
-  async #migrate(): Promise<void> {
-    let client: pg.PoolClient;
+  /** Migrates the schema and answers who this store is: its id and where it lives. */
+  async #migrate(): Promise<BlobStoreOwner> {
+    // The first contact has a deadline of its own (a server that drops packets would otherwise
+    // hang it for ever); the pool's connections have none, so a busy pool is waited for.
+    let client: pg.ClientBase;
+    let release: () => Promise<void>;
     try {
-      client = await this.#pool.connect();
+      if (this.#connectionString === undefined) {
+        const pooled = await this.#pool.connect();
+        client = pooled;
+        release = async () => pooled.release();
+      } else {
+        const own = new pg.Client({
+          connectionString: this.#connectionString,
+          connectionTimeoutMillis: this.#connectTimeoutMs,
+        });
+        // A server that closes the connection later must not crash the process.
+        own.on('error', () => undefined);
+        await own.connect().catch(async (error: unknown) => {
+          await own.end().catch(() => undefined);
+          throw error;
+        });
+        client = own;
+        release = () => own.end().catch(() => undefined);
+      }
     } catch (error) {
-      throw new StorageFailureError(`cannot connect to PostgreSQL: ${String(error)}`, { cause: error });
+      throw (
+        connectionFailure(error, this.#connectionString) ??
+        new StorageFailureError(
+          `cannot connect to ${postgresServer(this.#connectionString)}: ${String(error)}`,
+          {
+            cause: error,
+          },
+        )
+      );
     }
     try {
       await migratePostgres(client, this.#schema, latestPostgresSchemaVersion);
+      const { rows } = await client.query<{
+        store_id: string;
+        db: string;
+        host: string | null;
+        port: number | null;
+      }>(
+        `SELECT store_id, current_database() AS db, host(inet_server_addr()) AS host, inet_server_port() AS port
+         FROM ${this.#q}.store_identity`,
+      );
+      const row = rows[0];
+      if (!row) throw new StorageFailureError(`PostgreSQL schema "${this.#schema}" has no store id`);
+      const server = row.host === null ? 'a local socket' : `${row.host}:${row.port ?? ''}`;
+      return {
+        storeId: row.store_id,
+        description: `PostgreSQL database "${row.db}" schema "${this.#schema}" on ${server}`,
+      };
     } catch (error) {
       if (OutputStoreError.isInstance(error)) throw error;
+      if ((error as { code?: unknown }).code === '42501')
+        throw new StoreConnectionError(
+          postgresServer(this.#connectionString),
+          'credentials',
+          `the user may not create or change schema "${this.#schema}" (${(error as Error).message})`,
+          { cause: error },
+        );
       throw new StorageFailureError(`cannot migrate PostgreSQL schema "${this.#schema}": ${String(error)}`, {
         cause: error,
       });
     } finally {
-      client.release();
+      await release();
     }
+  }
+
+  /** Claims the blob store for this store, or proves it is already (see `BlobStore.claim`). */
+  async #claimBlobs(owner: BlobStoreOwner): Promise<BlobStoreOwner> {
+    await this.#blobs.claim(owner);
+    return owner;
   }
 
   /**
    * A body over the threshold: under a shared lock on its address, upload it, then commit
    * the row; a removal of that address waits (or skips) until the row is visible.
    */
-  async #emitFile(event: OutputEvent, spooled: Extract<SpooledBody, { kind: 'temp' }>): Promise<OutputRef> {
+  async #emitFile(
+    event: OutputEvent,
+    spooled: Extract<SpooledBody, { kind: 'temp' }>,
+    mode: EmitMode,
+  ): Promise<Inserted> {
     const client = await this.#guard('cannot connect to PostgreSQL', () => this.#pool.connect());
     const key = [this.#blobLockSpace, blobLockKey(spooled.sha256)];
     let broken: Error | undefined;
@@ -437,9 +666,11 @@ export class PostgresOutputStore implements OutputStore {
       );
       try {
         await this.#blobs.putFile(spooled.sha256, spooled.tempPath, spooled.sizeBytes);
-        const ref = await this.#guard('cannot store output', () => this.#insert(client, event, spooled));
+        const inserted = await this.#guard('cannot store output', () =>
+          this.#store(client, event, spooled, mode),
+        );
         stored = true;
-        return ref;
+        return inserted;
       } finally {
         await client.query('SELECT pg_advisory_unlock_shared($1, $2)', key).catch((error: unknown) => {
           // A connection that may still hold the lock must not go back to the pool.
@@ -463,18 +694,24 @@ export class PostgresOutputStore implements OutputStore {
    * taken the holder answers (same body: its ref; other body: a conflict), unless it has expired, in
    * which case it is removed and the insert tried again.
    */
-  async #insert(db: Queryable, event: OutputEvent, spooled: SpooledBody): Promise<OutputRef> {
+  async #insert(
+    db: Queryable,
+    event: OutputEvent,
+    spooled: SpooledBody,
+    withRecord: boolean,
+  ): Promise<Inserted> {
     for (let attempt = 0; attempt < 5; attempt++) {
       const now = this.#now();
       const outId = newOutId();
       const values = rowValues(event, spooled, now, outId);
       const body = values.body as Uint8Array | null;
       const inserted = await db.query({
-        name: `wharf:${this.#schema}:insert`,
+        name: `wharf:${this.#schema}:insert${withRecord ? '-returning' : ''}`,
         text: `INSERT INTO ${this.#q}.outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name,
                  content_type, size_bytes, sha256, created_at, expires_at, storage, body, labels)
                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)
-               ON CONFLICT ON CONSTRAINT outputs_idempotency DO NOTHING`,
+               ON CONFLICT ON CONSTRAINT outputs_idempotency DO NOTHING
+               ${withRecord ? `RETURNING ${recordColumns}` : ''}`,
         values: [
           outId,
           values.owner_id,
@@ -494,13 +731,16 @@ export class PostgresOutputStore implements OutputStore {
         ],
       });
       // A racing INSERT of the same key waits for the other to commit, then inserts nothing.
-      if (inserted.rowCount === 1) return { outId };
+      if (inserted.rowCount === 1)
+        return withRecord
+          ? { ref: { outId }, row: parsePostgresRow(inserted.rows[0]), created: true }
+          : { ref: { outId }, created: true };
       const existing = await this.#byKey(db, event.producer, event.idempotencyKey);
       if (!existing) continue;
       if (existing.expiresAt === null || existing.expiresAt > now) {
         if (existing.sha256 !== spooled.sha256)
           throw new IdempotencyConflictError(event.idempotencyKey, existing.outId);
-        return { outId: existing.outId };
+        return { ref: { outId: existing.outId }, created: false };
       }
       const removed = await this.#removeRows(db, [existing.outId], 'expired');
       if (removed.doomed.length > 0) void this.#dropUnreferenced(removed.doomed).catch(() => undefined);
@@ -569,12 +809,14 @@ export class PostgresOutputStore implements OutputStore {
    * Removes the bodies among `shas` that no row references, each under an exclusive lock on
    * its address taken without waiting: an address an EMIT holds is skipped (its row is on the
    * way, or the next sweep finds it unreferenced). The reference check runs after the lock,
-   * so it sees every row committed before. Returns how many bodies it removed.
+   * so it sees every row committed before. Answers the addresses it removed. Nothing is
+   * removed from a blob store this store has not claimed (see `BlobStore.claim`).
    */
-  async #dropUnreferenced(shas: readonly string[]): Promise<number> {
+  async #dropUnreferenced(shas: readonly string[]): Promise<string[]> {
     const unique = [...new Set(shas)];
-    if (unique.length === 0 || this.#closed) return 0;
+    if (unique.length === 0 || this.#closed) return [];
     try {
+      await this.#ownership;
       return await this.#transaction(async (client) => {
         const locked: string[] = [];
         for (const sha256 of unique) {
@@ -584,24 +826,31 @@ export class PostgresOutputStore implements OutputStore {
           );
           if (rows[0]?.locked) locked.push(sha256);
         }
-        if (locked.length === 0) return 0;
+        if (locked.length === 0) return [];
         const referenced = await this.#referenced(client, locked);
-        let removed = 0;
+        const removed: string[] = [];
         for (const sha256 of locked) {
           if (referenced.has(sha256)) continue;
           await this.#blobs.remove(sha256);
-          removed += 1;
+          removed.push(sha256);
         }
         return removed;
       });
     } catch {
       // Left for the next sweep: an unreferenced body costs space, never correctness.
-      return 0;
+      return [];
     }
   }
 
-  async #transaction<TResult>(work: (client: pg.PoolClient) => Promise<TResult>): Promise<TResult> {
-    const client = await this.#pool.connect();
+  /**
+   * Runs `work` in a transaction on `on` (a connection the caller holds and releases), else on
+   * a pooled connection of its own. A connection whose rollback failed is released broken.
+   */
+  async #transaction<TResult>(
+    work: (client: pg.PoolClient) => Promise<TResult>,
+    on?: pg.PoolClient,
+  ): Promise<TResult> {
+    const client = on ?? (await this.#pool.connect());
     let broken: Error | undefined;
     try {
       await client.query('BEGIN');
@@ -612,15 +861,16 @@ export class PostgresOutputStore implements OutputStore {
       await client.query('ROLLBACK').catch((rollbackError: unknown) => {
         broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
       });
+      if (on && broken) throw broken;
       throw error;
     } finally {
-      client.release(broken);
+      if (!on) client.release(broken);
     }
   }
 
-  #filter(query: ListQuery, after: number): { where: string; parameters: unknown[] } {
-    const parameters: unknown[] = [after, this.#now()];
-    const clauses = ['seq > $1', '(expires_at IS NULL OR expires_at > $2)'];
+  #filter(query: ListQuery): { where: string; parameters: unknown[] } {
+    const parameters: unknown[] = [this.#now()];
+    const clauses = ['(expires_at IS NULL OR expires_at > $1)'];
     for (const [column, value] of [
       ['owner_id', query.ownerId],
       ['run_id', query.runId],

@@ -56,7 +56,7 @@ async function readAll(stream: Readable): Promise<Buffer> {
 
 async function listAll(store: S3BlobStore): Promise<string[]> {
   const shas: string[] = [];
-  for await (const sha256 of store.list()) shas.push(sha256);
+  for await (const blob of store.list()) shas.push(blob.sha256);
   return shas.sort();
 }
 

@@ -12,15 +12,28 @@ import {
   S3Client,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { BlobRange, BlobStore } from '../blobs/blob-store.js';
+import type { BlobRange, BlobStore, StoredBlob } from '../blobs/blob-store.js';
+import {
+  assertOwnMarker,
+  type BlobStoreOwner,
+  storeMarkerName,
+  storeMarkerText,
+} from '../blobs/store-marker.js';
 import {
   BlobNotFoundError,
   InvalidOutputEventError,
   InvalidStoreOptionError,
   OutputRangeError,
   StorageFailureError,
+  StoreConnectionError,
 } from '../errors.js';
-import { describeS3Error, isS3NotFound, isS3RangeError } from './s3-errors.js';
+import {
+  describeS3Error,
+  isS3NotFound,
+  isS3PreconditionFailed,
+  isS3RangeError,
+  s3ConnectionProblem,
+} from './s3-errors.js';
 
 /**
  * Options of {@link S3BlobStore}.
@@ -89,6 +102,8 @@ export class S3BlobStore implements BlobStore {
   readonly #prefix: string;
   readonly #partSize: number;
   readonly #queueSize: number;
+  /** Where the bucket is, for messages: its location, and a custom endpoint. */
+  readonly #server: string;
   /** Uploads in flight in this process, so concurrent puts of one address upload it once. */
   readonly #uploads = new Map<string, Promise<void>>();
   #closed = false;
@@ -107,6 +122,7 @@ export class S3BlobStore implements BlobStore {
     this.#partSize = partSize;
     this.#queueSize = queueSize;
     this.location = `s3://${options.bucket}${prefix === '' ? '' : `/${prefix}`}`;
+    this.#server = options.endpoint === undefined ? this.location : `${this.location} at ${options.endpoint}`;
     this.#client = new S3Client({
       region: options.region ?? 'us-east-1',
       ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
@@ -222,7 +238,7 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  async *list(): AsyncIterable<string> {
+  async *list(): AsyncIterable<StoredBlob> {
     this.#assertOpen();
     const keyPattern = /^([0-9a-f]{2})\/([0-9a-f]{64})$/;
     let continuationToken: string | undefined;
@@ -241,10 +257,80 @@ export class S3BlobStore implements BlobStore {
       }
       for (const object of page.Contents ?? []) {
         const match = keyPattern.exec((object.Key ?? '').slice(this.#prefix.length));
-        if (match?.[2]?.startsWith(match[1] ?? '-')) yield match[2];
+        if (match?.[2]?.startsWith(match[1] ?? '-'))
+          yield {
+            sha256: match[2],
+            sizeBytes: object.Size ?? 0,
+            modifiedMs: object.LastModified?.getTime() ?? Date.now(),
+          };
       }
       continuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (continuationToken !== undefined);
+  }
+
+  /**
+   * Claims the prefix with the object `<prefix>/wharf-store.json`, created with
+   * `If-None-Match: *`, so of two stores claiming a fresh prefix at once exactly one wins and
+   * the other reads its marker and is refused. Reads it otherwise: a missing bucket or a wrong
+   * key fails here, naming the bucket and key.
+   */
+  async claim(owner: BlobStoreOwner): Promise<void> {
+    this.#assertOpen();
+    const key = `${this.#prefix}${storeMarkerName}`;
+    try {
+      await this.#claim(key, owner);
+    } catch (error) {
+      const problem = s3ConnectionProblem(StorageFailureError.isInstance(error) ? error.cause : error);
+      if (problem === undefined) throw error;
+      const detail =
+        problem === 'missing'
+          ? `the bucket ${this.#bucket} does not exist`
+          : problem === 'credentials'
+            ? 'the server refused the AWS credentials'
+            : 'no server answers';
+      throw new StoreConnectionError(
+        this.#server,
+        problem,
+        `${detail} (${describeS3Error(StorageFailureError.isInstance(error) ? error.cause : error)})`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #claim(key: string, owner: BlobStoreOwner): Promise<void> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const text = await this.#readText(key);
+      if (text !== undefined) {
+        assertOwnMarker(text, owner, this.location);
+        return;
+      }
+      try {
+        await this.#client.send(
+          new PutObjectCommand({
+            Bucket: this.#bucket,
+            Key: key,
+            Body: storeMarkerText(owner),
+            ContentType: 'application/json',
+            IfNoneMatch: '*',
+          }),
+        );
+        return;
+      } catch (error) {
+        // Another store's claim got there first: read whose it is.
+        if (!isS3PreconditionFailed(error)) throw this.#failure('claim', key, error);
+      }
+    }
+    throw this.#failure('claim', key, new Error('the marker kept changing'));
+  }
+
+  async #readText(key: string): Promise<string | undefined> {
+    try {
+      const response = await this.#client.send(new GetObjectCommand({ Bucket: this.#bucket, Key: key }));
+      return (await response.Body?.transformToString('utf8')) ?? '';
+    } catch (error) {
+      if (isS3NotFound(error)) return undefined;
+      throw this.#failure('read', key, error);
+    }
   }
 
   async close(): Promise<void> {

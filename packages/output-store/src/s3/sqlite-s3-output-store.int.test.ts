@@ -12,7 +12,8 @@ import {
   type S3Connection,
 } from '../testing/index.js';
 import type { Producer } from '../types.js';
-import { S3BlobStore } from './s3-blob-store.js';
+import type { S3BlobStore } from './s3-blob-store.js';
+import { testS3Blobs } from './s3-test-blobs.test.data.js';
 
 const bucket = 'sqlite-s3-output-store-test';
 let connection: S3Connection;
@@ -23,15 +24,7 @@ beforeAll(async () => {
 });
 
 function s3Blobs(prefix: string): S3BlobStore {
-  return new S3BlobStore({
-    bucket,
-    prefix,
-    endpoint: connection.endpoint,
-    region: connection.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: connection.accessKeyId, secretAccessKey: connection.secretAccessKey },
-    partSizeBytes: 5 * 2 ** 20,
-  });
+  return testS3Blobs(connection, bucket, prefix, { partSizeBytes: 5 * 2 ** 20 });
 }
 
 // Every body above 16 bytes goes to S3, so the whole contract exercises the blob path.
@@ -57,7 +50,7 @@ describe('SqliteOutputStore with S3BlobStore', () => {
 
   async function listed(blobs: S3BlobStore): Promise<string[]> {
     const shas: string[] = [];
-    for await (const sha256 of blobs.list()) shas.push(sha256);
+    for await (const blob of blobs.list()) shas.push(blob.sha256);
     return shas;
   }
 
@@ -117,6 +110,7 @@ describe('SqliteOutputStore with S3BlobStore', () => {
       has: (sha256) => real.has(sha256),
       remove: (sha256) => real.remove(sha256),
       list: () => real.list(),
+      claim: (owner) => real.claim(owner),
       close: () => real.close(),
     };
     const store = new SqliteOutputStore({ path: join(directory, 'outputs.db'), blobs: held });

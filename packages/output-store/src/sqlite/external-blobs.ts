@@ -1,4 +1,5 @@
 import type { BlobStore } from '../blobs/blob-store.js';
+import type { BlobStoreOwner } from '../blobs/store-marker.js';
 
 /**
  * The SQLite store's view of a {@link BlobStore} it was given: uploads before commits and
@@ -8,29 +9,45 @@ import type { BlobStore } from '../blobs/blob-store.js';
  * delete is removing. Across processes a window remains between a removal's check and its
  * request; bodies removed by mistake there are reported as storage failures, never served wrong.
  *
+ * The blob store is claimed for the SQLite store at construction (see `BlobStore.claim`):
+ * uploads wait for the claim and fail with its error, and nothing is removed from a blob
+ * store that is not proven the SQLite store's.
+ *
  * @example
  * ```ts
- * const external = new ExternalBlobs(blobs, (sha256) => rowUses(sha256));
+ * const external = new ExternalBlobs(blobs, (sha256) => rowUses(sha256), owner);
  * await external.upload({ sha256, tempPath, sizeBytes });
  * ```
  */
 export class ExternalBlobs {
   readonly store: BlobStore;
+  readonly owner: BlobStoreOwner;
+  /** Settles once the blob store is claimed for the SQLite store; rejects when it cannot be. */
+  readonly claimed: Promise<void>;
   readonly #referenced: (sha256: string) => boolean;
   /** Emits per address between the start of their upload and the end of their commit. */
   readonly #inUse = new Map<string, number>();
   readonly #removing = new Map<string, Promise<void>>();
 
-  constructor(store: BlobStore, referenced: (sha256: string) => boolean) {
+  constructor(store: BlobStore, referenced: (sha256: string) => boolean, owner: BlobStoreOwner) {
     this.store = store;
+    this.owner = owner;
     this.#referenced = referenced;
+    this.claimed = store.claim(owner);
+    this.claimed.catch(() => undefined);
   }
 
   /** Uploads a spooled body (consuming its temp file); pair with {@link ExternalBlobs.settled}. */
   async upload(spooled: { sha256: string; tempPath: string; sizeBytes: number }): Promise<void> {
     this.#inUse.set(spooled.sha256, (this.#inUse.get(spooled.sha256) ?? 0) + 1);
+    await this.claimed;
     await this.#removing.get(spooled.sha256);
     await this.store.putFile(spooled.sha256, spooled.tempPath, spooled.sizeBytes);
+  }
+
+  /** Whether an emit of this address is between its upload and its commit in this process. */
+  inUse(sha256: string): boolean {
+    return this.#inUse.has(sha256);
   }
 
   /** The emit of `sha256` has committed or failed. */
@@ -45,6 +62,7 @@ export class ExternalBlobs {
     if (this.#removing.has(sha256)) return;
     const removal = Promise.resolve()
       .then(async () => {
+        await this.claimed;
         if (this.#inUse.has(sha256) || this.#referenced(sha256)) return;
         await this.store.remove(sha256);
       })

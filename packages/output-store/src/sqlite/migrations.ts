@@ -98,6 +98,14 @@ const steps: readonly string[] = [
    DROP TABLE outputs;
    ALTER TABLE outputs_v3 RENAME TO outputs;
    CREATE INDEX outputs_by_file_sha ON outputs (sha256) WHERE storage = 'file';`,
+  // 4: the store's own id, which the marker of a blob store it is given names (see
+  // BlobStore.claim): a second store on the same bucket prefix is refused instead of sweeping
+  // the first one's bodies as unreferenced.
+  `CREATE TABLE store_identity (
+     singleton INTEGER PRIMARY KEY CHECK (singleton = 1),
+     store_id TEXT NOT NULL
+   );
+   INSERT INTO store_identity (singleton, store_id) VALUES (1, lower(hex(randomblob(16))));`,
 ];
 
 /** The schema version this code writes. */

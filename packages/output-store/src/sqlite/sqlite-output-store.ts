@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import { BlobDirectory } from '../blobs/blob-directory.js';
@@ -17,21 +17,26 @@ import {
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
+import { orphanGraceMs } from '../retention.js';
 import { type SpooledBody, spoolBody } from '../spool-body.js';
 import type {
   ByteRange,
+  EmittedOutput,
+  EmitWithRecordOptions,
   GcResult,
   IdempotencyScope,
   ListPage,
   ListQuery,
   OpenedBody,
+  OrphanSweepOptions,
+  OrphanSweepResult,
   OutputEvent,
   OutputRecord,
   OutputRef,
   OutputStore,
   RetentionPolicy,
 } from '../types.js';
-import { validateOutputEvent } from '../validate-event.js';
+import { validateKeyLookup, validateListQuery, validateOutputEvent } from '../validate-event.js';
 import { ExternalBlobs } from './external-blobs.js';
 import { migrate } from './migrations.js';
 import { type OutputRow, recordColumns, rowToRecord } from './row.js';
@@ -67,40 +72,6 @@ export interface SqliteOutputStoreOptions {
   readonly busyTimeoutMs?: number;
   /** Clock in epoch milliseconds (tests). */
   readonly now?: () => number;
-}
-
-/**
- * What {@link SqliteOutputStore.emitWithRecord} stored or found: the ref, its record, and
- * whether this call created the output (`false`: the idempotency key already held one with
- * the same bytes).
- *
- * @example
- * ```ts
- * const { ref, record, created } = await store.emitWithRecord(event);
- * ```
- */
-export interface EmittedOutput {
-  readonly ref: OutputRef;
-  readonly record: OutputRecord;
-  readonly created: boolean;
-}
-
-/**
- * Options of {@link SqliteOutputStore.emitWithRecord}.
- *
- * @example
- * ```ts
- * await store.emitWithRecord(event, { maxOutputs: 16 });
- * ```
- */
-export interface EmitWithRecordOptions {
-  /**
-   * Most live outputs the event's spawn (owner, run, spawn) may hold. Checked in the write
-   * transaction that inserts the row, so no number of concurrent emits from any process
-   * sharing the database can pass it; a new output beyond it is refused with
-   * `OutputForbiddenError`, a replay of a stored key is answered as ever.
-   */
-  readonly maxOutputs?: number;
 }
 
 type Removal = { outId: string; reason: NotFoundReason };
@@ -205,8 +176,28 @@ export class SqliteOutputStore implements OutputStore {
         : new ExternalBlobs(
             options.blobs,
             (sha256) => this.#statements.fileShaUsed.get(sha256) !== undefined,
+            {
+              storeId: (this.#db.prepare('SELECT store_id FROM store_identity').get() as { store_id: string })
+                .store_id,
+              description: `SQLite ${resolve(options.path)}`,
+            },
           );
     this.#sweep();
+  }
+
+  /**
+   * Resolves once a blob store given as `blobs` is claimed for this store (see
+   * `BlobStore.claim`); rejects with the reason it cannot be (another store's marker, a
+   * missing bucket, a wrong key). Without `blobs` it resolves at once. `openDataPlane` waits for it.
+   *
+   * @example
+   * ```ts
+   * const store = new SqliteOutputStore({ path, blobs: new S3BlobStore({ bucket: 'wharf', prefix: 'team-a' }) });
+   * await store.ready();
+   * ```
+   */
+  async ready(): Promise<void> {
+    await this.#external?.claimed;
   }
 
   /** The schema version of the open database. */
@@ -310,6 +301,7 @@ export class SqliteOutputStore implements OutputStore {
 
   async list(query: ListQuery = {}): Promise<ListPage> {
     this.#assertOpen();
+    validateListQuery(query);
     const limit = pageLimit(query.limit);
     const after = query.cursor === undefined ? 0 : decodeCursor(query.cursor);
     const { where, parameters } = this.#filter(query, after);
@@ -327,6 +319,7 @@ export class SqliteOutputStore implements OutputStore {
 
   async count(query: ListQuery = {}): Promise<number> {
     this.#assertOpen();
+    validateListQuery(query);
     const { ownerId, runId, spawnId, labels } = query;
     if (
       ownerId !== undefined &&
@@ -378,6 +371,7 @@ export class SqliteOutputStore implements OutputStore {
     idempotencyKey: string,
   ): Promise<OutputRef | undefined> {
     this.#assertOpen();
+    validateKeyLookup(scope, idempotencyKey);
     const row = this.#byKey(scope, idempotencyKey) as
       | { out_id: string; expires_at: number | null }
       | undefined;
@@ -399,13 +393,18 @@ export class SqliteOutputStore implements OutputStore {
 
   async gc(policy: RetentionPolicy = {}): Promise<GcResult> {
     this.#assertOpen();
+    if (policy.runId !== undefined) validateListQuery({ runId: policy.runId });
+    const graceMs = orphanGraceMs(policy.orphanGraceMs);
     const now = this.#now();
+    let result: GcResult;
     try {
-      return this.#gcTransaction(policy, now);
+      result = this.#gcTransaction(policy, now);
     } finally {
       this.#dropDoomed();
       await this.#external?.removals();
     }
+    await this.sweepOrphanBodies({ graceMs });
+    return result;
   }
 
   #gcTransaction(policy: RetentionPolicy, now: number): GcResult {
@@ -438,6 +437,57 @@ export class SqliteOutputStore implements OutputStore {
           const second = this.#remove(evictions);
           removed += second.removed;
           freedBytes += second.freedBytes;
+        }
+        return { removed, freedBytes };
+      })
+      .immediate();
+  }
+
+  /**
+   * Removes body files (or, with `blobs`, bodies in that blob store) that no row references and
+   * that were last written longer ago than `graceMs` (default one hour). A blob store is first
+   * proven this store's (its marker), so another store's bodies are never removed. Local body
+   * files are checked and removed under the write lock; an unreferenced one can only be left by
+   * a process killed after publishing it, and opening the store sweeps those too.
+   *
+   * @example
+   * ```ts
+   * const { removed, freedBytes } = await store.sweepOrphanBodies({ graceMs: 86_400_000 });
+   * ```
+   */
+  async sweepOrphanBodies(options: OrphanSweepOptions = {}): Promise<OrphanSweepResult> {
+    this.#assertOpen();
+    const cutoff = this.#now() - orphanGraceMs(options.graceMs);
+    const dryRun = options.dryRun === true;
+    const external = this.#external;
+    if (!external) return this.#sweepLocal(cutoff, dryRun);
+    let removed = 0;
+    let freedBytes = 0;
+    await external.claimed;
+    await external.store.claim(external.owner);
+    for await (const blob of external.store.list()) {
+      if (blob.modifiedMs > cutoff || external.inUse(blob.sha256)) continue;
+      this.#assertOpen();
+      if (this.#statements.fileShaUsed.get(blob.sha256)) continue;
+      if (!dryRun) await external.store.remove(blob.sha256);
+      removed += 1;
+      freedBytes += blob.sizeBytes;
+    }
+    return { removed, freedBytes };
+  }
+
+  #sweepLocal(cutoff: number, dryRun: boolean): OrphanSweepResult {
+    return this.#db
+      .transaction(() => {
+        let removed = 0;
+        let freedBytes = 0;
+        for (const sha256 of this.#blobs.storedShas()) {
+          if (this.#statements.fileShaUsed.get(sha256)) continue;
+          const stats = statSync(this.#blobs.pathOf(sha256), { throwIfNoEntry: false });
+          if (stats === undefined || stats.mtimeMs > cutoff) continue;
+          if (!dryRun) this.#blobs.remove(sha256);
+          removed += 1;
+          freedBytes += stats.size;
         }
         return { removed, freedBytes };
       })

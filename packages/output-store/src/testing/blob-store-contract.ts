@@ -4,8 +4,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BlobStore } from '../blobs/blob-store.js';
-import { BlobNotFoundError } from '../errors.js';
+import type { BlobStore, StoredBlob } from '../blobs/blob-store.js';
+import { BlobNotFoundError, BlobStoreClaimedError } from '../errors.js';
 import { OutputStoreError } from '../output-store-error.js';
 
 /**
@@ -45,7 +45,7 @@ async function readAll(stream: AsyncIterable<Uint8Array>): Promise<Buffer> {
 
 async function listed(blobs: BlobStore): Promise<string[]> {
   const addresses: string[] = [];
-  for await (const address of blobs.list()) addresses.push(address);
+  for await (const blob of blobs.list()) addresses.push(blob.sha256);
   return addresses.sort();
 }
 
@@ -72,8 +72,11 @@ function bodyOf(seed: string, size: number): Buffer {
 
 /**
  * The behavioural contract of a {@link BlobStore}, as a vitest suite: put, open (whole and
- * ranges), has, remove, list, idempotent and concurrent puts of one address, typed
- * `BlobNotFoundError` for missing bodies, refused malformed addresses, and closing.
+ * ranges), has, remove, list (with sizes and times), idempotent and concurrent puts of one
+ * address, typed `BlobNotFoundError` for missing bodies, refused malformed addresses, one
+ * owner per location (`claim`: the same store again passes, another is refused, racing claims
+ * of a fresh location have one winner), and closing. The factory must give a store on the
+ * same location for the same context (the claim tests open a second handle).
  *
  * @example
  * ```ts
@@ -101,10 +104,12 @@ export function runBlobStoreContract(name: string, factory: BlobStoreFactory): v
       return address;
     }
 
+    let context: BlobContractContext;
+
     beforeEach(async () => {
       base = await mkdtemp(join(tmpdir(), 'wharf-blob-contract-'));
-      const scratchDir = join(base, 'scratch');
-      blobs = await factory({ scratchDir, namespace: `t${randomBytes(6).toString('hex')}` });
+      context = { scratchDir: join(base, 'scratch'), namespace: `t${randomBytes(6).toString('hex')}` };
+      blobs = await factory(context);
     });
     afterEach(async () => {
       await blobs.close();
@@ -215,11 +220,70 @@ export function runBlobStoreContract(name: string, factory: BlobStoreFactory): v
       expect(await listed(blobs)).toEqual([]);
     });
 
+    it('lists each body with its size and when it was written', async () => {
+      const before = Date.now();
+      const bytes = bodyOf('listed', 1234);
+      const address = await put(bytes);
+      const entries: StoredBlob[] = [];
+      for await (const blob of blobs.list()) entries.push(blob);
+      expect(entries).toHaveLength(1);
+      expect(entries[0]).toMatchObject({ sha256: address, sizeBytes: 1234 });
+      // Some servers keep whole seconds.
+      expect(entries[0]?.modifiedMs).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 1000);
+      expect(entries[0]?.modifiedMs).toBeLessThanOrEqual(Date.now() + 1000);
+    });
+
+    it('is claimed by one output store: the same store again passes, another is refused, bodies untouched', async () => {
+      const address = await put(bodyOf('claimed', 300));
+      const owner = { storeId: 'store-one', description: 'the first store' };
+      await blobs.claim(owner);
+      await blobs.claim(owner);
+      // A second handle on the same location (another process, another machine).
+      const other = await factory(context);
+      try {
+        await other.claim(owner);
+        const refused = await other
+          .claim({ storeId: 'store-two', description: 'the second store' })
+          .catch((caught: unknown) => caught);
+        expect(BlobStoreClaimedError.isInstance(refused)).toBe(true);
+        expect(refused).toMatchObject({
+          code: 'INVALID_OPTION',
+          location: blobs.location,
+          ownerStoreId: 'store-one',
+          ownerStore: 'the first store',
+        });
+        expect((refused as Error).message).toContain('the first store');
+      } finally {
+        await other.close();
+      }
+      // The marker is no body.
+      expect(await listed(blobs)).toEqual([address]);
+    });
+
+    it('lets exactly one of two stores claiming a fresh location at once win', async () => {
+      const handles = await Promise.all(Array.from({ length: 4 }, () => factory(context)));
+      try {
+        const outcomes = await Promise.allSettled(
+          handles.map((handle, index) =>
+            handle.claim({ storeId: `racer-${index}`, description: `racer ${index}` }),
+          ),
+        );
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+        for (const outcome of outcomes) {
+          if (outcome.status === 'rejected')
+            expect(BlobStoreClaimedError.isInstance(outcome.reason)).toBe(true);
+        }
+      } finally {
+        await Promise.all(handles.map((handle) => handle.close()));
+      }
+    });
+
     it('fails every call once closed', async () => {
       const address = await put(bodyOf('closed', 10));
       await blobs.close();
       expect(await codeOf(blobs.has(address))).toBe('STORAGE_FAILURE');
       expect(await codeOf(blobs.open(address))).toBe('STORAGE_FAILURE');
+      expect(await codeOf(blobs.claim({ storeId: 's', description: 's' }))).toBe('STORAGE_FAILURE');
       await blobs.close();
     });
   });

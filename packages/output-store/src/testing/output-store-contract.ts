@@ -305,6 +305,55 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
       expect((await store.list({})).records).toHaveLength(0);
     });
 
+    it('refuses NUL and lone surrogates in ids, keys, names, labels and filters, naming the field', async () => {
+      const nul = 'a\u0000b';
+      const lone = 'a\ud800b';
+      const bad: [OutputEvent, string][] = [
+        [{ ...textEvent('x', 'k'), producer: { ...producer, runId: nul } }, 'producer.runId'],
+        [{ ...textEvent('x', 'k'), producer: { ...producer, ownerId: lone } }, 'producer.ownerId'],
+        [{ ...textEvent('x', 'k'), producer: { ...producer, spawnId: nul } }, 'producer.spawnId'],
+        [{ ...textEvent('x', 'k'), producer: { ...producer, agent: lone } }, 'producer.agent'],
+        [textEvent('x', nul), 'idempotencyKey'],
+        [textEvent('x', lone), 'idempotencyKey'],
+        [textEvent('x', 'k', { name: nul }), 'name'],
+        [textEvent('x', 'k', { labels: { [nul]: 'v' } }), 'labels key'],
+        [textEvent('x', 'k', { labels: { step: lone } }), 'labels.step'],
+        [textEvent('x', 'k', { contentType: `text/plain; charset=${nul}` }), 'contentType'],
+      ];
+      for (const [event, field] of bad) {
+        const error = await store.emit(event).catch((caught: unknown) => caught);
+        expect(error, field).toMatchObject({ code: 'INVALID_EVENT', field });
+      }
+      for (const [query, field] of [
+        [{ runId: nul }, 'runId'],
+        [{ ownerId: lone }, 'ownerId'],
+        [{ spawnId: nul }, 'spawnId'],
+        [{ labels: { step: nul } }, 'labels.step'],
+      ] as const) {
+        expect(await store.list(query).catch((caught: unknown) => caught), field).toMatchObject({
+          code: 'INVALID_EVENT',
+          field,
+        });
+        expect(await store.count(query).catch((caught: unknown) => caught), field).toMatchObject({
+          code: 'INVALID_EVENT',
+          field,
+        });
+      }
+      expect(await codeOf(store.findByIdempotencyKey(producer, nul))).toBe('INVALID_EVENT');
+      expect(await codeOf(store.findByIdempotencyKey({ ...producer, runId: lone }, 'k'))).toBe(
+        'INVALID_EVENT',
+      );
+      expect(await codeOf(store.gc({ runId: nul }))).toBe('INVALID_EVENT');
+      // A surrogate pair is one well-formed character and is stored as is.
+      const ref = await store.emit(textEvent('x', 'pair-😀', { name: '😀', labels: { emoji: '😀' } }));
+      expect(await store.stat(ref)).toMatchObject({
+        name: '😀',
+        idempotencyKey: 'pair-😀',
+        labels: { emoji: '😀' },
+      });
+      expect(await store.count({})).toBe(1);
+    });
+
     it('refuses a body over the limit and stores nothing', async () => {
       const oversized = Buffer.alloc(harness.maxBodyBytes + 1, 1);
       const error = await store

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { parseSwarm } from '../dsl/parse-swarm.js';
+import { WharfOrchestratorError } from '../orchestrator-error.js';
+import type { SubagentResult, TaskProgress } from '../shared/types.js';
+import { okResult } from '../swarm/subagent-results.test.data.js';
+import { canonicalJson, planRerun, type RerunSource } from './rerun-plan.js';
+
+const yaml = `
+name: etl
+agents:
+  writer: { model: echo }
+tasks:
+  fetch: { script: { content: ./fetch.sh }, output: †data.fetch }
+  clean:
+    depends_on: [fetch]
+    inputs: { raw: †data.fetch.outId, region: †input.region }
+    script: { content: ./clean.sh }
+  lint: { script: { content: ./lint.sh } }
+  report: { agent: writer, depends_on: [clean, lint], prompt: Report. }
+  publish: { depends_on: [report], script: { content: ./publish.sh } }
+`;
+const definition = parseSwarm(yaml);
+
+function ended(
+  status: TaskProgress['status'],
+  total = 1,
+): Pick<TaskProgress, 'task' | 'status' | 'instances'> & {
+  task: string;
+} {
+  return { task: '', status, instances: { done: total, total } };
+}
+
+function source(overrides: Partial<RerunSource> = {}): RerunSource {
+  const statuses: Record<string, TaskProgress['status']> = {
+    fetch: 'done',
+    clean: 'done',
+    lint: 'done',
+    report: 'done',
+    publish: 'done',
+  };
+  return {
+    definition,
+    inputs: { region: 'eu' },
+    tasks: Object.entries(statuses).map(([task, status]) => ({ ...ended(status), task })),
+    results: Object.fromEntries(Object.keys(statuses).map((task) => [task, [okResult(`out_${task}`)]])),
+    ...overrides,
+  };
+}
+
+describe('planRerun', () => {
+  it('runs the task named and everything downstream again; reuses the rest with their results', () => {
+    const plan = planRerun(source(), { definition, inputs: { region: 'eu' }, from: 'clean' });
+    expect(plan.rerun).toEqual([
+      { task: 'clean', reason: 'named by --from' },
+      { task: 'report', reason: 'depends on clean' },
+      { task: 'publish', reason: 'depends on report' },
+    ]);
+    expect(plan.reused).toEqual(['fetch', 'lint']);
+    expect(plan.reuse).toEqual({ fetch: [okResult('out_fetch')], lint: [okResult('out_lint')] });
+  });
+
+  it('runs again what did not end done, what changed, what reads a changed input, and what is new', () => {
+    const edited = parseSwarm(
+      `${yaml.replace('./lint.sh', './lint.sh --strict')}  extra: { script: { content: echo } }\n`,
+    );
+    const failedFetch = source({
+      tasks: source().tasks.map((task) => (task.task === 'fetch' ? { ...task, status: 'failed' } : task)),
+    });
+    const plan = planRerun(failedFetch, { definition: edited, inputs: { region: 'us' }, from: 'publish' });
+    expect(Object.fromEntries(plan.rerun.map(({ task, reason }) => [task, reason]))).toEqual({
+      fetch: 'it ended failed',
+      clean: 'it reads †input.region, which changed',
+      lint: 'its definition changed',
+      report: 'depends on clean',
+      publish: 'named by --from',
+      extra: 'new in the definition',
+    });
+    expect(plan.reused).toEqual([]);
+
+    const inputOnly = planRerun(source(), { definition, inputs: { region: 'us' }, from: 'publish' });
+    expect(inputOnly.rerun.find((entry) => entry.task === 'clean')?.reason).toBe(
+      'it reads †input.region, which changed',
+    );
+    expect(inputOnly.reused).toEqual(['fetch', 'lint']);
+  });
+
+  it("runs again an agent's tasks when the agent changed, and a task whose results are not all recorded", () => {
+    const otherModel = parseSwarm(yaml.replace('model: echo', 'model: "openai:gpt-4o-mini"'));
+    const missing: Record<string, SubagentResult[]> = { ...source().results, fetch: [] };
+    const plan = planRerun(source({ results: missing }), {
+      definition: otherModel,
+      inputs: { region: 'eu' },
+      from: 'publish',
+    });
+    expect(Object.fromEntries(plan.rerun.map(({ task, reason }) => [task, reason]))).toMatchObject({
+      fetch: 'its results are not all recorded in the run',
+      report: 'its definition changed',
+    });
+    expect(plan.reused).toEqual(['lint']);
+  });
+
+  it('refuses a task the swarm does not have, naming those it has', () => {
+    try {
+      planRerun(source(), { definition, inputs: {}, from: 'reprot' });
+      throw new Error('expected a refusal');
+    } catch (error) {
+      expect(WharfOrchestratorError.isInstance(error) && error.code).toBe('INVALID_REQUEST');
+      expect((error as Error).message).toBe(
+        'cannot re-run from "reprot": the swarm has no such task; tasks: fetch, clean, lint, report, publish',
+      );
+    }
+  });
+});
+
+describe('canonicalJson', () => {
+  it('gives equal text for equal values whatever their key order', () => {
+    expect(canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] })).toBe('{"a":[2,{"c":4,"d":3}],"b":1}');
+    expect(canonicalJson({ x: 1, y: 2 })).toBe(canonicalJson({ y: 2, x: 1 }));
+    expect(canonicalJson(undefined)).toBe('undefined');
+  });
+});

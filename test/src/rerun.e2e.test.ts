@@ -1,0 +1,163 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { SwarmResult } from '@wharf/orchestrator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+import { runWharf } from './wharf-cli.js';
+
+// `wharf rerun <run> --from <task>` as WharfClient.rerun: a swarm fails at its report; once the
+// cause is fixed, a re-run from the report reads the finished run with no worker running, runs
+// the report and what follows it, and reuses everything else: no script runs twice (each
+// appends to a log), and the reused outputs, random bytes, read back byte for byte.
+
+describe('a re-run from a task of a finished run', () => {
+  let env: SwarmTestEnv;
+  beforeAll(async () => {
+    env = await createSwarmTestEnv('rerun');
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  it('runs the task and what depends on it again, and reuses the rest exactly', async () => {
+    const log = join(env.dir, 'side-effects.log');
+    const fixed = join(env.dir, 'fixed');
+    const seen = join(env.dir, 'report-inputs');
+    const yaml = `
+name: rerun-e2e
+channels:
+  findings: { type: topic }
+tasks:
+  list:
+    script: { content: 'echo list >> ${log}; head -c 24 /dev/urandom | base64; printf "alpha\\nbeta\\n"' }
+    output: †data.list
+  each:
+    depends_on: [list]
+    loop: { type: map, over: †data.list.preview }
+    script: { content: 'echo "each $WHARF_INSTANCE" >> ${log}; head -c 3000 /dev/urandom | base64' }
+    output: †channels.findings
+  audit:
+    script: { content: 'echo audit >> ${log}; head -c 200 /dev/urandom | base64' }
+    output: †data.audit
+  report:
+    depends_on: [each, audit]
+    inputs: { findings: †channels.findings, audit: †data.audit.outId, list: †data.list.preview }
+    script:
+      content: 'echo report >> ${log}; printf "%s" "$WHARF_INPUTS" >> ${seen}; echo >> ${seen}; test -f ${fixed} || { echo "not fixed yet" >&2; exit 1; }; echo reported'
+  publish:
+    depends_on: [report]
+    script: { content: 'echo publish >> ${log}; echo published' }
+`;
+    const { workflowId } = await env.wharf.startSwarm(yaml);
+    const first = await env.withWorker(() => env.wharf.result(workflowId));
+    expect(first.status).toBe('failed');
+    expect(Object.fromEntries(first.tasks.map((task) => [task.task, task.status]))).toEqual({
+      list: 'done',
+      each: 'done',
+      audit: 'done',
+      report: 'failed',
+      publish: 'skipped',
+    });
+    const ranFirst = (await readFile(log, 'utf8')).trim().split('\n').sort();
+    expect(ranFirst).toEqual(['audit', 'each 0', 'each 1', 'each 2', 'list', 'report']);
+    const reusedIds = ['list', 'each', 'audit'].flatMap((task) => first.outputs[task] ?? []);
+    expect(reusedIds).toHaveLength(5); // the stdout of each of the five instances
+    const bodies = await Promise.all(reusedIds.map(async (outId) => (await env.store.get({ outId })).body));
+
+    // The cause is fixed; no worker runs while the re-run is read and started.
+    await writeFile(fixed, '');
+    const rerun = await env.wharf.rerun(workflowId, { from: 'report' });
+    expect(rerun.rerunOf).toBe(workflowId);
+    expect(rerun.plan.reused).toEqual(['list', 'each', 'audit']);
+    expect(rerun.plan.rerun).toEqual([
+      { task: 'report', reason: 'named by --from' },
+      { task: 'publish', reason: 'depends on report' },
+    ]);
+
+    const second = await env.withWorker(() => env.wharf.result(rerun.workflowId));
+    expect(second.status).toBe('completed');
+    // Only the report and what depends on it ran again.
+    const ranSecond = (await readFile(log, 'utf8')).trim().split('\n').slice(ranFirst.length);
+    expect(ranSecond).toEqual(['report', 'publish']);
+    // The reused tasks hold the first run's outputs, byte for byte.
+    for (const task of ['list', 'each', 'audit']) {
+      expect(second.outputs[task]).toEqual(first.outputs[task]);
+      expect(second.tasks.find((entry) => entry.task === task)?.reused).toBe(task === 'each' ? 3 : 1);
+    }
+    for (const [index, outId] of reusedIds.entries())
+      expect(Buffer.compare((await env.store.get({ outId })).body, bodies[index] as Uint8Array)).toBe(0);
+    // The report read exactly what it read the first time: the user channel and the data restored as folded.
+    const [before, after] = (await readFile(seen, 'utf8')).trim().split('\n');
+    expect(JSON.parse(after ?? '')).toEqual(JSON.parse(before ?? ''));
+    expect((JSON.parse(after ?? '') as { findings: unknown[] }).findings).toHaveLength(3);
+
+    // The re-run names the run it came from: memo and WharfRerunOf (what the Web UI lists it by).
+    const description = await env.wharf.client.workflow.getHandle(rerun.workflowId).describe();
+    expect(description.memo?.rerunOf).toEqual({ workflowId, from: 'report' });
+    const descendants: string[] = [];
+    for (let attempt = 0; attempt < 100 && descendants.length === 0; attempt++) {
+      for await (const execution of env.wharf.client.workflow.list({ query: `WharfRerunOf="${workflowId}"` }))
+        descendants.push(execution.workflowId);
+      if (descendants.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(descendants).toEqual([rerun.workflowId]);
+  });
+
+  it('refuses a run that has not ended, or ended without a result', async () => {
+    const { workflowId } = await env.wharf.startSwarm(`
+name: rerun-refusals
+tasks:
+  slow: { script: { content: 'sleep 30' } }
+`);
+    await expect(env.wharf.rerun(workflowId, { from: 'slow' })).rejects.toThrow(
+      `${workflowId} is still running: re-run it once it has ended (or cancel it first)`,
+    );
+    await env.wharf.client.workflow.getHandle(workflowId).terminate('test');
+    await expect(env.wharf.rerun(workflowId, { from: 'slow' })).rejects.toThrow(
+      /ended terminated without a swarm result/,
+    );
+  });
+
+  it('`wharf rerun --from` with a new input: the CLI prints what it reuses and runs again, and runs only that', async () => {
+    const log = join(env.dir, 'cli.log');
+    await writeFile(
+      join(env.dir, 'greet.yaml'),
+      `name: rerun-cli
+tasks:
+  fetch: { script: { content: 'echo fetch >> ${log}; echo fetched' }, output: †data.fetch }
+  greet:
+    depends_on: [fetch]
+    inputs: { who: †input.who, fetched: †data.fetch.outId }
+    script: { content: 'printf "greet %s\\n" "$WHARF_INPUTS" >> ${log}; echo hello' }
+`,
+    );
+    const common = ['--address', env.temporal.address, '--data-dir', 'cli-data', '--json'];
+    const first = await runWharf(['run', 'greet.yaml', '-i', 'who=ana', ...common], env.dir);
+    expect(first.code, first.stderr).toBe(0);
+    const { workflowId, outputs } = JSON.parse(first.stdout) as SwarmResult & { workflowId: string };
+
+    // From the last task with a new input: the fetch is reused, the greeting reads the new name.
+    const renamed = await runWharf(
+      ['rerun', workflowId, '--from', 'greet', '-i', 'who=bo', ...common],
+      env.dir,
+    );
+    expect(renamed.code, renamed.stderr).toBe(0);
+    const third = JSON.parse(renamed.stdout) as SwarmResult & { rerunOf: string; plan: { reused: string[] } };
+    expect(third).toMatchObject({ rerunOf: workflowId, status: 'completed', plan: { reused: ['fetch'] } });
+    expect(third.outputs.fetch).toEqual(outputs.fetch);
+    expect(renamed.stderr).toContain('wharf: reuses fetch');
+    expect(renamed.stderr).toContain('wharf: runs again greet (named by --from)');
+    const ran = (await readFile(log, 'utf8')).trim().split('\n');
+    expect(ran.map((line) => line.split(' ')[0])).toEqual(['fetch', 'greet', 'greet']);
+    expect(JSON.parse(ran[2]?.slice('greet '.length) ?? '')).toEqual({
+      who: 'bo',
+      fetched: outputs.fetch?.[0],
+    });
+
+    const unknown = await runWharf(['rerun', workflowId, '--from', 'gret', ...common], env.dir);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain(
+      'cannot re-run from "gret": the swarm has no such task; tasks: fetch, greet',
+    );
+  });
+});
