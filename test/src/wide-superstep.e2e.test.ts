@@ -2,6 +2,7 @@ import { Worker } from '@temporalio/worker';
 import { parseSwarm } from '@wharf/orchestrator';
 import { runChainHistory } from '@wharf/orchestrator/client';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
+import { manifestRefs } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv, wharfBundle } from './swarm-env.js';
 
@@ -45,8 +46,11 @@ tasks:
     );
     const result = await env.withWorker(() => env.wharf.result(workflowId));
     expect(result.status).toBe('completed');
-    expect(result.outputs.fan).toHaveLength(INSTANCES);
-    expect(new Set(result.outputs.fan).size).toBe(INSTANCES);
+    // Past 64 out ids a loop lists them in its stored manifest only: the result stays small.
+    expect(result.outputs.fan).toEqual([]);
+    const outIds = await manifestRefs(env.store, { outId: result.manifests?.fan as string });
+    expect(outIds).toHaveLength(INSTANCES);
+    expect(new Set(outIds).size).toBe(INSTANCES);
     const fan = result.tasks.find((task) => task.task === 'fan');
     expect(fan?.instances).toEqual({ done: INSTANCES, total: INSTANCES });
     expect(fan?.status).toBe('done');
