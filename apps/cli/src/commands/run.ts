@@ -137,7 +137,12 @@ export function printResult(
 ): void {
   io.out(`\nSwarm ${result.swarm}: ${result.status} (${workflowId})`);
   for (const task of result.tasks) {
-    const outs = task.outIds.length > 0 ? ` → ${task.outIds.join(', ')}` : '';
+    const outs =
+      task.outIds.length > 0
+        ? ` → ${task.outIds.join(', ')}`
+        : task.manifest === undefined
+          ? ''
+          : ` → ${task.outCount ?? 0} outputs listed by ${task.manifest} (wharf outputs refs ${task.manifest})`;
     io.out(`  ${task.task}: ${task.status}${task.reason ? ` (${task.reason})` : ''}${outs}`);
   }
   const { metrics } = result;

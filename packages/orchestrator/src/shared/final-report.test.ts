@@ -65,4 +65,18 @@ describe('finalReport', () => {
     expect(lines[2]?.length).toBeLessThan(230);
     expect(lines.slice(3, 6)).toEqual(['✔ ok0 done', '✔ ok1 done', '… and 28 more tasks']);
   });
+
+  it('names the manifest of a loop too wide to list its out ids', () => {
+    const lines = finalReport(
+      {
+        swarm: 'wide',
+        status: 'completed',
+        tasks: [
+          task('fan', 'done', { instances: { done: 2000, total: 2000 }, outCount: 2000, manifest: 'out_m' }),
+        ],
+      },
+      'run-2',
+    );
+    expect(lines).toContain('✔ fan done 2000/2000 → 2000 outputs listed by out_m (wharf outputs refs out_m)');
+  });
 });

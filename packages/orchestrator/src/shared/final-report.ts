@@ -59,7 +59,10 @@ export function finalReport(
   return lines;
 }
 
-/** `✘ licences failed — exit 1 · missing LICENSE → out_a, out_b (+3 more)`. */
+/**
+ * `✘ licences failed — exit 1 · missing LICENSE → out_a, out_b (+3 more)`; a loop too wide to
+ * list its out ids names its manifest.
+ */
 function taskLine(task: TaskProgress, maxOutIds: number): string {
   const instances = task.instances.total > 1 ? ` ${task.instances.done}/${task.instances.total}` : '';
   const reason = task.reason === undefined ? '' : ` — ${oneLine(task.reason)}`;
@@ -67,7 +70,9 @@ function taskLine(task: TaskProgress, maxOutIds: number): string {
   const more = task.outIds.length - shown.length;
   const outs =
     task.outIds.length === 0
-      ? ''
+      ? task.manifest === undefined
+        ? ''
+        : ` → ${task.outCount ?? 0} outputs listed by ${task.manifest} (wharf outputs refs ${task.manifest})`
       : ` → ${shown.join(', ')}${more > 0 ? `${shown.length > 0 ? ' ' : ''}(+${more} more)` : ''}`;
   const reused = task.reused === undefined ? '' : ' (reused)';
   return `${statusMarks[task.status]} ${task.task} ${task.status}${instances}${reused}${reason}${outs}`;
