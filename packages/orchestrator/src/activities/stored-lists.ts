@@ -51,6 +51,8 @@ export async function indexMapItems(
 /**
  * Stores one part of a loop's results (a chunk of instance records, or the manifest naming its
  * chunks) under a key of its task and position, so a retried write returns the same out id.
+ * Its label is `wharf.task`, not `task`: the list is the run's record of the task's outputs, not
+ * one of them (a listing of the task's outputs by `task` does not count it).
  *
  * @example
  * ```ts
@@ -65,7 +67,7 @@ export async function writeResultsPart(input: ManifestPartInput, store: OutputSt
       idempotencyKey: `chunk/${input.seq}`,
       entries: input.entries,
       name: `${input.task} results ${input.seq}`,
-      labels: { task: input.task },
+      labels: { 'wharf.task': input.task },
     });
     return chunk.outId;
   }
@@ -74,7 +76,7 @@ export async function writeResultsPart(input: ManifestPartInput, store: OutputSt
     idempotencyKey: input.seq === undefined ? 'manifest' : `manifest/${input.seq}`,
     chunks: input.chunks,
     name: input.seq === undefined ? `${input.task} results` : `${input.task} results, part ${input.seq}`,
-    labels: { task: input.task },
+    labels: { 'wharf.task': input.task },
   });
   return ref.outId;
 }
