@@ -1,5 +1,10 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
+import { workflowsPath } from '@wharf/orchestrator/worker';
 import type { TestProject } from 'vitest/node';
 import { startPostgres } from './servers/postgres-server.js';
 import { s3ServerFor } from './servers/s3-server.js';
@@ -18,6 +23,8 @@ declare module 'vitest' {
      * `@wharf/output-store/testing`, read with `injectedS3Connection()`) carry the rest.
      */
     s3Endpoint: string;
+    /** A file holding Wharf's workflow bundle, built once for the run (`wharfBundle()` reads it). */
+    workflowBundlePath: string;
   }
 }
 
@@ -129,6 +136,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     provideTemporal(project),
     providePostgres(project),
     provideS3(project),
+    provideWorkflowBundle(project),
   ]);
   const stops = started.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
   const stopAll = async () => {
@@ -141,6 +149,33 @@ export default async function setup(project: TestProject): Promise<() => Promise
   }
   return stopAll;
 }
+
+/** Bundles Wharf's workflows once for every int and e2e file (each bundle takes seconds of CPU). */
+async function provideWorkflowBundle(project: TestProject): Promise<() => Promise<void>> {
+  const { server, release } = await share(Symbol.for('@wharf/test/workflow-bundle'), async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-test-bundle-'));
+    const path = join(dir, 'workflow-bundle.js');
+    // No `ignoreModules`: a transitive import that breaks the sandbox fails the run here.
+    const { code } = await bundleWorkflowCode({ workflowsPath, logger: silentLogger });
+    await writeFile(path, code);
+    return { path, stop: () => rm(dir, { recursive: true, force: true }) };
+  });
+  project.provide('workflowBundlePath', server.path);
+  return release;
+}
+
+const silentLogger = {
+  log() {},
+  trace() {},
+  debug() {},
+  info() {},
+  warn(message: string) {
+    console.warn(message);
+  },
+  error(message: string) {
+    console.error(message);
+  },
+};
 
 async function provideTemporal(project: TestProject): Promise<() => Promise<void>> {
   const external = process.env.TEMPORAL_ADDRESS;

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
@@ -8,16 +8,22 @@ import { createWharfDataConverter, type ModelRegistry } from '@wharf/orchestrato
 import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
 import type { ToolSet } from 'ai';
+import { inject } from 'vitest';
 import { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';
 
 let bundle: Promise<WorkflowBundle> | undefined;
 
 /**
- * The real workflow bundle, built once per test file. No `ignoreModules`: a transitive
- * import that breaks the sandbox fails here.
+ * The real workflow bundle: the one the int and e2e global setup built for the whole run, else
+ * (a file run without it) built here once per file. No `ignoreModules`: a transitive import
+ * that breaks the sandbox fails the build.
  */
 export function wharfBundle(): Promise<WorkflowBundle> {
-  bundle ??= bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  const built = inject('workflowBundlePath');
+  bundle ??=
+    built === undefined || built === ''
+      ? bundleWorkflowCode({ workflowsPath, logger: quietLogger })
+      : readFile(built, 'utf8').then((code) => ({ code }));
   return bundle;
 }
 
