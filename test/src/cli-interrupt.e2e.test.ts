@@ -122,6 +122,41 @@ describe('Ctrl-C on wharf run', () => {
     expect(processGroupAlive(scriptGroup)).toBe(false);
   });
 
+  it('wharf resume stops on Ctrl-C as wharf run does: the message, the drain, exit 130', async () => {
+    const name = 'resumed-twice';
+    const script = `echo $$ >> ${name}.pids; sleep 30 & wait`;
+    await writeFile(
+      join(dir, `${name}.yaml`),
+      `name: ${name}\ntasks:\n  nap:\n    script:\n      content: '${script}'\n`,
+    );
+    const starts = () =>
+      existsSync(join(dir, `${name}.pids`))
+        ? readFileSync(join(dir, `${name}.pids`), 'utf8')
+            .trim()
+            .split('\n').length
+        : 0;
+    const run = spawnWharf(['run', `${name}.yaml`, '--address', env.address, '--data-dir', '.wharf'], dir);
+    const workflowId = (await run.waitFor(/started (\S+)/))[1] as string;
+    await until(() => starts() === 1, 60_000);
+    run.child.kill('SIGINT');
+    expect((await run.exited).code).toBe(130);
+
+    const resume = spawnWharf(['resume', workflowId, '--address', env.address, '--data-dir', '.wharf'], dir);
+    await resume.waitFor(/resumed /);
+    // The step handed back at the drain runs again on the resumed worker.
+    await until(() => starts() === 2, 60_000);
+    resume.child.kill('SIGINT');
+    await resume.waitFor(/Ctrl-C again to exit now/);
+    expect(resume.output().stderr).toContain(
+      `The swarm keeps running on the Temporal server as ${workflowId}`,
+    );
+    expect(resume.output().stderr).toContain(`to go on: wharf resume ${workflowId} --address ${env.address}`);
+    expect((await resume.exited).code).toBe(130);
+    expect(resume.output().stderr).toContain(`wharf: stopped; ${workflowId} keeps running on the server`);
+    expect((await env.client.workflow.getHandle(workflowId).describe()).status.name).toBe('RUNNING');
+    await env.client.workflow.getHandle(workflowId).terminate('test over');
+  });
+
   it('with a dev server of its own, keeps the run in the data directory, and wharf resume starts that server again and finishes it', async (context) => {
     // `wharf run` without a server starts one on 7233 when that port is free: nothing else may hold it.
     if (!(await portFree(7233))) context.skip('port 7233 is in use on this machine');

@@ -1,8 +1,9 @@
 import { type SwarmResult, WharfOrchestratorError } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { createModelRegistry } from '@wharf/orchestrator/node';
+import { awaitRun } from '../await-run.js';
 import { CliError } from '../cli-error.js';
-import { followRun } from '../follow-run.js';
+import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS } from '../interrupt.js';
 import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
@@ -29,7 +30,8 @@ export interface RerunCommandOptions extends ModelOptions {
  * plane: `<task>` and everything downstream run again, every other task reuses the outputs the
  * run stored. Prints what it reuses and what runs again (and why), follows the new run like
  * `wharf run` and prints its result. The run is read from Temporal alone: it may have ended
- * with every worker gone.
+ * with every worker gone. Ctrl-C behaves as in `wharf run`: the new run goes on without this
+ * command, which says how to reach it and drains its worker.
  */
 export async function rerunCommand(
   workflowId: string,
@@ -44,16 +46,45 @@ export async function rerunCommand(
           check: true,
         });
   const inputs = parseInputs(options.input);
+  const watch = new InterruptWatch({ io, drainMs: RUN_DRAIN_MS, exitMs: RUN_DRAIN_MS + RUN_EXIT_MARGIN_MS });
+  try {
+    return await rerunWithWorker(
+      workflowId,
+      { ...options, definition, inputs, summarizer: models.summarizer },
+      watch,
+      io,
+    );
+  } finally {
+    watch.dispose();
+  }
+}
+
+async function rerunWithWorker(
+  workflowId: string,
+  options: Omit<RerunCommandOptions, 'file' | 'input' | 'summarizer'> & {
+    definition: Awaited<ReturnType<typeof loadSwarm>> | undefined;
+    inputs: Record<string, unknown>;
+    summarizer: string | undefined;
+  },
+  watch: InterruptWatch,
+  io: CliIo,
+): Promise<SwarmResult> {
+  const { definition, inputs } = options;
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
     models: createModelRegistry(),
-    summarizer: models.summarizer ?? false,
+    summarizer: options.summarizer ?? false,
     ...(options.address === undefined ? {} : { temporalAddress: options.address }),
+    shutdownGraceMs: RUN_DRAIN_MS,
+    // The result printed below reports a failed swarm; the worker need not log it too.
+    logSwarmFailures: false,
     onProgress: (message) => io.err(`wharf: ${message}`),
   }).catch((error: Error) => {
     throw new CliError('UNREACHABLE', error.message, { cause: error });
   });
+  watch.setDataRoot(embedded.data.root);
   try {
+    if (watch.signal !== undefined) throw watch.error('interrupted before the re-run started');
     const rerun = await embedded.wharf
       .rerun(workflowId, {
         from: options.from,
@@ -75,10 +106,13 @@ export async function rerunCommand(
       `wharf: runs again ${rerun.plan.rerun.map(({ task, reason }) => `${task} (${reason})`).join(', ')}`,
     );
     io.err(resumeHint(rerun.workflowId, embedded, options.dataDir));
-    const resultPromise = embedded.wharf.result(rerun.workflowId);
-    if (options.follow && !options.json)
-      await followRun(embedded.wharf, rerun.workflowId, { result: resultPromise, until: resultPromise, io });
-    const result = await resultPromise;
+    const result = await awaitRun(embedded, rerun.workflowId, {
+      watch,
+      dataDir: options.dataDir,
+      link,
+      follow: options.follow && !options.json,
+      io,
+    });
     if (options.json)
       printJson(io, {
         workflowId: rerun.workflowId,

@@ -7,9 +7,10 @@ import {
   startEmbedded,
 } from '@wharf/orchestrator/embedded';
 import { createModelRegistry } from '@wharf/orchestrator/node';
+import { awaitRun } from '../await-run.js';
 import { CliError } from '../cli-error.js';
 import { dataPlaneCliError } from '../data-plane-error.js';
-import { followRun } from '../follow-run.js';
+import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS } from '../interrupt.js';
 import { modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
 import { connectServer } from './control.js';
@@ -63,7 +64,7 @@ export async function resumeCommand(
       ...(address === undefined ? {} : { address }),
       summarizer: models.summarizer,
     };
-    return await resumeOn(workflowId, run, place, io);
+    return await resumeOn(workflowId, { ...run, restartedServer: server !== undefined }, place, io);
   } finally {
     await server?.stop();
   }
@@ -71,7 +72,7 @@ export async function resumeCommand(
 
 async function resumeOn(
   workflowId: string,
-  run: { taskQueue: string; dataPlane: DataPlaneIdentity | undefined },
+  run: { taskQueue: string; dataPlane: DataPlaneIdentity | undefined; restartedServer: boolean },
   options: ResumeOptions,
   io: CliIo,
 ): Promise<SwarmResult> {
@@ -82,11 +83,28 @@ async function resumeOn(
       `${workflowId} belongs to data plane ${run.dataPlane.id} (${run.dataPlane.description}), but --data-dir ${options.dataDir} is data plane ${own.id} (${own.description}): resume it with the data directory (or WHARF_STORE and WHARF_BLOBS) it was started with`,
     );
   }
+  const watch = new InterruptWatch({ io, drainMs: RUN_DRAIN_MS, exitMs: RUN_DRAIN_MS + RUN_EXIT_MARGIN_MS });
+  try {
+    return await resumeWithWorker(workflowId, run, options, watch, io);
+  } finally {
+    watch.dispose();
+  }
+}
+
+async function resumeWithWorker(
+  workflowId: string,
+  { taskQueue, restartedServer }: { taskQueue: string; restartedServer: boolean },
+  options: ResumeOptions,
+  watch: InterruptWatch,
+  io: CliIo,
+): Promise<SwarmResult> {
   const embedded = await startEmbedded({
     dataDir: options.dataDir,
     ...(options.address === undefined ? {} : { temporalAddress: options.address }),
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-    taskQueue: run.taskQueue,
+    taskQueue,
+    shutdownGraceMs: RUN_DRAIN_MS,
+    logSwarmFailures: false,
     // The models are the run's own (in its definition); the summarizer is this command's.
     models: createModelRegistry(),
     summarizer: options.summarizer ?? false,
@@ -94,13 +112,19 @@ async function resumeOn(
   }).catch((error: Error) => {
     throw new CliError('UNREACHABLE', error.message, { cause: error });
   });
+  watch.setDataRoot(embedded.data.root);
   try {
-    io.err(`wharf: resumed ${workflowId} (task queue ${run.taskQueue})`);
+    io.err(`wharf: resumed ${workflowId} (task queue ${taskQueue})`);
     const link = embedded.workflowUrl(workflowId);
-    const resultPromise = embedded.wharf.result(workflowId);
-    if (options.follow && !options.json)
-      await followRun(embedded.wharf, workflowId, { result: resultPromise, until: resultPromise, io });
-    const result = await resultPromise;
+    // A dev server this command started again stops with it, as `wharf run`'s own does.
+    const place = { ...embedded, startedServer: embedded.startedServer || restartedServer };
+    const result = await awaitRun(place, workflowId, {
+      watch,
+      dataDir: options.dataDir,
+      link,
+      follow: options.follow && !options.json,
+      io,
+    });
     if (options.json) printJson(io, { workflowId, url: link, ...result });
     else printResult(io, workflowId, result, link);
     return result;

@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { formatBytes, type SwarmResult } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { createModelRegistry } from '@wharf/orchestrator/node';
+import { awaitRun } from '../await-run.js';
 import { CliError } from '../cli-error.js';
-import { followRun } from '../follow-run.js';
-import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS, stoppedMessage } from '../interrupt.js';
+import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS } from '../interrupt.js';
 import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
@@ -77,15 +77,6 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
       if (link === undefined) io.err(webUiNote(embedded.address));
       io.err(resumeHint(workflowId, embedded, options.dataDir));
-      const run = {
-        workflowId,
-        address: embedded.address,
-        taskQueue: embedded.taskQueue,
-        dataDir: options.dataDir,
-        link,
-        startedServer: embedded.startedServer,
-      };
-      watch.setRun(run);
       const approveCommand = approveCommandFor(workflowId, embedded.address);
       // Each gated task's own command, now; following, the table shows it again when the gate opens.
       for (const [name, task] of Object.entries(definition.tasks)) {
@@ -94,24 +85,13 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
           `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
         );
       }
-      // The wait for the result is a long poll: cancelled at an interruption, before the
-      // connection closes (a poll retried on a closed connection would crash the process).
-      const waiting = new AbortController();
-      const resultPromise = embedded.wharf.client.withAbortSignal(waiting.signal, () =>
-        embedded.wharf.result(workflowId),
-      );
-      const until = Promise.race([resultPromise, watch.interrupted]);
-      until.catch(() => {});
-      void watch.interrupted.then(() => waiting.abort());
-      if (options.follow && !options.json) {
-        await followRun(embedded.wharf, workflowId, { result: resultPromise, until, io }, { approveCommand });
-      }
-      const outcome = await until;
-      if (typeof outcome === 'string') {
-        // Interrupted: the message is out; stop the worker (the drain) in `finally`.
-        throw watch.error(stoppedMessage(run));
-      }
-      const result = outcome;
+      const result = await awaitRun(embedded, workflowId, {
+        watch,
+        dataDir: options.dataDir,
+        link,
+        follow: options.follow && !options.json,
+        io,
+      });
       if (options.json) printJson(io, { workflowId, url: link, ...result });
       else printResult(io, workflowId, result, link);
       if (embedded.startedServer) {
