@@ -93,7 +93,7 @@ tasks:
 
     // The re-run names the run it came from: memo and WharfRerunOf (what the Web UI lists it by).
     const description = await env.wharf.client.workflow.getHandle(rerun.workflowId).describe();
-    expect(description.memo?.rerunOf).toEqual({ workflowId, from: 'report' });
+    expect(description.memo?.rerunOf).toEqual({ workflowId, from: 'report', readsFrom: [workflowId] });
     const descendants: string[] = [];
     for (let attempt = 0; attempt < 100 && descendants.length === 0; attempt++) {
       for await (const execution of env.wharf.client.workflow.list({ query: `WharfRerunOf="${workflowId}"` }))

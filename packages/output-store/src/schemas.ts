@@ -26,6 +26,11 @@ export const spawnTokenClaimsSchema = z.object({
    * thousands of outputs) whose IN_REFS would not fit in a token sent as a header.
    */
   readRun: z.boolean().optional(),
+  /**
+   * With `readRun`: other runs of the same owner whose outputs the spawn may read as well (a
+   * re-run's join reads the outputs it reuses, which keep the run ids that stored them).
+   */
+  readRuns: z.array(id).max(100).optional(),
   /** Epoch milliseconds after which the token is refused. */
   expiresAt: z.number().int(),
   /** How many outputs the spawn may store. */

@@ -1,7 +1,7 @@
 import { spawnEnv, verifySpawnToken } from '@wharf/output-store';
 import { describe, expect, it } from 'vitest';
 import type { SubagentInput } from '../shared/types.js';
-import type { SubagentIds } from './activity-identity.js';
+import { type SubagentIds, safeId } from './activity-identity.js';
 import { spawnCredentials } from './spawn-credentials.js';
 
 const secret = 'spawn-credentials-test-secret-0123456789';
@@ -31,5 +31,16 @@ describe('spawnCredentials', () => {
     expect(token.length).toBeLessThan(1024);
     const claims = verifySpawnToken(token, secret, 0);
     expect(claims).toMatchObject({ runId: 'run-1', spawnId: 'join', readRefs: [], readRun: true });
+  });
+
+  it("lets a re-run's wide join read the runs it reuses outputs from, by their stored run ids", () => {
+    const input = { inRefs: refs(500), readRuns: ['report-1', 'nightly/2026'] } as unknown as SubagentInput;
+    const claims = verifySpawnToken(credentials(ids, input)[spawnEnv.outputToken] as string, secret, 0);
+    expect(claims).toMatchObject({ readRun: true, readRuns: ['report-1', safeId('nightly/2026')] });
+    // A narrow fan-in lists its refs: no run is opened to it.
+    const narrow = { inRefs: refs(2), readRuns: ['report-1'] } as unknown as SubagentInput;
+    expect(
+      verifySpawnToken(credentials(ids, narrow)[spawnEnv.outputToken] as string, secret, 0).readRuns,
+    ).toBeUndefined();
   });
 });

@@ -1,6 +1,6 @@
 import { issueSpawnToken, spawnEnv, type TokenSecret } from '@wharf/output-store';
 import type { SubagentInput } from '../shared/types.js';
-import type { SubagentIds } from './activity-identity.js';
+import { type SubagentIds, safeId } from './activity-identity.js';
 
 /** Options of {@link spawnCredentials}. */
 export interface SpawnCredentialsOptions {
@@ -48,7 +48,11 @@ export function spawnCredentials(
         runId: ids.runId,
         spawnId: ids.jobId,
         ...(input.inRefs.length > maxTokenRefs
-          ? { readRefs: [], readRun: true }
+          ? {
+              readRefs: [],
+              readRun: true,
+              ...(input.readRuns === undefined ? {} : { readRuns: input.readRuns.slice(0, 100).map(safeId) }),
+            }
           : { readRefs: input.inRefs }),
         expiresAt: now() + (options.ttlMs ?? 6 * 3_600_000),
         maxOutputs: options.maxOutputs ?? 100,

@@ -3,7 +3,7 @@ import { planRerun, type RerunPlan } from '../control/rerun-plan.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SwarmDefinition } from '../shared/swarm-schema.js';
-import type { DataPlaneIdentity } from '../shared/types.js';
+import type { DataPlaneIdentity, RerunOrigin } from '../shared/types.js';
 import { readFinishedSwarmRun } from './read-swarm-run.js';
 import type { StartSwarmOptions, SwarmHandle } from './start-swarm-options.js';
 
@@ -88,7 +88,15 @@ export async function rerunSwarm(
     ...(started.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: started.heartbeatTimeoutMs }),
     ...startOptions,
     ...(plane === undefined ? {} : { dataPlane: plane }),
-    rerun: { of: { workflowId, from }, reuse: plan.reuse },
+    rerun: {
+      of: { workflowId, from, readsFrom: readsFrom(workflowId, started.rerunOf) },
+      reuse: plan.reuse,
+    },
   });
   return { ...handle, rerunOf: workflowId, plan };
+}
+
+/** The run re-run and the runs it reused outputs from in turn (most recent first, each once). */
+function readsFrom(workflowId: string, origin: RerunOrigin | undefined): string[] {
+  return [...new Set([workflowId, ...(origin?.readsFrom ?? [])])];
 }

@@ -297,6 +297,8 @@ export interface SubagentInput {
   context?: ContextPlan;
   /** The run's data plane: a worker of another one refuses the task. */
   dataPlane?: DataPlaneIdentity;
+  /** A re-run's earlier runs (`RerunOrigin.readsFrom`): their outputs may be read like the run's own. */
+  readRuns?: string[];
 }
 
 /**
@@ -472,6 +474,11 @@ export interface RerunOrigin {
   workflowId: string;
   /** The task it re-runs from (it and everything downstream run again). */
   from: string;
+  /**
+   * The runs whose stored outputs the reused results name: the run it re-runs and, when that one
+   * was a re-run too, the runs it reused from. A wide join's token may read their outputs.
+   */
+  readsFrom?: string[];
 }
 
 /**

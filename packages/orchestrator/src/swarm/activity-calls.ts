@@ -69,6 +69,8 @@ export interface RunPlace {
   heartbeatTimeoutMs?: number | undefined;
   /** The run's data plane, carried to every subagent and supervisor. */
   dataPlane?: DataPlaneIdentity | undefined;
+  /** A re-run's earlier runs, whose outputs its subagents read as the run's own. */
+  readRuns?: readonly string[] | undefined;
 }
 
 /** What the workflow needs to run one instance. */
@@ -121,6 +123,7 @@ export function subagentCall(
     ...(item.stored === undefined ? {} : { storedItem: item.stored }),
     ...(isLooped(spec) ? { loopTotal: run.instanceTotal(item.task) } : {}),
     ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
+    ...(place.readRuns === undefined || place.readRuns.length === 0 ? {} : { readRuns: [...place.readRuns] }),
   };
   const options = subagentCallOptions({
     definition,

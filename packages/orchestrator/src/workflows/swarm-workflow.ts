@@ -37,6 +37,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     workdir: input.workdir,
     heartbeatTimeoutMs: input.heartbeatTimeoutMs,
     dataPlane: input.dataPlane,
+    readRuns: input.rerunOf?.readsFrom,
   };
   const run = new SwarmRun({
     definition,

@@ -227,6 +227,24 @@ describe.each(stores)('intake server over HTTP (%s)', (_name, makeStore) => {
     expect((await fetch(`${server.url}/v1/outputs/${id}`, { headers: otherOwner })).status).toBe(403);
   });
 
+  it("lets a re-run's readRun token read the outputs of the runs it names in readRuns, and no other run's", async () => {
+    const created = (await (await post('reused', { 'idempotency-key': 'reused-1' })).json()) as {
+      ref: { outId: string };
+    };
+    const id = created.ref.outId;
+    const rerun = (readRuns: string[]) => ({
+      authorization: `Bearer ${token({ runId: 'run-9', spawnId: 'join', readRun: true, readRuns })}`,
+    });
+    expect(
+      await (await fetch(`${server.url}/v1/outputs/${id}/body`, { headers: rerun(['run-1']) })).text(),
+    ).toBe('reused');
+    expect((await fetch(`${server.url}/v1/outputs/${id}`, { headers: rerun(['run-3']) })).status).toBe(403);
+    const listedOnly = {
+      authorization: `Bearer ${token({ runId: 'run-9', spawnId: 'join', readRuns: ['run-1'] })}`,
+    };
+    expect((await fetch(`${server.url}/v1/outputs/${id}`, { headers: listedOnly })).status).toBe(403);
+  });
+
   it('answers 413 naming the limit for declared and streamed oversize bodies and stores nothing', async () => {
     const declared = await post('y'.repeat(5000), { 'idempotency-key': 'big-declared' });
     expect(declared.status).toBe(413);

@@ -89,7 +89,8 @@ async function readableRecord(
     throw new OutputForbiddenError(`output ${outId} belongs to another owner`);
   const sameRun = record.producer.runId === claims.runId;
   const own = sameRun && record.producer.spawnId === claims.spawnId;
-  if (!own && !(sameRun && claims.readRun === true) && !claims.readRefs.includes(outId)) {
+  const readableRun = sameRun || claims.readRuns?.includes(record.producer.runId) === true;
+  if (!own && !(readableRun && claims.readRun === true) && !claims.readRefs.includes(outId)) {
     throw new OutputForbiddenError(
       `output ${outId} is neither this spawn's own output nor one of its input refs`,
     );
