@@ -106,8 +106,8 @@ describe('every example runs offline through the wharf command', () => {
       expect(review).toMatchObject({ status: 'done', instances: { done: 2, total: 2 } });
       expect(review?.usage?.calls).toBe(2);
       const notes = await Promise.all((review?.outIds ?? []).map((outId) => body(outId, dataDir)));
-      expect(notes.join('\n')).toContain('Inputs: {"item":"yaml","index":0}');
-      expect(notes.join('\n')).toContain('Inputs: {"item":"@temporalio/client","index":1}');
+      expect(notes.join('\n')).toContain('Your item (index 0 of 2): yaml');
+      expect(notes.join('\n')).toContain('Your item (index 1 of 2): @temporalio/client');
       expect(notes[0]).toMatch(
         /and 6 tools: emit, get_tool_output, get_worker_evidence, read_file, read_input, shell\./,
       );

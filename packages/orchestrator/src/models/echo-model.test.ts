@@ -41,7 +41,9 @@ describe('echoModel', () => {
     const prompt = [
       'Review upgrading the dependency named in `item`.',
       '',
-      'Inputs: {"item":"yaml","index":0}',
+      'Your item (index 0 of 2): yaml',
+      '',
+      'Inputs: {"reason":"outdated"}',
       '',
       'Outputs of earlier tasks (read one whole with read_input: outdated=out_1, notes=out_2):',
       'Task: outdated …',
@@ -60,7 +62,8 @@ describe('echoModel', () => {
     expect(result.text.split('\n')).toEqual([
       `Echo model (offline): I was sent 2 messages, ${11 + Buffer.byteLength(prompt)} B (system 11 B, user ${Buffer.byteLength(prompt)} B), and 2 tools: emit, shell.`,
       'Task: Review upgrading the dependency named in `item`.',
-      'Inputs: {"item":"yaml","index":0}',
+      'Your item (index 0 of 2): yaml',
+      'Inputs: {"reason":"outdated"}',
       'Earlier outputs in my prompt: 2 (outdated, notes)',
       'IN_REFS: 2',
       'I call no tools: an echo answer ends the task in one step.',

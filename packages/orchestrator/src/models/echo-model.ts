@@ -69,6 +69,8 @@ export function echoAnswer(call: Pick<LanguageModelV4CallOptions, 'prompt' | 'to
     .join('\n');
   const firstLine = userText.split('\n').find((line) => line.trim() !== '');
   if (firstLine !== undefined) lines.push(`Task: ${cut(firstLine.trim(), TASK_LINE_CHARS)}`);
+  const item = /^Your item \(index .*$/m.exec(userText)?.[0];
+  if (item !== undefined) lines.push(cut(item, INPUTS_CHARS));
   const inputs = /^Inputs: (.*)$/m.exec(userText)?.[1];
   if (inputs !== undefined) lines.push(`Inputs: ${cut(inputs, INPUTS_CHARS)}`);
   const context = /^Outputs of earlier tasks \(read one whole with read_input: (.*)\):$/m.exec(userText)?.[1];
