@@ -49,13 +49,13 @@ interface WideMapFigures {
 
 /**
  * The sizes to run: `WHARF_BENCH_WIDE_MAP_SIZES` (comma-separated, e.g. `1000,10000,100000`),
- * else 1,000 and 10,000 (smoke: 120 and 480).
+ * else 1,000 and 10,000 (smoke: 60 and 240).
  */
 function sizes(smoke: boolean): number[] {
   const fromEnv = process.env.WHARF_BENCH_WIDE_MAP_SIZES;
   if (fromEnv !== undefined && fromEnv.trim() !== '')
     return fromEnv.split(',').map((size) => Number.parseInt(size.trim(), 10));
-  return smoke ? [120, 480] : [1_000, 10_000];
+  return smoke ? [60, 240] : [1_000, 10_000];
 }
 
 /**
