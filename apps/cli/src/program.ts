@@ -1,3 +1,4 @@
+import type { SwarmResult } from '@wharf/orchestrator';
 import { InvalidConfigError } from '@wharf/orchestrator/client';
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, exitCodes } from './cli-error.js';
@@ -132,12 +133,7 @@ export function createProgram(io: CliIo = processIo): Command {
           { ...rest, tools, ...(waitForInputs === undefined ? {} : { waitForInputsMs: waitForInputs }) },
           io,
         );
-        if (result.status !== 'completed') {
-          throw new CliError(
-            'SWARM_FAILED',
-            `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
-          );
-        }
+        failUnlessCompleted(result);
       },
     );
 
@@ -166,12 +162,7 @@ export function createProgram(io: CliIo = processIo): Command {
       ) => {
         await ensureDataDir(options.dataDir);
         const result = await resumeCommand(workflowId, options, io);
-        if (result.status !== 'completed') {
-          throw new CliError(
-            'SWARM_FAILED',
-            `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
-          );
-        }
+        failUnlessCompleted(result);
       },
     );
 
@@ -226,12 +217,7 @@ export function createProgram(io: CliIo = processIo): Command {
           { ...rest, tools: toolNames(tools, process.env.WHARF_TOOLS) },
           io,
         );
-        if (result.status !== 'completed') {
-          throw new CliError(
-            'SWARM_FAILED',
-            `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
-          );
-        }
+        failUnlessCompleted(result);
       },
     );
 
@@ -523,4 +509,13 @@ function describeError(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
   }
   return lines.join('\n  caused by ');
+}
+
+/** A swarm that did not complete ends the command with exit 1, naming how many tasks failed. */
+function failUnlessCompleted(result: SwarmResult): void {
+  if (result.status === 'completed') return;
+  throw new CliError(
+    'SWARM_FAILED',
+    `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
+  );
 }

@@ -1,6 +1,4 @@
 import { type SwarmResult, WharfOrchestratorError } from '@wharf/orchestrator';
-import { startEmbedded } from '@wharf/orchestrator/embedded';
-import { createModelRegistry } from '@wharf/orchestrator/node';
 import { awaitRun } from '../await-run.js';
 import { CliError } from '../cli-error.js';
 import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS } from '../interrupt.js';
@@ -8,6 +6,7 @@ import { definitionWithModels, type ModelOptions, modelChoice } from '../model-o
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { resumeHint } from '../resume-hint.js';
+import { startRunWorker } from '../start-run-worker.js';
 import { printResult } from './run.js';
 import { loadSwarm } from './validate.js';
 
@@ -70,18 +69,10 @@ async function rerunWithWorker(
   io: CliIo,
 ): Promise<SwarmResult> {
   const { definition, inputs } = options;
-  const embedded = await startEmbedded({
-    dataDir: options.dataDir,
-    models: createModelRegistry(),
-    summarizer: options.summarizer ?? false,
-    ...(options.address === undefined ? {} : { temporalAddress: options.address }),
-    shutdownGraceMs: RUN_DRAIN_MS,
-    // The result printed below reports a failed swarm; the worker need not log it too.
-    logSwarmFailures: false,
-    onProgress: (message) => io.err(`wharf: ${message}`),
-  }).catch((error: Error) => {
-    throw new CliError('UNREACHABLE', error.message, { cause: error });
-  });
+  const embedded = await startRunWorker(
+    { dataDir: options.dataDir, address: options.address, summarizer: options.summarizer },
+    io,
+  );
   watch.setDataRoot(embedded.data.root);
   try {
     if (watch.signal !== undefined) throw watch.error('interrupted before the re-run started');

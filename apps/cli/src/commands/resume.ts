@@ -6,13 +6,13 @@ import {
   resolveDataPlane,
   startEmbedded,
 } from '@wharf/orchestrator/embedded';
-import { createModelRegistry } from '@wharf/orchestrator/node';
 import { awaitRun } from '../await-run.js';
 import { CliError } from '../cli-error.js';
 import { dataPlaneCliError } from '../data-plane-error.js';
 import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS } from '../interrupt.js';
 import { modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
+import { startRunWorker } from '../start-run-worker.js';
 import { connectServer } from './control.js';
 import { printResult } from './run.js';
 
@@ -98,20 +98,17 @@ async function resumeWithWorker(
   watch: InterruptWatch,
   io: CliIo,
 ): Promise<SwarmResult> {
-  const embedded = await startEmbedded({
-    dataDir: options.dataDir,
-    ...(options.address === undefined ? {} : { temporalAddress: options.address }),
-    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-    taskQueue,
-    shutdownGraceMs: RUN_DRAIN_MS,
-    logSwarmFailures: false,
-    // The models are the run's own (in its definition); the summarizer is this command's.
-    models: createModelRegistry(),
-    summarizer: options.summarizer ?? false,
-    onProgress: (message) => io.err(`wharf: ${message}`),
-  }).catch((error: Error) => {
-    throw new CliError('UNREACHABLE', error.message, { cause: error });
-  });
+  // The models are the run's own (in its definition); the summarizer is this command's.
+  const embedded = await startRunWorker(
+    {
+      dataDir: options.dataDir,
+      address: options.address,
+      namespace: options.namespace,
+      taskQueue,
+      summarizer: options.summarizer,
+    },
+    io,
+  );
   watch.setDataRoot(embedded.data.root);
   try {
     io.err(`wharf: resumed ${workflowId} (task queue ${taskQueue})`);

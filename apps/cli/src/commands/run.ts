@@ -1,9 +1,6 @@
 import { resolve } from 'node:path';
 import { formatBytes, type SwarmResult } from '@wharf/orchestrator';
-import { startEmbedded } from '@wharf/orchestrator/embedded';
-import { createModelRegistry } from '@wharf/orchestrator/node';
 import { awaitRun } from '../await-run.js';
-import { CliError } from '../cli-error.js';
 import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS } from '../interrupt.js';
 import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
 import { type CliIo, printJson } from '../output.js';
@@ -11,6 +8,7 @@ import { parseInputs } from '../parse-inputs.js';
 import { refuseMissingInputs } from '../refuse-missing-inputs.js';
 import { resumeHint } from '../resume-hint.js';
 import { approveCommandFor, webUiNote } from '../run-hints.js';
+import { startRunWorker } from '../start-run-worker.js';
 import { loadSwarm } from './validate.js';
 
 /** Options of {@link runCommand}. */
@@ -50,20 +48,16 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   const exitMs = RUN_DRAIN_MS + RUN_EXIT_MARGIN_MS;
   const watch = new InterruptWatch({ io, drainMs: RUN_DRAIN_MS, exitMs });
   try {
-    const embedded = await startEmbedded({
-      dataDir: options.dataDir,
-      models: createModelRegistry(),
-      summarizer: models.summarizer ?? false,
-      ...(options.address === undefined ? {} : { temporalAddress: options.address }),
-      ...(options.uiUrl === undefined ? {} : { uiUrl: options.uiUrl }),
-      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
-      shutdownGraceMs: RUN_DRAIN_MS,
-      // The result printed below reports a failed swarm; the worker need not log it too.
-      logSwarmFailures: false,
-      onProgress: (message) => io.err(`wharf: ${message}`),
-    }).catch((error: Error) => {
-      throw new CliError('UNREACHABLE', error.message, { cause: error });
-    });
+    const embedded = await startRunWorker(
+      {
+        dataDir: options.dataDir,
+        address: options.address,
+        uiUrl: options.uiUrl,
+        concurrency: options.concurrency,
+        summarizer: models.summarizer,
+      },
+      io,
+    );
     watch.setDataRoot(embedded.data.root);
     try {
       if (watch.signal !== undefined) throw watch.error('interrupted before the swarm started');
