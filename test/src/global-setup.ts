@@ -6,6 +6,7 @@ import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
 import { workflowsPath } from '@wharf/orchestrator/worker';
 import type { TestProject } from 'vitest/node';
+import { quietLogger } from './quiet-logger.js';
 import { startPostgres } from './servers/postgres-server.js';
 import { s3ServerFor } from './servers/s3-server.js';
 
@@ -156,26 +157,13 @@ async function provideWorkflowBundle(project: TestProject): Promise<() => Promis
     const dir = await mkdtemp(join(tmpdir(), 'wharf-test-bundle-'));
     const path = join(dir, 'workflow-bundle.js');
     // No `ignoreModules`: a transitive import that breaks the sandbox fails the run here.
-    const { code } = await bundleWorkflowCode({ workflowsPath, logger: silentLogger });
+    const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
     await writeFile(path, code);
     return { path, stop: () => rm(dir, { recursive: true, force: true }) };
   });
   project.provide('workflowBundlePath', server.path);
   return release;
 }
-
-const silentLogger = {
-  log() {},
-  trace() {},
-  debug() {},
-  info() {},
-  warn(message: string) {
-    console.warn(message);
-  },
-  error(message: string) {
-    console.error(message);
-  },
-};
 
 async function provideTemporal(project: TestProject): Promise<() => Promise<void>> {
   const external = process.env.TEMPORAL_ADDRESS;

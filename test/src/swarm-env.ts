@@ -9,6 +9,7 @@ import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
 import type { ToolSet } from 'ai';
 import { inject } from 'vitest';
+import { quietLogger } from './quiet-logger.js';
 import { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';
 
 let bundle: Promise<WorkflowBundle> | undefined;
@@ -26,19 +27,6 @@ export function wharfBundle(): Promise<WorkflowBundle> {
       : readFile(built, 'utf8').then((code) => ({ code }));
   return bundle;
 }
-
-const quietLogger = {
-  log() {},
-  trace() {},
-  debug() {},
-  info() {},
-  warn(message: string) {
-    console.warn(message);
-  },
-  error(message: string) {
-    console.error(message);
-  },
-};
 
 /** Everything one swarm test needs: temp dir, SQLite store, artifact store, worker, client. */
 export interface SwarmTestEnv {
