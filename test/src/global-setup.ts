@@ -1,10 +1,9 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
-import { workflowsPath } from '@wharf/orchestrator/worker';
+import { cachedWorkflowBundle } from '@wharf/orchestrator/worker';
 import type { TestProject } from 'vitest/node';
 import { quietLogger } from './quiet-logger.js';
 import { startPostgres } from './servers/postgres-server.js';
@@ -151,16 +150,26 @@ export default async function setup(project: TestProject): Promise<() => Promise
   return stopAll;
 }
 
-/** Bundles Wharf's workflows once for every int and e2e file (each bundle takes seconds of CPU). */
+/**
+ * Bundles Wharf's workflows once for every int and e2e file (each bundle takes seconds of CPU),
+ * into a cache folder of the run's own that every `wharf` and worker process the tests start
+ * finds through `WHARF_CACHE_DIR`: they load that bundle instead of bundling again.
+ */
 async function provideWorkflowBundle(project: TestProject): Promise<() => Promise<void>> {
   const { server, release } = await share(Symbol.for('@wharf/test/workflow-bundle'), async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'wharf-test-bundle-'));
-    const path = join(dir, 'workflow-bundle.js');
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-test-cache-'));
     // No `ignoreModules`: a transitive import that breaks the sandbox fails the run here.
-    const { code } = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
-    await writeFile(path, code);
-    return { path, stop: () => rm(dir, { recursive: true, force: true }) };
+    const bundle = await cachedWorkflowBundle({
+      dir,
+      logger: quietLogger,
+      onWarning: (message) => {
+        throw new Error(message);
+      },
+    });
+    if (!('codePath' in bundle)) throw new Error(`the workflow bundle was not cached in ${dir}`);
+    return { dir, path: bundle.codePath, stop: () => rm(dir, { recursive: true, force: true }) };
   });
+  process.env.WHARF_CACHE_DIR = server.dir;
   project.provide('workflowBundlePath', server.path);
   return release;
 }

@@ -80,6 +80,11 @@ export const workerEnvSchema = z
     WHARF_MAX_CONCURRENT: z.coerce.number().int().min(1).max(2_000).default(8),
     /** How long SIGTERM waits for running subagents before handing them back to Temporal. */
     WHARF_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).default(30_000),
+    /**
+     * Keep the workflow bundle here and load it at the next start with the same Wharf build
+     * (`cachedWorkflowBundle`); unset: bundle at every start. Empty counts as unset.
+     */
+    WHARF_CACHE_DIR: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     /** Collect garbage in the output store this often (`30m`, `1h`, `1d`); unset = never. */
     WHARF_GC_INTERVAL: parsed(parseAge, 'WHARF_GC_INTERVAL'),

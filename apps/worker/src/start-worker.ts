@@ -119,6 +119,7 @@ async function run(
     taskQueue: config.WHARF_TASK_QUEUE,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
     workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
+    ...(config.WHARF_CACHE_DIR === undefined ? {} : { bundleCache: config.WHARF_CACHE_DIR }),
     ...(config.WHARF_GC_INTERVAL === undefined
       ? {}
       : {

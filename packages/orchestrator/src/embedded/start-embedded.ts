@@ -21,6 +21,7 @@ import { tracingFromEnv } from '../tracing/create-wharf-tracing.js';
 import type { WharfTracing } from '../tracing/wharf-tracing.js';
 import { composeWorker } from '../worker/compose-worker.js';
 import type { DataDir } from '../worker/data-dir.js';
+import { workflowBundleCacheDir } from '../worker/workflow-bundle-cache.js';
 import { ensureSearchAttributes } from './search-attributes.js';
 import { swarmOutcomeLogger } from './swarm-outcome-logger.js';
 
@@ -74,6 +75,13 @@ export interface EmbeddedOptions {
   logSwarmFailures?: boolean;
   /** Run a worker in this process. Default true. */
   worker?: boolean;
+  /**
+   * Where the in-process worker keeps its workflow bundle, so that only the first start with a
+   * given Wharf build spends seconds bundling (see `cachedWorkflowBundle`); `false` bundles at
+   * every start. Default `workflowBundleCacheDir()`: `WHARF_CACHE_DIR`, else
+   * `$XDG_CACHE_HOME/wharf`, else `~/.cache/wharf`.
+   */
+  bundleCache?: string | false;
   /** Most subagents the in-process worker runs at once (its activities). Default 8. */
   concurrency?: number;
   /** The worker's models. Default: environment keys, and `WHARF_MODEL`'s overrides (see `composeWorker`). */
@@ -253,6 +261,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         taskQueue,
         namespace,
         ...(options.concurrency === undefined ? {} : { maxConcurrentActivities: options.concurrency }),
+        ...(options.bundleCache === false
+          ? {}
+          : { bundleCache: options.bundleCache ?? workflowBundleCacheDir() }),
         ...(options.shutdownGraceMs === undefined
           ? {}
           : { workerOptions: { shutdownGraceTime: options.shutdownGraceMs } }),

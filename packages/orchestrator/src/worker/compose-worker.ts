@@ -67,6 +67,11 @@ export interface StartComposedWorkerOptions {
   maxConcurrentActivities?: number;
   workerOptions?: Partial<WorkerOptions>;
   /**
+   * Keep the workflow bundle in this folder and load it from there at the next start (see
+   * `cachedWorkflowBundle`). Default: bundle at every start.
+   */
+  bundleCache?: string;
+  /**
    * Collect garbage in the data directory while the worker runs: every `intervalMs`, remove the
    * outputs `policy` says (and the evidence of runs left without any). Default: off.
    */
@@ -175,6 +180,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
           ? {}
           : { maxConcurrentActivities: start.maxConcurrentActivities }),
         ...(start.workerOptions === undefined ? {} : { workerOptions: start.workerOptions }),
+        ...(start.bundleCache === undefined ? {} : { bundleCache: start.bundleCache }),
       });
       const gc =
         start.gc === undefined

@@ -1,5 +1,6 @@
-import { type NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { type NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { type WharfPlugin, type WharfPluginOptions, wharfPlugin } from './wharf-plugin.js';
+import { cachedWorkflowBundle } from './workflow-bundle-cache.js';
 
 export { workflowsPath } from './wharf-plugin.js';
 
@@ -16,6 +17,12 @@ export interface WharfWorkerPlacement {
    * that tracing's workflow interceptors are in it); default: bundle at start.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /**
+   * Without `workflowBundle`: keep the bundle in this folder and load it from there at the next
+   * start with the same workflow code (see `cachedWorkflowBundle`; `workflowBundleCacheDir()` is
+   * Wharf's usual folder). Default: bundle at every start.
+   */
+  bundleCache?: string;
   /** Anything else Temporal's `Worker.create` accepts. */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -46,13 +53,24 @@ export async function createWorkerWith(
   plugin: WharfPlugin,
   placement: WharfWorkerPlacement,
 ): Promise<Worker> {
+  const extraPlugins = placement.workerOptions?.plugins ?? [];
+  let workflowBundle = placement.workflowBundle;
+  if (workflowBundle === undefined && placement.bundleCache !== undefined) {
+    const logger = Runtime.instance().logger;
+    workflowBundle = await cachedWorkflowBundle({
+      dir: placement.bundleCache,
+      plugins: [plugin, ...extraPlugins],
+      logger,
+      onWarning: (message) => logger.warn(message),
+    });
+  }
   return Worker.create({
     connection: placement.connection,
     taskQueue: placement.taskQueue ?? 'wharf',
     ...(placement.namespace === undefined ? {} : { namespace: placement.namespace }),
-    ...(placement.workflowBundle === undefined ? {} : { workflowBundle: placement.workflowBundle }),
+    ...(workflowBundle === undefined ? {} : { workflowBundle }),
     maxConcurrentActivityTaskExecutions: placement.maxConcurrentActivities ?? 8,
     ...placement.workerOptions,
-    plugins: [plugin, ...(placement.workerOptions?.plugins ?? [])],
+    plugins: [plugin, ...extraPlugins],
   });
 }

@@ -35,3 +35,9 @@ export {
   type WharfWorkerPlacement,
 } from './create-wharf-worker.js';
 export { WharfPlugin, type WharfPluginOptions, wharfPlugin, workflowsPath } from './wharf-plugin.js';
+export {
+  type CachedWorkflowBundle,
+  cachedWorkflowBundle,
+  type WorkflowBundleCacheOptions,
+  workflowBundleCacheDir,
+} from './workflow-bundle-cache.js';
