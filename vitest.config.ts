@@ -9,6 +9,10 @@ const exclude = ['**/node_modules/**', '**/dist/**'];
 
 export default defineConfig({
   test: {
+    // Two test files at a time (vitest's default on 2 cores is one): the int and e2e files spend
+    // much of their time waiting on Temporal, child processes and servers, about 0.8 of a core
+    // each, so two of them keep both cores busy.
+    maxWorkers: 2,
     projects: [
       {
         test: {
