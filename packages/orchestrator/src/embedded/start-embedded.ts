@@ -134,6 +134,10 @@ async function readDevState(root: string): Promise<z.infer<typeof devStateSchema
   }
 }
 
+/** How long a configured cluster gets to answer before the command says none answers. */
+const CONFIGURED_CONNECT_TIMEOUT_MS = 5_000;
+/** How long the local address gets before a dev server is started instead. */
+const LOCAL_PROBE_TIMEOUT_MS = 1_500;
 const devStateSchema = z.object({ address: z.string().min(1), uiUrl: z.string().optional() });
 
 function isFree(port: number): Promise<boolean> {
@@ -144,9 +148,14 @@ function isFree(port: number): Promise<boolean> {
   });
 }
 
-async function reachable(server: TemporalConnectionOptions): Promise<boolean> {
+/**
+ * Whether the server answers within `timeoutMs`: short for the local address probed to decide
+ * whether to start a dev server, longer for a configured cluster (a TLS handshake to a remote
+ * cluster, or a loaded machine, can take more than a second and a half).
+ */
+async function reachable(server: TemporalConnectionOptions, timeoutMs: number): Promise<boolean> {
   try {
-    const connection = await Connection.connect({ ...server, connectTimeout: 1_500 });
+    const connection = await Connection.connect({ ...server, connectTimeout: timeoutMs });
     try {
       await connection.workflowService.getSystemInfo({});
       return true;
@@ -221,7 +230,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     let devServer: DevServer | undefined;
     let uiUrl: string | undefined =
       options.uiUrl ?? (running?.address === server.address ? running.uiUrl : undefined);
-    if (!(await reachable(server))) {
+    if (
+      !(await reachable(server, temporal.configured ? CONFIGURED_CONNECT_TIMEOUT_MS : LOCAL_PROBE_TIMEOUT_MS))
+    ) {
       if (temporal.configured) {
         throw new Error(`no Temporal server answers at ${temporal.summary}`);
       }
