@@ -7,7 +7,7 @@ import { Client, Connection } from '@temporalio/client';
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { type DevServer, startDevServer } from '@wharf/orchestrator/dev-server';
 import { processGroupAlive } from '@wharf/stdio-limits';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, type ExpectStatic, it } from 'vitest';
 import { envWith, runWharf, spawnWharf } from './wharf-cli.js';
 
 // Ctrl-C on a real `wharf run` process (apps/cli/dist: `pnpm build` first) while its script runs.
@@ -32,7 +32,9 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
   }
 }
 
-describe('Ctrl-C on wharf run', () => {
+// The cases run side by side, each with a data directory of its own (a worker that starts on a
+// data directory ends the scripts it finds recorded there), waiting out their drains together.
+describe.concurrent('Ctrl-C on wharf run', () => {
   let dir: string;
   let server: DevServer;
   let connection: Connection;
@@ -50,9 +52,12 @@ describe('Ctrl-C on wharf run', () => {
   });
 
   /** Starts `wharf run` on a napper swarm and resolves once its script runs: the process, the run id, the script's process group. */
-  async function runUntilNapping(name: string) {
+  async function runUntilNapping(expect: ExpectStatic, name: string) {
     await writeFile(join(dir, `${name}.yaml`), napper(name));
-    const run = spawnWharf(['run', `${name}.yaml`, '--address', env.address, '--data-dir', '.wharf'], dir);
+    const run = spawnWharf(
+      ['run', `${name}.yaml`, '--address', env.address, '--data-dir', `.wharf-${name}`],
+      dir,
+    );
     const workflowId = (await run.waitFor(/started (\S+)/))[1] as string;
     await until(() => existsSync(join(dir, `${name}.pid`)), 60_000);
     const scriptGroup = Number(readFileSync(join(dir, `${name}.pid`), 'utf8'));
@@ -60,8 +65,10 @@ describe('Ctrl-C on wharf run', () => {
     return { run, workflowId, scriptGroup };
   }
 
-  it('says at once where the swarm goes on and how to reach it, exits 130 within the time it names; the run stays RUNNING, its script ends, and wharf resume finishes it', async () => {
-    const { run, workflowId, scriptGroup } = await runUntilNapping('interrupted');
+  it('says at once where the swarm goes on and how to reach it, exits 130 within the time it names; the run stays RUNNING, its script ends, and wharf resume finishes it', async ({
+    expect,
+  }) => {
+    const { run, workflowId, scriptGroup } = await runUntilNapping(expect, 'interrupted');
     const signalled = Date.now();
     run.child.kill('SIGINT');
     // The message comes at once (well before the drain it announces is over).
@@ -72,7 +79,9 @@ describe('Ctrl-C on wharf run', () => {
     const { stderr: said } = run.output();
     expect(said).toContain(`The swarm keeps running on the Temporal server as ${workflowId}`);
     expect(said).toContain(`to see it: wharf status ${workflowId} --address ${env.address}`);
-    expect(said).toContain(`to go on: wharf resume ${workflowId} --address ${env.address}`);
+    expect(said).toContain(
+      `to go on: wharf resume ${workflowId} --data-dir .wharf-interrupted --address ${env.address}`,
+    );
     expect(said).toMatch(/on its task queue wharf-\d+-[0-9a-f]+;/);
 
     const { code } = await run.exited;
@@ -93,7 +102,7 @@ describe('Ctrl-C on wharf run', () => {
 
     // The message's way on: a worker for this data directory, on the run's queue, picks the step up again.
     const resumed = await runWharf(
-      ['resume', workflowId, '--address', env.address, '--data-dir', '.wharf'],
+      ['resume', workflowId, '--address', env.address, '--data-dir', '.wharf-interrupted'],
       dir,
       {
         timeoutMs: 120_000,
@@ -105,8 +114,8 @@ describe('Ctrl-C on wharf run', () => {
     expect(result.tasks).toEqual([expect.objectContaining({ task: 'nap', status: 'done' })]);
   });
 
-  it('a second Ctrl-C exits at once, with the run id, and ends the script', async () => {
-    const { run, workflowId, scriptGroup } = await runUntilNapping('twice');
+  it('a second Ctrl-C exits at once, with the run id, and ends the script', async ({ expect }) => {
+    const { run, workflowId, scriptGroup } = await runUntilNapping(expect, 'twice');
     run.child.kill('SIGINT');
     await run.waitFor(/Ctrl-C again to exit now/);
     const signalled = Date.now();
@@ -122,7 +131,9 @@ describe('Ctrl-C on wharf run', () => {
     expect(processGroupAlive(scriptGroup)).toBe(false);
   });
 
-  it('wharf resume stops on Ctrl-C as wharf run does: the message, the drain, exit 130', async () => {
+  it('wharf resume stops on Ctrl-C as wharf run does: the message, the drain, exit 130', async ({
+    expect,
+  }) => {
     const name = 'resumed-twice';
     const script = `echo $$ >> ${name}.pids; sleep 30 & wait`;
     await writeFile(
@@ -135,13 +146,19 @@ describe('Ctrl-C on wharf run', () => {
             .trim()
             .split('\n').length
         : 0;
-    const run = spawnWharf(['run', `${name}.yaml`, '--address', env.address, '--data-dir', '.wharf'], dir);
+    const run = spawnWharf(
+      ['run', `${name}.yaml`, '--address', env.address, '--data-dir', `.wharf-${name}`],
+      dir,
+    );
     const workflowId = (await run.waitFor(/started (\S+)/))[1] as string;
     await until(() => starts() === 1, 60_000);
     run.child.kill('SIGINT');
     expect((await run.exited).code).toBe(130);
 
-    const resume = spawnWharf(['resume', workflowId, '--address', env.address, '--data-dir', '.wharf'], dir);
+    const resume = spawnWharf(
+      ['resume', workflowId, '--address', env.address, '--data-dir', `.wharf-${name}`],
+      dir,
+    );
     await resume.waitFor(/resumed /);
     // The step handed back at the drain runs again on the resumed worker.
     await until(() => starts() === 2, 60_000);
@@ -150,7 +167,9 @@ describe('Ctrl-C on wharf run', () => {
     expect(resume.output().stderr).toContain(
       `The swarm keeps running on the Temporal server as ${workflowId}`,
     );
-    expect(resume.output().stderr).toContain(`to go on: wharf resume ${workflowId} --address ${env.address}`);
+    expect(resume.output().stderr).toContain(
+      `to go on: wharf resume ${workflowId} --data-dir .wharf-${name} --address ${env.address}`,
+    );
     expect((await resume.exited).code).toBe(130);
     expect(resume.output().stderr).toContain(`wharf: stopped; ${workflowId} keeps running on the server`);
     expect((await env.client.workflow.getHandle(workflowId).describe()).status.name).toBe('RUNNING');
@@ -158,6 +177,7 @@ describe('Ctrl-C on wharf run', () => {
   });
 
   it('with a dev server of its own, keeps the run in the data directory, and wharf resume starts that server again and finishes it', async (context) => {
+    const { expect } = context;
     // `wharf run` without a server starts one on 7233 when that port is free: nothing else may hold it.
     if (!(await portFree(7233))) context.skip('port 7233 is in use on this machine');
     const noCluster = envWith(

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { pendingApprovals, type SwarmProgress, type SwarmResult } from '@wharf/orchestrator';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, type ExpectStatic, inject, it } from 'vitest';
 import { envWithoutModels, runWharf, startWharf, type WharfCliRun } from './wharf-cli.js';
 
 // Every swarm in examples/ runs through the real `wharf` command with no provider key: the
@@ -12,7 +12,8 @@ import { envWithoutModels, runWharf, startWharf, type WharfCliRun } from './whar
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const examples = (await readdir(join(root, 'examples'))).filter((file) => file.endsWith('.yaml')).sort();
 
-describe('every example runs offline through the wharf command', () => {
+// The examples run side by side: each has its own data directory, and mostly waits on Temporal.
+describe.concurrent('every example runs offline through the wharf command', () => {
   let address: string;
   let dirs: string[];
   const env = envWithoutModels();
@@ -26,9 +27,11 @@ describe('every example runs offline through the wharf command', () => {
 
   /**
    * `wharf run <file> --json` from the repository root (the examples read it), approving every
-   * gate it reaches with `wharf approve`, as a person at a second terminal would.
+   * gate it reaches with `wharf approve`, as a person at a second terminal would: `wharf run`
+   * names the gated tasks when it starts; `wharf status` then shows when each one waits.
    */
   async function runExample(
+    expect: ExpectStatic,
     file: string,
     models: string[],
   ): Promise<{
@@ -49,10 +52,16 @@ describe('every example runs offline through the wharf command', () => {
       finished = true;
     });
     const approved: string[] = [];
+    const gated = () => [...running.stderr().matchAll(/^wharf: (\S+) waits for approval; answer with/gm)];
     while (!finished) {
       await Promise.race([sleep(1_500), running.done]);
       const workflowId = /wharf: started (\S+)/.exec(running.stderr())?.[1];
       if (finished || workflowId === undefined) continue;
+      // The gates were named with the run id: no gate left unanswered, nothing to look at.
+      if (gated().length === approved.length) {
+        await running.done;
+        continue;
+      }
       const status = await runWharf(['status', workflowId, '--json', ...cli], root, { env });
       if (status.code !== 0) continue;
       for (const gate of pendingApprovals(JSON.parse(status.stdout) as SwarmProgress)) {
@@ -74,14 +83,14 @@ describe('every example runs offline through the wharf command', () => {
   const body = async (outId: string, dataDir: string) =>
     (await runWharf(['outputs', 'show', outId, '--data-dir', dataDir], root, { env })).stdout;
 
-  it('finds the examples', () => {
+  it('finds the examples', ({ expect }) => {
     expect(examples).toEqual(
       expect.arrayContaining(['dependency-review.yaml', 'release-train.yaml', 'repo-health.yaml']),
     );
   });
 
-  it.each(examples)('%s exits 0 with --model echo and no key', async (file) => {
-    const { result, dataDir, approved } = await runExample(file, ['--model', 'echo']);
+  it.for(examples)('%s exits 0 with --model echo and no key', async (file, { expect }) => {
+    const { result, dataDir, approved } = await runExample(expect, file, ['--model', 'echo']);
     expect(result.status).toBe('completed');
     if (file === 'repo-health.yaml') {
       // The supervisor's echo shows what it was sent: every worker's marker, each mounted.
@@ -116,8 +125,10 @@ describe('every example runs offline through the wharf command', () => {
     }
   });
 
-  it('dependency-review runs its reviewers through their tools with the scripted model it ships', async () => {
-    const { result, dataDir, approved } = await runExample('dependency-review.yaml', [
+  it('dependency-review runs its reviewers through their tools with the scripted model it ships', async ({
+    expect,
+  }) => {
+    const { result, dataDir, approved } = await runExample(expect, 'dependency-review.yaml', [
       '--model',
       'reviewer=scripted:examples/models/reviewer.yaml',
     ]);
