@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, describe, inject, it } from 'vitest';
 
 const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -31,12 +31,13 @@ async function readmes(): Promise<{ name: string; code: string }[]> {
 
 const examples = await readmes();
 
-describe('README examples run as written', () => {
+// Each example is a process of its own in a directory of its own: they run side by side.
+describe.concurrent('README examples run as written', () => {
   afterAll(async () => {
     await rm(scriptsDir, { recursive: true, force: true });
   });
 
-  it('finds an example in every package README', () => {
+  it('finds an example in every package README', ({ expect }) => {
     expect(examples.map((example) => example.name)).toEqual(
       expect.arrayContaining([
         'packages/common',
@@ -52,7 +53,7 @@ describe('README examples run as written', () => {
     );
   });
 
-  it.each(examples)('$name', async ({ name, code }) => {
+  it.for(examples)('$name', async ({ name, code }, { expect }) => {
     await mkdir(scriptsDir, { recursive: true });
     const script = join(scriptsDir, `${name.replace('/', '-').replace('#', '-')}.mts`);
     await writeFile(script, code.replaceAll('127.0.0.1:7233', inject('temporalAddress')));
