@@ -1,0 +1,175 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseSwarm, type SwarmResult, type TaskProgress } from '@wharf/orchestrator';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTimeSkippingSwarmEnv, type TimeSkippingSwarmEnv } from './time-skipping-env.js';
+
+// Approval gates and held tool calls nobody answers, with hour-long timeouts: the time-skipping
+// test server jumps the clock to each deadline, so every case takes seconds of wall time. Each
+// asserts that the hour really passed on the workflow's clock.
+
+const HOUR = 3_600_000;
+
+/** A protobuf timestamp or duration (seconds may be a Long), in milliseconds. */
+function millisecondsOf(
+  value: { seconds?: { toString(): string } | null; nanos?: number | null } | null | undefined,
+): number {
+  return Number(value?.seconds?.toString() ?? 0) * 1000 + Math.floor((value?.nanos ?? 0) / 1e6);
+}
+
+function taskOf(result: SwarmResult, name: string): TaskProgress {
+  const found = result.tasks.find((task) => task.task === name);
+  if (found === undefined) throw new Error(`no task ${name}`);
+  return found;
+}
+
+describe('approval timeouts on a driven clock', () => {
+  let env: TimeSkippingSwarmEnv;
+  beforeAll(async () => {
+    env = await createTimeSkippingSwarmEnv('approval-timeouts');
+  });
+  afterAll(async () => {
+    await env?.close();
+  });
+
+  /** The timers a workflow's history shows fired: how long each was set for and how long it took. */
+  async function firedTimers(workflowId: string): Promise<{ setMs: number; tookMs: number }[]> {
+    const history = await env.temporal.client.workflow.getHandle(workflowId).fetchHistory();
+    const started = new Map<string, { setMs: number; atMs: number }>();
+    const fired: { setMs: number; tookMs: number }[] = [];
+    for (const event of history.events ?? []) {
+      const atMs = millisecondsOf(event.eventTime);
+      const timer = event.timerStartedEventAttributes;
+      if (timer?.timerId != null)
+        started.set(timer.timerId, { setMs: millisecondsOf(timer.startToFireTimeout), atMs });
+      const firedTimer = event.timerFiredEventAttributes;
+      const start = firedTimer?.timerId == null ? undefined : started.get(firedTimer.timerId);
+      if (start !== undefined) fired.push({ setMs: start.setMs, tookMs: atMs - start.atMs });
+    }
+    return fired;
+  }
+
+  it('approves a gate nobody answers in its hour, and its dependents run', async () => {
+    const { workflowId } = await env.wharf.startSwarm(
+      parseSwarm(`
+name: gate-approve
+tasks:
+  cleanup:
+    approval: { prompt: Clean up?, timeout: 1h, on_timeout: approve }
+    script: { content: echo cleaned }
+  report:
+    depends_on: [cleanup]
+    script: { content: echo reported }
+`),
+    );
+    const result = await env.withWorker(() => env.result(workflowId));
+    expect(result.status).toBe('completed');
+    const cleanup = taskOf(result, 'cleanup');
+    expect(cleanup).toMatchObject({ status: 'done', approval: { decision: 'approved', timedOut: true } });
+    expect(taskOf(result, 'report').status).toBe('done');
+    // The hour passed on the workflow's clock: decided at the deadline, an hour after the request.
+    const { requestedAt = 0, deadline = 0, decidedAt = 0 } = cleanup.approval ?? {};
+    expect(deadline - requestedAt).toBe(HOUR);
+    expect(decidedAt).toBeGreaterThanOrEqual(deadline);
+    expect(await firedTimers(workflowId)).toContainEqual({ setMs: HOUR, tookMs: expect.any(Number) });
+    for (const timer of await firedTimers(workflowId))
+      expect(timer.tookMs).toBeGreaterThanOrEqual(timer.setMs);
+  });
+
+  it('rejects a gate nobody answers in its hour: the task and its dependents are skipped', async () => {
+    const { workflowId } = await env.wharf.startSwarm(
+      parseSwarm(`
+name: gate-reject
+tasks:
+  deploy:
+    approval: { prompt: Ship?, timeout: 1h }
+    script: { content: echo shipped }
+  announce:
+    depends_on: [deploy]
+    script: { content: echo announced }
+  build:
+    script: { content: echo built }
+`),
+    );
+    const result = await env.withWorker(() => env.result(workflowId));
+    expect(result.status).toBe('completed');
+    const deploy = taskOf(result, 'deploy');
+    expect(deploy).toMatchObject({
+      status: 'skipped',
+      reason: 'rejected by timeout',
+      approval: { decision: 'rejected', timedOut: true },
+    });
+    expect(deploy.outIds ?? []).toEqual([]);
+    expect(taskOf(result, 'announce')).toMatchObject({
+      status: 'skipped',
+      reason: 'dependency deploy skipped',
+    });
+    expect(taskOf(result, 'build').status).toBe('done');
+    const { requestedAt = 0, decidedAt = 0 } = deploy.approval ?? {};
+    expect(decidedAt - requestedAt).toBeGreaterThanOrEqual(HOUR);
+  });
+
+  it('fails the swarm when a gate with on_reject: fail times out unanswered', async () => {
+    const { workflowId } = await env.wharf.startSwarm(
+      parseSwarm(`
+name: gate-fail
+tasks:
+  migrate:
+    approval: { timeout: 2h, on_reject: fail }
+    script: { content: echo migrated }
+`),
+    );
+    const result = await env.withWorker(() => env.result(workflowId));
+    expect(result.status).toBe('failed');
+    const migrate = taskOf(result, 'migrate');
+    expect(migrate).toMatchObject({ status: 'failed', approval: { decision: 'rejected', timedOut: true } });
+    const { requestedAt = 0, decidedAt = 0 } = migrate.approval ?? {};
+    expect(decidedAt - requestedAt).toBeGreaterThanOrEqual(2 * HOUR);
+  });
+
+  /** Every body in the test's store, as text: the agents' conversation records among them. */
+  async function storedTexts(): Promise<string[]> {
+    const texts: string[] = [];
+    for (let page = await env.store.list({ limit: 1000 }); ; ) {
+      for (const record of page.records)
+        texts.push(Buffer.from((await env.store.get({ outId: record.outId })).body).toString('utf8'));
+      if (page.nextCursor === undefined) return texts;
+      page = await env.store.list({ limit: 1000, cursor: page.nextCursor });
+    }
+  }
+
+  it('rejects a tool call nobody answers in its hour: the model reads so; a call that matches no rule runs', async () => {
+    const runs = join(env.dir, 'timeout-runs');
+    const model = join(env.dir, 'timeout-model.yaml');
+    await writeFile(
+      model,
+      `replies:
+  - tool_calls: [{ tool: shell, input: { command: "echo late >> ${runs}" } }]
+  - tool_calls: [{ tool: shell, input: { command: "echo free >> ${runs}" } }]
+  - text: Done.
+`,
+    );
+    const { workflowId } = await env.wharf.startSwarm(`
+name: held-timeout
+agents:
+  ops:
+    model: scripted:${model}
+    tools:
+      - name: shell
+        approval: { match: { command: late }, timeout: 1h, on_timeout: reject }
+tasks:
+  clean: { agent: ops, prompt: Clean up. }
+`);
+    const result = await env.withWorker(() => env.result(workflowId));
+    expect(result.status).toBe('completed');
+    expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['free']);
+    const texts = await storedTexts();
+    expect(texts.some((text) => text.includes('not run: this shell call was rejected by timeout'))).toBe(
+      true,
+    );
+    // The agent task's workflow waited the hour on its clock.
+    const timers = await firedTimers(`${workflowId}/agent/clean`);
+    expect(timers.map((timer) => timer.setMs)).toContain(HOUR);
+    for (const timer of timers) expect(timer.tookMs).toBeGreaterThanOrEqual(timer.setMs);
+  });
+});
