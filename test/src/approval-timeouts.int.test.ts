@@ -1,6 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseSwarm, type SwarmResult, type TaskProgress } from '@wharf/orchestrator';
+import { runChainHistory } from '@wharf/orchestrator/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTimeSkippingSwarmEnv, type TimeSkippingSwarmEnv } from './time-skipping-env.js';
 
@@ -171,5 +172,40 @@ tasks:
     const timers = await firedTimers(`${workflowId}/agent/clean`);
     expect(timers.map((timer) => timer.setMs)).toContain(HOUR);
     for (const timer of timers) expect(timer.tookMs).toBeGreaterThanOrEqual(timer.setMs);
+  });
+
+  it("keeps a gate's deadline across continue-as-new: decided when it opened plus its timeout, not the new run's start plus it", async () => {
+    const { workflowId, firstExecutionRunId } = await env.wharf.startSwarm(
+      parseSwarm(`
+name: gate-carried
+tasks:
+  early:
+    approval: { timeout: 1h, on_timeout: approve }
+    script: { content: echo early }
+  late:
+    approval: { timeout: 3h, on_timeout: approve }
+    script: { content: echo late }
+`),
+      {},
+      // Every superstep ends the run: both gates open in the first run; once the early one is
+      // decided and its task ran, a new run (an hour on) carries the late gate on.
+      { historyEventLimit: 1 },
+    );
+    const result = await env.withWorker(() => env.result(workflowId));
+    expect(result.status).toBe('completed');
+    expect(result.metrics.continuedAsNew).toBeGreaterThanOrEqual(1);
+    const late = taskOf(result, 'late');
+    expect(late).toMatchObject({ status: 'done', approval: { decision: 'approved', timedOut: true } });
+    const { requestedAt = 0, decidedAt = 0 } = late.approval ?? {};
+    const runStarts: number[] = [];
+    for (const run of await runChainHistory(env.temporal.client, workflowId, firstExecutionRunId)) {
+      const history = await env.temporal.client.workflow.getHandle(workflowId, run.runId).fetchHistory();
+      runStarts.push(millisecondsOf(history.events?.[0]?.eventTime));
+    }
+    // A run that began an hour or more after the gate opened waited for it: still decided at its
+    // first deadline (within the seconds the runs took), not three hours after that run began.
+    expect(runStarts.some((start) => start - requestedAt >= HOUR && start <= decidedAt)).toBe(true);
+    expect(decidedAt - requestedAt).toBeGreaterThanOrEqual(3 * HOUR);
+    expect(decidedAt - requestedAt).toBeLessThan(3 * HOUR + 60_000);
   });
 });
