@@ -151,34 +151,5 @@ tasks:
     }
   });
 
-  it('decides a call nobody answers by its on_timeout: rejected, the model reads so; a call that matches no rule runs', async () => {
-    const runs = join(env.dir, 'timeout-runs');
-    const model = join(env.dir, 'timeout-model.yaml');
-    await writeFile(
-      model,
-      `replies:
-  - tool_calls: [{ tool: shell, input: { command: "echo late >> ${runs}" } }]
-  - tool_calls: [{ tool: shell, input: { command: "echo free >> ${runs}" } }]
-  - text: Done.
-`,
-    );
-    const { workflowId } = await env.wharf.startSwarm(`
-name: held-timeout
-agents:
-  ops:
-    model: scripted:${model}
-    tools:
-      - name: shell
-        approval: { match: { command: late }, timeout: 1s, on_timeout: reject }
-tasks:
-  clean: { agent: ops, prompt: Clean up. }
-`);
-    const result = await env.withWorker(() => env.wharf.result(workflowId));
-    expect(result.status).toBe('completed');
-    expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['free']);
-    const texts = await storedTexts();
-    expect(texts.some((text) => text.includes('not run: this shell call was rejected by timeout'))).toBe(
-      true,
-    );
-  });
+  // A call nobody answers is decided by its on_timeout: approval-timeouts.int.test.ts.
 });
