@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseSwarm, type SwarmResult, type TaskProgress } from '@wharf/orchestrator';
 import { runChainHistory } from '@wharf/orchestrator/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedTexts } from './stored-texts.js';
 import { createTimeSkippingSwarmEnv, type TimeSkippingSwarmEnv } from './time-skipping-env.js';
 
 // Approval gates and held tool calls nobody answers, with hour-long timeouts: the time-skipping
@@ -128,17 +129,6 @@ tasks:
     expect(decidedAt - requestedAt).toBeGreaterThanOrEqual(2 * HOUR);
   });
 
-  /** Every body in the test's store, as text: the agents' conversation records among them. */
-  async function storedTexts(): Promise<string[]> {
-    const texts: string[] = [];
-    for (let page = await env.store.list({ limit: 1000 }); ; ) {
-      for (const record of page.records)
-        texts.push(Buffer.from((await env.store.get({ outId: record.outId })).body).toString('utf8'));
-      if (page.nextCursor === undefined) return texts;
-      page = await env.store.list({ limit: 1000, cursor: page.nextCursor });
-    }
-  }
-
   it('rejects a tool call nobody answers in its hour: the model reads so; a call that matches no rule runs', async () => {
     const runs = join(env.dir, 'timeout-runs');
     const model = join(env.dir, 'timeout-model.yaml');
@@ -164,7 +154,7 @@ tasks:
     const result = await env.withWorker(() => env.result(workflowId));
     expect(result.status).toBe('completed');
     expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['free']);
-    const texts = await storedTexts();
+    const texts = await storedTexts(env.store);
     expect(texts.some((text) => text.includes('not run: this shell call was rejected by timeout'))).toBe(
       true,
     );
