@@ -6,9 +6,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedTexts } from './stored-texts.js';
 import { createTimeSkippingSwarmEnv, type TimeSkippingSwarmEnv } from './time-skipping-env.js';
 
-// Approval gates and held tool calls nobody answers, with hour-long timeouts: the time-skipping
-// test server jumps the clock to each deadline, so every case takes seconds of wall time. Each
-// asserts that the hour really passed on the workflow's clock.
+// Approval gates and held tool calls with hour-long timeouts: the time-skipping test server
+// jumps the clock to each deadline (or by as much as a test says), so every case takes seconds
+// of wall time. Each asserts from the workflow's own timestamps that the hours really passed.
+// The server also serves what these swarms use: queries, updates, signals between workflows,
+// child workflows, memo, custom search attributes (registered by the env) and continue-as-new.
 
 const HOUR = 3_600_000;
 
@@ -76,6 +78,39 @@ tasks:
     expect(await firedTimers(workflowId)).toContainEqual({ setMs: HOUR, tookMs: expect.any(Number) });
     for (const timer of await firedTimers(workflowId))
       expect(timer.tookMs).toBeGreaterThanOrEqual(timer.setMs);
+  });
+
+  it('takes an answer given half an hour into the hour: the timeout decides nothing', async () => {
+    const { workflowId } = await env.wharf.startSwarm(
+      parseSwarm(`
+name: gate-answered
+tasks:
+  deploy:
+    approval: { prompt: Ship?, timeout: 1h }
+    script: { content: echo shipped }
+`),
+    );
+    const result = await env.withWorker(async () => {
+      // The clock stands still until the test moves it: the gate opens, the query shows it.
+      for (;;) {
+        const pending = await env.wharf.pendingApprovals(workflowId).catch(() => []);
+        if (pending.some((gate) => gate.task === 'deploy')) break;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      await env.testEnv.sleep(HOUR / 2);
+      await env.wharf.approveTask(workflowId, 'deploy', { approve: true, comment: 'in time', by: 'ana' });
+      return env.result(workflowId);
+    });
+    expect(result.status).toBe('completed');
+    const deploy = taskOf(result, 'deploy');
+    expect(deploy).toMatchObject({
+      status: 'done',
+      approval: { decision: 'approved', comment: 'in time', by: 'ana' },
+    });
+    expect(deploy.approval?.timedOut).toBeUndefined();
+    const { requestedAt = 0, decidedAt = 0 } = deploy.approval ?? {};
+    expect(decidedAt - requestedAt).toBeGreaterThanOrEqual(HOUR / 2);
+    expect(decidedAt - requestedAt).toBeLessThan(HOUR);
   });
 
   it('rejects a gate nobody answers in its hour: the task and its dependents are skipped', async () => {
