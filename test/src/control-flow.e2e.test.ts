@@ -242,7 +242,7 @@ tasks:
       status: 'skipped',
       reason: 'dependency deploy skipped',
     });
-    // A gate nobody answers is decided by its on_timeout: approval-timeouts.int.test.ts.
+    // A gate nobody answers is decided by its on_timeout: timed-waits.int.test.ts.
   }, 120_000);
 
   it('feeds `wharf input` to a task waiting on †input.*', async () => {

@@ -141,5 +141,5 @@ tasks:
     }
   });
 
-  // A call nobody answers is decided by its on_timeout: approval-timeouts.int.test.ts.
+  // A call nobody answers is decided by its on_timeout: timed-waits.int.test.ts.
 });

@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { storedTexts } from './stored-texts.js';
 import { createTimeSkippingSwarmEnv, type TimeSkippingSwarmEnv } from './time-skipping-env.js';
 
-// Approval gates and held tool calls with hour-long timeouts: the time-skipping test server
-// jumps the clock to each deadline (or by as much as a test says), so every case takes seconds
-// of wall time. Each asserts from the workflow's own timestamps that the hours really passed.
-// The server also serves what these swarms use: queries, updates, signals between workflows,
-// child workflows, memo, custom search attributes (registered by the env) and continue-as-new.
+// Approval gates, held tool calls and a swarm waiting for inputs, with timeouts of hours: the
+// time-skipping test server jumps the clock to each deadline (or by as much as a test says), so
+// every case takes seconds of wall time. Each asserts from the workflow's own timestamps that
+// the hours really passed. The server also serves what these swarms use: queries, updates,
+// signals between workflows, child workflows, memo, custom search attributes (registered by the
+// env) and continue-as-new.
 
 const HOUR = 3_600_000;
 
@@ -27,10 +28,10 @@ function taskOf(result: SwarmResult, name: string): TaskProgress {
   return found;
 }
 
-describe('approval timeouts on a driven clock', () => {
+describe('waits a clock decides (gates, held tool calls, inputs), on a driven clock', () => {
   let env: TimeSkippingSwarmEnv;
   beforeAll(async () => {
-    env = await createTimeSkippingSwarmEnv('approval-timeouts');
+    env = await createTimeSkippingSwarmEnv('timed-waits');
   });
   afterAll(async () => {
     await env?.close();
@@ -232,5 +233,31 @@ tasks:
     expect(runStarts.some((start) => start - requestedAt >= HOUR && start <= decidedAt)).toBe(true);
     expect(decidedAt - requestedAt).toBeGreaterThanOrEqual(3 * HOUR);
     expect(decidedAt - requestedAt).toBeLessThan(3 * HOUR + 60_000);
+  });
+
+  it('fails a task whose †input nobody gives within the day the swarm waits for inputs', async () => {
+    const { workflowId } = await env.wharf.startSwarm(
+      parseSwarm(`
+name: input-never
+tasks:
+  greet:
+    inputs: { region: †input.region }
+    script: { content: 'echo "region=$WHARF_INPUT_REGION"' }
+  other:
+    script: { content: echo other }
+`),
+      {},
+      { waitForInputsMs: 24 * HOUR },
+    );
+    const result = await env.withWorker(() => env.result(workflowId));
+    expect(result.status).toBe('failed');
+    expect(taskOf(result, 'greet')).toMatchObject({
+      status: 'failed',
+      reason: expect.stringContaining('inputs never resolved'),
+    });
+    expect(taskOf(result, 'other').status).toBe('done');
+    const timers = await firedTimers(workflowId);
+    expect(timers.map((timer) => timer.setMs)).toContain(24 * HOUR);
+    for (const timer of timers) expect(timer.tookMs).toBeGreaterThanOrEqual(timer.setMs);
   });
 });
