@@ -14,11 +14,10 @@ export interface TimeSkippingSwarmEnv extends SwarmTestEnv {
   /**
    * Waits for the swarm's result with time skipping on: while the worker has nothing to do, the
    * server jumps to the next timer (an approval's `timeout`), so hours pass in milliseconds.
-   * Elsewhere time runs at wall-clock speed, so a test can answer a gate first.
+   * Elsewhere time runs at wall-clock speed, so a test can answer a gate first. The server never
+   * skips while an activity runs: activity timeouts (an agent's `start_to_close`) stay real time.
    */
   result: SwarmTestEnv['wharf']['result'];
-  /** The server's clock, in milliseconds since the epoch. */
-  now(): Promise<number>;
 }
 
 /**
@@ -77,7 +76,6 @@ export async function createTimeSkippingSwarmEnv(name: string): Promise<TimeSkip
         await testService.lockTimeSkipping({});
       }
     },
-    now: () => testEnv.currentTimeMs(),
   };
 }
 
