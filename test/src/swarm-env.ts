@@ -44,8 +44,22 @@ export interface SwarmTestEnv {
   close(): Promise<void>;
 }
 
-export async function createSwarmTestEnv(name: string): Promise<SwarmTestEnv> {
-  const temporal = await connectTestEnv();
+/**
+ * A swarm test environment on the run's Temporal dev server, or on `temporal` when given (the
+ * time-skipping test server of `createTimeSkippingSwarmEnv`); `close()` closes it either way.
+ *
+ * @example
+ * ```ts
+ * const env = await createSwarmTestEnv('gates');
+ * const { workflowId } = await env.wharf.startSwarm(definition);
+ * const result = await env.withWorker(() => env.wharf.result(workflowId));
+ * ```
+ */
+export async function createSwarmTestEnv(
+  name: string,
+  options: { temporal?: TemporalTestEnv } = {},
+): Promise<SwarmTestEnv> {
+  const temporal = options.temporal ?? (await connectTestEnv());
   const dir = await mkdtemp(join(tmpdir(), `wharf-${name}-`));
   const store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
   const artifacts = new FsArtifactStore({

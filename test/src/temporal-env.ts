@@ -48,7 +48,7 @@ export function taskQueueFor(testName: string): string {
 let runtimeInstalled = false;
 
 /** Worker logs at WARN: test output shows failures, not every worker state change. */
-function quietRuntime(): void {
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type PendingApproval, swarmSearchAttributes } from '@wharf/orchestrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { storedTexts } from './stored-texts.js';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
 import { runWharf } from './wharf-cli.js';
 import { startWorkerProcess } from './worker-process.js';
@@ -24,17 +25,6 @@ describe('tool calls an agent holds for a person', () => {
   afterAll(async () => {
     await env?.close();
   });
-
-  /** Every body in the test's store, as text: the agents' conversation records among them. */
-  async function storedTexts(): Promise<string[]> {
-    const texts: string[] = [];
-    for (let page = await env.store.list({ limit: 1000 }); ; ) {
-      for (const record of page.records)
-        texts.push(Buffer.from((await env.store.get({ outId: record.outId })).body).toString('utf8'));
-      if (page.nextCursor === undefined) return texts;
-      page = await env.store.list({ limit: 1000, cursor: page.nextCursor });
-    }
-  }
 
   /** Polls the swarm (a worker must run) until a tool call waits; returns it. */
   async function heldCall(workflowId: string, skip: readonly string[] = []): Promise<PendingApproval> {
@@ -139,7 +129,7 @@ tasks:
       // The approved command ran once; the rejected one never; `ls` needed no approval.
       expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['approved']);
       // The model was told: the rejection is the tool result in its conversation.
-      const texts = await storedTexts();
+      const texts = await storedTexts(env.store);
       expect(
         texts.some((text) => text.includes('not run: this shell call was rejected by ana: not twice')),
       ).toBe(true);
@@ -151,34 +141,5 @@ tasks:
     }
   });
 
-  it('decides a call nobody answers by its on_timeout: rejected, the model reads so; a call that matches no rule runs', async () => {
-    const runs = join(env.dir, 'timeout-runs');
-    const model = join(env.dir, 'timeout-model.yaml');
-    await writeFile(
-      model,
-      `replies:
-  - tool_calls: [{ tool: shell, input: { command: "echo late >> ${runs}" } }]
-  - tool_calls: [{ tool: shell, input: { command: "echo free >> ${runs}" } }]
-  - text: Done.
-`,
-    );
-    const { workflowId } = await env.wharf.startSwarm(`
-name: held-timeout
-agents:
-  ops:
-    model: scripted:${model}
-    tools:
-      - name: shell
-        approval: { match: { command: late }, timeout: 1s, on_timeout: reject }
-tasks:
-  clean: { agent: ops, prompt: Clean up. }
-`);
-    const result = await env.withWorker(() => env.wharf.result(workflowId));
-    expect(result.status).toBe('completed');
-    expect((await readFile(runs, 'utf8')).trim().split('\n')).toEqual(['free']);
-    const texts = await storedTexts();
-    expect(texts.some((text) => text.includes('not run: this shell call was rejected by timeout'))).toBe(
-      true,
-    );
-  });
+  // A call nobody answers is decided by its on_timeout: timed-waits.int.test.ts.
 });
