@@ -19,7 +19,10 @@ class TooBigError extends ParserError {
     this.name = 'TooBigError';
     this.limit = limit;
   }
-  static override readonly isInstance = codeGuard<TooBigError>(ParserError.isInstance, ['TOO_DEEP', 'TOO_LONG']);
+  static override readonly isInstance = codeGuard<TooBigError>(ParserError.isInstance, [
+    'TOO_DEEP',
+    'TOO_LONG',
+  ]);
 }
 
 const otherMarker = Symbol.for('@wharf/test-other/error');
