@@ -61,9 +61,7 @@ export class UnknownChannelError extends ChannelError {
   }
 
   /** True for an {@link UnknownChannelError} from any realm. */
-  static override readonly isInstance = codeGuard<UnknownChannelError>(ChannelError.isInstance, [
-    'UNKNOWN_CHANNEL',
-  ]);
+  static override readonly isInstance = codeGuard<UnknownChannelError>(ChannelError, 'UNKNOWN_CHANNEL');
 }
 
 /**
@@ -97,9 +95,10 @@ export class InvalidConcurrentUpdateError extends ChannelError {
   }
 
   /** True for an {@link InvalidConcurrentUpdateError} from any realm. */
-  static override readonly isInstance = codeGuard<InvalidConcurrentUpdateError>(ChannelError.isInstance, [
+  static override readonly isInstance = codeGuard<InvalidConcurrentUpdateError>(
+    ChannelError,
     'INVALID_CONCURRENT_UPDATE',
-  ]);
+  );
 }
 
 /**
@@ -120,9 +119,7 @@ export class InvalidUpdateError extends ChannelError {
   }
 
   /** True for an {@link InvalidUpdateError} from any realm. */
-  static override readonly isInstance = codeGuard<InvalidUpdateError>(ChannelError.isInstance, [
-    'INVALID_UPDATE',
-  ]);
+  static override readonly isInstance = codeGuard<InvalidUpdateError>(ChannelError, 'INVALID_UPDATE');
 }
 
 /**
@@ -143,7 +140,7 @@ export class NotJsonError extends ChannelError {
   }
 
   /** True for a {@link NotJsonError} from any realm. */
-  static override readonly isInstance = codeGuard<NotJsonError>(ChannelError.isInstance, ['NOT_JSON']);
+  static override readonly isInstance = codeGuard<NotJsonError>(ChannelError, 'NOT_JSON');
 }
 
 /**
@@ -162,10 +159,11 @@ export class SnapshotError extends ChannelError {
   }
 
   /** True for a {@link SnapshotError} from any realm. */
-  static override readonly isInstance = codeGuard<SnapshotError>(ChannelError.isInstance, [
+  static override readonly isInstance = codeGuard<SnapshotError>(
+    ChannelError,
     'INVALID_SNAPSHOT',
     'UNSUPPORTED_SNAPSHOT_VERSION',
-  ]);
+  );
 }
 
 function listNames(names: readonly string[]): string {

@@ -19,10 +19,7 @@ class TooBigError extends ParserError {
     this.name = 'TooBigError';
     this.limit = limit;
   }
-  static override readonly isInstance = codeGuard<TooBigError>(ParserError.isInstance, [
-    'TOO_DEEP',
-    'TOO_LONG',
-  ]);
+  static override readonly isInstance = codeGuard<TooBigError>(ParserError, 'TOO_DEEP', 'TOO_LONG');
 }
 
 const otherMarker = Symbol.for('@wharf/test-other/error');
@@ -73,6 +70,12 @@ describe('WharfError', () => {
     expect(TooBigError.isInstance(new ParserError('INVALID_TOKEN', 'x'))).toBe(false);
     // Another package's error with a listed code is not one.
     expect(TooBigError.isInstance(Object.assign(new OtherError('x'), { code: 'TOO_DEEP' }))).toBe(false);
+  });
+
+  it("takes only codes of the subclass's own union", () => {
+    // @ts-expect-error: 'NOT_A_CODE' is not a ParserErrorCode
+    const isNothing = codeGuard<TooBigError>(ParserError, 'NOT_A_CODE');
+    expect(isNothing(new ParserError('TOO_DEEP', 'x'))).toBe(false);
   });
 
   it('recognises errors made in another realm by their registered markers, not by class', () => {

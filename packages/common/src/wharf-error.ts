@@ -50,7 +50,7 @@ export type ErrorGuard<E> = (value: unknown) => value is E;
  *     super('TOO_DEEP', `nested ${depth} levels deep`);
  *     this.name = 'TooDeepError';
  *   }
- *   static override readonly isInstance = codeGuard<TooDeepError>(ParserError.isInstance, ['TOO_DEEP']);
+ *   static override readonly isInstance = codeGuard<TooDeepError>(ParserError, 'TOO_DEEP');
  * }
  *
  * const error: unknown = new TooDeepError(70);
@@ -96,21 +96,22 @@ export function errorGuard<E extends WharfError>(marker: symbol): ErrorGuard<E> 
 }
 
 /**
- * The `isInstance` of a subclass told apart by its code: true for an error that `family`
- * accepts (the package base's `isInstance`) and whose `code` is one of `codes`. Errors are
- * told apart by code rather than by class, so an error rebuilt from its code in another realm
- * (or from an HTTP answer) still counts.
+ * The `isInstance` of a subclass told apart by its code: true for an error that `base` (the
+ * package's base error) recognises and whose `code` is one of `codes`. Errors are told apart
+ * by code rather than by class, so an error rebuilt from its code in another realm (or from an
+ * HTTP answer) still counts.
  *
  * @example
  * ```ts
- * const isTooDeep = codeGuard<TooDeepError>(ParserError.isInstance, ['TOO_DEEP']);
+ * const isTooDeep = codeGuard<TooDeepError>(ParserError, 'TOO_DEEP');
  * isTooDeep(new TooDeepError(70)); // true
  * isTooDeep(new ParserError('INVALID_TOKEN', 'unexpected "}"')); // false
  * ```
  */
 export function codeGuard<E extends WharfError>(
-  family: ErrorGuard<WharfError>,
-  codes: readonly E['code'][],
+  base: { readonly isInstance: ErrorGuard<WharfError> },
+  ...codes: readonly E['code'][]
 ): ErrorGuard<E> {
-  return (value: unknown): value is E => family(value) && (codes as readonly string[]).includes(value.code);
+  const isBase = base.isInstance;
+  return (value: unknown): value is E => isBase(value) && (codes as readonly string[]).includes(value.code);
 }

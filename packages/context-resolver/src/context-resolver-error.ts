@@ -85,9 +85,7 @@ export class TypeMismatchError extends ContextResolverError {
   }
 
   /** True for a TypeMismatchError from any realm (by code; not for other resolver errors). */
-  static override readonly isInstance = codeGuard<TypeMismatchError>(ContextResolverError.isInstance, [
-    'TYPE_MISMATCH',
-  ]);
+  static override readonly isInstance = codeGuard<TypeMismatchError>(ContextResolverError, 'TYPE_MISMATCH');
 }
 
 /**
@@ -123,8 +121,9 @@ export class InvalidExpressionError extends ContextResolverError {
   }
 
   /** True for a InvalidExpressionError from any realm (by code; not for other resolver errors). */
-  static override readonly isInstance = codeGuard<InvalidExpressionError>(ContextResolverError.isInstance, [
+  static override readonly isInstance = codeGuard<InvalidExpressionError>(
+    ContextResolverError,
     'INVALID_EXPRESSION',
     'INVALID_PATH',
-  ]);
+  );
 }

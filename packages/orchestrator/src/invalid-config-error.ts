@@ -32,7 +32,8 @@ export class InvalidConfigError extends WharfOrchestratorError {
   }
 
   /** True for an InvalidConfigError from any realm. */
-  static override readonly isInstance = codeGuard<InvalidConfigError>(WharfOrchestratorError.isInstance, [
+  static override readonly isInstance = codeGuard<InvalidConfigError>(
+    WharfOrchestratorError,
     'INVALID_CONFIG',
-  ]);
+  );
 }

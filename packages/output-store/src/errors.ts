@@ -33,9 +33,7 @@ export class OutputNotFoundError extends OutputStoreError {
   }
 
   /** True for a OutputNotFoundError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<OutputNotFoundError>(OutputStoreError.isInstance, [
-    'NOT_FOUND',
-  ]);
+  static override readonly isInstance = codeGuard<OutputNotFoundError>(OutputStoreError, 'NOT_FOUND');
 
   /** The same as {@link OutputNotFoundError.isInstance} (errors are told apart by code). */
   static isNotFound(value: unknown): value is OutputNotFoundError {
@@ -59,9 +57,7 @@ export class OutputForbiddenError extends OutputStoreError {
   }
 
   /** True for a OutputForbiddenError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<OutputForbiddenError>(OutputStoreError.isInstance, [
-    'FORBIDDEN',
-  ]);
+  static override readonly isInstance = codeGuard<OutputForbiddenError>(OutputStoreError, 'FORBIDDEN');
 }
 
 /**
@@ -79,9 +75,7 @@ export class OutputUnauthorizedError extends OutputStoreError {
   }
 
   /** True for a OutputUnauthorizedError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<OutputUnauthorizedError>(OutputStoreError.isInstance, [
-    'UNAUTHORIZED',
-  ]);
+  static override readonly isInstance = codeGuard<OutputUnauthorizedError>(OutputStoreError, 'UNAUTHORIZED');
 }
 
 /**
@@ -101,9 +95,7 @@ export class OutputTooLargeError extends OutputStoreError {
   }
 
   /** True for a OutputTooLargeError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<OutputTooLargeError>(OutputStoreError.isInstance, [
-    'TOO_LARGE',
-  ]);
+  static override readonly isInstance = codeGuard<OutputTooLargeError>(OutputStoreError, 'TOO_LARGE');
 }
 
 /**
@@ -125,9 +117,7 @@ export class InvalidOutputEventError extends OutputStoreError {
   }
 
   /** True for a InvalidOutputEventError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<InvalidOutputEventError>(OutputStoreError.isInstance, [
-    'INVALID_EVENT',
-  ]);
+  static override readonly isInstance = codeGuard<InvalidOutputEventError>(OutputStoreError, 'INVALID_EVENT');
 }
 
 /**
@@ -152,9 +142,10 @@ export class IdempotencyConflictError extends OutputStoreError {
   }
 
   /** True for a IdempotencyConflictError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<IdempotencyConflictError>(OutputStoreError.isInstance, [
+  static override readonly isInstance = codeGuard<IdempotencyConflictError>(
+    OutputStoreError,
     'IDEMPOTENCY_CONFLICT',
-  ]);
+  );
 }
 
 /**
@@ -177,9 +168,7 @@ export class OutputRangeError extends OutputStoreError {
   }
 
   /** True for a OutputRangeError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<OutputRangeError>(OutputStoreError.isInstance, [
-    'INVALID_RANGE',
-  ]);
+  static override readonly isInstance = codeGuard<OutputRangeError>(OutputStoreError, 'INVALID_RANGE');
 }
 
 /**
@@ -223,9 +212,7 @@ export class OutputPathError extends OutputStoreError {
   }
 
   /** True for a OutputPathError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<OutputPathError>(OutputStoreError.isInstance, [
-    'PATH_REJECTED',
-  ]);
+  static override readonly isInstance = codeGuard<OutputPathError>(OutputStoreError, 'PATH_REJECTED');
 }
 
 /**
@@ -243,9 +230,7 @@ export class StorageFailureError extends OutputStoreError {
   }
 
   /** True for a StorageFailureError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<StorageFailureError>(OutputStoreError.isInstance, [
-    'STORAGE_FAILURE',
-  ]);
+  static override readonly isInstance = codeGuard<StorageFailureError>(OutputStoreError, 'STORAGE_FAILURE');
 }
 
 /**
@@ -271,9 +256,7 @@ export class IntakeBusyError extends OutputStoreError {
   }
 
   /** True for a IntakeBusyError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<IntakeBusyError>(OutputStoreError.isInstance, [
-    'UNAVAILABLE',
-  ]);
+  static override readonly isInstance = codeGuard<IntakeBusyError>(OutputStoreError, 'UNAVAILABLE');
 }
 
 /**
@@ -295,9 +278,7 @@ export class BlobNotFoundError extends OutputStoreError {
   }
 
   /** True for a BlobNotFoundError from any realm (by code; not for other store errors). */
-  static override readonly isInstance = codeGuard<BlobNotFoundError>(OutputStoreError.isInstance, [
-    'BLOB_NOT_FOUND',
-  ]);
+  static override readonly isInstance = codeGuard<BlobNotFoundError>(OutputStoreError, 'BLOB_NOT_FOUND');
 }
 
 /**

@@ -32,7 +32,8 @@ export class InvalidConditionError extends WharfOrchestratorError {
   }
 
   /** True for an InvalidConditionError from any realm. */
-  static override readonly isInstance = codeGuard<InvalidConditionError>(WharfOrchestratorError.isInstance, [
+  static override readonly isInstance = codeGuard<InvalidConditionError>(
+    WharfOrchestratorError,
     'INVALID_CONDITION',
-  ]);
+  );
 }

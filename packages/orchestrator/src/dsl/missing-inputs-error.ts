@@ -30,7 +30,8 @@ export class MissingInputsError extends WharfOrchestratorError {
   }
 
   /** True for a MissingInputsError from any realm. */
-  static override readonly isInstance = codeGuard<MissingInputsError>(WharfOrchestratorError.isInstance, [
+  static override readonly isInstance = codeGuard<MissingInputsError>(
+    WharfOrchestratorError,
     'MISSING_INPUT',
-  ]);
+  );
 }

@@ -44,7 +44,7 @@ export class SwarmDefinitionTooLargeError extends WharfOrchestratorError {
 
   /** True for a SwarmDefinitionTooLargeError from any realm. */
   static override readonly isInstance = codeGuard<SwarmDefinitionTooLargeError>(
-    WharfOrchestratorError.isInstance,
-    ['DEFINITION_TOO_LARGE'],
+    WharfOrchestratorError,
+    'DEFINITION_TOO_LARGE',
   );
 }
