@@ -1,3 +1,5 @@
+import { errorGuard, WharfError, type WharfErrorOptions } from '@wharf/common';
+
 const marker = Symbol.for('@wharf/cli/error');
 
 /** Stable machine-readable codes of {@link CliError}. */
@@ -32,14 +34,10 @@ export const exitCodes: Record<CliErrorCode, number> = {
  * throw new CliError('USAGE', '--input expects key=value, got "x"');
  * ```
  */
-export class CliError extends Error {
-  readonly code: CliErrorCode;
-
-  constructor(code: CliErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export class CliError extends WharfError<CliErrorCode> {
+  constructor(code: CliErrorCode, message: string, options?: WharfErrorOptions) {
+    super(marker, code, message, options);
     this.name = 'CliError';
-    this.code = code;
-    Object.defineProperty(this, marker, { value: true });
   }
 
   /** The process exit code for this error. */
@@ -48,7 +46,5 @@ export class CliError extends Error {
   }
 
   /** True for any CliError, whichever realm created it. */
-  static isInstance(value: unknown): value is CliError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-  }
+  static override readonly isInstance = errorGuard<CliError>(marker);
 }

@@ -1,3 +1,5 @@
+import { errorGuard, WharfError } from '@wharf/common';
+
 const marker = Symbol.for('@wharf/worker/error');
 
 /** Stable machine-readable codes of {@link WorkerConfigError}. */
@@ -20,8 +22,7 @@ export type WorkerConfigErrorCode =
  * }
  * ```
  */
-export class WorkerConfigError extends Error {
-  readonly code: WorkerConfigErrorCode;
+export class WorkerConfigError extends WharfError<WorkerConfigErrorCode> {
   /** The variables that are wrong, e.g. `['WHARF_INTAKE_MAX_BODY_BYTES']`. */
   readonly variables: readonly string[];
 
@@ -30,15 +31,11 @@ export class WorkerConfigError extends Error {
     message: string,
     options?: { cause?: unknown; variables?: readonly string[] },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(marker, code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'WorkerConfigError';
-    this.code = code;
     this.variables = options?.variables ?? [];
-    Object.defineProperty(this, marker, { value: true });
   }
 
   /** True for any WorkerConfigError, whichever realm created it. */
-  static isInstance(value: unknown): value is WorkerConfigError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-  }
+  static override readonly isInstance = errorGuard<WorkerConfigError>(marker);
 }

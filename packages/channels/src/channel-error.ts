@@ -1,3 +1,5 @@
+import { codeGuard, errorGuard, WharfError, type WharfErrorOptions } from '@wharf/common';
+
 const marker = Symbol.for('@wharf/channels/error');
 
 /** Stable machine-readable codes of {@link ChannelError}. */
@@ -30,23 +32,14 @@ export type ChannelErrorCode =
  * }
  * ```
  */
-export class ChannelError extends Error {
-  readonly code: ChannelErrorCode;
-  constructor(code: ChannelErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export class ChannelError extends WharfError<ChannelErrorCode> {
+  constructor(code: ChannelErrorCode, message: string, options?: WharfErrorOptions) {
+    super(marker, code, message, options);
     this.name = 'ChannelError';
-    this.code = code;
-    Object.defineProperty(this, marker, { value: true });
   }
 
   /** True for any ChannelError, whichever realm created it. */
-  static isInstance(value: unknown): value is ChannelError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-  }
-}
-
-function hasCode(value: unknown, code: ChannelErrorCode): boolean {
-  return ChannelError.isInstance(value) && value.code === code;
+  static override readonly isInstance = errorGuard<ChannelError>(marker);
 }
 
 /**
@@ -68,9 +61,7 @@ export class UnknownChannelError extends ChannelError {
   }
 
   /** True for an {@link UnknownChannelError} from any realm. */
-  static override isInstance(value: unknown): value is UnknownChannelError {
-    return hasCode(value, 'UNKNOWN_CHANNEL');
-  }
+  static override readonly isInstance = codeGuard<UnknownChannelError>(ChannelError, 'UNKNOWN_CHANNEL');
 }
 
 /**
@@ -104,9 +95,10 @@ export class InvalidConcurrentUpdateError extends ChannelError {
   }
 
   /** True for an {@link InvalidConcurrentUpdateError} from any realm. */
-  static override isInstance(value: unknown): value is InvalidConcurrentUpdateError {
-    return hasCode(value, 'INVALID_CONCURRENT_UPDATE');
-  }
+  static override readonly isInstance = codeGuard<InvalidConcurrentUpdateError>(
+    ChannelError,
+    'INVALID_CONCURRENT_UPDATE',
+  );
 }
 
 /**
@@ -127,9 +119,7 @@ export class InvalidUpdateError extends ChannelError {
   }
 
   /** True for an {@link InvalidUpdateError} from any realm. */
-  static override isInstance(value: unknown): value is InvalidUpdateError {
-    return hasCode(value, 'INVALID_UPDATE');
-  }
+  static override readonly isInstance = codeGuard<InvalidUpdateError>(ChannelError, 'INVALID_UPDATE');
 }
 
 /**
@@ -150,9 +140,7 @@ export class NotJsonError extends ChannelError {
   }
 
   /** True for a {@link NotJsonError} from any realm. */
-  static override isInstance(value: unknown): value is NotJsonError {
-    return hasCode(value, 'NOT_JSON');
-  }
+  static override readonly isInstance = codeGuard<NotJsonError>(ChannelError, 'NOT_JSON');
 }
 
 /**
@@ -171,9 +159,11 @@ export class SnapshotError extends ChannelError {
   }
 
   /** True for a {@link SnapshotError} from any realm. */
-  static override isInstance(value: unknown): value is SnapshotError {
-    return hasCode(value, 'INVALID_SNAPSHOT') || hasCode(value, 'UNSUPPORTED_SNAPSHOT_VERSION');
-  }
+  static override readonly isInstance = codeGuard<SnapshotError>(
+    ChannelError,
+    'INVALID_SNAPSHOT',
+    'UNSUPPORTED_SNAPSHOT_VERSION',
+  );
 }
 
 function listNames(names: readonly string[]): string {

@@ -9,3 +9,4 @@ export {
   utf8CutBefore,
   utf8Length,
 } from './utf8.js';
+export { codeGuard, type ErrorGuard, errorGuard, WharfError, type WharfErrorOptions } from './wharf-error.js';

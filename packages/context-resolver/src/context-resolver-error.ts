@@ -1,3 +1,5 @@
+import { codeGuard, errorGuard, WharfError, type WharfErrorOptions } from '@wharf/common';
+
 const marker = Symbol.for('@wharf/context-resolver/error');
 
 /**
@@ -37,19 +39,14 @@ export type ContextResolverErrorCode =
  * }
  * ```
  */
-export class ContextResolverError extends Error {
-  readonly code: ContextResolverErrorCode;
-  constructor(code: ContextResolverErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export class ContextResolverError extends WharfError<ContextResolverErrorCode> {
+  constructor(code: ContextResolverErrorCode, message: string, options?: WharfErrorOptions) {
+    super(marker, code, message, options);
     this.name = 'ContextResolverError';
-    this.code = code;
-    Object.defineProperty(this, marker, { value: true });
   }
 
   /** True for any ContextResolverError, whichever realm created it. */
-  static isInstance(value: unknown): value is ContextResolverError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-  }
+  static override readonly isInstance = errorGuard<ContextResolverError>(marker);
 }
 
 /**
@@ -88,9 +85,7 @@ export class TypeMismatchError extends ContextResolverError {
   }
 
   /** True for a TypeMismatchError from any realm (by code; not for other resolver errors). */
-  static override isInstance(value: unknown): value is TypeMismatchError {
-    return ContextResolverError.isInstance(value) && value.code === 'TYPE_MISMATCH';
-  }
+  static override readonly isInstance = codeGuard<TypeMismatchError>(ContextResolverError, 'TYPE_MISMATCH');
 }
 
 /**
@@ -126,10 +121,9 @@ export class InvalidExpressionError extends ContextResolverError {
   }
 
   /** True for a InvalidExpressionError from any realm (by code; not for other resolver errors). */
-  static override isInstance(value: unknown): value is InvalidExpressionError {
-    return (
-      ContextResolverError.isInstance(value) &&
-      (value.code === 'INVALID_EXPRESSION' || value.code === 'INVALID_PATH')
-    );
-  }
+  static override readonly isInstance = codeGuard<InvalidExpressionError>(
+    ContextResolverError,
+    'INVALID_EXPRESSION',
+    'INVALID_PATH',
+  );
 }

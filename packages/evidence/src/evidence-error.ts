@@ -1,3 +1,5 @@
+import { errorGuard, WharfError, type WharfErrorOptions } from '@wharf/common';
+
 const marker = Symbol.for('@wharf/evidence/error');
 
 /**
@@ -36,17 +38,12 @@ export type EvidenceErrorCode =
  * }
  * ```
  */
-export class EvidenceError extends Error {
-  readonly code: EvidenceErrorCode;
-  constructor(code: EvidenceErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export class EvidenceError extends WharfError<EvidenceErrorCode> {
+  constructor(code: EvidenceErrorCode, message: string, options?: WharfErrorOptions) {
+    super(marker, code, message, options);
     this.name = 'EvidenceError';
-    this.code = code;
-    Object.defineProperty(this, marker, { value: true });
   }
 
   /** True for any EvidenceError, whichever realm created it. */
-  static isInstance(value: unknown): value is EvidenceError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-  }
+  static override readonly isInstance = errorGuard<EvidenceError>(marker);
 }

@@ -1,3 +1,4 @@
+import { codeGuard } from '@wharf/common';
 import { WharfOrchestratorError } from './orchestrator-error.js';
 
 /**
@@ -31,7 +32,8 @@ export class InvalidConfigError extends WharfOrchestratorError {
   }
 
   /** True for an InvalidConfigError from any realm. */
-  static override isInstance(value: unknown): value is InvalidConfigError {
-    return WharfOrchestratorError.isInstance(value) && value.code === 'INVALID_CONFIG';
-  }
+  static override readonly isInstance = codeGuard<InvalidConfigError>(
+    WharfOrchestratorError,
+    'INVALID_CONFIG',
+  );
 }

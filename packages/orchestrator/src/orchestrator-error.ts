@@ -1,3 +1,5 @@
+import { errorGuard, WharfError, type WharfErrorOptions } from '@wharf/common';
+
 const marker = Symbol.for('@wharf/orchestrator/error');
 
 /** Stable machine-readable codes of {@link WharfOrchestratorError}. */
@@ -41,17 +43,12 @@ export type WharfOrchestratorErrorCode =
  * }
  * ```
  */
-export class WharfOrchestratorError extends Error {
-  readonly code: WharfOrchestratorErrorCode;
-  constructor(code: WharfOrchestratorErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export class WharfOrchestratorError extends WharfError<WharfOrchestratorErrorCode> {
+  constructor(code: WharfOrchestratorErrorCode, message: string, options?: WharfErrorOptions) {
+    super(marker, code, message, options);
     this.name = 'WharfOrchestratorError';
-    this.code = code;
-    Object.defineProperty(this, marker, { value: true });
   }
 
   /** True for any WharfOrchestratorError, whichever realm created it. */
-  static isInstance(value: unknown): value is WharfOrchestratorError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-  }
+  static override readonly isInstance = errorGuard<WharfOrchestratorError>(marker);
 }

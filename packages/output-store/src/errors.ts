@@ -1,3 +1,4 @@
+import { codeGuard } from '@wharf/common';
 import { OutputStoreError } from './output-store-error.js';
 
 /**
@@ -32,13 +33,11 @@ export class OutputNotFoundError extends OutputStoreError {
   }
 
   /** True for a OutputNotFoundError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is OutputNotFoundError {
-    return OutputStoreError.isInstance(value) && value.code === 'NOT_FOUND';
-  }
+  static override readonly isInstance = codeGuard<OutputNotFoundError>(OutputStoreError, 'NOT_FOUND');
 
   /** The same as {@link OutputNotFoundError.isInstance} (errors are told apart by code). */
   static isNotFound(value: unknown): value is OutputNotFoundError {
-    return OutputStoreError.isInstance(value) && value.code === 'NOT_FOUND';
+    return OutputNotFoundError.isInstance(value);
   }
 }
 
@@ -58,9 +57,7 @@ export class OutputForbiddenError extends OutputStoreError {
   }
 
   /** True for a OutputForbiddenError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is OutputForbiddenError {
-    return OutputStoreError.isInstance(value) && value.code === 'FORBIDDEN';
-  }
+  static override readonly isInstance = codeGuard<OutputForbiddenError>(OutputStoreError, 'FORBIDDEN');
 }
 
 /**
@@ -78,9 +75,7 @@ export class OutputUnauthorizedError extends OutputStoreError {
   }
 
   /** True for a OutputUnauthorizedError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is OutputUnauthorizedError {
-    return OutputStoreError.isInstance(value) && value.code === 'UNAUTHORIZED';
-  }
+  static override readonly isInstance = codeGuard<OutputUnauthorizedError>(OutputStoreError, 'UNAUTHORIZED');
 }
 
 /**
@@ -100,9 +95,7 @@ export class OutputTooLargeError extends OutputStoreError {
   }
 
   /** True for a OutputTooLargeError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is OutputTooLargeError {
-    return OutputStoreError.isInstance(value) && value.code === 'TOO_LARGE';
-  }
+  static override readonly isInstance = codeGuard<OutputTooLargeError>(OutputStoreError, 'TOO_LARGE');
 }
 
 /**
@@ -124,9 +117,7 @@ export class InvalidOutputEventError extends OutputStoreError {
   }
 
   /** True for a InvalidOutputEventError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is InvalidOutputEventError {
-    return OutputStoreError.isInstance(value) && value.code === 'INVALID_EVENT';
-  }
+  static override readonly isInstance = codeGuard<InvalidOutputEventError>(OutputStoreError, 'INVALID_EVENT');
 }
 
 /**
@@ -151,9 +142,10 @@ export class IdempotencyConflictError extends OutputStoreError {
   }
 
   /** True for a IdempotencyConflictError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is IdempotencyConflictError {
-    return OutputStoreError.isInstance(value) && value.code === 'IDEMPOTENCY_CONFLICT';
-  }
+  static override readonly isInstance = codeGuard<IdempotencyConflictError>(
+    OutputStoreError,
+    'IDEMPOTENCY_CONFLICT',
+  );
 }
 
 /**
@@ -176,9 +168,7 @@ export class OutputRangeError extends OutputStoreError {
   }
 
   /** True for a OutputRangeError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is OutputRangeError {
-    return OutputStoreError.isInstance(value) && value.code === 'INVALID_RANGE';
-  }
+  static override readonly isInstance = codeGuard<OutputRangeError>(OutputStoreError, 'INVALID_RANGE');
 }
 
 /**
@@ -222,9 +212,7 @@ export class OutputPathError extends OutputStoreError {
   }
 
   /** True for a OutputPathError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is OutputPathError {
-    return OutputStoreError.isInstance(value) && value.code === 'PATH_REJECTED';
-  }
+  static override readonly isInstance = codeGuard<OutputPathError>(OutputStoreError, 'PATH_REJECTED');
 }
 
 /**
@@ -242,9 +230,7 @@ export class StorageFailureError extends OutputStoreError {
   }
 
   /** True for a StorageFailureError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is StorageFailureError {
-    return OutputStoreError.isInstance(value) && value.code === 'STORAGE_FAILURE';
-  }
+  static override readonly isInstance = codeGuard<StorageFailureError>(OutputStoreError, 'STORAGE_FAILURE');
 }
 
 /**
@@ -270,9 +256,7 @@ export class IntakeBusyError extends OutputStoreError {
   }
 
   /** True for a IntakeBusyError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is IntakeBusyError {
-    return OutputStoreError.isInstance(value) && value.code === 'UNAVAILABLE';
-  }
+  static override readonly isInstance = codeGuard<IntakeBusyError>(OutputStoreError, 'UNAVAILABLE');
 }
 
 /**
@@ -294,9 +278,7 @@ export class BlobNotFoundError extends OutputStoreError {
   }
 
   /** True for a BlobNotFoundError from any realm (by code; not for other store errors). */
-  static override isInstance(value: unknown): value is BlobNotFoundError {
-    return OutputStoreError.isInstance(value) && value.code === 'BLOB_NOT_FOUND';
-  }
+  static override readonly isInstance = codeGuard<BlobNotFoundError>(OutputStoreError, 'BLOB_NOT_FOUND');
 }
 
 /**

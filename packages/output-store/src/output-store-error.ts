@@ -1,3 +1,5 @@
+import { errorGuard, WharfError, type WharfErrorOptions } from '@wharf/common';
+
 const marker = Symbol.for('@wharf/output-store/error');
 
 /**
@@ -40,17 +42,12 @@ export type OutputStoreErrorCode =
  * }
  * ```
  */
-export class OutputStoreError extends Error {
-  readonly code: OutputStoreErrorCode;
-  constructor(code: OutputStoreErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+export class OutputStoreError extends WharfError<OutputStoreErrorCode> {
+  constructor(code: OutputStoreErrorCode, message: string, options?: WharfErrorOptions) {
+    super(marker, code, message, options);
     this.name = 'OutputStoreError';
-    this.code = code;
-    Object.defineProperty(this, marker, { value: true });
   }
 
   /** True for any OutputStoreError, whichever realm created it. */
-  static isInstance(value: unknown): value is OutputStoreError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-  }
+  static override readonly isInstance = errorGuard<OutputStoreError>(marker);
 }

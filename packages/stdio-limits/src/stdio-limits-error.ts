@@ -1,3 +1,5 @@
+import { errorGuard, WharfError } from '@wharf/common';
+
 const marker = Symbol.for('@wharf/stdio-limits/error');
 
 /** Stable machine-readable codes of {@link StdioLimitsError}. */
@@ -33,8 +35,7 @@ export interface StdioLimitsIssue {
  * }
  * ```
  */
-export class StdioLimitsError extends Error {
-  readonly code: StdioLimitsErrorCode;
+export class StdioLimitsError extends WharfError<StdioLimitsErrorCode> {
   /** Each problem with its field path, for configuration errors; empty otherwise. */
   readonly issues: readonly StdioLimitsIssue[];
   constructor(
@@ -42,15 +43,11 @@ export class StdioLimitsError extends Error {
     message: string,
     options?: { cause?: unknown; issues?: readonly StdioLimitsIssue[] },
   ) {
-    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    super(marker, code, message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'StdioLimitsError';
-    this.code = code;
     this.issues = options?.issues ?? [];
-    Object.defineProperty(this, marker, { value: true });
   }
 
   /** True for any StdioLimitsError, whichever realm created it. */
-  static isInstance(value: unknown): value is StdioLimitsError {
-    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[marker] === true;
-  }
+  static override readonly isInstance = errorGuard<StdioLimitsError>(marker);
 }

@@ -1,3 +1,4 @@
+import { codeGuard } from '@wharf/common';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 
 /**
@@ -31,7 +32,8 @@ export class InvalidConditionError extends WharfOrchestratorError {
   }
 
   /** True for an InvalidConditionError from any realm. */
-  static override isInstance(value: unknown): value is InvalidConditionError {
-    return WharfOrchestratorError.isInstance(value) && value.code === 'INVALID_CONDITION';
-  }
+  static override readonly isInstance = codeGuard<InvalidConditionError>(
+    WharfOrchestratorError,
+    'INVALID_CONDITION',
+  );
 }

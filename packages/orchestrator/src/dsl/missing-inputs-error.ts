@@ -1,3 +1,4 @@
+import { codeGuard } from '@wharf/common';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { MissingInput } from './missing-inputs.js';
 
@@ -29,7 +30,8 @@ export class MissingInputsError extends WharfOrchestratorError {
   }
 
   /** True for a MissingInputsError from any realm. */
-  static override isInstance(value: unknown): value is MissingInputsError {
-    return WharfOrchestratorError.isInstance(value) && value.code === 'MISSING_INPUT';
-  }
+  static override readonly isInstance = codeGuard<MissingInputsError>(
+    WharfOrchestratorError,
+    'MISSING_INPUT',
+  );
 }

@@ -1,3 +1,4 @@
+import { codeGuard } from '@wharf/common';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SwarmSizeLimits } from './swarm-size-limits.js';
 
@@ -42,7 +43,8 @@ export class SwarmDefinitionTooLargeError extends WharfOrchestratorError {
   }
 
   /** True for a SwarmDefinitionTooLargeError from any realm. */
-  static override isInstance(value: unknown): value is SwarmDefinitionTooLargeError {
-    return WharfOrchestratorError.isInstance(value) && value.code === 'DEFINITION_TOO_LARGE';
-  }
+  static override readonly isInstance = codeGuard<SwarmDefinitionTooLargeError>(
+    WharfOrchestratorError,
+    'DEFINITION_TOO_LARGE',
+  );
 }
