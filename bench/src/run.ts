@@ -9,7 +9,16 @@ const selected = benchmarks.filter((bench) => only.length === 0 || only.includes
 if (selected.length === 0) {
   console.log(only.length === 0 ? 'No benchmarks registered yet.' : `No benchmark named ${only.join(', ')}.`);
 }
+const started = performance.now();
 for (const bench of selected) {
   console.log(`\n# ${bench.name}${smoke ? ' (smoke)' : ''}`);
+  const benchStarted = performance.now();
   console.log(await bench.run({ smoke }));
+  console.log(`(${bench.name}: ${seconds(performance.now() - benchStarted)})`);
+}
+if (selected.length > 1)
+  console.log(`\n${selected.length} benchmarks in ${seconds(performance.now() - started)}`);
+
+function seconds(ms: number): string {
+  return `${(ms / 1_000).toFixed(1)} s`;
 }

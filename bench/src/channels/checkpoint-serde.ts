@@ -25,7 +25,7 @@ import type { ChannelBenchSizes } from './sizes.js';
 export async function checkpointSerdeRows(sizes: ChannelBenchSizes): Promise<BenchRow[]> {
   const items = Array.from({ length: sizes.checkpointItems }, (_, index) => `item ${index}`);
   const step = Array.from({ length: STEP_ITEMS }, (_, index) => `step item ${index}`);
-  const hops = Math.max(1, Math.floor(2_000_000 / sizes.checkpointItems));
+  const hops = sizes.checkpointHops;
   const expected = items.length + hops * STEP_ITEMS;
   const lastOf = (hop: number) => (hop === 0 ? items.at(-1) : step.at(-1));
   const encoder = new TextEncoder();

@@ -38,7 +38,7 @@ export interface CheckpointRows {
 export async function checkpointRows(sizes: ChannelBenchSizes): Promise<CheckpointRows> {
   const items = Array.from({ length: sizes.checkpointItems }, (_, index) => `item ${index}`);
   const step = Array.from({ length: STEP_ITEMS }, (_, index) => `step item ${index}`);
-  const hops = Math.max(1, Math.floor(2_000_000 / sizes.checkpointItems));
+  const hops = sizes.checkpointHops;
   const expected = items.length + hops * STEP_ITEMS;
   const lastItem = step[STEP_ITEMS - 1];
 

@@ -14,6 +14,11 @@ export interface ChannelBenchSizes {
   stateSteps: number;
   stateBranches: number;
   checkpointItems: number;
+  /**
+   * Checkpoint hops per timed round. Each hop writes the whole topic, which grows by a step's
+   * items a hop: the items first, then hops × 10, so hops stay few next to the items.
+   */
+  checkpointHops: number;
   /** Timed rounds per measurement (the best one counts: the machine is shared). */
   rounds: number;
 }
@@ -37,7 +42,8 @@ export function channelBenchSizes(smoke: boolean): ChannelBenchSizes {
         aggregateWrites: 100_000,
         stateSteps: 10_000,
         stateBranches: 4,
-        checkpointItems: 1_000,
+        checkpointItems: 2_000,
+        checkpointHops: 50,
         rounds: 3,
       }
     : {
@@ -48,6 +54,7 @@ export function channelBenchSizes(smoke: boolean): ChannelBenchSizes {
         stateSteps: 25_000,
         stateBranches: 4,
         checkpointItems: 100_000,
+        checkpointHops: 20,
         rounds: 9,
       };
 }
