@@ -19,6 +19,8 @@ interface Reader {
 
 /** A writer list longer than this is shown by its first names. */
 const WRITERS_SHOWN = 5;
+/** Dependencies a reader's walk up to a writer may read before the bitsets decide instead. */
+const NEARBY_EDGES = 64;
 
 /**
  * Checks every task's `†` inputs (and its `when:` condition and map loop's `over`) against
@@ -29,10 +31,12 @@ const WRITERS_SHOWN = 5;
  * satisfiable side is enough. Malformed expressions and output paths are issues too.
  *
  * `order` lists every task with its dependencies first (no cycles). A reference written by one
- * of the reader's own dependencies is satisfied at once. Only the writers of the other
- * references need to be known as running before a task (or not): that is computed once along
- * `order`, as a bitset over those writers, and each bitset is dropped once every dependent has
- * read it. A definition whose tasks read what their dependencies write needs no bitset at all.
+ * of the reader's own dependencies is satisfied at once; one written a few tasks further up is
+ * settled by a short walk up from the reader (at most 64 dependencies read). Only the writers
+ * of the other references need to be known as running before a task (or not): that is
+ * computed once along `order`, as a bitset over those writers, and each bitset is dropped once
+ * every dependent has read it. A definition whose tasks read what is written nearby needs no
+ * bitset at all.
  *
  * @example
  * ```ts
@@ -85,7 +89,10 @@ export function validateReferences(definition: GraphDefinition, order: readonly 
     dependencies.delete(task);
     return (writer: string) => dependencies.has(writer);
   };
-  // Writers that only a transitive dependency can put before their reader: the bitsets' tasks.
+  // A reference no dependency writes: its writers a short walk up from the reader settles, by
+  // reader; the others are the bitsets' tasks.
+  const position = new Map(order.map((task, index) => [task, index]));
+  const nearby = new Map<string, Map<string, boolean>>();
   const bits = new Map<string, number>();
   for (const [task, list] of readers) {
     const direct = directlyBefore(task);
@@ -93,7 +100,14 @@ export function validateReferences(definition: GraphDefinition, order: readonly 
       for (const text of expressionReferences(expression)) {
         const writing = writers.of(text);
         if (writing === undefined || writing.some((writer) => direct(writer.task))) continue;
-        for (const writer of writing) if (!bits.has(writer.task)) bits.set(writer.task, bits.size);
+        const ancestors = nearbyAncestors(definition, position, task, writing);
+        if (ancestors === undefined) {
+          for (const writer of writing) if (!bits.has(writer.task)) bits.set(writer.task, bits.size);
+          continue;
+        }
+        const settled = nearby.get(task) ?? new Map<string, boolean>();
+        nearby.set(task, settled);
+        for (const writer of writing) settled.set(writer.task, ancestors.has(writer.task));
       }
     }
   }
@@ -129,8 +143,11 @@ export function validateReferences(definition: GraphDefinition, order: readonly 
     const list = readers.get(task);
     if (list === undefined) continue;
     const direct = directlyBefore(task);
+    const settled = nearby.get(task);
     const runsBefore = (writer: string) => {
       if (direct(writer)) return true;
+      const known = settled?.get(writer);
+      if (known !== undefined) return known;
       const bit = bits.get(writer);
       return bit !== undefined && ((taskBits[bit >>> 5] as number) & (1 << (bit & 31))) !== 0;
     };
@@ -140,6 +157,37 @@ export function validateReferences(definition: GraphDefinition, order: readonly 
     }
   }
   return issues;
+}
+
+/**
+ * The ancestors of `task` placed at or after the first of `writing` in the task order, found
+ * by walking `depends_on` up from it: every path from a writer to the task runs through tasks
+ * placed between them, so the writers among the ancestors found are all that run before it.
+ * Undefined once the walk has read more than {@link NEARBY_EDGES} dependencies (the bitsets
+ * decide then), so that a reference written a few tasks up costs a few steps.
+ */
+function nearbyAncestors(
+  definition: GraphDefinition,
+  position: ReadonlyMap<string, number>,
+  task: string,
+  writing: readonly OutputWriter[],
+): Set<string> | undefined {
+  let first = Number.POSITIVE_INFINITY;
+  for (const writer of writing) first = Math.min(first, position.get(writer.task) ?? first);
+  const found = new Set<string>();
+  const pending = [task];
+  let budget = NEARBY_EDGES;
+  while (pending.length > 0) {
+    const next = pending.pop() as string;
+    for (const dependency of definition.tasks[next]?.depends_on ?? []) {
+      if (--budget < 0) return undefined;
+      const at = position.get(dependency);
+      if (dependency === next || at === undefined || at < first || found.has(dependency)) continue;
+      found.add(dependency);
+      pending.push(dependency);
+    }
+  }
+  return found;
 }
 
 /** The destinations that write a reference, a part of it or a value that contains it, by reference text. */
