@@ -4,6 +4,7 @@ import { contextResolverBenchmark } from './context-resolver/index.js';
 import { evidenceBenchmark } from './evidence/index.js';
 import { contextPlanBenchmark } from './orchestrator/context-plan.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
+import { swarmDefinitionBenchmark } from './orchestrator/swarm-definition.js';
 import { wideMapBenchmark } from './orchestrator/wide-map.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
 import { outputStoreDataPlaneBenchmark } from './output-store/data-plane-benchmark.js';
@@ -16,6 +17,7 @@ export const benchmarks: Benchmark[] = [
   channelsBenchmark,
   stdioLimitsBenchmark,
   contextPlanBenchmark,
+  swarmDefinitionBenchmark,
   contextResolverBenchmark,
   evidenceBenchmark,
   outputStoreBenchmark,

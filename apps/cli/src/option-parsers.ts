@@ -1,5 +1,4 @@
-import { durationSchema } from '@wharf/orchestrator';
-import { parseAge, parseSize } from '@wharf/orchestrator/worker';
+import { durationSchema, parseAge, parseSize } from '@wharf/orchestrator';
 import { InvalidArgumentError } from 'commander';
 import { CliError } from './cli-error.js';
 

@@ -1,23 +1,13 @@
-import type { SwarmResult } from '@wharf/orchestrator';
-import { InvalidConfigError } from '@wharf/orchestrator/client';
+import { InvalidConfigError, type SwarmResult } from '@wharf/orchestrator';
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, exitCodes } from './cli-error.js';
-import { approveCommand, inputCommand } from './commands/control.js';
-import { devCommand } from './commands/dev.js';
-import { emitCommand } from './commands/emit.js';
-import { gcCommand } from './commands/gc.js';
-import { evidenceCommand, outputsList, outputsShow } from './commands/inspect.js';
-import { outputsRefs } from './commands/outputs-refs.js';
-import { rerunCommand } from './commands/rerun.js';
-import { resumeCommand } from './commands/resume.js';
-import { runCommand } from './commands/run.js';
-import { dataPlaneStatus, statusCommand } from './commands/status.js';
-import { loadSwarm } from './commands/validate.js';
-import { dataPlaneCliError } from './data-plane-error.js';
 import { ensureDataDir } from './ensure-data-dir.js';
-import { definitionWithModels, modelChoice } from './model-options.js';
 import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
+
+// Each command's module (and what it needs: the Temporal client or worker, the stores, the
+// model providers) is imported when that command runs, so `--help`, a usage error or a
+// command that needs none of them starts without loading them all.
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 const dataDirOption = () => new Option('--data-dir <dir>', 'Wharf data directory').default('.wharf');
@@ -65,6 +55,7 @@ export function createProgram(io: CliIo = processIo): Command {
         summarizer?: string;
       }) => {
         await ensureDataDir(options.dataDir);
+        const { devCommand } = await import('./commands/dev.js');
         await devCommand(options, io);
       },
     );
@@ -128,6 +119,7 @@ export function createProgram(io: CliIo = processIo): Command {
         const tools = toolNames(options.tools, process.env.WHARF_TOOLS);
         await ensureDataDir(options.dataDir);
         const { waitForInputs, tools: _tools, ...rest } = options;
+        const { runCommand } = await import('./commands/run.js');
         const result = await runCommand(
           file,
           { ...rest, tools, ...(waitForInputs === undefined ? {} : { waitForInputsMs: waitForInputs }) },
@@ -161,6 +153,7 @@ export function createProgram(io: CliIo = processIo): Command {
         },
       ) => {
         await ensureDataDir(options.dataDir);
+        const { resumeCommand } = await import('./commands/resume.js');
         const result = await resumeCommand(workflowId, options, io);
         failUnlessCompleted(result);
       },
@@ -212,6 +205,7 @@ export function createProgram(io: CliIo = processIo): Command {
       ) => {
         await ensureDataDir(options.dataDir);
         const { tools, ...rest } = options;
+        const { rerunCommand } = await import('./commands/rerun.js');
         const result = await rerunCommand(
           workflowId,
           { ...rest, tools: toolNames(tools, process.env.WHARF_TOOLS) },
@@ -234,7 +228,12 @@ export function createProgram(io: CliIo = processIo): Command {
       async (
         workflowId: string | undefined,
         options: { address?: string; namespace?: string; json: boolean; dataDir: string },
-      ) => (workflowId === undefined ? dataPlaneStatus(options, io) : statusCommand(workflowId, options, io)),
+      ) => {
+        const { dataPlaneStatus, statusCommand } = await import('./commands/status.js');
+        await (workflowId === undefined
+          ? dataPlaneStatus(options, io)
+          : statusCommand(workflowId, options, io));
+      },
     );
 
   program
@@ -265,7 +264,10 @@ export function createProgram(io: CliIo = processIo): Command {
           namespace?: string;
           json: boolean;
         },
-      ) => approveCommand(workflowId, task, options, io),
+      ) => {
+        const { approveCommand } = await import('./commands/control.js');
+        await approveCommand(workflowId, task, options, io);
+      },
     );
 
   program
@@ -282,7 +284,10 @@ export function createProgram(io: CliIo = processIo): Command {
         workflowId: string,
         pairs: string[],
         options: { json?: string; replace: boolean; address?: string; namespace?: string },
-      ) => inputCommand(workflowId, pairs, options, io),
+      ) => {
+        const { inputCommand } = await import('./commands/control.js');
+        await inputCommand(workflowId, pairs, options, io);
+      },
     );
 
   const outputs = program.command('outputs').description('Read stored outputs');
@@ -309,6 +314,7 @@ export function createProgram(io: CliIo = processIo): Command {
         dataDir: string;
       }) => {
         await ensureDataDir(options.dataDir);
+        const { outputsList } = await import('./commands/inspect.js');
         await outputsList(options, io);
       },
     );
@@ -320,6 +326,7 @@ export function createProgram(io: CliIo = processIo): Command {
     .addOption(dataDirOption())
     .action(async (outId: string, options: { range?: string; json: boolean; dataDir: string }) => {
       await ensureDataDir(options.dataDir);
+      const { outputsShow } = await import('./commands/inspect.js');
       await outputsShow(outId, options, io);
     });
 
@@ -336,6 +343,7 @@ export function createProgram(io: CliIo = processIo): Command {
     .addOption(dataDirOption())
     .action(async (outId: string, options: { records: boolean; dataDir: string }) => {
       await ensureDataDir(options.dataDir);
+      const { outputsRefs } = await import('./commands/outputs-refs.js');
       await outputsRefs(outId, options, io);
     });
 
@@ -357,6 +365,7 @@ export function createProgram(io: CliIo = processIo): Command {
         options: { budget: number; owner: string; json: boolean; dataDir: string },
       ) => {
         await ensureDataDir(options.dataDir);
+        const { evidenceCommand } = await import('./commands/inspect.js');
         await evidenceCommand(workflowId, options, io);
       },
     );
@@ -378,6 +387,10 @@ export function createProgram(io: CliIo = processIo): Command {
         file: string,
         options: { json: boolean; tools?: string; model: string[]; summarizer?: string },
       ) => {
+        const [{ definitionWithModels, modelChoice }, { loadSwarm }] = await Promise.all([
+          import('./model-options.js'),
+          import('./commands/validate.js'),
+        ]);
         const models = modelChoice(options, process.env);
         const loaded = await loadSwarm(file, { tools: toolNames(options.tools, process.env.WHARF_TOOLS) });
         const check = options.model.length > 0 || Boolean(process.env.WHARF_MODEL?.trim());
@@ -407,6 +420,7 @@ export function createProgram(io: CliIo = processIo): Command {
         key?: string;
         json: boolean;
       }) => {
+        const { emitCommand } = await import('./commands/emit.js');
         await emitCommand(options, io);
       },
     );
@@ -446,6 +460,7 @@ export function createProgram(io: CliIo = processIo): Command {
         dataDir: string;
       }) => {
         await ensureDataDir(options.dataDir);
+        const { gcCommand } = await import('./commands/gc.js');
         await gcCommand(options, io);
       },
     );
@@ -480,7 +495,9 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
       io.err(`wharf: ${config.message}`);
       return exitCodes.USAGE;
     }
-    const expected = CliError.isInstance(error) ? error : dataPlaneCliError(error);
+    const expected = CliError.isInstance(error)
+      ? error
+      : (await import('./data-plane-error.js')).dataPlaneCliError(error);
     if (expected !== undefined) {
       io.err(`wharf: ${expected.message}`);
       return expected.exitCode;

@@ -45,6 +45,7 @@ export {
   conditionReferences,
   parseWhen,
 } from './dsl/when-condition.js';
+export { parseAge, parseSize } from './gc/retention-policy.js';
 export { InvalidConfigError } from './invalid-config-error.js';
 export { WharfOrchestratorError, type WharfOrchestratorErrorCode } from './orchestrator-error.js';
 export { addUsage, formatUsage, swarmUsage } from './shared/agent-usage.js';

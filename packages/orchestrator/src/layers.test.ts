@@ -29,6 +29,7 @@ const layers: Record<string, readonly string[]> = {
   client: [...pure],
   worker: [...pure, 'models', 'converter', 'gc', 'tracing', 'activities', 'agent'],
   embedded: [...pure, 'models', 'dev-server', 'tracing', 'activities', 'worker', 'client'],
+  'data-dir': [...pure, 'models', 'activities', 'worker'],
   node: ['shared', 'models', 'converter'],
 };
 

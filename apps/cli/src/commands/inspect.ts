@@ -1,6 +1,5 @@
 import { EvidenceCompiler, isEvidenceRecord } from '@wharf/evidence';
-import { type DataDir, openDataDir } from '@wharf/orchestrator/embedded';
-import { safeId } from '@wharf/orchestrator/worker';
+import { type DataDir, openDataDir, safeId } from '@wharf/orchestrator/data-dir';
 import { InvalidOutputEventError, type OutputRecord, OutputStoreError } from '@wharf/output-store';
 import { BackendMissingError, InvalidStoreUrlError } from '@wharf/output-store/config';
 import { clampRange } from '../clamp-range.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { approveCommand, formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
-import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/embedded';
+import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/data-dir';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import {
   checkDataPlane,

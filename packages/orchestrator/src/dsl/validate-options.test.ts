@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseSwarm } from './parse-swarm.js';
+import { parseSwarm, validateSwarm } from './parse-swarm.js';
 import { SwarmDefinitionError } from './swarm-definition-error.js';
 
 function issuesOf(text: string) {
@@ -98,6 +98,39 @@ describe('validateOptions: user channels', () => {
     expect(issues.map((issue) => issue.message)).toEqual([
       expect.stringContaining('loop instances of c'),
       expect.stringContaining('a and b may run in the same step'),
+    ]);
+  });
+});
+
+describe('validateOptions: many writers of one last_value channel', () => {
+  /** A chain of `count` tasks, each writing the channel; `loose` depends on nothing. */
+  function chain(count: number, loose?: string): Record<string, unknown> {
+    const tasks: Record<string, unknown> = {};
+    for (let index = 0; index < count; index++) {
+      tasks[`t${index}`] = {
+        script: { content: 'echo' },
+        depends_on: index === 0 || `t${index}` === loose ? [] : [`t${index - 1}`],
+        output: '†channels.latest',
+      };
+    }
+    return { name: 'c', channels: { latest: { type: 'last_value' } }, tasks };
+  }
+
+  it('accepts 5,000 writers that run one after another', () => {
+    expect(Object.keys(validateSwarm(chain(5_000)).tasks)).toHaveLength(5_000);
+  });
+
+  it('names each writer that may run in the same step as the one that does not wait', () => {
+    let error: unknown;
+    try {
+      validateSwarm(chain(3, 't2'));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(SwarmDefinitionError.isInstance(error)).toBe(true);
+    expect((error as SwarmDefinitionError).issues.map((issue) => issue.message)).toEqual([
+      expect.stringContaining('t0 and t2 may run in the same step'),
+      expect.stringContaining('t1 and t2 may run in the same step'),
     ]);
   });
 });

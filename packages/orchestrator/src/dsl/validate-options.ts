@@ -9,7 +9,7 @@ import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import { nameHint } from './suggest-names.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
 import { isLooped } from './task-instances.js';
-import { ancestorsOf } from './validate-graph.js';
+import { ancestorsOf, dependencyOrder } from './validate-graph.js';
 
 /** The reference kind of the user's channels (`†channels.<name>`). */
 const CHANNELS = 'channels';
@@ -99,14 +99,16 @@ export function validateOptions(definition: SwarmDefinition): SwarmIssue[] {
         });
       const list = writers.get(name);
       if (list === undefined) writers.set(name, [task]);
-      else if (!list.includes(task)) list.push(task);
+      else if (list.at(-1) !== task) list.push(task);
     }
   }
 
   const ancestors = ancestorsMemo(definition);
+  const ordered = orderedWriters(definition);
   for (const [name, tasks] of writers) {
     const channel = definition.channels[name];
     if (channel === undefined || !SINGLE_WRITER.has(channel.type)) continue;
+    if (tasks.length < 2 || ordered(tasks)) continue;
     for (let later = 1; later < tasks.length; later++) {
       for (let earlier = 0; earlier < later; earlier++) {
         const first = tasks[earlier] as string;
@@ -132,6 +134,45 @@ function inputReferences(text: string): Reference[] {
   } catch {
     return []; // the reference check reports a malformed input
   }
+}
+
+/**
+ * Whether every two of `writers` run one after the other (one is an ancestor of the other), in
+ * one pass over the tasks: sorted by a topological order, each writer must have the writer
+ * just before it among its ancestors, and that is so when it is the latest writer among them.
+ * Linear in the definition for each channel, where checking every pair would cost a set of
+ * ancestors per writer. Undefined order (a cycle, reported on its own): false, and the pairs
+ * are checked one by one.
+ */
+function orderedWriters(definition: SwarmDefinition): (writers: readonly string[]) => boolean {
+  let order: readonly string[] | undefined;
+  let position: Map<string, number> | undefined;
+  return (writers) => {
+    if (order === undefined) {
+      const sorted = dependencyOrder(definition.tasks);
+      order = 'order' in sorted ? sorted.order : [];
+      position = new Map(order.map((task, index) => [task, index]));
+    }
+    if (position === undefined || position.size === 0) return false;
+    const writing = new Set(writers);
+    // The position of the latest writer among each task's ancestors (-1: none).
+    const latest = new Map<string, number>();
+    for (const task of order) {
+      let found = -1;
+      for (const dependency of definition.tasks[task]?.depends_on ?? []) {
+        const at = position.get(dependency);
+        if (dependency === task || at === undefined) continue;
+        found = Math.max(found, latest.get(dependency) ?? -1, writing.has(dependency) ? at : -1);
+      }
+      latest.set(task, found);
+    }
+    const sorted = [...writing].sort(
+      (left, right) => (position?.get(left) ?? 0) - (position?.get(right) ?? 0),
+    );
+    return sorted.every(
+      (writer, index) => index === 0 || latest.get(writer) === position?.get(sorted[index - 1] as string),
+    );
+  };
 }
 
 /** {@link ancestorsOf}, memoised per task. */

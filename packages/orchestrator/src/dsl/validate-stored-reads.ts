@@ -1,6 +1,6 @@
 import { parseExpression, parseOutputPath, type Reference } from '@wharf/context-resolver';
 import type { GraphDefinition, GraphTask } from './graph-definition.js';
-import { pathsOverlap } from './paths-overlap.js';
+import { type OutputPathNode, OutputPathTree, type OutputWriter } from './output-path-tree.js';
 import type { SwarmIssue } from './swarm-definition-error.js';
 import { conditionAsExpression, parseWhen } from './when-condition.js';
 
@@ -11,13 +11,6 @@ const SCALAR_FIELDS: Readonly<Record<string, string>> = {
   bytes: 'a number',
   exitCode: 'a number',
 };
-
-interface Written {
-  task: string;
-  reference: Reference;
-  /** The writer is a loop: what it writes is the stored list of its instances' values. */
-  looped: boolean;
-}
 
 /**
  * What the definition check can tell about reads of task outputs before anything runs:
@@ -35,18 +28,18 @@ interface Written {
  * ```
  */
 export function validateStoredReads(definition: GraphDefinition): SwarmIssue[] {
-  const written: Written[] = [];
+  const written = new OutputPathTree();
   for (const [task, spec] of Object.entries(definition.tasks)) {
     if (spec.output === undefined) continue;
     try {
       const plan = parseOutputPath(typeof spec.output === 'string' ? spec.output : spec.output.path);
       for (const reference of [...plan.success, ...plan.failure])
-        if (reference.kind !== 'channels') written.push({ task, reference, looped: isLooped(spec) });
+        if (reference.kind !== 'channels') written.add(task, reference, isLooped(spec));
     } catch {
       // reported by validateReferences
     }
   }
-  if (written.length === 0) return [];
+  if (written.empty) return [];
   const issues: SwarmIssue[] = [];
   for (const [task, spec] of Object.entries(definition.tasks)) {
     const reads: [where: string, text: string, over: boolean][] = [
@@ -66,31 +59,46 @@ export function validateStoredReads(definition: GraphDefinition): SwarmIssue[] {
   return issues;
 }
 
-function check(reference: Reference, over: boolean, written: readonly Written[]): string | undefined {
+/**
+ * The problem of reading `reference`, if any. Walks the reference's path down the writers'
+ * paths, so each check costs the length of the path (and, for an `over` above every writer,
+ * the writers it names), not the number of writers. Of the writers of a path above the
+ * reference, the first in document order that makes the read fail is named.
+ */
+function check(reference: Reference, over: boolean, written: OutputPathTree): string | undefined {
+  const nodes = written.along(reference);
+  if (nodes.length === 0) return undefined;
   const text = `†${[reference.kind, ...reference.path].join('.')}`;
-  const same = written.filter((entry) => entry.reference.kind === reference.kind);
-  for (const writer of same) {
-    const path = writer.reference.path;
-    if (path.length >= reference.path.length || !pathsOverlap(path, reference.path)) continue;
-    const field = reference.path[path.length] as string;
-    const whole = `†${[reference.kind, ...path].join('.')}`;
-    if (writer.looped && !(field === 'count' && reference.path.length === path.length + 1)) {
+  const last = reference.path.length - 1;
+  let failing: { writer: OutputWriter; depth: number; scalar: boolean } | undefined;
+  const consider = (writer: OutputWriter | undefined, depth: number, scalar: boolean) => {
+    if (writer === undefined) return;
+    if (failing === undefined || writer.index < failing.writer.index) failing = { writer, depth, scalar };
+  };
+  for (let depth = 0; depth <= last && depth < nodes.length; depth++) {
+    const node = nodes[depth] as OutputPathNode;
+    const field = reference.path[depth] as string;
+    if (!(field === 'count' && depth === last)) consider(node.firstLooped, depth, false);
+    if (over && depth === last && Object.hasOwn(SCALAR_FIELDS, field)) consider(node.firstPlain, depth, true);
+  }
+  if (failing !== undefined) {
+    const { writer, depth, scalar } = failing;
+    const whole = `†${[reference.kind, ...reference.path.slice(0, depth)].join('.')}`;
+    if (!scalar) {
       return `${text} reads inside the output of loop ${writer.task}, which is the stored list of its instances' values: read ${whole} (the whole list) or ${whole}.count`;
     }
-    if (
-      !writer.looped &&
-      over &&
-      reference.path.length === path.length + 1 &&
-      SCALAR_FIELDS[field] !== undefined
-    ) {
-      return `loop.over ${text} is ${SCALAR_FIELDS[field]}, not a list: map over ${whole} (one instance per line of ${writer.task}'s output, or per element when it is a JSON array)`;
-    }
+    const field = reference.path[depth] as string;
+    return `loop.over ${text} is ${SCALAR_FIELDS[field]}, not a list: map over ${whole} (one instance per line of ${writer.task}'s output, or per element when it is a JSON array)`;
   }
-  if (over && reference.kind !== 'input' && same.length > 0) {
-    const below = same.filter((entry) => pathsOverlap(entry.reference.path, reference.path));
-    if (below.length > 0 && below.every((entry) => entry.reference.path.length > reference.path.length))
-      return `loop.over ${text} is an object holding ${below.map((entry) => `†${[entry.reference.kind, ...entry.reference.path].join('.')}`).join(', ')}, not a list: map over one of them`;
-  }
+  const target = nodes[last + 1];
+  if (
+    over &&
+    reference.kind !== 'input' &&
+    target !== undefined &&
+    target.below.length > 0 &&
+    nodes.every((node) => node.writers.length === 0)
+  )
+    return `loop.over ${text} is an object holding ${target.below.map((entry) => `†${[entry.reference.kind, ...entry.reference.path].join('.')}`).join(', ')}, not a list: map over one of them`;
   return undefined;
 }
 
