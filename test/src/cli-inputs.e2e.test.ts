@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MissingInputsError } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
+import { openDataDir } from '@wharf/orchestrator/embedded';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';
 import { runWharf, wharfCliPath } from './wharf-cli.js';
@@ -43,10 +44,18 @@ describe('wharf run and wharf input with †input values', () => {
   });
 
   it('run refuses a swarm whose †input values are missing, naming them, before starting anything (exit 2)', async () => {
-    const refused = await runWharf(
-      ['run', 'regional.yaml', '--address', address, '--data-dir', '.wharf'],
-      dir,
-    );
+    // Three refusals, none of which reaches a server: side by side (each wharf process costs
+    // seconds before it does anything).
+    const [refused, offline, one] = await Promise.all([
+      runWharf(['run', 'regional.yaml', '--address', address, '--data-dir', '.wharf'], dir),
+      // Refused before any server is asked: with none at --address, the answer is the same.
+      runWharf(['run', 'regional.yaml', '--address', '127.0.0.1:1', '--data-dir', '.wharf'], dir),
+      // One missing: named alone.
+      runWharf(
+        ['run', 'regional.yaml', '--input', 'region=eu', '--address', address, '--data-dir', '.wharf'],
+        dir,
+      ),
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('wharf: swarm regional needs inputs it was not given:');
     expect(refused.stderr).toContain(
@@ -55,22 +64,13 @@ describe('wharf run and wharf input with †input values', () => {
     expect(refused.stderr).toContain('†input.done (read by tasks.finish.inputs.done)');
     expect(refused.stderr).toContain('give --input region=… --input done=…, or run with --wait-for-inputs');
     expect(refused.stderr).not.toContain('started');
-    // Refused before any server is asked: with none at --address, the answer is the same.
-    const offline = await runWharf(
-      ['run', 'regional.yaml', '--address', '127.0.0.1:1', '--data-dir', '.wharf'],
-      dir,
-    );
     expect(offline.code).toBe(2);
     expect(offline.stderr).toContain('†input.region (read by tasks.greet.inputs.region');
-    // One missing: named alone. Given both, the swarm runs.
-    const one = await runWharf(
-      ['run', 'regional.yaml', '--input', 'region=eu', '--address', address, '--data-dir', '.wharf'],
-      dir,
-    );
     expect(one.code).toBe(2);
     expect(one.stderr).toContain(
       'needs an input it was not given:\n  †input.done (read by tasks.finish.inputs.done)',
     );
+    // Given both, the swarm runs.
     const both = await runWharf(
       ['run', 'regional.yaml', '--input', 'region=eu', '--input', 'done=1', '--json', '--address', address],
       dir,
@@ -151,10 +151,13 @@ describe('wharf run and wharf input with †input values', () => {
     expect(await exited).toBe(0);
     const result = JSON.parse(stdout) as { status: string; outputs: Record<string, string[]> };
     expect(result.status).toBe('completed');
-    const finish = await runWharf(
-      ['outputs', 'show', result.outputs.finish?.[0] as string, '--data-dir', '.wharf'],
-      dir,
-    );
-    expect(finish.stdout).toBe('finish {"region":"us","done":1}\n');
+    // Read from the run's data directory here: what `outputs show` would print.
+    const data = await openDataDir(join(dir, '.wharf'), { env: {} });
+    try {
+      const { body } = await data.store.get({ outId: result.outputs.finish?.[0] as string });
+      expect(Buffer.from(body).toString('utf8')).toBe('finish {"region":"us","done":1}\n');
+    } finally {
+      await data.close();
+    }
   });
 });

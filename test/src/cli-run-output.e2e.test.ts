@@ -49,7 +49,21 @@ describe('what wharf run prints', () => {
   });
 
   it('links the run in the Web UI that --ui-url or WHARF_UI_URL names, as its help says', async () => {
-    const help = (await runWharf(['run', '--help'], dir)).stdout.replace(/\s+/g, ' ');
+    await writeFile(
+      join(dir, 'hello.yaml'),
+      'name: hello\ntasks:\n  greet: { script: { content: echo hi } }\n',
+    );
+    const args = ['run', 'hello.yaml', '--address', address, '--data-dir', '.wharf'];
+    // Three commands, each costing seconds before it does anything: side by side.
+    const [helped, run, refused] = await Promise.all([
+      runWharf(['run', '--help'], dir),
+      runWharf(args, dir, { env: envWith({ WHARF_UI_URL: 'http://ui.example:8080/' }) }),
+      // The option wins over the variable; a URL that is not http(s) is a usage error naming it.
+      runWharf([...args, '--ui-url', 'ftp://ui.example'], dir, {
+        env: envWith({ WHARF_UI_URL: 'http://ui.example:8080' }),
+      }),
+    ]);
+    const help = helped.stdout.replace(/\s+/g, ' ');
     expect(help).toContain(
       "prints the result, the out ids and the run's Web UI link (of a server it or `wharf dev` started, else of --ui-url)",
     );
@@ -57,12 +71,6 @@ describe('what wharf run prints', () => {
       "--ui-url <url> the Web UI of --address's server, for the run's link (env: WHARF_UI_URL)",
     );
 
-    await writeFile(
-      join(dir, 'hello.yaml'),
-      'name: hello\ntasks:\n  greet: { script: { content: echo hi } }\n',
-    );
-    const args = ['run', 'hello.yaml', '--address', address, '--data-dir', '.wharf'];
-    const run = await runWharf(args, dir, { env: envWith({ WHARF_UI_URL: 'http://ui.example:8080/' }) });
     expect(run.code, run.stderr).toBe(0);
     const started = /wharf: started (\S+) — (\S+)/.exec(run.stderr);
     const [, workflowId, link] = started ?? [];
@@ -74,10 +82,6 @@ describe('what wharf run prints', () => {
     expect(run.stdout).toContain(`Web UI: ${link}`);
     expect(run.stderr).not.toContain('no Web UI link');
 
-    // The option wins over the variable; a URL that is not http(s) is a usage error naming it.
-    const refused = await runWharf([...args, '--ui-url', 'ftp://ui.example'], dir, {
-      env: envWith({ WHARF_UI_URL: 'http://ui.example:8080' }),
-    });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
       '--ui-url must be an http(s) URL such as http://127.0.0.1:8233, got "ftp://ui.example".',

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { openDataDir } from '@wharf/orchestrator/embedded';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 const execFileAsync = promisify(execFile);
@@ -73,28 +74,31 @@ describe('the wharf command', () => {
     };
     expect(result.status).toBe('failed');
 
+    // The commands below only read, and each costs seconds before it does: side by side.
+    const mainOut = result.outputs.produce?.[0] as string;
+    const [status, statusJson, body, missing] = await Promise.all([
+      wharf(['status', result.workflowId, '--address', address], dir),
+      wharf(['status', result.workflowId, '--json', '--address', address], dir),
+      wharf(['outputs', 'show', mainOut, '--data-dir', '.wharf'], dir),
+      wharf(['outputs', 'show', 'out_doesnotexist00', '--data-dir', '.wharf'], dir),
+    ]);
     // The run ended failed and no worker runs any more: status reads the result from Temporal.
-    const status = await wharf(['status', result.workflowId, '--address', address], dir);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain('cli-swarm: failed (run failed)');
     expect(status.stdout).toMatch(/broken\s+failed.*cannot connect/);
-    const statusJson = await wharf(['status', result.workflowId, '--json', '--address', address], dir);
     expect(JSON.parse(statusJson.stdout)).toMatchObject({ swarm: 'cli-swarm', status: 'failed' });
 
-    const mainOut = result.outputs.produce?.[0] as string;
-    const body = await wharf(['outputs', 'show', mainOut, '--data-dir', '.wharf'], dir);
     const emittedId = body.stdout.split('\n')[0] as string;
     expect(emittedId).toMatch(/^out_/);
     expect(body.stdout).toContain('main output');
 
-    const emitted = await wharf(
-      ['outputs', 'show', emittedId, '--range', '0-4', '--data-dir', '.wharf'],
-      dir,
-    );
+    const [emitted, shownRecord, evidence] = await Promise.all([
+      wharf(['outputs', 'show', emittedId, '--range', '0-4', '--data-dir', '.wharf'], dir),
+      wharf(['outputs', 'show', emittedId, '--json', '--data-dir', '.wharf'], dir),
+      wharf(['evidence', result.workflowId, '--budget', '2000', '--data-dir', '.wharf'], dir),
+    ]);
     expect(emitted.stdout).toBe('note');
-    const record = JSON.parse(
-      (await wharf(['outputs', 'show', emittedId, '--json', '--data-dir', '.wharf'], dir)).stdout,
-    ) as {
+    const record = JSON.parse(shownRecord.stdout) as {
       name: string;
       labels: Record<string, string>;
       producer: { spawnId: string };
@@ -105,15 +109,10 @@ describe('the wharf command', () => {
       producer: { spawnId: 'produce' },
     });
 
-    const evidence = await wharf(
-      ['evidence', result.workflowId, '--budget', '2000', '--data-dir', '.wharf'],
-      dir,
-    );
     expect(evidence.code).toBe(0);
     expect(evidence.stdout).toContain('cannot connect');
     expect(evidence.stdout.indexOf('Worker broken')).toBeLessThan(evidence.stdout.indexOf('Worker produce'));
 
-    const missing = await wharf(['outputs', 'show', 'out_doesnotexist00', '--data-dir', '.wharf'], dir);
     expect(missing.code).toBe(3);
     expect(missing.stderr).toContain('out_doesnotexist00');
   });
@@ -138,12 +137,19 @@ describe('the wharf command', () => {
     expect(run.code, run.stderr).toBe(0);
     const result = JSON.parse(run.stdout) as { status: string; outputs: Record<string, string[]> };
     expect(result.status).toBe('completed');
-    const show = (outId: string) => wharf(['outputs', 'show', outId, '--data-dir', '.wharf'], dir);
-    expect((await show(result.outputs.root?.[0] as string)).stdout).toBe('the checkout\n');
-    expect((await show(result.outputs.docs?.[0] as string)).stdout).toBe('the docs\n');
-    expect((await show(result.outputs.after?.[0] as string)).stdout).toBe(
-      '=== RELEVANT CONTEXT ===\n\nTask: root (relevance: 1.00)\n',
-    );
+    // The outputs, read from the data directory here (the test above runs `outputs show`).
+    const data = await openDataDir(join(dir, '.wharf'), { env: {} });
+    const show = async (outId: string) =>
+      Buffer.from((await data.store.get({ outId })).body).toString('utf8');
+    try {
+      expect(await show(result.outputs.root?.[0] as string)).toBe('the checkout\n');
+      expect(await show(result.outputs.docs?.[0] as string)).toBe('the docs\n');
+      expect(await show(result.outputs.after?.[0] as string)).toBe(
+        '=== RELEVANT CONTEXT ===\n\nTask: root (relevance: 1.00)\n',
+      );
+    } finally {
+      await data.close();
+    }
 
     // Without --workdir the scripts run where `wharf run` was started, which has no marker.
     const elsewhere = await wharf(

@@ -9,6 +9,7 @@ import { composeWorker } from '@wharf/orchestrator/worker';
 import { OutputNotFoundError } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { scriptedModel } from './scripted-model.js';
+import { wharfBundle } from './swarm-env.js';
 import { connectTestEnv, type TemporalTestEnv, taskQueueFor } from './temporal-env.js';
 import { runWharf, wharfCliPath } from './wharf-cli.js';
 
@@ -145,7 +146,12 @@ describe('one Temporal server, several data planes', () => {
       env: {},
       models: createModelRegistry({ models: { 'mock:writer': scriptedModel([{ text: 'hi' }]) }, env: {} }),
     });
-    const { worker, done } = await parts.startWorker({ connection: temporal.nativeConnection, taskQueue });
+    const { worker, done } = await parts.startWorker({
+      connection: temporal.nativeConnection,
+      taskQueue,
+      // The run's workflow bundle, built once: not bundled again for this worker.
+      workerOptions: { workflowBundle: await wharfBundle() },
+    });
     try {
       expect(parts.data.dataPlane.id).not.toBe(runPlane.id);
       const wharf = new WharfClient({
@@ -204,20 +210,19 @@ describe('one Temporal server, several data planes', () => {
     first.child.kill('SIGKILL');
     await first.exited;
 
-    // Another data directory is another data plane: refused before any worker polls the run's queue.
-    const elsewhere = await runWharf(
-      ['resume', workflowId, '--address', address, '--data-dir', 'plane-a'],
-      dir,
-    );
+    const resumed = wharfRun(['resume', workflowId, '--json', '--data-dir', 'resumed'], {});
+    const [elsewhere, added] = await Promise.all([
+      // Another data directory is another data plane: refused before its worker polls the run's queue.
+      runWharf(['resume', workflowId, '--address', address, '--data-dir', 'plane-a'], dir),
+      // `wharf input` needs a worker to take the update: the resumed one.
+      runWharf(['input', workflowId, 'who=wharf', '--address', address], dir),
+    ]);
     expect(elsewhere.code).toBe(2);
     expect(elsewhere.stderr).toMatch(
       new RegExp(`${workflowId} belongs to data plane dp_[0-9a-f]{16} \\(store .*resumed/outputs\\.db`),
     );
     expect(elsewhere.stderr).toContain('but --data-dir plane-a is data plane');
 
-    const resumed = wharfRun(['resume', workflowId, '--json', '--data-dir', 'resumed'], {});
-    // `wharf input` needs a worker to take the update: the resumed one.
-    const added = await runWharf(['input', workflowId, 'who=wharf', '--address', address], dir);
     expect(added.code, added.stderr).toBe(0);
     const { code, stdout, stderr } = await resumed.exited;
     expect(code, stderr).toBe(0);

@@ -42,6 +42,11 @@ describe('a data plane that spans machines', () => {
   let scratch: string;
   let supervisor: DataDir;
   const started: WorkerProcess[] = [];
+  // Both tests run on the same two hosts (the second kills host-a): one task queue, and two
+  // worker processes started once, side by side, rather than four one after the other.
+  const taskQueue = taskQueueFor('distributed-store');
+  let hostA: WorkerProcess;
+  let hostB: WorkerProcess;
 
   beforeAll(async () => {
     temporal = await connectTestEnv();
@@ -58,11 +63,12 @@ describe('a data plane that spans machines', () => {
     scratch = await mkdtemp(join(tmpdir(), 'wharf-distributed-'));
     // A third host: the client and the supervisor, reading the same data plane.
     supervisor = await openDataDir(join(scratch, 'supervisor'), { env: planeEnv });
+    // Three subagents at most per worker: a wave of instances cannot all land on one of them.
+    [hostA, hostB] = await Promise.all([startWorker('host-a', 3), startWorker('host-b', 3)]);
   });
 
   afterAll(async () => {
-    for (const worker of started)
-      if (worker.child.exitCode === null && worker.child.signalCode === null) worker.child.kill('SIGKILL');
+    for (const worker of started) await stopWorker(worker);
     await supervisor?.close();
     await temporal?.close();
     await database?.drop();
@@ -70,7 +76,7 @@ describe('a data plane that spans machines', () => {
   });
 
   /** `apps/worker` in a process of its own, on its own data directory, configured by env. */
-  async function startWorker(host: string, taskQueue: string, maxConcurrent: number): Promise<WorkerProcess> {
+  async function startWorker(host: string, maxConcurrent: number): Promise<WorkerProcess> {
     const child = spawn(process.execPath, [workerMain], {
       env: {
         ...process.env,
@@ -112,7 +118,7 @@ describe('a data plane that spans machines', () => {
    * swarms name the data plane as the third host sees it: the workers, on other data
    * directories with the same URLs, must see the same one, else they refuse every task.
    */
-  function clientFor(taskQueue: string): WharfClient {
+  function client(): WharfClient {
     return new WharfClient({
       connection: temporal.client.connection,
       taskQueue,
@@ -149,161 +155,149 @@ describe('a data plane that spans machines', () => {
 
   it('runs one swarm on two workers with separate disks; every output and all evidence is readable from any host', async () => {
     const INSTANCES = 8;
-    const taskQueue = taskQueueFor('distributed-store');
-    const wharf = clientFor(taskQueue);
-    // Three subagents at most per worker: eight instances cannot all land on one of them.
-    const [hostA, hostB] = [
-      await startWorker('host-a', taskQueue, 3),
-      await startWorker('host-b', taskQueue, 3),
-    ];
-    try {
-      const definition = parseSwarm(`
+    const wharf = client();
+    const definition = parseSwarm(`
 name: distributed
 tasks:
   fan:
     loop: { type: repeat, count: ${INSTANCES} }
     script: { content: 'sleep 1; echo "instance $WHARF_INSTANCE on $WHARF_TEST_HOST"; head -c ${BODY_BYTES} /dev/zero | tr "\\000" "x"' }
 `);
-      const { workflowId } = await wharf.startSwarm(definition);
-      const result = await wharf.result(workflowId);
-      expect(result.status).toBe('completed');
-      const outIds = result.outputs.fan ?? [];
-      expect(outIds).toHaveLength(INSTANCES);
+    const { workflowId } = await wharf.startSwarm(definition);
+    const result = await wharf.result(workflowId);
+    expect(result.status).toBe('completed');
+    const outIds = result.outputs.fan ?? [];
+    expect(outIds).toHaveLength(INSTANCES);
 
-      // Both hosts ran instances, and each body is whole, read back through either worker's store.
-      const hostOf = new Map<string, string>();
-      const workerStores = [
-        await openDataDir(join(scratch, `host-a-${taskQueue}`), { env: planeEnv }),
-        await openDataDir(join(scratch, `host-b-${taskQueue}`), { env: planeEnv }),
-      ];
-      try {
-        for (const [index, outId] of outIds.entries()) {
-          const bodies = await Promise.all(
-            workerStores.map(async (data) =>
-              Buffer.from((await data.store.get({ outId })).body).toString('utf8'),
-            ),
-          );
-          expect(bodies[0]).toBe(bodies[1]);
-          const match = /^instance (\d+) on (host-[ab])\n(x*)$/.exec(bodies[0] ?? '');
-          expect(match?.[1]).toBe(String(index));
-          expect(match?.[3]).toHaveLength(BODY_BYTES);
-          hostOf.set(outId, match?.[2] ?? '');
-          // Too big for the row: the body lives in the bucket, not on either worker's disk.
-          expect((await workerStores[0]?.store.stat({ outId }))?.storage).toBe('file');
-        }
-      } finally {
-        for (const data of workerStores) await data.close();
+    // Both hosts ran instances, and each body is whole, read back through either worker's store.
+    const hostOf = new Map<string, string>();
+    const workerStores = [
+      await openDataDir(join(scratch, `host-a-${taskQueue}`), { env: planeEnv }),
+      await openDataDir(join(scratch, `host-b-${taskQueue}`), { env: planeEnv }),
+    ];
+    try {
+      for (const [index, outId] of outIds.entries()) {
+        const bodies = await Promise.all(
+          workerStores.map(async (data) =>
+            Buffer.from((await data.store.get({ outId })).body).toString('utf8'),
+          ),
+        );
+        expect(bodies[0]).toBe(bodies[1]);
+        const match = /^instance (\d+) on (host-[ab])\n(x*)$/.exec(bodies[0] ?? '');
+        expect(match?.[1]).toBe(String(index));
+        expect(match?.[3]).toHaveLength(BODY_BYTES);
+        hostOf.set(outId, match?.[2] ?? '');
+        // Too big for the row: the body lives in the bucket, not on either worker's disk.
+        expect((await workerStores[0]?.store.stat({ outId }))?.storage).toBe('file');
       }
-      expect(new Set(hostOf.values())).toEqual(new Set(['host-a', 'host-b']));
-
-      // The CLI on a third data directory reads the same outputs.
-      const cliDir = join(scratch, 'cli');
-      const listed = JSON.parse(
-        await wharfCli(['outputs', 'list', '--run', workflowId, '--json'], cliDir),
-      ) as {
-        outId: string;
-        labels: Record<string, string>;
-      }[];
-      expect(
-        listed
-          .filter((record) => record.labels.task === 'fan')
-          .map((record) => record.outId)
-          .sort(),
-      ).toEqual([...outIds].sort());
-      for (const outId of outIds) {
-        const head = await wharfCli(['outputs', 'show', outId, '--range', '0-32'], cliDir);
-        expect(head).toMatch(new RegExp(`^instance \\d+ on ${hostOf.get(outId)}\\n`));
-      }
-      const status = await wharfCli(['status'], cliDir);
-      expect(status).toContain(`store:    ${new URL(database.url).toString().replace(/:[^:@/]*@/, '@')}`);
-      expect(status).toContain(`blobs:    s3://${BUCKET}/outputs (endpoint `);
-      expect(status).toContain('evidence: in the output store');
-
-      // The supervisor's evidence (compiled from the shared store, as `wharf evidence` does)
-      // holds the subagents of both hosts.
-      const evidence = JSON.parse(
-        await wharfCli(['evidence', workflowId, '--json', '--budget', '200000'], cliDir),
-      ) as { evidence: Record<string, string> };
-      const text = Object.values(evidence.evidence).join('\n');
-      expect(text).toContain('on host-a');
-      expect(text).toContain('on host-b');
-      // Each subagent's record, written by whichever host ran it, is in the one artifact store.
-      const { runId } = (await supervisor.store.stat({ outId: outIds[0] ?? '' })).producer;
-      const workers = await supervisor.artifacts.listWorkers({ ownerId: 'default', runId });
-      expect(workers.filter((worker) => worker.task === 'fan' && worker.status === 'succeeded')).toHaveLength(
-        INSTANCES,
-      );
     } finally {
-      await stopWorker(hostA);
-      await stopWorker(hostB);
+      for (const data of workerStores) await data.close();
     }
+    expect(new Set(hostOf.values())).toEqual(new Set(['host-a', 'host-b']));
+
+    // The CLI on a third data directory lists the same outputs and shows a body of each host
+    // (every body was read above through both workers' stores; a `wharf` process costs seconds).
+    // Its first command creates the directory; the others, side by side, only read it.
+    const cliDir = join(scratch, 'cli');
+    const listedText = await wharfCli(['outputs', 'list', '--run', workflowId, '--json'], cliDir);
+    const shownIds = ['host-a', 'host-b'].map(
+      (host) => [...hostOf].find(([, ranOn]) => ranOn === host)?.[0] as string,
+    );
+    const [heads, status, evidenceText] = await Promise.all([
+      Promise.all(shownIds.map((outId) => wharfCli(['outputs', 'show', outId, '--range', '0-32'], cliDir))),
+      wharfCli(['status'], cliDir),
+      wharfCli(['evidence', workflowId, '--json', '--budget', '200000'], cliDir),
+    ]);
+    const listed = JSON.parse(listedText) as {
+      outId: string;
+      labels: Record<string, string>;
+    }[];
+    expect(
+      listed
+        .filter((record) => record.labels.task === 'fan')
+        .map((record) => record.outId)
+        .sort(),
+    ).toEqual([...outIds].sort());
+    for (const [index, outId] of shownIds.entries()) {
+      // Bytes 0-32 (end exclusive): the instance's line, then the start of its padding.
+      const line = `instance ${outIds.indexOf(outId)} on ${hostOf.get(outId)}\n`;
+      expect(heads[index]).toBe(line.padEnd(32, 'x'));
+    }
+    expect(status).toContain(`store:    ${new URL(database.url).toString().replace(/:[^:@/]*@/, '@')}`);
+    expect(status).toContain(`blobs:    s3://${BUCKET}/outputs (endpoint `);
+    expect(status).toContain('evidence: in the output store');
+
+    // The supervisor's evidence (compiled from the shared store, as `wharf evidence` does)
+    // holds the subagents of both hosts.
+    const evidence = JSON.parse(evidenceText) as { evidence: Record<string, string> };
+    const text = Object.values(evidence.evidence).join('\n');
+    expect(text).toContain('on host-a');
+    expect(text).toContain('on host-b');
+    // Each subagent's record, written by whichever host ran it, is in the one artifact store.
+    const { runId } = (await supervisor.store.stat({ outId: outIds[0] ?? '' })).producer;
+    const workers = await supervisor.artifacts.listWorkers({ ownerId: 'default', runId });
+    expect(workers.filter((worker) => worker.task === 'fan' && worker.status === 'succeeded')).toHaveLength(
+      INSTANCES,
+    );
   });
 
   it('finishes a swarm when one of the two workers is SIGKILLed mid-run; every output is stored exactly once', async () => {
     const INSTANCES = 6;
-    const taskQueue = taskQueueFor('distributed-store-crash');
-    const crashClient = clientFor(taskQueue);
+    const crashClient = client();
     // Three subagents at most each: the six instances are split between the two workers.
-    const [doomed, survivor] = [
-      await startWorker('host-a', taskQueue, INSTANCES / 2),
-      await startWorker('host-b', taskQueue, INSTANCES / 2),
-    ];
-    try {
-      const definition = parseSwarm(`
+    const [doomed, survivor] = [hostA, hostB];
+    expect(survivor.child.exitCode).toBeNull();
+    const definition = parseSwarm(`
 name: distributed-crash
 tasks:
   slow:
     loop: { type: repeat, count: ${INSTANCES} }
     script: { content: 'sleep 3; echo "instance $WHARF_INSTANCE on $WHARF_TEST_HOST"; head -c ${BODY_BYTES} /dev/zero | tr "\\000" "y"' }
 `);
-      const { workflowId, handle } = await crashClient.startSwarm(
-        definition,
-        {},
-        { heartbeatTimeoutMs: 3_000 },
-      );
-      // Wait until the doomed worker is running some of the subagents, then kill it outright.
-      let onDoomed = 0;
-      for (let attempt = 0; attempt < 300 && onDoomed === 0; attempt++) {
-        const pending = (await handle.describe()).raw.pendingActivities ?? [];
-        onDoomed = pending.filter(
-          (activity) => activity.lastStartedTime && activity.lastWorkerIdentity?.startsWith(doomed.identity),
-        ).length;
-        if (onDoomed === 0) await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(onDoomed).toBeGreaterThan(0);
-      const exited = once(doomed.child, 'exit');
-      doomed.child.kill('SIGKILL');
-      expect((await exited)[1]).toBe('SIGKILL');
-
-      const result = await crashClient.result(workflowId);
-      expect(result.status).toBe('completed');
-      const outIds = result.outputs.slow ?? [];
-      expect(outIds).toHaveLength(INSTANCES);
-
-      // Exactly one record per idempotency key, one per instance, each body whole.
-      const { runId } = (await supervisor.store.stat({ outId: outIds[0] ?? '' })).producer;
-      const ofRun = (await recordsOf(supervisor.store, 'slow')).filter(
-        (record) => record.producer.runId === runId,
-      );
-      const keys = new Map<string, number>();
-      for (const record of ofRun) keys.set(record.idempotencyKey, (keys.get(record.idempotencyKey) ?? 0) + 1);
-      expect([...keys.values()].every((count) => count === 1)).toBe(true);
-      expect(ofRun).toHaveLength(INSTANCES);
-      expect(ofRun.map((record) => record.outId).sort()).toEqual([...outIds].sort());
-      const hosts = new Set<string>();
-      for (const [index, outId] of outIds.entries()) {
-        const body = Buffer.from((await supervisor.store.get({ outId })).body).toString('utf8');
-        const match = /^instance (\d+) on (host-[ab])\n(y*)$/.exec(body);
-        expect(match?.[1]).toBe(String(index));
-        expect(match?.[3]).toHaveLength(BODY_BYTES);
-        hosts.add(match?.[2] ?? '');
-      }
-      // The killed worker finished nothing (it died within its subagents' first seconds): the
-      // survivor ran every instance, including those retried after the kill.
-      expect(hosts).toEqual(new Set(['host-b']));
-    } finally {
-      await stopWorker(doomed);
-      await stopWorker(survivor);
+    const { workflowId, handle } = await crashClient.startSwarm(
+      definition,
+      {},
+      { heartbeatTimeoutMs: 3_000 },
+    );
+    // Wait until the doomed worker is running some of the subagents, then kill it outright.
+    let onDoomed = 0;
+    for (let attempt = 0; attempt < 300 && onDoomed === 0; attempt++) {
+      const pending = (await handle.describe()).raw.pendingActivities ?? [];
+      onDoomed = pending.filter(
+        (activity) => activity.lastStartedTime && activity.lastWorkerIdentity?.startsWith(doomed.identity),
+      ).length;
+      if (onDoomed === 0) await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    expect(onDoomed).toBeGreaterThan(0);
+    const exited = once(doomed.child, 'exit');
+    doomed.child.kill('SIGKILL');
+    expect((await exited)[1]).toBe('SIGKILL');
+
+    const result = await crashClient.result(workflowId);
+    expect(result.status).toBe('completed');
+    const outIds = result.outputs.slow ?? [];
+    expect(outIds).toHaveLength(INSTANCES);
+
+    // Exactly one record per idempotency key, one per instance, each body whole.
+    const { runId } = (await supervisor.store.stat({ outId: outIds[0] ?? '' })).producer;
+    const ofRun = (await recordsOf(supervisor.store, 'slow')).filter(
+      (record) => record.producer.runId === runId,
+    );
+    const keys = new Map<string, number>();
+    for (const record of ofRun) keys.set(record.idempotencyKey, (keys.get(record.idempotencyKey) ?? 0) + 1);
+    expect([...keys.values()].every((count) => count === 1)).toBe(true);
+    expect(ofRun).toHaveLength(INSTANCES);
+    expect(ofRun.map((record) => record.outId).sort()).toEqual([...outIds].sort());
+    const hosts = new Set<string>();
+    for (const [index, outId] of outIds.entries()) {
+      const body = Buffer.from((await supervisor.store.get({ outId })).body).toString('utf8');
+      const match = /^instance (\d+) on (host-[ab])\n(y*)$/.exec(body);
+      expect(match?.[1]).toBe(String(index));
+      expect(match?.[3]).toHaveLength(BODY_BYTES);
+      hosts.add(match?.[2] ?? '');
+    }
+    // The killed worker finished nothing (it died within its subagents' first seconds): the
+    // survivor ran every instance, including those retried after the kill.
+    expect(hosts).toEqual(new Set(['host-b']));
   });
 });

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { SwarmResult } from '@wharf/orchestrator';
-import { startEmbedded } from '@wharf/orchestrator/embedded';
+import { openDataDir, startEmbedded } from '@wharf/orchestrator/embedded';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { taskQueueFor } from './temporal-env.js';
 import { envWithoutModels, runWharf } from './wharf-cli.js';
@@ -32,12 +32,20 @@ describe('the summarizer of truncation_strategy: summary is configurable', () =>
     await rm(dir, { recursive: true, force: true });
   });
 
-  /** The summary output of the `build` task: the body that opens with a summary heading. */
+  /**
+   * The summary output of the `build` task: the body that opens with a summary heading, read
+   * from the run's data directory in this process (a `wharf outputs show` each costs seconds).
+   */
   async function summaryOf(result: SwarmResult, dataDir: string): Promise<string> {
     const outIds = result.tasks.find((task) => task.task === 'build')?.outIds ?? [];
-    for (const outId of outIds) {
-      const shown = await runWharf(['outputs', 'show', outId, '--data-dir', dataDir], dir, { env });
-      if (shown.stdout.startsWith('--- ')) return shown.stdout;
+    const data = await openDataDir(dataDir, { env: {} });
+    try {
+      for (const outId of outIds) {
+        const body = new TextDecoder().decode((await data.store.get({ outId })).body);
+        if (body.startsWith('--- ')) return body;
+      }
+    } finally {
+      await data.close();
     }
     throw new Error(`no summary among ${outIds.join(', ')}`);
   }
@@ -53,21 +61,25 @@ describe('the summarizer of truncation_strategy: summary is configurable', () =>
   }
 
   it('wharf run: --summarizer, WHARF_SUMMARIZER, or the model --model gives every agent', async () => {
-    const named = await run(['--summarizer', 'scripted:summary.yaml'], join(dir, 'named'));
+    // Four commands on data directories of their own, two at a time (more at once, on a busy
+    // machine, can keep a command from reaching the server within its connect timeout).
+    const [named, fromEnv] = await Promise.all([
+      run(['--summarizer', 'scripted:summary.yaml'], join(dir, 'named')),
+      run([], join(dir, 'env'), { WHARF_SUMMARIZER: `scripted:${join(dir, 'summary.yaml')}` }),
+    ]);
+    const [followed, none] = await Promise.all([
+      run(['--model', 'echo'], join(dir, 'model')),
+      run([], join(dir, 'none')),
+    ]);
     expect(named.split('\n')[0]).toBe('--- Output Summary (108894 bytes) ---');
     expect(named).toContain('Counted from 1 to 20000; nothing failed.');
 
-    const fromEnv = await run([], join(dir, 'env'), {
-      WHARF_SUMMARIZER: `scripted:${join(dir, 'summary.yaml')}`,
-    });
     expect(fromEnv).toContain('Counted from 1 to 20000; nothing failed.');
 
     // The echo summarizer shows what it was given: the task's head and tail.
-    const followed = await run(['--model', 'echo'], join(dir, 'model'));
     expect(followed).toContain('Echo model (offline): I was sent 2 messages');
     expect(followed).toContain('Task: Output of task build (108894 bytes in full):');
 
-    const none = await run([], join(dir, 'none'));
     expect(none.split('\n')[0]).toContain('No summarizer configured');
   });
 

@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { bundleWorkflowCode, type WorkflowBundle } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type WorkflowBundle } from '@temporalio/worker';
 import { FsArtifactStore } from '@wharf/evidence';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { createWharfDataConverter, type ModelRegistry } from '@wharf/orchestrator/node';
@@ -99,4 +99,39 @@ export async function createSwarmTestEnv(
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Replays every run of a swarm's continue-as-new chain on one replay worker (one worker for
+ * all the runs, not one each) and returns the runs whose replay failed, with why.
+ *
+ * @example
+ * ```ts
+ * expect(await replayRunChain(env, workflowId, runs)).toEqual([]);
+ * ```
+ */
+export async function replayRunChain(
+  env: SwarmTestEnv,
+  workflowId: string,
+  runs: readonly { runId: string }[],
+): Promise<{ runId: string; error: string }[]> {
+  async function* histories() {
+    for (const run of runs) {
+      const handle = env.temporal.client.workflow.getHandle(workflowId, run.runId);
+      yield { workflowId, history: await handle.fetchHistory() };
+    }
+  }
+  const failed: { runId: string; error: string }[] = [];
+  let replayed = 0;
+  const dataConverter = createWharfDataConverter({ store: env.store });
+  for await (const result of Worker.runReplayHistories(
+    { workflowBundle: await wharfBundle(), dataConverter },
+    histories(),
+  )) {
+    replayed += 1;
+    if (result.error !== undefined) failed.push({ runId: result.runId, error: String(result.error) });
+  }
+  if (replayed !== runs.length)
+    throw new Error(`replayed ${replayed} of ${runs.length} runs of ${workflowId}`);
+  return failed;
 }

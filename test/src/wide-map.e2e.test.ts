@@ -1,19 +1,23 @@
+import type { ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from '@temporalio/worker';
 import { parseSwarm, type SwarmResult } from '@wharf/orchestrator';
 import { type RunHistoryStats, runChainHistory } from '@wharf/orchestrator/client';
-import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { manifestEntries } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSwarmTestEnv, type SwarmTestEnv, wharfBundle } from './swarm-env.js';
+import { createSwarmTestEnv, replayRunChain, type SwarmTestEnv } from './swarm-env.js';
 import { startWorkerProcess } from './worker-process.js';
 
 const workerScript = fileURLToPath(new URL('../fixtures/wide-worker-process.mjs', import.meta.url));
-const SMALL = 250;
-const LARGE = 2_000;
+// 8x the items under a 300-event continue-as-new threshold: the small list takes two runs, the
+// large one more than the 8 chunk refs a run carries, so the fold of earlier chunks is crossed.
+const SMALL = 150;
+const LARGE = 1_200;
+const HISTORY_EVENT_LIMIT = 300;
+/** Chunk refs a loop carries between runs before they are folded into a manifest (MAX_CHUNKS). */
+const CARRIED_CHUNKS = 8;
 const CONCURRENCY = 32;
 const MIB = 1024 * 1024;
 
@@ -49,49 +53,57 @@ interface WideRun {
   runs: RunHistoryStats[];
 }
 
-// A map over a runtime list thousands of items long, in a chain of runs cut short by a low
+// A map over a runtime list over a thousand items long, in a chain of runs cut short by a low
 // continue-as-new threshold: the items, the out ids and the records of every instance stay in
 // the store, so what history carries does not grow with the list. A worker killed mid-fan-out
 // is replaced, and every item's output is stored exactly once.
-describe('a map over a stored list of thousands of items', () => {
+describe('a map over a stored list of over a thousand items', () => {
   let env: SwarmTestEnv;
+  // One worker process for both swarms (and its replacement after the kill): starting one costs
+  // seconds, and nothing here needs a fresh one.
+  let worker: ChildProcess | undefined;
   const done: Record<number, WideRun> = {};
   beforeAll(async () => {
     env = await createSwarmTestEnv('wide-map');
+    worker = await startWorkerProcess(env, workerScript, [String(CONCURRENCY)]);
   });
   afterAll(async () => {
+    if (worker !== undefined && worker.exitCode === null && worker.signalCode === null) {
+      worker.kill('SIGTERM');
+      await once(worker, 'exit');
+    }
     await env?.close();
   });
 
-  /** Runs the swarm over `items` lines on a worker process; with `killAt`, kills it once that many instances folded. */
+  /** Runs the swarm over `items` lines on the worker process; with `killAt`, kills it once that many instances folded. */
   async function runWide(items: number, killAt?: number): Promise<WideRun> {
     await mkdir(join(env.dir, `run-${items}`), { recursive: true });
     const { workflowId, firstExecutionRunId } = await env.wharf.startSwarm(
       wideMap(items, join(env.dir, `run-${items}`)),
       {},
-      { historyEventLimit: 500, maxConcurrentTasks: CONCURRENCY, heartbeatTimeoutMs: 10_000 },
+      {
+        historyEventLimit: HISTORY_EVENT_LIMIT,
+        maxConcurrentTasks: CONCURRENCY,
+        heartbeatTimeoutMs: 10_000,
+      },
     );
-    let worker = await startWorkerProcess(env, workerScript, [String(CONCURRENCY)]);
-    try {
-      if (killAt !== undefined) {
-        for (;;) {
-          const progress = await env.wharf.progress(workflowId).catch(() => undefined);
-          const fan = progress?.tasks.find((task) => task.task === 'fan');
-          console.log(`[wide-map] ${items}: ${fan?.instances.done}/${fan?.instances.total}`);
-          if ((fan?.instances.done ?? 0) >= killAt) break;
-          await new Promise((resolve) => setTimeout(resolve, 1_000));
-        }
-        worker.kill('SIGKILL');
-        await once(worker, 'exit');
-        worker = await startWorkerProcess(env, workerScript, [String(CONCURRENCY)]);
+    if (killAt !== undefined) {
+      for (;;) {
+        const progress = await env.wharf.progress(workflowId).catch(() => undefined);
+        const fan = progress?.tasks.find((task) => task.task === 'fan');
+        console.log(`[wide-map] ${items}: ${fan?.instances.done}/${fan?.instances.total}`);
+        if ((fan?.instances.done ?? 0) >= killAt) break;
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
-      const result = await env.wharf.result(workflowId);
-      const runs = await runChainHistory(env.temporal.client, workflowId, firstExecutionRunId);
-      return { workflowId, result, runs };
-    } finally {
-      worker.kill('SIGTERM');
-      await once(worker, 'exit');
+      const killed = worker as ChildProcess;
+      const exited = once(killed, 'exit');
+      killed.kill('SIGKILL');
+      await exited;
+      worker = await startWorkerProcess(env, workerScript, [String(CONCURRENCY)]);
     }
+    const result = await env.wharf.result(workflowId);
+    const runs = await runChainHistory(env.temporal.client, workflowId, firstExecutionRunId);
+    return { workflowId, result, runs };
   }
 
   /** Checks one finished swarm: every item ran, its output stored once, in the manifest in order; the join saw every ref. */
@@ -159,6 +171,7 @@ describe('a map over a stored list of thousands of items', () => {
     );
     expect(small.runs).toBeGreaterThan(1);
     expect(large.runs).toBeGreaterThan(small.runs * 4);
+    expect(large.runs).toBeGreaterThan(CARRIED_CHUNKS + 1);
     for (const run of [...done[SMALL].runs, ...done[LARGE].runs])
       expect(run.historyBytes).toBeLessThan(4 * MIB);
     // What one event carries does not depend on the list's length: 8x the items, the same largest
@@ -180,15 +193,6 @@ describe('a map over a stored list of thousands of items', () => {
   it('replays every run of the chain deterministically', async () => {
     const run = done[SMALL];
     expect(run).toBeDefined();
-    const dataConverter = createWharfDataConverter({ store: env.store });
-    for (const entry of run?.runs ?? []) {
-      const workflowId = run?.workflowId as string;
-      const history = await env.temporal.client.workflow.getHandle(workflowId, entry.runId).fetchHistory();
-      await Worker.runReplayHistory(
-        { workflowBundle: await wharfBundle(), dataConverter },
-        history,
-        workflowId,
-      );
-    }
+    expect(await replayRunChain(env, run?.workflowId as string, run?.runs ?? [])).toEqual([]);
   });
 });

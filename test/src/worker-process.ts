@@ -1,10 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { inject } from 'vitest';
 import type { SwarmTestEnv } from './swarm-env.js';
 
 /**
  * Starts a Wharf worker in a process of its own (a fixture script taking the Temporal
  * address, the task queue, the data directory and `extraArgs`), for tests that kill it; resolves once it
- * prints `worker-ready`.
+ * prints `worker-ready`. It runs the workflow bundle the global setup built for the run
+ * (`WHARF_TEST_WORKFLOW_BUNDLE`) instead of bundling the workflow code again.
  */
 export async function startWorkerProcess(
   env: SwarmTestEnv,
@@ -16,6 +18,7 @@ export async function startWorkerProcess(
     [script, env.temporal.address, env.taskQueue, env.dir, ...extraArgs],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, WHARF_TEST_WORKFLOW_BUNDLE: inject('workflowBundlePath') ?? '' },
     },
   );
   let output = '';
