@@ -17,6 +17,10 @@ export default defineConfig({
       {
         test: {
           name: 'unit',
+          // Pure tests: the files of a worker share one module graph instead of importing it
+          // again per file (the unit tier in 43 s instead of 72). The int and e2e files stay
+          // isolated: some read process-wide settings once per process (the stream reader).
+          isolate: false,
           include: [
             'packages/*/src/**/*.test.ts',
             'apps/*/src/**/*.test.ts',
