@@ -166,8 +166,9 @@ async function provideWorkflowBundle(project: TestProject): Promise<() => Promis
         throw new Error(message);
       },
     });
-    if (!('codePath' in bundle)) throw new Error(`the workflow bundle was not cached in ${dir}`);
-    return { dir, path: bundle.codePath, stop: () => rm(dir, { recursive: true, force: true }) };
+    const path = bundle.codePath;
+    if (path === undefined) throw new Error(`the workflow bundle was not cached in ${dir}`);
+    return { dir, path, stop: () => rm(dir, { recursive: true, force: true }) };
   });
   process.env.WHARF_CACHE_DIR = server.dir;
   project.provide('workflowBundlePath', server.path);

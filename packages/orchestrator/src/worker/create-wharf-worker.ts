@@ -57,12 +57,13 @@ export async function createWorkerWith(
   let workflowBundle = placement.workflowBundle;
   if (workflowBundle === undefined && placement.bundleCache !== undefined) {
     const logger = Runtime.instance().logger;
-    workflowBundle = await cachedWorkflowBundle({
+    const { code } = await cachedWorkflowBundle({
       dir: placement.bundleCache,
       plugins: [plugin, ...extraPlugins],
       logger,
       onWarning: (message) => logger.warn(message),
     });
+    workflowBundle = { code };
   }
   return Worker.create({
     connection: placement.connection,

@@ -1,4 +1,4 @@
-import { chmod, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SimplePlugin } from '@temporalio/plugin';
@@ -37,11 +37,12 @@ describe('cachedWorkflowBundle', () => {
     const first = countingLogger();
     const built = await cachedWorkflowBundle({ dir, logger: first });
     expect(first.bundles).toBeGreaterThan(0);
-    if (!('codePath' in built)) throw new Error('expected a cached file');
+    if (built.codePath === undefined) throw new Error('expected a cached file');
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     expect((await stat(built.codePath)).mode & 0o777).toBe(0o600);
     const code = await readFile(built.codePath, 'utf8');
     expect(code).toContain('swarmWorkflow');
+    expect(built.code).toBe(code);
 
     const second = countingLogger();
     const loaded = await cachedWorkflowBundle({ dir, logger: second });
@@ -56,7 +57,7 @@ describe('cachedWorkflowBundle', () => {
       workerInterceptors: { workflowModules: [interceptors] },
     });
     const other = await cachedWorkflowBundle({ dir, plugins: [traced], logger: countingLogger() });
-    if (!('codePath' in other)) throw new Error('expected a cached file');
+    if (other.codePath === undefined) throw new Error('expected a cached file');
     expect(other.codePath).not.toBe(built.codePath);
     expect(await readFile(other.codePath, 'utf8')).toContain('interceptors.js');
     expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
@@ -78,10 +79,42 @@ describe('cachedWorkflowBundle', () => {
     expect(warnings).toEqual([`not caching the workflow bundle in ${dir}: others may write to it`]);
   });
 
+  it('does not run a cached file others may write to, or a link put in its place: it builds the bundle instead', async () => {
+    const dir = join(root, 'swapped');
+    const built = await cachedWorkflowBundle({ dir, logger: countingLogger() });
+    if (built.codePath === undefined) throw new Error('expected a cached file');
+    const planted = join(root, 'planted.js');
+    await writeFile(planted, 'throw new Error("not Wharf");\n');
+
+    await chmod(built.codePath, 0o666);
+    const warnings: string[] = [];
+    const writable = await cachedWorkflowBundle({
+      dir,
+      logger: countingLogger(),
+      onWarning: (m) => warnings.push(m),
+    });
+    expect(writable.code).toContain('swarmWorkflow');
+    expect(writable.codePath).toBeUndefined();
+
+    await rm(built.codePath);
+    await symlink(planted, built.codePath);
+    const linked = await cachedWorkflowBundle({
+      dir,
+      logger: countingLogger(),
+      onWarning: (m) => warnings.push(m),
+    });
+    expect(linked.code).toContain('swarmWorkflow');
+    expect(linked.code).not.toContain('not Wharf');
+    expect(warnings).toEqual([
+      `not using the cached workflow bundle ${built.codePath}: others may write to it`,
+      `not using the cached workflow bundle ${built.codePath}: it is a symbolic link`,
+    ]);
+  });
+
   it('removes bundles unused for a week when it writes a new one, and keeps recent ones', async () => {
     const dir = join(root, 'stale');
     const built = await cachedWorkflowBundle({ dir, logger: countingLogger() });
-    if (!('codePath' in built)) throw new Error('expected a cached file');
+    if (built.codePath === undefined) throw new Error('expected a cached file');
     const old = join(dir, 'workflow-bundle-0000.js');
     const recent = join(dir, 'workflow-bundle-1111.js');
     await writeFile(old, '// an older Wharf');

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, rename, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -7,8 +8,15 @@ import { fileURLToPath } from 'node:url';
 import { type BundleOptions, bundleWorkflowCode } from '@temporalio/worker';
 import { workflowsPath } from './wharf-plugin.js';
 
-/** What {@link cachedWorkflowBundle} returns: a file Temporal's `Worker.create` loads, or the code when no cache could be used. */
-export type CachedWorkflowBundle = { codePath: string } | { code: string };
+/**
+ * What {@link cachedWorkflowBundle} returns: the bundle's code (what `Worker.create` takes as
+ * `workflowBundle`), read by this call from the cache file it checked, and that file's path
+ * when the bundle is cached (none when no cache could be used).
+ */
+export interface CachedWorkflowBundle {
+  code: string;
+  codePath?: string;
+}
 
 /** Options of {@link cachedWorkflowBundle}. */
 export interface WorkflowBundleCacheOptions {
@@ -36,9 +44,10 @@ const STALE_MS = 7 * 24 * 3_600_000;
  * SHA-256 of what goes into it — the bundler options after `plugins` (workflow interceptors),
  * the versions of the Temporal SDK, zod and `nexus-rpc`, and the compiled code of
  * `@wharf/orchestrator` and the `@wharf/*` packages it depends on — so a rebuilt or upgraded
- * Wharf never loads a stale bundle. A bundle is written to a temporary file and renamed, so a
- * reader never sees half of one. A folder that is not this user's own, or that others may
- * write to, is not used (its bundle would run in this worker): the bundle is then built in
+ * Wharf never loads a stale bundle. A bundle is written to a new temporary file and renamed, so a
+ * reader never sees half of one. A folder or a cached file that is not this user's own, or that
+ * others may write to, or a link, is not used (its code would run in this worker; the file is
+ * checked once open, and its code read from that same open file): the bundle is then built in
  * memory, as it is when the folder cannot be created or written, and `onWarning` says why.
  *
  * @example
@@ -68,17 +77,17 @@ export async function cachedWorkflowBundle(
   }
   const key = await bundleKey(bundleOptions);
   const codePath = join(options.dir, `${BUNDLE_PREFIX}${key}.js`);
-  try {
-    const now = new Date();
-    await utimes(codePath, now, now);
-    return { codePath };
-  } catch {
-    // Not cached yet.
+  const cached = await readOwnFile(codePath);
+  if (typeof cached === 'string') return { code: cached, codePath };
+  if (cached.refused !== undefined) {
+    warn(`not using the cached workflow bundle ${codePath}: ${cached.refused}`);
+    return { code: await build() };
   }
   const code = await build();
   const partial = join(options.dir, `.${BUNDLE_PREFIX}${key}.${process.pid}.${Date.now()}.tmp`);
   try {
-    await writeFile(partial, code, { mode: 0o600 });
+    // `wx`: never through a file or link already at that name.
+    await writeFile(partial, code, { mode: 0o600, flag: 'wx' });
     await rename(partial, codePath);
   } catch (error) {
     await rm(partial, { force: true });
@@ -86,7 +95,35 @@ export async function cachedWorkflowBundle(
     return { code };
   }
   await removeStale(options.dir, codePath);
-  return { codePath };
+  return { code, codePath };
+}
+
+/**
+ * The text of `path` when it is a regular file of this user's that others may not write, checked
+ * on the open file itself (no link followed), so nothing swapped in after the folder's check is
+ * run; `{ refused }` says why not, `{}` when there is no such file. Its times are touched: the
+ * stale-bundle sweep keeps what is used.
+ */
+async function readOwnFile(path: string): Promise<string | { refused?: string }> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === 'ENOENT' ? {} : { refused: code === 'ELOOP' ? 'it is a symbolic link' : String(code) };
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) return { refused: 'it is not a regular file' };
+    if (process.getuid !== undefined && info.uid !== process.getuid())
+      return { refused: 'another user owns it' };
+    if ((info.mode & 0o022) !== 0) return { refused: 'others may write to it' };
+    const now = new Date();
+    await handle.utimes(now, now);
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
