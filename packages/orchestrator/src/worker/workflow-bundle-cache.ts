@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
@@ -115,9 +115,8 @@ async function readOwnFile(path: string): Promise<string | { refused?: string }>
   try {
     const info = await handle.stat();
     if (!info.isFile()) return { refused: 'it is not a regular file' };
-    if (process.getuid !== undefined && info.uid !== process.getuid())
-      return { refused: 'another user owns it' };
-    if ((info.mode & 0o022) !== 0) return { refused: 'others may write to it' };
+    const notPrivate = othersControl(info);
+    if (notPrivate !== undefined) return { refused: notPrivate };
     const now = new Date();
     await handle.utimes(now, now);
     return await handle.readFile('utf8');
@@ -154,12 +153,18 @@ async function unsafeFolder(dir: string): Promise<string | undefined> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const info = await lstat(dir);
     if (!info.isDirectory()) return 'it is not a directory';
-    if (process.getuid !== undefined && info.uid !== process.getuid()) return 'another user owns it';
-    if ((info.mode & 0o022) !== 0) return 'others may write to it';
-    return undefined;
+    return othersControl(info);
   } catch (error) {
     return (error as Error).message;
   }
+}
+
+/** Why another user could change what `info` describes (the owner, or group/other write), if so. */
+function othersControl(info: Stats): string | undefined {
+  const uid = process.getuid?.();
+  if (uid !== undefined && info.uid !== uid) return 'another user owns it';
+  if ((info.mode & 0o022) !== 0) return 'others may write to it';
+  return undefined;
 }
 
 /** A SHA-256 (hex, 32 digits) of everything the bundle is built from. */
