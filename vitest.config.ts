@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { ClosingLineReporter } from './test/src/closing-line-reporter.js';
 
 // One config, three tiers chosen by file suffix:
 //   *.test.ts      unit: pure, fast, no servers
@@ -9,6 +10,8 @@ const exclude = ['**/node_modules/**', '**/dist/**'];
 
 export default defineConfig({
   test: {
+    // The default report, then one plain closing line (`vitest: N passed, N failed, N skipped`).
+    reporters: ['default', new ClosingLineReporter()],
     // Two test files at a time (vitest's default on 2 cores is one): the int and e2e files spend
     // much of their time waiting on Temporal, child processes and servers, about 0.8 of a core
     // each, so two of them keep both cores busy.

@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import type { TestModule } from 'vitest/node';
+import { closingLine, countTests } from './closing-line-reporter.js';
+
+/** A finished module holding tests in the given states (the part of TestModule the count reads). */
+function moduleOf(...states: string[]): TestModule {
+  const tests = states.map((state) => ({ result: () => ({ state }) }));
+  return { children: { allTests: () => tests.values() } } as unknown as TestModule;
+}
+
+describe('closing line', () => {
+  it('counts passed, failed and skipped tests over every module', () => {
+    const counts = countTests([
+      moduleOf('passed', 'passed', 'skipped'),
+      moduleOf('failed', 'passed', 'pending'),
+    ]);
+    expect(counts).toEqual({ passed: 3, failed: 1, skipped: 2 });
+    expect(closingLine(counts)).toBe('vitest: 3 passed, 1 failed, 2 skipped');
+  });
+
+  it('says 0 passed for a run that executed no test', () => {
+    expect(closingLine(countTests([]))).toBe('vitest: 0 passed, 0 failed, 0 skipped');
+  });
+});
