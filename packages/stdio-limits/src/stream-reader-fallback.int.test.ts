@@ -9,16 +9,18 @@ import { streamReader } from './stream-reader.js';
 import { compileStreamReaderSync } from './stream-reader-build.js';
 
 // A stream reader built without zlib, as on a machine without zlib's header: gzip spills stay
-// Node's, plain spills and the rest still go to the reader. `streamReader()` reads the setting
-// once per process, and each test file runs in a process of its own.
+// Node's, plain spills and the rest still go to the reader. `streamReader()` looks the binary up
+// again when `WHARF_STREAM_READER` changes; the file sets it back when it ends.
 const dir = await mkdtemp(join(tmpdir(), 'wharf-stream-reader-fallback-'));
 const built =
   process.platform === 'win32'
     ? { error: 'no reader on Windows' }
     : compileStreamReaderSync(join(dir, 'reader'), { zlib: false });
+const before = process.env.WHARF_STREAM_READER;
 if (!('error' in built)) process.env.WHARF_STREAM_READER = built.path;
 afterAll(async () => {
-  delete process.env.WHARF_STREAM_READER;
+  if (before === undefined) delete process.env.WHARF_STREAM_READER;
+  else process.env.WHARF_STREAM_READER = before;
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -28,6 +30,17 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 describe.skipIf('error' in built)('captureProcess with a stream reader built without zlib', () => {
   it('runs that reader, which says it cannot gzip', () => {
+    expect(streamReader()).toEqual({ path: join(dir, 'reader'), gzip: false });
+  });
+
+  it('looks the reader up again when WHARF_STREAM_READER changes', () => {
+    const path = process.env.WHARF_STREAM_READER;
+    try {
+      process.env.WHARF_STREAM_READER = 'off';
+      expect(streamReader()).toBeUndefined();
+    } finally {
+      process.env.WHARF_STREAM_READER = path;
+    }
     expect(streamReader()).toEqual({ path: join(dir, 'reader'), gzip: false });
   });
 

@@ -43,13 +43,15 @@ export interface ReaderSpillTerms {
   release: () => Promise<{ streamBytes: number; fileBytes: number } | undefined>;
 }
 
-let located: StreamReaderBinary | null | undefined;
+/** The binary found for the `$WHARF_STREAM_READER` value it was looked up under. */
+let located: { setting: string | undefined; binary: StreamReaderBinary | undefined } | undefined;
 
 /**
  * The stream reader binary (`native/stream-reader.c`, compiled by the package build where a C
  * compiler is found, with zlib where its header is) when one runs here:
  * `$WHARF_STREAM_READER` when it names one (`off` disables the reader), else the one beside the
- * compiled module. Checked once per process.
+ * compiled module. Checked once per value of `$WHARF_STREAM_READER` (a process that changes it
+ * gets the binary it names next time).
  *
  * @example
  * ```ts
@@ -57,13 +59,14 @@ let located: StreamReaderBinary | null | undefined;
  * ```
  */
 export function streamReader(): StreamReaderBinary | undefined {
-  if (located === undefined) located = locateStreamReader() ?? null;
-  return located ?? undefined;
+  const setting = process.env.WHARF_STREAM_READER;
+  if (located === undefined || located.setting !== setting)
+    located = { setting, binary: locateStreamReader(setting) };
+  return located.binary;
 }
 
-function locateStreamReader(): StreamReaderBinary | undefined {
+function locateStreamReader(setting: string | undefined): StreamReaderBinary | undefined {
   if (process.platform === 'win32') return undefined;
-  const setting = process.env.WHARF_STREAM_READER;
   if (setting === 'off') return undefined;
   if (setting) return probeStreamReader(setting);
   // Beside the compiled module in dist/, or (tests running the sources) in ../dist/.
