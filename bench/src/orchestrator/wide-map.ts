@@ -2,16 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { InMemoryArtifactStore } from '@wharf/evidence';
 import { parseSwarm, wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { runChainHistory, WharfClient } from '@wharf/orchestrator/client';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
-import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
+import { cachedWorkflowBundle } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
 import type { Benchmark } from '../benchmark.js';
 import { type BenchRow, formatTable } from '../harness.js';
+import { startWorkerProcess } from './worker-process.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 const MIB = 1024 * 1024;
@@ -34,7 +33,7 @@ interface WideMapFigures {
   largestRun: number;
   largestPayload: number;
   peakRss: number;
-  /** RSS of the process when the swarm started (the bundled workflow code, the client, earlier sizes). */
+  /** The worker process's RSS when the swarm started (its modules, the loaded workflow bundle). */
   startRss: number;
   /** Seconds and events of every run of the chain, first first. */
   runSeconds: number[];
@@ -49,13 +48,14 @@ interface WideMapFigures {
 
 /**
  * The sizes to run: `WHARF_BENCH_WIDE_MAP_SIZES` (comma-separated, e.g. `1000,10000,100000`),
- * else 1,000 and 10,000 (smoke: 60 and 240).
+ * else 1,000 and 10,000 (smoke: 150 and 300, each spanning runs of the chain under the smoke's
+ * 300-event bound, so their payloads compare like with like).
  */
 function sizes(smoke: boolean): number[] {
   const fromEnv = process.env.WHARF_BENCH_WIDE_MAP_SIZES;
   if (fromEnv !== undefined && fromEnv.trim() !== '')
     return fromEnv.split(',').map((size) => Number.parseInt(size.trim(), 10));
-  return smoke ? [60, 240] : [1_000, 10_000];
+  return smoke ? [150, 300] : [1_000, 10_000];
 }
 
 /**
@@ -63,47 +63,43 @@ function sizes(smoke: boolean): number[] {
  * script per item, and a join that counts every ref, through `swarmWorkflow` on a dev server
  * with a low history bound (every size spans several runs). At each size: every run's history under 4 MiB, the
  * largest payload under 16 KiB and the same at every size (the items and the out ids stay in
- * the store), the worker process's peak RSS under 512 MiB, subagents/s, and whether the last
+ * the store), the peak RSS of the worker (the shipped `@wharf/worker` in a process of its own, a
+ * new one per size) under 512 MiB, subagents/s, and whether the last
  * full run of the chain is as fast as the first.
  */
 export const wideMapBenchmark: Benchmark = {
   name: 'orchestrator-wide-map',
   async run(options) {
-    try {
-      Runtime.install({ logger: new DefaultLogger('ERROR') });
-    } catch {
-      // installed already
-    }
     const dir = await mkdtemp(join(tmpdir(), 'wharf-bench-wide-map-'));
+    const dataDir = join(dir, 'data');
+    const cacheDir = join(dir, 'cache');
     const server = await startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds });
     const connection = await Connection.connect({ address: server.address });
-    const nativeConnection = await NativeConnection.connect({ address: server.address });
-    const store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
-    let peakRss = process.memoryUsage().rss;
-    const sampler = setInterval(() => {
-      peakRss = Math.max(peakRss, process.memoryUsage().rss);
-    }, 250);
+    let store: SqliteOutputStore | undefined;
     try {
+      // The worker is the shipped one in a process of its own (its memory is its alone), loading
+      // the workflow bundle built here once, as a worker with a warm `WHARF_CACHE_DIR` does.
+      await cachedWorkflowBundle({ dir: cacheDir, logger: quiet });
       const taskQueue = 'bench-wide-map';
-      const worker = await createWharfWorker({
-        connection: nativeConnection,
-        taskQueue,
-        store,
-        artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
-        workDir: join(dir, 'work'),
-        maxConcurrentActivities: WORKER_CONCURRENCY,
-        workflowBundle: await bundleWorkflowCode({ workflowsPath, logger: quiet }),
-      });
-      const wharf = new WharfClient({
-        connection,
-        taskQueue,
-        dataConverter: createWharfDataConverter({ store }),
-      });
       const countRefs = `if [ -n "$WHARF_IN_REFS_FILE" ]; then grep -o "out_[A-Za-z0-9_-]*" "$WHARF_IN_REFS_FILE" | wc -l; else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`;
       const figures: WideMapFigures[] = [];
-      // One worker polls throughout (a Temporal worker runs once); the sizes run one after the other.
-      await worker.runUntil(async () => {
-        for (const items of sizes(options.smoke)) {
+      // A new worker process for each size, so each size's peak is its own.
+      for (const items of sizes(options.smoke)) {
+        const worker = await startWorkerProcess({
+          address: server.address,
+          dataDir,
+          taskQueue,
+          concurrency: WORKER_CONCURRENCY,
+          cacheDir,
+        });
+        try {
+          // Opened once the first worker made the data directory and its store.
+          store ??= new SqliteOutputStore({ path: join(dataDir, 'outputs.db') });
+          const wharf = new WharfClient({
+            connection,
+            taskQueue,
+            dataConverter: createWharfDataConverter({ store }),
+          });
           const definition = parseSwarm(
             [
               'name: wide-map',
@@ -119,8 +115,7 @@ export const wideMapBenchmark: Benchmark = {
               '',
             ].join('\n'),
           );
-          const startRss = process.memoryUsage().rss;
-          peakRss = startRss;
+          const startRss = await worker.rss();
           const started = performance.now();
           const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
             definition,
@@ -132,6 +127,7 @@ export const wideMapBenchmark: Benchmark = {
           );
           const result = await wharf.result(workflowId);
           const seconds = (performance.now() - started) / 1000;
+          const peakRss = await worker.peakRss();
           if (result.status !== 'completed') throw new Error(`swarm of ${items} items ${result.status}`);
           const joinOut = result.outputs.join?.[0];
           const seen =
@@ -170,14 +166,14 @@ export const wideMapBenchmark: Benchmark = {
               ? { firstRunSeconds: mean(full.slice(0, half)), lastRunSeconds: mean(full.slice(-half)) }
               : {}),
           });
+        } finally {
+          await worker.stop();
         }
-      });
+      }
       return report(figures);
     } finally {
-      clearInterval(sampler);
-      await store.close();
+      await store?.close();
       await connection.close();
-      await nativeConnection.close();
       await server.stop();
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,0 +1,103 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** Where and how the worker process runs. */
+export interface WorkerProcessOptions {
+  /** The Temporal frontend, `host:port`. */
+  address: string;
+  /** Its data directory: `outputs.db`, `artifacts/`, `work/`. */
+  dataDir: string;
+  taskQueue: string;
+  /** Activity slots (`WHARF_MAX_CONCURRENT`). */
+  concurrency: number;
+  /** A workflow bundle cache already holding the bundle (`WHARF_CACHE_DIR`), so the worker loads it. */
+  cacheDir: string;
+}
+
+/** A running worker process and its memory, read from `/proc`. */
+export interface WorkerProcess {
+  readonly pid: number;
+  /** Resident set size now, in bytes. */
+  rss(): Promise<number>;
+  /** The largest resident set size of the process so far (the kernel's high-water mark), in bytes. */
+  peakRss(): Promise<number>;
+  /** SIGTERM, then waits for the process to end (its running scripts get no grace). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the shipped worker (`@wharf/worker`'s `main.js`, as `node dist/main.js` runs in its
+ * image) in a process of its own, so its memory is its own and not the benchmark's. Resolves
+ * once it logs `worker-start` (polling its task queue).
+ *
+ * @example
+ * ```ts
+ * const worker = await startWorkerProcess({ address, dataDir, taskQueue, concurrency: 32, cacheDir });
+ * // ... run swarms on taskQueue
+ * console.log(`peak RSS ${(await worker.peakRss()) / 2 ** 20} MiB`);
+ * await worker.stop();
+ * ```
+ */
+export async function startWorkerProcess(options: WorkerProcessOptions): Promise<WorkerProcess> {
+  const main = join(
+    dirname(createRequire(import.meta.url).resolve('@wharf/worker/package.json')),
+    'dist/main.js',
+  );
+  const child = spawn(process.execPath, [main], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      TEMPORAL_ADDRESS: options.address,
+      WHARF_DATA_DIR: options.dataDir,
+      WHARF_TASK_QUEUE: options.taskQueue,
+      WHARF_MAX_CONCURRENT: String(options.concurrency),
+      WHARF_CACHE_DIR: options.cacheDir,
+      WHARF_SHUTDOWN_GRACE_MS: '0',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const pid = child.pid;
+  if (pid === undefined) throw new Error('the worker process did not start');
+  const stderr: string[] = [];
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    if (stderr.length < 50) stderr.push(text);
+  });
+  await new Promise<void>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess['stdout']> });
+    const failed = (code: number | null) =>
+      reject(
+        new Error(
+          `the worker process exited (${code}) before it started: ${stderr.join('').slice(0, 2_000)}`,
+        ),
+      );
+    child.once('exit', failed);
+    lines.on('line', (line) => {
+      if (!line.includes('"worker-start"')) return;
+      child.off('exit', failed);
+      resolve();
+    });
+  });
+  // Logs keep coming (one line per finished subagent at info): read and dropped, never a full pipe.
+  child.stdout?.resume();
+  const status = async (field: 'VmRSS' | 'VmHWM') => {
+    const text = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kib = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1];
+    if (kib === undefined) throw new Error(`/proc/${pid}/status has no ${field}`);
+    return Number(kib) * 1024;
+  };
+  return {
+    pid,
+    rss: () => status('VmRSS'),
+    peakRss: () => status('VmHWM'),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
