@@ -34,7 +34,9 @@ export const orchestratorBenchmark: Benchmark = {
     // The bare workflow schedules all its activities at once and slows as that number grows,
     // while the swarm keeps a fixed number in flight: the ratio is a figure at 500 subagents.
     // Smoke runs 100 (it proves the benchmark runs; its figures are not a verdict).
-    const count = options.smoke ? 100 : 500;
+    // `WHARF_BENCH_ORCHESTRATOR_SUBAGENTS` and `WHARF_BENCH_ORCHESTRATOR_ROUNDS` set both for a
+    // run at scale (issue-sized figures: 10,000 subagents, 1 round).
+    const count = positiveFromEnv('WHARF_BENCH_ORCHESTRATOR_SUBAGENTS') ?? (options.smoke ? 100 : 500);
     try {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
     } catch {
@@ -112,7 +114,7 @@ export const orchestratorBenchmark: Benchmark = {
       // each keeps its best round, so the other engineers' load on the shared cores and any
       // drift fall on both alike. Unwarmed, these fixed costs decided the ratio of a small run.
       // Smoke and full runs measure the same way; smoke keeps 1 round (CI's time, not a verdict).
-      const rounds = options.smoke ? 1 : 5;
+      const rounds = positiveFromEnv('WHARF_BENCH_ORCHESTRATOR_ROUNDS') ?? (options.smoke ? 1 : 5);
       const warmup = `name: warmup\ntasks:\n  trivial:\n    loop: { type: repeat, count: ${Math.min(count, 20)} }\n    script: { content: ${JSON.stringify(COMMAND)} }\n`;
       const measured = await wharfWorker.runUntil(() =>
         bareWorker.runUntil(async () => {
@@ -175,6 +177,16 @@ export const orchestratorBenchmark: Benchmark = {
     }
   },
 };
+
+/** A positive whole number from the environment variable `name`, if it is set; else undefined. */
+function positiveFromEnv(name: string): number | undefined {
+  const text = process.env[name]?.trim();
+  if (text === undefined || text === '') return undefined;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new Error(`${name} must be a positive whole number, not ${text}`);
+  return value;
+}
 
 /** Every round of two sides, and each side's fastest round. */
 interface Alternated<TRun extends { seconds: number }> {
