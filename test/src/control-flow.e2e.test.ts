@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parseSwarm, type SwarmProgress, type TaskProgress } from '@wharf/orchestrator';
+import { WharfClient } from '@wharf/orchestrator/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
 
@@ -205,6 +206,42 @@ tasks:
       approval: { decision: 'approved', comment: 'looks good', by: 'ana' },
     });
     expect(taskOf(result.tasks, 'announce').status).toBe('done');
+  }, 120_000);
+
+  it('`approve` and `input` refuse at once (exit 5) a run no worker serves, naming its queue', async () => {
+    // A queue nobody polls: the Update would wait for a worker that never comes.
+    const taskQueue = `control-flow-unserved-${Date.now()}`;
+    const unserved = new WharfClient({ client: env.wharf.client, taskQueue });
+    const { workflowId } = await unserved.startSwarm(
+      parseSwarm(`
+name: unserved
+tasks:
+  deploy:
+    approval: { prompt: Ship the build? }
+    script: { content: echo shipped }
+`),
+    );
+    try {
+      const [approved, input] = await Promise.all([
+        wharf(['approve', workflowId, 'deploy', '--address', address]),
+        wharf(['input', workflowId, 'region=eu', '--address', address]),
+      ]);
+      for (const [command, outcome] of [
+        ['approve', approved],
+        ['input', input],
+      ] as const) {
+        expect(outcome.code).toBe(5);
+        expect(outcome.stderr).toContain(`no worker serves ${workflowId} (task queue ${taskQueue})`);
+        expect(outcome.stderr).toContain(`\`wharf ${command}\` needs one`);
+        expect(outcome.stderr).toContain(`wharf resume ${workflowId}`);
+      }
+      // Nothing was recorded: the gate still waits for its answer.
+      expect((await env.temporal.client.workflow.getHandle(workflowId).describe()).status.name).toBe(
+        'RUNNING',
+      );
+    } finally {
+      await env.temporal.client.workflow.getHandle(workflowId).terminate('test over');
+    }
   }, 120_000);
 
   it('skips a rejected task and its dependents, recording the comment', async () => {

@@ -8,6 +8,7 @@ export type CliErrorCode =
   | 'INVALID_DEFINITION'
   | 'NOT_FOUND'
   | 'UNREACHABLE'
+  | 'NO_WORKER'
   | 'SWARM_FAILED'
   | 'INTERRUPTED'
   | 'TERMINATED';
@@ -19,6 +20,7 @@ export const exitCodes: Record<CliErrorCode, number> = {
   INVALID_DEFINITION: 2,
   NOT_FOUND: 3,
   UNREACHABLE: 4,
+  NO_WORKER: 5,
   // Ended by Ctrl-C (SIGINT) or SIGTERM: 128 + the signal's number, as a shell reports it.
   INTERRUPTED: 130,
   TERMINATED: 143,
@@ -27,7 +29,7 @@ export const exitCodes: Record<CliErrorCode, number> = {
 /**
  * An error the `wharf` command reports to the user: a message they can act on and an
  * exit code (1 swarm failed, 2 bad usage or definition, 3 not found, 4 server unreachable,
- * 130/143 stopped by SIGINT/SIGTERM).
+ * 5 no worker serves the run, 130/143 stopped by SIGINT/SIGTERM).
  *
  * @example
  * ```ts

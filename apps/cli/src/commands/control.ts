@@ -4,6 +4,7 @@ import { connectTemporal, loadTemporalConfig, WharfClient } from '@wharf/orchest
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
+import { requireWorker } from '../require-worker.js';
 
 /**
  * Where the swarm runs: the Temporal server and namespace, beating what Temporal's standard
@@ -28,6 +29,7 @@ export async function approveCommand(
   io: CliIo,
 ): Promise<void> {
   await withClient(options, async (wharf) => {
+    await requireWorker(wharf, workflowId, 'approve');
     const answer = {
       approve: !options.reject,
       ...(options.comment === undefined ? {} : { comment: options.comment }),
@@ -77,6 +79,7 @@ export async function inputCommand(
       .catch((error: Error) => {
         throw new CliError('NOT_FOUND', `cannot signal ${workflowId}: ${error.message}`, { cause: error });
       });
+    await requireWorker(wharf, workflowId, 'input');
     // A key already set is a usage error; a swarm that already ended takes no more input.
     const result = await wharf
       .addInputs(workflowId, values, { replace: options.replace === true })
