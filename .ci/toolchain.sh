@@ -16,6 +16,20 @@ mkdir -p "$WHARF_TOOLS_DIR"
 
 wharf_log() { printf '[toolchain] %s\n' "$*" >&2; }
 
+# Installs Debian packages with apt-get, through sudo when not root. $1 says what is missing, for
+# the message when neither is possible: wharf_apt_install "no zlib header" zlib1g-dev
+wharf_apt_install() {
+  local missing="$1"
+  shift
+  local sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null 2>&1 || { wharf_log "$missing and not root: install $*"; return 1; }
+    sudo="sudo"
+  fi
+  wharf_log "installing $* with apt-get"
+  $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y "$@" >&2
+}
+
 wharf_node_ok() {
   command -v node >/dev/null 2>&1 || return 1
   node -e 'const [a,b]=process.versions.node.split(".").map(Number);process.exit(a>22||(a===22&&b>=12)?0:1)'
@@ -105,13 +119,7 @@ wharf_ensure_chromium() {
     wharf_log "chromium at $chromium"
     return 0
   fi
-  local sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { wharf_log "no $chromium and not root: install chromium"; return 1; }
-    sudo="sudo"
-  fi
-  wharf_log "installing chromium with apt-get"
-  $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y chromium >&2
+  wharf_apt_install "no $chromium" chromium || return 1
   [ -x "$chromium" ] || { wharf_log "chromium did not install at $chromium"; return 1; }
 }
 
@@ -138,13 +146,7 @@ wharf_ensure_postgres() {
     wharf_log "$("$bindir/postgres" --version) at $bindir"
     return 0
   fi
-  local sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { wharf_log "no PostgreSQL server binaries and not root: install postgresql"; return 1; }
-    sudo="sudo"
-  fi
-  wharf_log "installing postgresql with apt-get"
-  $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y postgresql >&2
+  wharf_apt_install "no PostgreSQL server binaries" postgresql || return 1
   bindir="$(wharf_pg_bindir)" || { wharf_log "postgresql installed no initdb"; return 1; }
   # Run as root, the tests start the server as the `postgres` user the package creates.
   if [ "$(id -u)" = 0 ] && ! id -u postgres >/dev/null 2>&1; then
@@ -162,14 +164,7 @@ wharf_ensure_zlib_header() {
     wharf_log "zlib header found"
     return 0
   fi
-  local sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null 2>&1 || { wharf_log "no zlib header and not root: gzip spills stay Node's"; return 0; }
-    sudo="sudo"
-  fi
-  wharf_log "installing zlib1g-dev with apt-get"
-  { $sudo apt-get update >&2 && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y zlib1g-dev >&2; } ||
-    wharf_log "zlib1g-dev did not install: gzip spills stay Node's"
+  wharf_apt_install "no zlib header" zlib1g-dev || wharf_log "zlib1g-dev did not install: gzip spills stay Node's"
   return 0
 }
 
@@ -187,14 +182,7 @@ wharf_ensure_time_skipping_server() {
   local home="$WHARF_TOOLS_DIR/temporal-test-server-$WHARF_TIME_SKIPPING_SERVER_VERSION"
   if [ ! -x "$home/temporal-test-server" ]; then
     if ! command -v java >/dev/null 2>&1 || ! command -v mvn >/dev/null 2>&1; then
-      local sudo=""
-      if [ "$(id -u)" != 0 ]; then
-        command -v sudo >/dev/null 2>&1 || { wharf_log "no java/mvn and not root: install default-jre-headless and maven"; return 1; }
-        sudo="sudo"
-      fi
-      wharf_log "installing default-jre-headless and maven with apt-get"
-      $sudo apt-get update >&2 &&
-        DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y default-jre-headless maven >&2
+      wharf_apt_install "no java/mvn" default-jre-headless maven || return 1
     fi
     wharf_log "fetching io.temporal:temporal-test-server:$WHARF_TIME_SKIPPING_SERVER_VERSION into $home (once)"
     local pom_dir
