@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
-import { open, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type {
   ArtifactStore,
   ByteRange,
@@ -74,9 +74,11 @@ async function listOptional(path: string): Promise<string[]> {
  *                          /tool_calls/001_ssh_exec.txt   raw output
  *                          /tool_calls/001_ssh_exec.json  execution metadata
  * <root>/runs/<ownerId>/<runId>/<workerId>                run index entry
+ * <root>/jobs/<ownerId>/<runId>/<jobId>                   the job's worker id (its claim)
  * ```
  *
- * Every file is written to a temporary name and renamed into place. Byte-range reads use
+ * Every file is written to a temporary name and renamed into place (a job's claim is created
+ * exclusively). Byte-range reads use
  * positioned reads on an open handle; {@link FsArtifactStore.bytesRead} counts the output
  * bytes actually read from disk. Stored files are opened with `O_NOFOLLOW`.
  *
@@ -126,13 +128,75 @@ export class FsArtifactStore implements ArtifactStore {
     return join(this.root, 'runs', ownerId, runId);
   }
 
+  /** `jobs/<owner>/<run>/<job>`: the id of the worker that holds the job (see {@link putWorker}). */
+  #jobClaim(scope: { ownerId: string; runId: string; jobId: string }): string {
+    assertId('ownerId', scope.ownerId);
+    assertId('runId', scope.runId);
+    assertId('jobId', scope.jobId);
+    return join(this.root, 'jobs', scope.ownerId, scope.runId, scope.jobId);
+  }
+
+  /** The worker holding a job of a run, when its claim names one that is stored. */
+  async #jobHolder(scope: { ownerId: string; runId: string; jobId: string }): Promise<WorkerMetadata[]> {
+    const holder = (await readOptional(this.#jobClaim(scope)))?.trim();
+    if (holder === undefined || holder === '') return [];
+    const worker = await this.getWorker(holder).catch(() => undefined);
+    return worker === undefined ? [] : [worker];
+  }
+
+  /**
+   * Claims a worker's job with a file created exclusively, so two workers storing themselves for
+   * one job at once cannot both have it; the holder claiming again is a no-op. A claim naming a
+   * worker that is not stored (deleted, or its store cleared) is taken over.
+   */
+  async #claimJob(worker: WorkerMetadata): Promise<void> {
+    const path = this.#jobClaim(worker);
+    await mkdir(dirname(path), { recursive: true });
+    try {
+      await writeFile(path, worker.workerId, { flag: 'wx', flush: true });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    let [holder] = await this.#jobHolder(worker);
+    if (holder === undefined) {
+      await writeFileAtomic(path, worker.workerId);
+      // Two workers taking over one stale claim: the last rename won.
+      [holder] = await this.#jobHolder(worker);
+    }
+    if (holder !== undefined && holder.workerId !== worker.workerId)
+      throw new EvidenceError(
+        'OWNERSHIP_CONFLICT',
+        `job ${worker.jobId} of run ${worker.runId} already belongs to worker ${holder.workerId}`,
+      );
+  }
+
+  /**
+   * Stores a worker's metadata, and claims its job (`jobs/<owner>/<run>/<job>`):
+   * checking the one claim costs the same in a run of ten workers or of a hundred thousand,
+   * where reading every sibling's metadata made a wide swarm's cost per worker grow with the
+   * workers before it.
+   */
   async putWorker(metadata: WorkerMetadata): Promise<void> {
+    let known = false;
     const parsed = await checkWorkerIdentity(metadata, {
-      existing: (workerId) => this.getWorker(workerId),
-      siblings: (scope) => this.listWorkers({ ownerId: scope.ownerId, runId: scope.runId }),
+      existing: async (workerId) => {
+        const existing = await this.getWorker(workerId);
+        known = existing !== undefined;
+        return existing;
+      },
+      siblings: (scope) => this.#jobHolder(scope),
     });
+    // The metadata first, then the claim: a claim always names a stored worker (one that is
+    // not stored is a stale claim, taken over), and a worker that lost the job is removed.
     const directory = this.#workerDirectory(parsed.workerId);
     await writeFileAtomic(join(directory, 'metadata.json'), `${JSON.stringify(parsed, null, 2)}\n`);
+    try {
+      await this.#claimJob(parsed);
+    } catch (error) {
+      if (!known) await rm(directory, { recursive: true, force: true });
+      throw error;
+    }
     await writeFileAtomic(join(this.#runDirectory(parsed.ownerId, parsed.runId), parsed.workerId), '');
   }
 
@@ -294,7 +358,11 @@ export class FsArtifactStore implements ArtifactStore {
       () => true,
       () => false,
     );
-    if (worker) await rm(join(this.#runDirectory(worker.ownerId, worker.runId), workerId), { force: true });
+    if (worker) {
+      await rm(join(this.#runDirectory(worker.ownerId, worker.runId), workerId), { force: true });
+      const [holder] = await this.#jobHolder(worker);
+      if (holder?.workerId === workerId) await rm(this.#jobClaim(worker), { force: true });
+    }
     await rm(directory, { recursive: true, force: true });
     return existed;
   }

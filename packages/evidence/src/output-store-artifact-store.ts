@@ -28,6 +28,8 @@ import { checkWorkerIdentity, requireWorker } from './worker-identity.js';
 const KIND = EVIDENCE_KIND_LABEL;
 const WORKER = 'wharf.evidence.worker';
 const SEQ = 'wharf.evidence.seq';
+/** On a worker's metadata: its job, so the worker holding a job is found by one indexed label. */
+const JOB = 'wharf.evidence.job';
 type Kind = 'metadata' | 'result' | 'thread' | 'tool-output';
 
 const numberLabel = z
@@ -129,12 +131,42 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     return ref;
   }
 
+  /**
+   * Stores a worker's metadata, labelled with its job: a new worker's check reads the workers of
+   * its job only (one label lookup), not every worker of the run, so a wide swarm's cost per
+   * worker does not grow with the workers before it.
+   */
   async putWorker(metadata: WorkerMetadata): Promise<void> {
     const parsed = await checkWorkerIdentity(metadata, {
       existing: (workerId) => this.getWorker(workerId),
-      siblings: (scope) => this.listWorkers({ ownerId: scope.ownerId, runId: scope.runId }),
+      siblings: (scope) => this.#jobWorkers(scope),
     });
-    await this.#emit(parsed, 'metadata', { kind: 'json', value: parsed });
+    await this.#emit(parsed, 'metadata', { kind: 'json', value: parsed }, { [JOB]: parsed.jobId });
+  }
+
+  /** The stored workers of one job of a run (by the job label their metadata carries). */
+  async #jobWorkers(scope: { ownerId: string; runId: string; jobId: string }): Promise<WorkerMetadata[]> {
+    const records = await this.#listAll({
+      ownerId: scope.ownerId,
+      runId: scope.runId,
+      labels: { [JOB]: scope.jobId },
+    });
+    const latest = new Map<string, OutputRecord>();
+    for (const record of records)
+      if (record.labels[KIND] === 'metadata') latest.set(record.labels[WORKER] ?? '', record);
+    const workers: WorkerMetadata[] = [];
+    for (const [workerId, record] of latest) {
+      const text = await this.#readText(record);
+      if (text === undefined) continue;
+      const worker = parseStoredJson(
+        workerMetadataSchema,
+        text,
+        `${workerId}/metadata.json`,
+      ) as WorkerMetadata;
+      if (worker.ownerId === scope.ownerId && worker.runId === scope.runId && worker.jobId === scope.jobId)
+        workers.push(worker);
+    }
+    return workers;
   }
 
   async getWorker(workerId: string): Promise<WorkerMetadata | undefined> {
