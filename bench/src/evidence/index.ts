@@ -7,6 +7,7 @@ import { formatTable, type Measurement, measure } from '../harness.js';
 import { createRun, type RunShape } from './fixture.js';
 import { measureInterleaved } from './interleaved.js';
 import { naiveCompile } from './naive-compile.js';
+import { putWorkerRow } from './put-worker.js';
 import { scaleRows, scaleShape } from './scale.js';
 
 const BUDGET = 32_000;
@@ -22,7 +23,8 @@ function formatSize(bytes: number): string {
 /**
  * Compile time of a 32 KB evidence budget over a run whose outputs are small or huge: the
  * compiler reads only the byte ranges it emits, so the two should cost about the same. The
- * scale rows compile 1,000 workers × 20 calls under the same budget (see {@link scaleRows}).
+ * scale rows compile 1,000 workers × 20 calls under the same budget (see {@link scaleRows}); the
+ * last row stores 10,000 workers in one run and compares a late put with an early one.
  */
 export const evidenceBenchmark: Benchmark = {
   name: 'evidence',
@@ -71,6 +73,7 @@ export const evidenceBenchmark: Benchmark = {
       const naiveTime = await measure(1, () => naiveCompile(store, 'medium', BUDGET), smoke ? 1 : 2);
 
       const scale = await scaleRows(store, scaleShape(smoke, BUDGET), scratch);
+      const puts = await putWorkerRow(join(root, 'put-worker'), smoke ? 1_500 : 10_000, smoke ? 300 : 1_000);
 
       const table = formatTable('evidence: compile at a 32 KB budget (compiles/s)', [
         {
@@ -86,6 +89,7 @@ export const evidenceBenchmark: Benchmark = {
           target: 1,
         },
         ...scale.rows,
+        puts.row,
       ]);
       const calls = workers * callsPerWorker;
       const lines = [
@@ -104,6 +108,8 @@ export const evidenceBenchmark: Benchmark = {
           `read-whole-then-cut ${(naiveTime.seconds * 1000).toFixed(1)} ms ` +
           `(it would read ${formatSize(large.artifactBytes * calls)} per compile at ${formatSize(large.artifactBytes)})`,
         ...scale.lines,
+        `putWorker in a run of ${puts.figures.workers}: ${puts.figures.firstMs.toFixed(2)} ms a put among the first ` +
+          `${puts.figures.window}, ${puts.figures.lastMs.toFixed(2)} ms among the last`,
       ];
       return `${table}\n${lines.join('\n')}`;
     } finally {
