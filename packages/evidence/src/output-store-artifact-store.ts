@@ -146,27 +146,12 @@ export class OutputStoreArtifactStore implements ArtifactStore {
 
   /** The stored workers of one job of a run (by the job label their metadata carries). */
   async #jobWorkers(scope: { ownerId: string; runId: string; jobId: string }): Promise<WorkerMetadata[]> {
-    const records = await this.#listAll({
+    const workers = await this.#workersIn({
       ownerId: scope.ownerId,
       runId: scope.runId,
       labels: { [JOB]: scope.jobId },
     });
-    const latest = new Map<string, OutputRecord>();
-    for (const record of records)
-      if (record.labels[KIND] === 'metadata') latest.set(record.labels[WORKER] ?? '', record);
-    const workers: WorkerMetadata[] = [];
-    for (const [workerId, record] of latest) {
-      const text = await this.#readText(record);
-      if (text === undefined) continue;
-      const worker = parseStoredJson(
-        workerMetadataSchema,
-        text,
-        `${workerId}/metadata.json`,
-      ) as WorkerMetadata;
-      if (worker.ownerId === scope.ownerId && worker.runId === scope.runId && worker.jobId === scope.jobId)
-        workers.push(worker);
-    }
-    return workers;
+    return workers.filter((worker) => worker.jobId === scope.jobId);
   }
 
   async getWorker(workerId: string): Promise<WorkerMetadata | undefined> {
@@ -179,13 +164,25 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   async listWorkers(scope: { ownerId: string; runId: string }): Promise<WorkerMetadata[]> {
     assertId('ownerId', scope.ownerId);
     assertId('runId', scope.runId);
-    const records = await this.#listAll({
+    const workers = await this.#workersIn({
       ownerId: scope.ownerId,
       runId: scope.runId,
       labels: { [KIND]: 'metadata' },
     });
+    return workers.sort(
+      (left, right) => compareIds(left.jobId, right.jobId) || compareIds(left.workerId, right.workerId),
+    );
+  }
+
+  /** Each worker's latest stored metadata among the metadata records `query` lists, of its run only. */
+  async #workersIn(query: {
+    ownerId: string;
+    runId: string;
+    labels: Record<string, string>;
+  }): Promise<WorkerMetadata[]> {
     const latest = new Map<string, OutputRecord>();
-    for (const record of records) latest.set(record.labels[WORKER] ?? '', record);
+    for (const record of await this.#listAll(query))
+      if (record.labels[KIND] === 'metadata') latest.set(record.labels[WORKER] ?? '', record);
     const workers: WorkerMetadata[] = [];
     for (const [workerId, record] of latest) {
       const text = await this.#readText(record);
@@ -195,11 +192,9 @@ export class OutputStoreArtifactStore implements ArtifactStore {
         text,
         `${workerId}/metadata.json`,
       ) as WorkerMetadata;
-      if (worker.ownerId === scope.ownerId && worker.runId === scope.runId) workers.push(worker);
+      if (worker.ownerId === query.ownerId && worker.runId === query.runId) workers.push(worker);
     }
-    return workers.sort(
-      (left, right) => compareIds(left.jobId, right.jobId) || compareIds(left.workerId, right.workerId),
-    );
+    return workers;
   }
 
   async putResult(workerId: string, text: string): Promise<void> {
