@@ -62,31 +62,6 @@ describe('FsArtifactStore layout', () => {
     expect(await readFile(join(root, 'jobs', 'o1', '48', '123'), 'utf8')).toBe('abc-123');
   });
 
-  it('gives a job to one of many new workers storing themselves at once', async () => {
-    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-claim-'));
-    const store = new FsArtifactStore({ root });
-    const worker = (workerId: string) => ({
-      workerId,
-      jobId: '7',
-      runId: 'r',
-      ownerId: 'o',
-      status: 'running' as const,
-      startedAt: 't',
-    });
-    const outcomes = await Promise.allSettled(
-      Array.from({ length: 8 }, (_, index) => store.putWorker(worker(`w${index}`))),
-    );
-    const stored = outcomes.flatMap((outcome, index) =>
-      outcome.status === 'fulfilled' ? [`w${index}`] : [],
-    );
-    expect(stored).toHaveLength(1);
-    for (const outcome of outcomes)
-      if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ code: 'OWNERSHIP_CONFLICT' });
-    expect(await readFile(join(root, 'jobs', 'o', 'r', '7'), 'utf8')).toBe(stored[0]);
-    // The holder stores itself again (a retried activity): still its job.
-    await store.putWorker({ ...worker(stored[0] as string), status: 'succeeded' });
-  });
-
   it('takes over the claim of a worker that is not stored', async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-stale-claim-'));
     const store = new FsArtifactStore({ root });

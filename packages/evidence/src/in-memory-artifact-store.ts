@@ -83,9 +83,16 @@ export class InMemoryArtifactStore implements ArtifactStore {
       existing.metadata = structuredClone(parsed);
       return;
     }
-    this.#workers.set(parsed.workerId, { metadata: structuredClone(parsed), calls: new Map() });
     const key = jobKey(parsed);
     const workers = this.#byJob.get(key) ?? new Set<string>();
+    // Another new worker of this job may have been stored while the check awaited: one holds it.
+    const holder = [...workers].find((workerId) => this.#workers.has(workerId));
+    if (holder !== undefined)
+      throw new EvidenceError(
+        'OWNERSHIP_CONFLICT',
+        `job ${parsed.jobId} of run ${parsed.runId} already belongs to worker ${holder}`,
+      );
+    this.#workers.set(parsed.workerId, { metadata: structuredClone(parsed), calls: new Map() });
     workers.add(parsed.workerId);
     this.#byJob.set(key, workers);
   }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { ContentRef, ListQuery, OutputRecord, OutputRef, OutputStore } from '@wharf/output-store';
-import { OutputNotFoundError } from '@wharf/output-store';
+import { IdempotencyConflictError, OutputNotFoundError } from '@wharf/output-store';
 import { z } from 'zod';
 import type {
   ArtifactStore,
@@ -30,7 +30,9 @@ const WORKER = 'wharf.evidence.worker';
 const SEQ = 'wharf.evidence.seq';
 /** On a worker's metadata: its job, so the worker holding a job is found by one indexed label. */
 const JOB = 'wharf.evidence.job';
-type Kind = 'metadata' | 'result' | 'thread' | 'tool-output';
+/** The spawn under which a run's job claims are keyed (one idempotency key per job). */
+const CLAIMS_SPAWN = 'wharf-evidence-jobs';
+type Kind = 'metadata' | 'result' | 'thread' | 'tool-output' | 'job-claim';
 
 const numberLabel = z
   .string()
@@ -101,7 +103,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     return (await this.#listAll({ labels })).at(-1);
   }
 
-  async #readText(record: OutputRecord): Promise<string | undefined> {
+  async #readText(record: Pick<OutputRecord, 'outId'>): Promise<string | undefined> {
     try {
       const { body } = await this.outputs.get({ outId: record.outId });
       return new TextDecoder().decode(body);
@@ -137,11 +139,55 @@ export class OutputStoreArtifactStore implements ArtifactStore {
    * worker does not grow with the workers before it.
    */
   async putWorker(metadata: WorkerMetadata): Promise<void> {
+    let known = false;
     const parsed = await checkWorkerIdentity(metadata, {
-      existing: (workerId) => this.getWorker(workerId),
+      existing: async (workerId) => {
+        const existing = await this.getWorker(workerId);
+        known = existing !== undefined;
+        return existing;
+      },
       siblings: (scope) => this.#jobWorkers(scope),
     });
     await this.#emit(parsed, 'metadata', { kind: 'json', value: parsed }, { [JOB]: parsed.jobId });
+    if (known) return;
+    // The metadata first, then the claim: a claim always names a stored worker, and a new worker
+    // that lost its job to another storing itself at the same moment is removed again.
+    try {
+      await this.#claimJob(parsed);
+    } catch (error) {
+      await this.deleteWorker(parsed.workerId);
+      throw error;
+    }
+  }
+
+  /**
+   * Claims a new worker's job: an output under the run's claims spawn keyed by the job, whose
+   * body is the worker's id. The store's idempotency key is unique in its scope, so of two
+   * workers claiming one job at once the second gets `IDEMPOTENCY_CONFLICT`, here
+   * `OWNERSHIP_CONFLICT`. A claim whose worker is no longer stored is taken over.
+   */
+  async #claimJob(worker: WorkerMetadata, takeOver = true): Promise<void> {
+    try {
+      await this.outputs.emit({
+        producer: { ownerId: worker.ownerId, runId: worker.runId, spawnId: CLAIMS_SPAWN },
+        content: { kind: 'text', text: worker.workerId },
+        idempotencyKey: `job/${worker.jobId}`,
+        contentType: 'text/plain; charset=utf-8',
+        labels: { [KIND]: 'job-claim', [WORKER]: worker.workerId, [JOB]: worker.jobId },
+      });
+    } catch (error) {
+      if (!IdempotencyConflictError.isInstance(error)) throw error;
+      const holder = await this.#readText({ outId: error.existingOutId });
+      if (takeOver && (holder === undefined || (await this.getWorker(holder)) === undefined)) {
+        await this.outputs.delete({ outId: error.existingOutId });
+        return this.#claimJob(worker, false);
+      }
+      throw new EvidenceError(
+        'OWNERSHIP_CONFLICT',
+        `job ${worker.jobId} of run ${worker.runId} already belongs to worker ${holder ?? 'another worker'}`,
+        { cause: error },
+      );
+    }
   }
 
   /** The stored workers of one job of a run (by the job label their metadata carries). */

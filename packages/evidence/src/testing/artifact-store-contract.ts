@@ -140,6 +140,25 @@ export function describeArtifactStoreContract(
       ).toEqual(['w4']);
     });
 
+    it('gives a job to one of several new workers storing themselves at once', async () => {
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 6 }, (_, index) => store.putWorker(worker({ workerId: `w${index}` }))),
+      );
+      const stored = outcomes.flatMap((outcome, index) =>
+        outcome.status === 'fulfilled' ? [`w${index}`] : [],
+      );
+      expect(stored).toHaveLength(1);
+      for (const outcome of outcomes)
+        if (outcome.status === 'rejected')
+          expect(outcome.reason).toMatchObject({ code: 'OWNERSHIP_CONFLICT' });
+      // The losers are not left stored; the holder stores itself again (a retried activity).
+      expect(
+        (await store.listWorkers({ ownerId: 'o1', runId: 'r1' })).map((entry) => entry.workerId),
+      ).toEqual(stored);
+      await store.putWorker(worker({ workerId: stored[0] as string, status: 'succeeded' }));
+      expect((await store.getWorker(stored[0] as string))?.status).toBe('succeeded');
+    });
+
     it('rejects bad metadata and ids with a typed error naming the field', async () => {
       const error = await expectCode(
         store.putWorker({ ...worker(), status: 'exploded' } as unknown as WorkerMetadata),
