@@ -14,8 +14,8 @@ export const WORKER_SEEN_WITHIN_MS = 2 * 60_000;
  * Refuses (`NO_WORKER`, exit 5) when no worker has polled the running swarm's workflow task queue
  * within {@link WORKER_SEEN_WITHIN_MS}: `approve` and `input` are Temporal Updates, which a
  * worker must run, so without one they would wait until one came. The message names the queue
- * and says how to give the run a worker. A swarm that already ended, or one the server cannot
- * describe, is left to the Update to report.
+ * and says how to give the run a worker. A swarm that already ended, or a run or queue the server
+ * will not describe, is left to the Update to report.
  *
  * @example
  * ```ts
@@ -35,12 +35,17 @@ export async function requireWorker(
     .catch(() => undefined);
   if (description === undefined || description.status.name !== 'RUNNING') return;
   const taskQueue = description.taskQueue;
-  const { pollers } = await wharf.client.workflowService.describeTaskQueue({
-    namespace: wharf.client.options.namespace,
-    taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-  });
-  const seen = (pollers ?? []).some((poller) => {
+  // A server that will not describe the queue (a key without the permission) is not asked again:
+  // the Update is sent as before.
+  const queue = await wharf.client.workflowService
+    .describeTaskQueue({
+      namespace: wharf.client.options.namespace,
+      taskQueue: { name: taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+    })
+    .catch(() => undefined);
+  if (queue === undefined) return;
+  const seen = (queue.pollers ?? []).some((poller) => {
     const seconds = Number(poller.lastAccessTime?.seconds ?? 0);
     return now - seconds * 1000 <= WORKER_SEEN_WITHIN_MS;
   });
