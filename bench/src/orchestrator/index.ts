@@ -31,8 +31,9 @@ const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: c
 export const orchestratorBenchmark: Benchmark = {
   name: 'orchestrator',
   async run(options) {
-    // The bare workflow schedules all its activities at once and slows as that number grows,
-    // while the swarm keeps a fixed number in flight: the ratio is a figure at 500 subagents.
+    // The bare workflow schedules its activities 2,000 at a time (Temporal's limit of pending
+    // activities per workflow; one run of its chain each) and slows as that number grows, while
+    // the swarm keeps a fixed number in flight: the ratio is a figure at 500 subagents.
     // Smoke runs 100 (it proves the benchmark runs; its figures are not a verdict).
     // `WHARF_BENCH_ORCHESTRATOR_SUBAGENTS` and `WHARF_BENCH_ORCHESTRATOR_ROUNDS` set both for a
     // run at scale (issue-sized figures: 10,000 subagents, 1 round).
