@@ -69,7 +69,8 @@ describe('wharf outputs list on a store the evidence shares', { timeout: 120_000
     expect(listed.code, listed.stderr).toBe(0);
     const lines = listed.stdout.trim().split('\n');
     expect(lines.slice(0, 3).map((line) => line.split(' ')[0])).toEqual(outIds);
-    expect(lines[3]).toBe('(2 evidence record(s) left out; --evidence shows them)');
+    // The worker's metadata, its job's claim and its result.
+    expect(lines[3]).toBe('(3 evidence record(s) left out; --evidence shows them)');
     expect(lines).toHaveLength(4);
 
     const json = JSON.parse((await wharf(['--json'])).stdout) as { outId: string }[];
@@ -81,8 +82,13 @@ describe('wharf outputs list on a store the evidence shares', { timeout: 120_000
       outId: string;
       labels: Record<string, string>;
     }[];
-    expect(json).toHaveLength(5);
-    expect(json.filter((record) => record.labels['wharf.evidence.kind'] !== undefined)).toHaveLength(2);
+    expect(json).toHaveLength(6);
+    expect(
+      json
+        .filter((record) => record.labels['wharf.evidence.kind'] !== undefined)
+        .map((record) => record.labels['wharf.evidence.kind'])
+        .sort(),
+    ).toEqual(['job-claim', 'metadata', 'result']);
   });
 
   it('pages with --limit and --cursor, and a page stays full when evidence is left out', async () => {
@@ -97,7 +103,7 @@ describe('wharf outputs list on a store the evidence shares', { timeout: 120_000
     expect(second.code, second.stderr).toBe(0);
     expect(second.stdout).toContain(outIds[2]);
     expect(second.stdout).not.toContain(outIds[0]);
-    expect(second.stdout).toContain('(2 evidence record(s) left out');
+    expect(second.stdout).toContain('(3 evidence record(s) left out');
     expect(second.stdout).not.toContain('--cursor');
   });
 
