@@ -187,16 +187,18 @@ export class FsArtifactStore implements ArtifactStore {
       },
       siblings: (scope) => this.#jobHolder(scope),
     });
-    // The metadata first, then the claim: a claim always names a stored worker (one that is
-    // not stored is a stale claim, taken over), and a worker that lost the job is removed.
+    // The metadata first, then a new worker's claim: a claim always names a stored worker (one
+    // that is not stored is a stale claim, taken over), and a worker that lost the job is
+    // removed. A stored worker's update keeps its job (checked above) and claims nothing.
     const directory = this.#workerDirectory(parsed.workerId);
     await writeFileAtomic(join(directory, 'metadata.json'), `${JSON.stringify(parsed, null, 2)}\n`);
-    try {
-      await this.#claimJob(parsed);
-    } catch (error) {
-      if (!known) await rm(directory, { recursive: true, force: true });
-      throw error;
-    }
+    if (!known)
+      try {
+        await this.#claimJob(parsed);
+      } catch (error) {
+        await rm(directory, { recursive: true, force: true });
+        throw error;
+      }
     await writeFileAtomic(join(this.#runDirectory(parsed.ownerId, parsed.runId), parsed.workerId), '');
   }
 
