@@ -10,7 +10,7 @@ const exclude = ['**/node_modules/**', '**/dist/**'];
 
 export default defineConfig({
   test: {
-    // The default report, then one plain closing line (`vitest: N passed, N failed, N skipped`).
+    // The default report, then one plain closing line (`N passed, N failed, N skipped`).
     reporters: ['default', new ClosingLineReporter()],
     // Three test files at a time on two cores (vitest's default there is one): the int and e2e
     // files spend much of their time waiting on Temporal, child processes and servers, so with

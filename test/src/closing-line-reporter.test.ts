@@ -15,10 +15,10 @@ describe('closing line', () => {
       moduleOf('failed', 'passed', 'pending'),
     ]);
     expect(counts).toEqual({ passed: 3, failed: 1, skipped: 2 });
-    expect(closingLine(counts)).toBe('vitest: 3 passed, 1 failed, 2 skipped');
+    expect(closingLine(counts)).toBe('3 passed, 1 failed, 2 skipped');
   });
 
   it('says 0 passed for a run that executed no test', () => {
-    expect(closingLine(countTests([]))).toBe('vitest: 0 passed, 0 failed, 0 skipped');
+    expect(closingLine(countTests([]))).toBe('0 passed, 0 failed, 0 skipped');
   });
 });

@@ -22,11 +22,11 @@ export function countTests(modules: ReadonlyArray<TestModule>): TestCounts {
 }
 
 /**
- * The run's closing line in the plain form every CI log reader understands:
- * `vitest: 1499 passed, 0 failed, 1 skipped`, alone on its line.
+ * The run's closing line in the plain form CI log readers understand, with nothing before the
+ * counts: `1499 passed, 0 failed, 1 skipped`, alone on its line.
  */
 export function closingLine(counts: TestCounts): string {
-  return `vitest: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`;
+  return `${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`;
 }
 
 /**
