@@ -4,7 +4,8 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 RUN npm install --global pnpm@10.34.8
 WORKDIR /src
 COPY . .
-RUN pnpm install --frozen-lockfile && pnpm build && pnpm --filter @wharf/worker deploy --prod --legacy /out
+RUN pnpm install --frozen-lockfile && pnpm build && pnpm --filter @wharf/worker deploy --prod --legacy /out \
+  && chmod 0755 /out/dist/main.js
 
 FROM node:24-bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends git bash ca-certificates && rm -rf /var/lib/apt/lists/*
@@ -15,4 +16,6 @@ ENV NODE_ENV=production WHARF_DATA_DIR=/data
 VOLUME /data
 USER node
 EXPOSE 8080
-CMD ["node", "dist/main.js"]
+# Started through its #! line, which gives Node the worker's memory flags (apps/worker README,
+# "Memory"); other flags: CMD ["node", "--max-semi-space-size=16", "--max-old-space-size=2048", "dist/main.js"].
+CMD ["/app/dist/main.js"]

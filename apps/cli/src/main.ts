@@ -1,4 +1,6 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=16 --max-old-space-size=1024
+// `wharf run` hosts a worker in this process: the flags keep its memory near what it uses, as
+// the worker's own bin does (see @wharf/worker's README, "Memory").
 import { runCli } from './program.js';
 
 process.exitCode = await runCli(process.argv.slice(2));

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { getHeapStatistics } from 'node:v8';
 import { type LogLevel, NativeConnection, Runtime } from '@temporalio/worker';
 import { createModelRegistry, type ModelRegistry } from '@wharf/orchestrator/node';
 import { startTracing } from '@wharf/orchestrator/tracing';
@@ -177,6 +178,8 @@ async function run(
       store: parts.data.location.store,
       blobs: parts.data.location.blobs,
       tools: Object.keys(mcp.tools),
+      // The JavaScript heap's ceiling, as the Node flags that started the process set it.
+      heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
       ...(overrides === undefined ? {} : { models: overrides }),
       ...(summarizer === undefined ? {} : { summarizer }),
     },

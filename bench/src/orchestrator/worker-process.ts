@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -29,9 +30,9 @@ export interface WorkerProcess {
 }
 
 /**
- * Starts the shipped worker (`@wharf/worker`'s `main.js`, as `node dist/main.js` runs in its
- * image) in a process of its own, so its memory is its own and not the benchmark's. Resolves
- * once it logs `worker-start` (polling its task queue).
+ * Starts the shipped worker (`@wharf/worker`'s `main.js`, with the Node flags of its `#!` line,
+ * as its `wharf-worker` bin runs it) in a process of its own, so its memory is its own and not
+ * the benchmark's. Resolves once it logs `worker-start` (polling its task queue).
  *
  * @example
  * ```ts
@@ -46,7 +47,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     dirname(createRequire(import.meta.url).resolve('@wharf/worker/package.json')),
     'dist/main.js',
   );
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...shebangNodeFlags(main), main], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
@@ -81,8 +82,6 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       resolve();
     });
   });
-  // Logs keep coming (one line per finished subagent at info): read and dropped, never a full pipe.
-  child.stdout?.resume();
   const status = async (field: 'VmRSS' | 'VmHWM') => {
     const text = await readFile(`/proc/${pid}/status`, 'utf8');
     const kib = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1];
@@ -100,4 +99,11 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       await exited;
     },
   };
+}
+
+/** The Node flags a script's `#!/usr/bin/env -S node …` line starts it with (none for plain `node`). */
+function shebangNodeFlags(file: string): string[] {
+  const first = readFileSync(file, 'utf8').split('\n', 1)[0] ?? '';
+  const flags = /^#!\/usr\/bin\/env -S node\s+(.*)$/.exec(first)?.[1];
+  return flags === undefined ? [] : flags.trim().split(/\s+/);
 }
