@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,9 +28,14 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 30_0
   }
 }
 
-/** Starts `wharf-worker` as its own process and waits for its `worker-start` log line. */
-async function startWorkerProcess(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [workerMain], {
+/**
+ * Starts `wharf-worker` as its own process, executed through its `#!` line as an installed bin
+ * is, and waits for its `worker-start` log line (returned parsed).
+ */
+async function startWorkerProcess(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; started: Record<string, unknown> }> {
+  const child = spawn(workerMain, [], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -40,7 +45,8 @@ async function startWorkerProcess(env: Record<string, string>): Promise<ChildPro
     if (output.includes('worker-start')) break;
   }
   child.stdout?.resume();
-  return child;
+  const line = output.split('\n').find((text) => text.includes('"worker-start"')) ?? '{}';
+  return { child, started: JSON.parse(line) as Record<string, unknown> };
 }
 
 describe('a worker killed with SIGKILL while a script runs', () => {
@@ -49,6 +55,8 @@ describe('a worker killed with SIGKILL while a script runs', () => {
   beforeAll(async () => {
     temporal = await connectTestEnv();
     dir = await mkdtemp(join(tmpdir(), 'wharf-orphans-'));
+    // Executable, as installing the package makes its bin.
+    await chmod(workerMain, 0o755);
   });
   afterAll(async () => {
     await temporal?.close();
@@ -74,7 +82,11 @@ tasks:
       {},
       { workflowId: `orphans-${taskQueue}` },
     );
-    const first = await startWorkerProcess(env);
+    const { child: first, started } = await startWorkerProcess(env);
+    // Its #! line gave Node the worker's memory flags: a 1 GiB old generation and 16 MiB
+    // semi-spaces (Node's own ceiling on this machine would be several GiB).
+    expect(started.heapLimitMiB).toBeGreaterThanOrEqual(1024);
+    expect(started.heapLimitMiB).toBeLessThanOrEqual(1024 + 3 * 16 + 16);
     let script: number[] = [];
     try {
       await waitFor(async () => {
@@ -88,7 +100,7 @@ tasks:
     // Nothing ends a script when its worker dies outright: both processes are still there.
     expect(script.every(running)).toBe(true);
 
-    const second = await startWorkerProcess(env);
+    const { child: second } = await startWorkerProcess(env);
     try {
       await waitFor(() => !script.some(running), 10_000);
       expect(script.some(running)).toBe(false);
