@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { SwarmResult } from '@wharf/orchestrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRefsScript } from './count-refs-script.js';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
 import { runWharf } from './wharf-cli.js';
 
@@ -101,6 +102,50 @@ tasks:
       if (descendants.length === 0) await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect(descendants).toEqual([rerun.workflowId]);
+  });
+
+  it('reuses a wide map whole: its manifest, not a result per instance, and the join reads every ref again', async () => {
+    const items = 200;
+    const log = join(env.dir, 'wide.log');
+    const fixed = join(env.dir, 'wide-fixed');
+    const yaml = `
+name: rerun-wide
+tasks:
+  list: { script: { content: 'seq 1 ${items}' }, output: †data.list }
+  fan:
+    depends_on: [list]
+    loop: { type: map, over: †data.list }
+    script: { content: 'echo "fan $WHARF_INSTANCE" >> ${log}; echo "item $WHARF_INSTANCE"' }
+    output: †data.each
+  join:
+    depends_on: [fan]
+    script: { content: ${JSON.stringify(`test -f ${fixed} || exit 1; ${countRefsScript}`)} }
+`;
+    const { workflowId } = await env.wharf.startSwarm(yaml);
+    const first = await env.withWorker(() => env.wharf.result(workflowId));
+    expect(first.tasks.map((task) => task.status)).toEqual(['done', 'done', 'failed']);
+    expect((await readFile(log, 'utf8')).trim().split('\n')).toHaveLength(items);
+
+    await writeFile(fixed, '');
+    const rerun = await env.wharf.rerun(workflowId, { from: 'join' });
+    expect(rerun.plan.reused).toEqual(['list', 'fan']);
+    // The re-run starts with the loop's summary and manifest: a few hundred bytes, not one result per item.
+    const reused = JSON.stringify(rerun.plan.reuse.fan);
+    expect(reused).toContain(first.manifests?.fan as string);
+    expect(reused.length).toBeLessThan(400);
+
+    const second = await env.withWorker(() => env.wharf.result(rerun.workflowId));
+    expect(second.status).toBe('completed');
+    // No instance ran again; the join, run with the first run's manifest, read all its refs.
+    expect((await readFile(log, 'utf8')).trim().split('\n')).toHaveLength(items);
+    expect(second.manifests?.fan).toBe(first.manifests?.fan);
+    expect(second.tasks.find((task) => task.task === 'fan')).toMatchObject({
+      status: 'done',
+      instances: { done: items, total: items },
+      reused: items,
+    });
+    const joined = await env.store.get({ outId: second.outputs.join?.[0] as string });
+    expect(Number(Buffer.from(joined.body).toString('utf8').trim())).toBe(items);
   });
 
   it('refuses a run that has not ended, or ended without a result', async () => {

@@ -7,6 +7,7 @@ import { parseSwarm, type SwarmResult } from '@wharf/orchestrator';
 import { type RunHistoryStats, runChainHistory } from '@wharf/orchestrator/client';
 import { manifestEntries } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRefsScript } from './count-refs-script.js';
 import { createSwarmTestEnv, replayRunChain, type SwarmTestEnv } from './swarm-env.js';
 import { startWorkerProcess } from './worker-process.js';
 
@@ -20,12 +21,6 @@ const HISTORY_EVENT_LIMIT = 300;
 const CARRIED_CHUNKS = 8;
 const CONCURRENCY = 32;
 const MIB = 1024 * 1024;
-
-// The join counts its refs whichever way they arrive (IN_REFS, or the file for a wide list).
-const countRefs = [
-  'if [ -n "$WHARF_IN_REFS_FILE" ]; then jq length "$WHARF_IN_REFS_FILE";',
-  `else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`,
-].join(' ');
 
 /**
  * A map over a stored list of `items` lines (a task's whole stdout), each instance printing its
@@ -42,7 +37,7 @@ tasks:
     script: { content: 'echo "$WHARF_INSTANCE" >> ${join(dir, 'ran.log')}; printf "%s\\n" "$WHARF_INPUTS"' }
   join:
     depends_on: [fan]
-    script: { content: ${JSON.stringify(countRefs)} }
+    script: { content: ${JSON.stringify(countRefsScript)} }
 `);
 }
 

@@ -2,18 +2,13 @@ import { parseSwarm } from '@wharf/orchestrator';
 import { runChainHistory } from '@wharf/orchestrator/client';
 import { manifestRefs } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { countRefsScript } from './count-refs-script.js';
 import { createSwarmTestEnv, replayRunChain, type SwarmTestEnv } from './swarm-env.js';
 
 // Enough instances to pass the 64 out ids a result lists inline and, with the low event limit
 // below, to cut the loop's superstep across several runs: width, not count, is what is tested.
 const INSTANCES = 300;
 const MIB = 1024 * 1024;
-
-// The join counts its refs whichever way they arrive (IN_REFS, or the file for a wide list).
-const countRefs = [
-  'if [ -n "$WHARF_IN_REFS_FILE" ]; then grep -o "out_[A-Za-z0-9_-]*" "$WHARF_IN_REFS_FILE" | wc -l;',
-  `else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`,
-].join(' ');
 
 // A loop wider than one run's history can hold: the superstep is split across runs, the
 // carried state is offloaded to the output store, and the join still sees every ref.
@@ -36,7 +31,7 @@ tasks:
     output: †data.fan
   join:
     depends_on: [fan]
-    script: { content: ${JSON.stringify(countRefs)} }
+    script: { content: ${JSON.stringify(countRefsScript)} }
 `);
     // A low event limit stands in for Temporal's 4 MiB suggestion: the loop must cut runs.
     const { workflowId, firstExecutionRunId } = await env.wharf.startSwarm(

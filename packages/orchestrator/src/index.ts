@@ -20,7 +20,14 @@ export {
 } from './control/approval-gate.js';
 export { type ConditionLookup, evaluateWhen, truthy, type WhenOutcome } from './control/evaluate-when.js';
 export { expandMapLoop, type MapExpansion, type StoredListSource } from './control/expand-map-loop.js';
-export { canonicalJson, planRerun, type RerunPlan, type RerunSource } from './control/rerun-plan.js';
+export {
+  canonicalJson,
+  planRerun,
+  type RerunPlan,
+  type RerunSource,
+  type ReusableProgress,
+  reusableWhole,
+} from './control/rerun-plan.js';
 export {
   callNeedsApproval,
   callPreview,
@@ -68,6 +75,7 @@ export {
 } from './shared/definitions.js';
 export { type FinalReportOptions, finalReport } from './shared/final-report.js';
 export { renderProgressTable, renderTaskTable, statusMarks } from './shared/progress-table.js';
+export { isReusedLoop, REUSED_WHOLE_FROM } from './shared/reused-loop.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
 export { isStoredListValue, type StoredListValue, storedOutputOf } from './shared/stored-list.js';
 export {
@@ -116,6 +124,7 @@ export type {
   PlanContextInput,
   PruneContextInput,
   RerunOrigin,
+  ReusedLoop,
   ReusedResults,
   SubagentHeartbeat,
   SubagentInput,

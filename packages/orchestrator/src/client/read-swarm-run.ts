@@ -6,7 +6,9 @@ import {
   walkGetWorkflowExecutionHistoryResponse,
 } from '@temporalio/common/lib/internal-non-workflow/index.js';
 import type proto from '@temporalio/proto';
+import { reusableWhole } from '../control/rerun-plan.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { isReusedLoop } from '../shared/reused-loop.js';
 import type {
   AddInputsRequest,
   ReusedResults,
@@ -30,7 +32,9 @@ export interface FinishedSwarmRun {
   result: SwarmResult;
   /**
    * Per task, per instance: the result the run folded, read from its history (the subagent
-   * activities and agent workflows that completed) and from the results it reused itself.
+   * activities and agent workflows that completed) and from the results it reused itself. Not
+   * read for a loop a re-run would reuse whole (`reusableWhole`): its summary and manifest are in
+   * `result`.
    */
   results: ReusedResults;
 }
@@ -73,8 +77,12 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
   let input: SwarmWorkflowInput | undefined;
   const inputs: Record<string, unknown> = {};
   const results: ReusedResults = {};
+  // Wide loops that ended with a manifest are reused whole: one result per instance is not kept.
+  let whole = new Set<string>();
   const record = (task: string, instance: number, value: SubagentResult) => {
+    if (whole.has(task)) return;
     const list = results[task] ?? [];
+    if (isReusedLoop(list)) return;
     list[instance] = value;
     results[task] = list;
   };
@@ -87,11 +95,22 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
       if (started !== undefined && started !== null && input === undefined) {
         input = await reader.decode<SwarmWorkflowInput>(started.input?.payloads);
         Object.assign(inputs, input.input ?? {});
+        const { tasks } = input.definition;
+        whole = new Set(
+          result.tasks
+            .filter(({ task, instances, manifest }) => {
+              const spec = tasks[task];
+              return spec !== undefined && manifest !== undefined && reusableWhole(spec, instances.total);
+            })
+            .map(({ task }) => task),
+        );
         // A re-run's own reused results count as what it folded.
         for (const [task, list] of Object.entries(input.reuse ?? {}))
-          list.forEach((value, instance) => {
-            record(task, instance, value);
-          });
+          if (isReusedLoop(list)) results[task] = list;
+          else
+            list.forEach((value, instance) => {
+              record(task, instance, value);
+            });
       }
       const activity = event.activityTaskScheduledEventAttributes;
       if (activity?.activityType?.name === 'runSubagent')

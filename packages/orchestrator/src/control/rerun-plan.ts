@@ -1,20 +1,32 @@
 // Pure: which tasks of a re-run reuse what an earlier run stored, and which run again. Reads
 // definitions and recorded results only; no clock, no I/O.
+import { isLooped } from '../dsl/task-instances.js';
 import { dependencyOrder } from '../dsl/validate-graph.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { isReusedLoop, REUSED_WHOLE_FROM } from '../shared/reused-loop.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
-import type { ReusedResults, SubagentResult, TaskProgress } from '../shared/types.js';
+import type { ReusedLoop, ReusedResults, TaskProgress } from '../shared/types.js';
 
 /** What {@link planRerun} reads of the run a re-run comes from. */
 export interface RerunSource {
   definition: SwarmDefinition;
   /** `†input.*` values as the run ended with them. */
   inputs: Record<string, unknown>;
-  /** Each task's status and instance count, as its result reports them. */
-  tasks: readonly Pick<TaskProgress, 'task' | 'status' | 'instances'>[];
-  /** Per task, per instance: the result the run folded (see {@link ReusedResults}). */
-  results: Readonly<Record<string, readonly (SubagentResult | undefined)[]>>;
+  /**
+   * Each task as its result reports it: status and instance count; for a wide loop also its
+   * manifest, bytes, out ids, usage and failures (what {@link wholeLoop} reuses).
+   */
+  tasks: readonly ReusableProgress[];
+  /**
+   * Per task, per instance: the result the run folded (see {@link ReusedResults}); a wide loop's
+   * need not be read ({@link reusableWhole}), and a re-run's own whole loop is passed on.
+   */
+  results: Readonly<ReusedResults>;
 }
+
+/** What a re-run reads of a task's progress in the run it comes from. */
+export type ReusableProgress = Pick<TaskProgress, 'task' | 'status' | 'instances'> &
+  Partial<Pick<TaskProgress, 'manifest' | 'bytesCaptured' | 'outIds' | 'outCount' | 'usage' | 'failures'>>;
 
 /** What a re-run does with each task. */
 export interface RerunPlan {
@@ -71,7 +83,13 @@ export function planRerun(
   const reused: string[] = [];
   for (const task of names) {
     if (reasons.has(task)) continue;
-    reuse[task] = (source.results[task] ?? []) as SubagentResult[];
+    const earlier = source.results[task];
+    const progress = previous.get(task);
+    const whole =
+      isReusedLoop(earlier) || progress === undefined
+        ? undefined
+        : wholeLoop(definition.tasks[task] as TaskDefinition, progress);
+    reuse[task] = whole ?? earlier ?? [];
     reused.push(task);
   }
   return {
@@ -99,6 +117,11 @@ export function planRerun(
     const ended = previous.get(task);
     if (ended === undefined || ended.status !== 'done') return `it ended ${ended?.status ?? 'unknown'}`;
     const results = source.results[task] ?? [];
+    if (isReusedLoop(results))
+      return results.loop.total === ended.instances.total
+        ? undefined
+        : 'its results are not all recorded in the run';
+    if (wholeLoop(definition.tasks[task] as TaskDefinition, ended) !== undefined) return undefined;
     const complete =
       results.length === ended.instances.total &&
       Array.from({ length: ended.instances.total }, (_, index) => results[index]).every(
@@ -106,6 +129,44 @@ export function planRerun(
       );
     return complete ? undefined : 'its results are not all recorded in the run';
   }
+}
+
+/**
+ * True when a re-run reuses this task whole, from its summary and manifest (a {@link ReusedLoop}),
+ * rather than instance by instance: a loop of more than `REUSED_WHOLE_FROM` instances that does
+ * not write `†channels`. Its per-instance results need not be read.
+ *
+ * @example
+ * ```ts
+ * reusableWhole({ loop: { type: 'repeat', count: 500 }, output: '†data.each' }, 500); // true
+ * reusableWhole({ loop: { type: 'repeat', count: 5 } }, 5); // false
+ * ```
+ */
+export function reusableWhole(spec: Pick<TaskDefinition, 'loop' | 'output'>, instances: number): boolean {
+  return (
+    isLooped(spec) &&
+    instances > REUSED_WHOLE_FROM &&
+    !JSON.stringify(spec.output ?? null).includes('†channels')
+  );
+}
+
+/** A wide loop that ended with every instance `ok` and its manifest stored, as a re-run reuses it whole. */
+function wholeLoop(spec: TaskDefinition, progress: ReusableProgress): ReusedLoop | undefined {
+  const { instances, manifest } = progress;
+  if (!reusableWhole(spec, instances.total) || manifest === undefined) return undefined;
+  if (progress.status !== 'done' || instances.done !== instances.total || progress.failures !== undefined)
+    return undefined;
+  const outIds = progress.outIds ?? [];
+  return {
+    loop: {
+      total: instances.total,
+      manifest,
+      bytes: progress.bytesCaptured ?? 0,
+      outCount: progress.outCount ?? outIds.length,
+      outIds,
+      ...(progress.usage === undefined ? {} : { usage: progress.usage }),
+    },
+  };
 }
 
 /** The keys whose values differ between two input sets (added and removed ones too). */

@@ -482,12 +482,36 @@ export interface RerunOrigin {
 }
 
 /**
- * Per task, per loop instance (index = instance): the {@link SubagentResult} an earlier run
- * folded for it, exactly as the fold sees a result (out ids, compact, preview, exit code,
- * usage). A re-run folds these through the normal fold path, so channels, context values and
- * join barriers come out as if the tasks had run; no process starts and no model is called.
+ * Per task, what an earlier run folded: per loop instance (index = instance), the
+ * {@link SubagentResult} exactly as the fold sees a result (out ids, compact, preview, exit code,
+ * usage), folded through the normal fold path, so channels, context values and join barriers
+ * come out as if the task had run; or, for a loop wider than `REUSED_WHOLE_FROM` (64) instances,
+ * a {@link ReusedLoop}: its summary and manifest, so what a re-run carries does not grow with the
+ * loop. Either way no process starts and no model is called.
  */
-export type ReusedResults = Record<string, SubagentResult[]>;
+export type ReusedResults = Record<string, SubagentResult[] | ReusedLoop>;
+
+/**
+ * A loop an earlier run ended with every instance `ok`, reused whole: the re-run records its
+ * summary and its manifest of instance records (the earlier run's) at once, instead of folding
+ * each instance. Its `output:` path gets the stored list of the manifest. It adds no context pool
+ * entries and no compact payloads for the supervisor (a wide loop's outputs are read through its
+ * stored list), and a loop writing `†channels` is never reused this way.
+ */
+export interface ReusedLoop {
+  loop: {
+    /** Instances, every one `ok`. */
+    total: number;
+    /** The manifest naming the chunks of its instance records. */
+    manifest: string;
+    /** Bytes its instances produced. */
+    bytes: number;
+    /** Out ids in all, and the out ids themselves while there are at most 64. */
+    outCount: number;
+    outIds: string[];
+    usage?: AgentUsage;
+  };
+}
 
 /** State carried across continue-as-new: each part has one home, nothing is carried twice. */
 export interface CarriedState {

@@ -3,8 +3,9 @@
 // the one place a plan changes the state.
 import { ChannelUpdate } from '@wharf/channels';
 import { expandMapLoop, type StoredListSource } from '../control/expand-map-loop.js';
-import type { TaskState } from '../shared/types.js';
+import type { ReusedLoop, TaskState } from '../shared/types.js';
 import { planTasks, type StoredItems } from './plan-tasks.js';
+import { recordReusedLoop } from './stored-results.js';
 import { channelNames } from './swarm-channels.js';
 import { instanceTotal, type SwarmState, taskResults, taskSpec } from './swarm-state.js';
 import { nextTaskState, type TaskTransition } from './task-state.js';
@@ -42,6 +43,8 @@ export interface StepPlan {
    * planned (no transition, no instance): index them, record it, and plan again.
    */
   indexes: IndexRequest[];
+  /** Loops a re-run reuses whole: they start and end at once, and their dependents are released. */
+  reusedLoops: { task: string; loop: ReusedLoop['loop'] }[];
 }
 
 /** The instances a previous run left unstarted, and those whose inputs no longer resolve. */
@@ -76,6 +79,7 @@ export function planStep(state: SwarmState, now: number): StepPlan {
     replan: false,
     instances: [],
     indexes: [],
+    reusedLoops: [],
   };
   // What this plan already decided, for the decisions after it (a gate rejected by timeout is skipped now).
   const decided = new Map<string, TaskState>();
@@ -128,14 +132,17 @@ export function planStep(state: SwarmState, now: number): StepPlan {
         const map = spec.loop?.type === 'map';
         const { total } = decision;
         plan.transitions.push({ task, event: { type: 'start', ...(map ? { total } : {}) } });
-        pushInstances(plan.instances, { ...decision, from: 0 });
-        if (map && total === 0) {
-          // A map loop over an empty list is done at once: its dependents are released now.
+        // A loop a re-run reuses whole runs no instance: its summary and manifest are recorded.
+        const reused = state.reuse.loop(task, total);
+        if (reused !== undefined) plan.reusedLoops.push({ task, loop: reused });
+        else pushInstances(plan.instances, { ...decision, from: 0 });
+        if ((map && total === 0) || reused !== undefined) {
+          // A map loop over an empty list, or reused whole, is done at once: its dependents are released now.
           plan.transitions.push({ task, event: { type: 'end' } });
           plan.replan = true;
           const arrivals: [string, unknown][] = dependentsOf(state, task).map((other) => [
             channelNames.join(other),
-            { [task]: null },
+            { [task]: reused?.outIds[0] ?? null },
           ]);
           if (arrivals.length > 0)
             plan.releases.push(ChannelUpdate.fromList(arrivals, { label: `${task} done` }));
@@ -158,6 +165,7 @@ export function planStep(state: SwarmState, now: number): StepPlan {
 export function applyPlan(state: SwarmState, plan: StepPlan, now: number): void {
   for (const { task, event } of plan.transitions) state.tasks.apply(task, event, now);
   for (const channel of plan.consumed) state.channels.consume(channel);
+  for (const { task, loop } of plan.reusedLoops) recordReusedLoop(state, task, loop, now);
   if (plan.releases.length > 0) state.channels.foldSuperstep(state.step, plan.releases);
 }
 

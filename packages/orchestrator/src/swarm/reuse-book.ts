@@ -1,17 +1,20 @@
 // Pure: the results a re-run folds instead of running tasks again. Runs inside the workflow
 // sandbox. The one place that reads a run's `reuse` input.
-import type { ReusedResults, SubagentResult } from '../shared/types.js';
+import { isReusedLoop } from '../shared/reused-loop.js';
+import type { ReusedLoop, ReusedResults, SubagentResult } from '../shared/types.js';
 
 /**
  * The results an earlier run stored, that this run folds as they are (see {@link ReusedResults}).
  * A task is reused only as a whole: when its results cover exactly the instances it has now (a
  * map loop over the same list); otherwise it runs. A task reused as a whole runs nothing, so its
- * `approval:` gate does not hold it. Each result handed out is marked `reused`.
+ * `approval:` gate does not hold it. Each result handed out is marked `reused`; a wide loop is
+ * handed out whole ({@link ReuseBook.loop}), never instance by instance.
  *
  * @example
  * ```ts
- * const book = new ReuseBook({ fetch: [okResult] });
+ * const book = new ReuseBook({ fetch: [okResult], fan: { loop: { total: 500, manifest: 'out_m', bytes: 0, outCount: 500, outIds: [] } } });
  * book.result('fetch', 0, 1); // { ...okResult, reused: true }
+ * book.loop('fan', 500); // { total: 500, manifest: 'out_m', … }
  * book.result('report', 0, 1); // undefined: it runs
  * ```
  */
@@ -29,14 +32,23 @@ export class ReuseBook {
 
   /** True when the task's results cover exactly `total` instances: it runs none of them. */
   covers(task: string, total: number): boolean {
-    return this.has(task) && this.#results[task]?.length === total;
+    const reused = this.#results[task];
+    if (reused === undefined) return false;
+    return isReusedLoop(reused) ? reused.loop.total === total : reused.length === total;
   }
 
-  /** The result of `task`'s instance `instance`, when the task's results cover its `total` instances. */
+  /** The result of `task`'s instance `instance`, when the task's results cover its `total` instances one by one. */
   result(task: string, instance: number, total: number): SubagentResult | undefined {
-    if (!this.covers(task, total)) return undefined;
-    const result = this.#results[task]?.[instance];
+    const reused = this.#results[task];
+    if (reused === undefined || isReusedLoop(reused) || !this.covers(task, total)) return undefined;
+    const result = reused[instance];
     return result === undefined ? undefined : { ...result, reused: true };
+  }
+
+  /** The loop `task` reused whole, when it covers its `total` instances. */
+  loop(task: string, total: number): ReusedLoop['loop'] | undefined {
+    const reused = this.#results[task];
+    return isReusedLoop(reused) && this.covers(task, total) ? reused.loop : undefined;
   }
 
   /** What is left to fold, the tasks `done` says finished left out; `undefined` when nothing is. */

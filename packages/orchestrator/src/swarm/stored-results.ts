@@ -3,7 +3,7 @@
 // the port's (a local activity), so the state changes only by recorded results.
 import { isLooped } from '../dsl/task-instances.js';
 import type { StoredListValue } from '../shared/stored-list.js';
-import type { InstanceRecord } from '../shared/types.js';
+import type { InstanceRecord, ReusedLoop } from '../shared/types.js';
 import { channelNames } from './swarm-channels.js';
 import { instanceTotal, type SwarmState, taskResults, taskSpec } from './swarm-state.js';
 import { MAX_CHUNKS } from './task-results.js';
@@ -93,20 +93,39 @@ export function storedResultsPart(state: SwarmState, part: ResultsPart, outId: s
     return;
   }
   state.channels.update({ [channel]: { type: 'manifest', outId } });
-  const spec = taskSpec(state, part.task);
+  recordOutputLists(state, part.task, outId, now);
+}
+
+/**
+ * Records a loop a re-run reuses whole (see `ReusedLoop`): the earlier run's summary and
+ * manifest become its results, and its `output` path gets the stored list of that manifest, as
+ * if its instances had folded here.
+ *
+ * @example
+ * ```ts
+ * recordReusedLoop(state, 'fan', { total: 500, manifest: 'out_m', bytes: 4_000, outCount: 500, outIds: [] }, now);
+ * ```
+ */
+export function recordReusedLoop(
+  state: SwarmState,
+  task: string,
+  loop: ReusedLoop['loop'],
+  now: number,
+): void {
+  state.channels.update({ [channelNames.results(task)]: { type: 'reused', ...loop } });
+  recordOutputLists(state, task, loop.manifest, now);
+}
+
+/** A loop's `output` path: the stored lists of its manifest's successes and failures (each only when there is one). */
+function recordOutputLists(state: SwarmState, task: string, manifest: string, now: number): void {
+  const spec = taskSpec(state, task);
   if (spec.output === undefined) return;
-  const results = taskResults(state, part.task);
+  const results = taskResults(state, task);
   const date = new Date(now).toISOString();
   for (const status of ['ok', 'failed'] as const) {
     const count = results[status];
     if (count === 0) continue;
-    const value: StoredListValue = { $manifest: outId, count, status };
-    state.context.recordStoredList({
-      task: part.task,
-      output: spec.output,
-      value,
-      date,
-      skipKind: CHANNELS_KIND,
-    });
+    const value: StoredListValue = { $manifest: manifest, count, status };
+    state.context.recordStoredList({ task, output: spec.output, value, date, skipKind: CHANNELS_KIND });
   }
 }

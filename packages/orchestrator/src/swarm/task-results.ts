@@ -1,7 +1,7 @@
 // Pure: what one task's instances produced, as its `results:<task>` channel keeps it — a
 // bounded summary, whatever the number of instances. Runs inside the workflow sandbox.
 import { addUsage } from '../shared/agent-usage.js';
-import type { AgentUsage } from '../shared/types.js';
+import type { AgentUsage, ReusedLoop } from '../shared/types.js';
 
 /** Out ids a loop lists inline (in progress, results, its dependents' IN_REFS); past that, its manifest. */
 export const INLINE_OUT_IDS = 64;
@@ -69,7 +69,9 @@ export type TaskResultsUpdate =
   | { type: 'chunk'; outId: string; count: number }
   /** A manifest stored for the first `replaced` chunks: it takes their place. */
   | { type: 'fold'; outId: string; replaced: number }
-  | { type: 'manifest'; outId: string };
+  | { type: 'manifest'; outId: string }
+  /** A loop a re-run reuses whole: the earlier run's summary and manifest, every instance `ok`. */
+  | ({ type: 'reused' } & ReusedLoop['loop']);
 
 /** Chunks a loop's results list before the first ones are folded into a manifest of their own. */
 export const MAX_CHUNKS = 8;
@@ -116,6 +118,24 @@ export function mergeTaskResults(current: TaskResults, update: TaskResultsUpdate
     };
   }
   if (update.type === 'manifest') return { ...current, manifest: update.outId };
+  if (update.type === 'reused') {
+    const { total, bytes, outCount, outIds, usage, manifest } = update;
+    const inline = outCount <= INLINE_OUT_IDS ? outIds : [];
+    return {
+      ...EMPTY_RESULTS,
+      done: total,
+      ok: total,
+      bytes,
+      ...(usage === undefined ? {} : { usage }),
+      reused: total,
+      outCount,
+      outIds: inline,
+      main: outIds[0] ?? null,
+      failures: [],
+      chunks: [],
+      manifest,
+    };
+  }
   const outCount = current.outCount + update.outIds.length;
   const inline = update.inlineAll || outCount <= INLINE_OUT_IDS;
   const usage = addUsage(current.usage, update.usage);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { planRerun } from '../control/rerun-plan.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
+import { isReusedLoop } from '../shared/reused-loop.js';
 import type { ReusedResults, SubagentResult, SwarmContextMetrics } from '../shared/types.js';
 import type { SubagentCall } from '../swarm/activity-calls.js';
 import { okResult } from '../swarm/subagent-results.test.data.js';
@@ -49,7 +50,7 @@ function recordingPort(results: (call: SubagentCall) => SubagentResult) {
       calls.push(call);
       clock += 1;
       const result = results(call);
-      const list = folded[call.input.task] ?? [];
+      const list = (folded[call.input.task] ?? []) as SubagentResult[];
       list[call.input.instance] = result;
       folded[call.input.task] = list;
       return result;
@@ -193,5 +194,53 @@ tasks:
     expect(run.reused({ task: 'each', instance: 0, inputs: {} })).toBeUndefined();
     expect(run.reused({ task: 'audit', instance: 0, inputs: {} })).toBeUndefined();
     expect(run.remainingReuse()).toEqual({ list: [okResult('out_list', 'a\n')], each: [okResult('out_e0')] });
+  });
+
+  it('reuses a wide loop whole, from its summary and manifest: what it carries does not grow with the loop', async () => {
+    const wide = (count: number) =>
+      parseSwarm(`
+name: wide-reuse
+tasks:
+  fan: { loop: { type: repeat, count: ${count} }, script: { content: 'true' }, output: †data.each }
+  report:
+    depends_on: [fan]
+    inputs: { each: †data.each }
+    script: { content: 'true' }
+`);
+    const sizes: number[] = [];
+    for (const count of [100, 1_000]) {
+      const definition = wide(count);
+      const before = recordingPort((call) => okResult(`out_${call.label}`, call.label));
+      const result = await finish(new SwarmRun({ definition }), before.port);
+      // No per-instance result of the wide loop is read: its summary and manifest are enough.
+      const { fan: _notRead, ...results } = before.folded;
+      const plan = planRerun(
+        { definition, inputs: {}, tasks: result.tasks, results },
+        { definition, inputs: {}, from: 'report' },
+      );
+      expect(plan.reused).toEqual(['fan']);
+      const reused = plan.reuse.fan;
+      expect(isReusedLoop(reused) ? reused.loop : reused).toMatchObject({
+        total: count,
+        manifest: result.manifests?.fan,
+        outCount: count,
+        outIds: [],
+      });
+      sizes.push(JSON.stringify(plan.reuse).length);
+
+      const after = recordingPort((call) => okResult(`out2_${call.label}`, call.label));
+      const again = await finish(new SwarmRun({ definition, reuse: plan.reuse }), after.port);
+      // Only report ran, with the inputs and IN_REFS (the loop's manifest) of the first run.
+      expect(after.calls.map((call) => call.label)).toEqual(['report']);
+      const original = before.calls.find((call) => call.label === 'report');
+      expect(after.calls[0]?.input.inputs).toEqual(original?.input.inputs);
+      expect(after.calls[0]?.input.inRefs).toEqual(original?.input.inRefs);
+      expect(again.manifests?.fan).toBe(result.manifests?.fan);
+      const fan = again.tasks.find((task) => task.task === 'fan');
+      expect(fan).toMatchObject({ status: 'done', instances: { done: count, total: count }, reused: count });
+    }
+    // Ten times the instances, the same re-run input but for the counts' digits.
+    expect(sizes[0]).toBeLessThan(200);
+    expect(sizes[1]).toBeLessThanOrEqual((sizes[0] as number) + 8);
   });
 });
