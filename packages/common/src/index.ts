@@ -1,5 +1,6 @@
 export { formatBytes } from './format-bytes.js';
 export type { JsonObject, JsonValue } from './json-value.js';
+export { type OwnerAndMode, othersControl } from './others-control.js';
 export {
   clampUtf8,
   completePrefixLength,

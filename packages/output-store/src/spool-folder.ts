@@ -1,6 +1,7 @@
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { othersControl } from '@wharf/common';
 import { BlobDirectory, processAlive } from './blobs/blob-directory.js';
 import { InvalidStoreOptionError } from './errors.js';
 
@@ -32,16 +33,11 @@ function assertPrivate(path: string): void {
   if (stats.isSymbolicLink())
     throw new InvalidStoreOptionError('spoolDir', `${path} is a symbolic link; give a real directory`);
   if (!stats.isDirectory()) throw new InvalidStoreOptionError('spoolDir', `${path} is not a directory`);
-  const uid = process.getuid?.();
-  if (uid !== undefined && stats.uid !== uid)
+  const reason = othersControl(stats, process.getuid?.());
+  if (reason !== undefined)
     throw new InvalidStoreOptionError(
       'spoolDir',
-      `${path} belongs to user ${stats.uid}, not to this process's user ${uid}`,
-    );
-  if ((stats.mode & 0o022) !== 0)
-    throw new InvalidStoreOptionError(
-      'spoolDir',
-      `${path} is writable by other users (mode ${(stats.mode & 0o777).toString(8)}); make it 0700`,
+      `${path} ${reason}; give a folder only this user may write to (0700)`,
     );
 }
 

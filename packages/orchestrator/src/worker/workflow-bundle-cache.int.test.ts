@@ -76,7 +76,9 @@ describe('cachedWorkflowBundle', () => {
     });
     expect('code' in bundle && bundle.code.includes('swarmWorkflow')).toBe(true);
     expect(logger.bundles).toBeGreaterThan(0);
-    expect(warnings).toEqual([`not caching the workflow bundle in ${dir}: others may write to it`]);
+    expect(warnings).toEqual([
+      `not caching the workflow bundle in ${dir}: it is writable by other users (mode 777)`,
+    ]);
   });
 
   it('does not run a cached file others may write to, or a link put in its place: it builds the bundle instead', async () => {
@@ -106,7 +108,7 @@ describe('cachedWorkflowBundle', () => {
     expect(linked.code).toContain('swarmWorkflow');
     expect(linked.code).not.toContain('not Wharf');
     expect(warnings).toEqual([
-      `not using the cached workflow bundle ${built.codePath}: others may write to it`,
+      `not using the cached workflow bundle ${built.codePath}: it is writable by other users (mode 666)`,
       `not using the cached workflow bundle ${built.codePath}: it is a symbolic link`,
     ]);
   });

@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
+import { constants } from 'node:fs';
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BundleOptions, bundleWorkflowCode } from '@temporalio/worker';
+import { othersControl } from '@wharf/common';
 import { workflowsPath } from './wharf-plugin.js';
 
 /**
@@ -115,8 +116,8 @@ async function readOwnFile(path: string): Promise<string | { refused?: string }>
   try {
     const info = await handle.stat();
     if (!info.isFile()) return { refused: 'it is not a regular file' };
-    const notPrivate = othersControl(info);
-    if (notPrivate !== undefined) return { refused: notPrivate };
+    const notPrivate = othersControl(info, process.getuid?.());
+    if (notPrivate !== undefined) return { refused: `it ${notPrivate}` };
     const now = new Date();
     await handle.utimes(now, now);
     return await handle.readFile('utf8');
@@ -153,18 +154,11 @@ async function unsafeFolder(dir: string): Promise<string | undefined> {
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const info = await lstat(dir);
     if (!info.isDirectory()) return 'it is not a directory';
-    return othersControl(info);
+    const notPrivate = othersControl(info, process.getuid?.());
+    return notPrivate === undefined ? undefined : `it ${notPrivate}`;
   } catch (error) {
     return (error as Error).message;
   }
-}
-
-/** Why another user could change what `info` describes (the owner, or group/other write), if so. */
-function othersControl(info: Stats): string | undefined {
-  const uid = process.getuid?.();
-  if (uid !== undefined && info.uid !== uid) return 'another user owns it';
-  if ((info.mode & 0o022) !== 0) return 'others may write to it';
-  return undefined;
 }
 
 /** A SHA-256 (hex, 32 digits) of everything the bundle is built from. */
