@@ -33,8 +33,8 @@ export interface FinishedSwarmRun {
   /**
    * Per task, per instance: the result the run folded, read from its history (the subagent
    * activities and agent workflows that completed) and from the results it reused itself. Not
-   * read for a loop a re-run would reuse whole (`reusableWhole`): its summary and manifest are in
-   * `result`.
+   * decoded nor kept for a loop a re-run would reuse whole (`reusableWhole`): its summary and
+   * manifest are in `result`.
    */
   results: ReusedResults;
 }
@@ -80,7 +80,6 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
   // Wide loops that ended with a manifest are reused whole: one result per instance is not kept.
   let whole = new Set<string>();
   const record = (task: string, instance: number, value: SubagentResult) => {
-    if (whole.has(task)) return;
     const list = results[task] ?? [];
     if (isReusedLoop(list)) return;
     list[instance] = value;
@@ -104,10 +103,10 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
             })
             .map(({ task }) => task),
         );
-        // A re-run's own reused results count as what it folded.
+        // A re-run's own reused results count as what it folded (a loop it reused whole is in
+        // its result, as its own: its summary and the earlier manifest).
         for (const [task, list] of Object.entries(input.reuse ?? {}))
-          if (isReusedLoop(list)) results[task] = list;
-          else
+          if (!isReusedLoop(list) && !whole.has(task))
             list.forEach((value, instance) => {
               record(task, instance, value);
             });
@@ -137,7 +136,7 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
             ? { key: String(childCompleted.initiatedEventId), result: childCompleted.result }
             : undefined;
       const instance = done === undefined ? undefined : scheduled.get(done.key);
-      if (done !== undefined && instance !== undefined)
+      if (done !== undefined && instance !== undefined && !whole.has(instance.task))
         record(instance.task, instance.instance, await reader.decode<SubagentResult>(done.result?.payloads));
       const update = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
       if (update?.name === 'addInputs') {

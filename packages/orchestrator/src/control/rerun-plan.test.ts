@@ -112,6 +112,84 @@ describe('planRerun', () => {
   });
 });
 
+describe('planRerun of a wide loop', () => {
+  const wide = parseSwarm(`
+name: wide
+tasks:
+  fan: { loop: { type: repeat, count: 500 }, script: { content: 'true' }, output: †data.each }
+  tagged: { loop: { type: repeat, count: 500 }, script: { content: 'true' }, output: †channels.seen }
+  small: { loop: { type: repeat, count: 3 }, script: { content: 'true' } }
+  report: { depends_on: [fan, tagged, small], script: { content: 'true' } }
+channels:
+  seen: { type: topic }
+`);
+  const done = (task: string, total: number, extra: Partial<TaskProgress> = {}) => ({
+    task,
+    status: 'done' as const,
+    instances: { done: total, total },
+    ...extra,
+  });
+  const usage = { inputTokens: 10, outputTokens: 5, totalTokens: 15, calls: 2 };
+  const perInstance = (count: number) =>
+    Array.from({ length: count }, (_, index) => okResult(`out_${index}`));
+
+  it('reuses it whole from its progress, reading no result of it; a small or channel-writing loop instance by instance', () => {
+    const plan = planRerun(
+      {
+        definition: wide,
+        inputs: {},
+        tasks: [
+          done('fan', 500, { manifest: 'out_m', bytesCaptured: 9_000, outIds: [], outCount: 500, usage }),
+          done('tagged', 500, { manifest: 'out_t' }),
+          done('small', 3, { manifest: 'out_s' }),
+          done('report', 1),
+        ],
+        results: { tagged: perInstance(500), small: perInstance(3) },
+      },
+      { definition: wide, inputs: {}, from: 'report' },
+    );
+    expect(plan.reused).toEqual(['fan', 'tagged', 'small']);
+    expect(plan.reuse.fan).toEqual({
+      loop: { total: 500, manifest: 'out_m', bytes: 9_000, outCount: 500, outIds: [], usage },
+    });
+    expect(plan.reuse.tagged).toHaveLength(500);
+    expect(plan.reuse.small).toHaveLength(3);
+  });
+
+  it('runs it again when it has no manifest or did not end done, and a loop a re-run reused whole is reused from its own progress', () => {
+    const plan = planRerun(
+      {
+        definition: wide,
+        inputs: {},
+        tasks: [
+          // A re-run's own whole loop: its progress carries the earlier manifest as its own.
+          done('fan', 500, {
+            manifest: 'out_m',
+            bytesCaptured: 9_000,
+            outIds: [],
+            outCount: 500,
+            reused: 500,
+          }),
+          { ...done('tagged', 500), status: 'failed' },
+          done('small', 3),
+          done('report', 1),
+        ],
+        results: {
+          // What that re-run started with is not passed on: the progress says the same.
+          fan: { loop: { total: 400, manifest: 'out_old', bytes: 1, outCount: 400, outIds: [] } },
+          small: perInstance(3),
+        },
+      },
+      { definition: wide, inputs: {}, from: 'report' },
+    );
+    expect(plan.reuse.fan).toMatchObject({ loop: { total: 500, manifest: 'out_m' } });
+    expect(Object.fromEntries(plan.rerun.map(({ task, reason }) => [task, reason]))).toEqual({
+      tagged: 'it ended failed',
+      report: 'named by --from',
+    });
+  });
+});
+
 describe('canonicalJson', () => {
   it('gives equal text for equal values whatever their key order', () => {
     expect(canonicalJson({ b: 1, a: [2, { d: 3, c: 4 }] })).toBe('{"a":[2,{"c":4,"d":3}],"b":1}');

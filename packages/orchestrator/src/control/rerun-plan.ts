@@ -83,13 +83,12 @@ export function planRerun(
   const reused: string[] = [];
   for (const task of names) {
     if (reasons.has(task)) continue;
-    const earlier = source.results[task];
+    // A wide loop from its progress (a re-run's own whole loop is there too, as its own).
     const progress = previous.get(task);
     const whole =
-      isReusedLoop(earlier) || progress === undefined
-        ? undefined
-        : wholeLoop(definition.tasks[task] as TaskDefinition, progress);
-    reuse[task] = whole ?? earlier ?? [];
+      progress === undefined ? undefined : wholeLoop(definition.tasks[task] as TaskDefinition, progress);
+    const earlier = source.results[task];
+    reuse[task] = whole ?? (isReusedLoop(earlier) ? [] : (earlier ?? []));
     reused.push(task);
   }
   return {
@@ -116,12 +115,9 @@ export function planRerun(
   function endReason(task: string): string | undefined {
     const ended = previous.get(task);
     if (ended === undefined || ended.status !== 'done') return `it ended ${ended?.status ?? 'unknown'}`;
-    const results = source.results[task] ?? [];
-    if (isReusedLoop(results))
-      return results.loop.total === ended.instances.total
-        ? undefined
-        : 'its results are not all recorded in the run';
     if (wholeLoop(definition.tasks[task] as TaskDefinition, ended) !== undefined) return undefined;
+    const results = source.results[task] ?? [];
+    if (isReusedLoop(results)) return 'its results are not all recorded in the run';
     const complete =
       results.length === ended.instances.total &&
       Array.from({ length: ended.instances.total }, (_, index) => results[index]).every(

@@ -239,6 +239,14 @@ tasks:
       const fan = again.tasks.find((task) => task.task === 'fan');
       expect(fan).toMatchObject({ status: 'done', instances: { done: count, total: count }, reused: count });
     }
+    // A loop reused whole that no longer covers its instances runs them all.
+    const definition = wide(100);
+    const { port, calls } = recordingPort((call) => okResult(`out_${call.label}`));
+    const stale = { loop: { total: 90, manifest: 'out_old', bytes: 0, outCount: 90, outIds: [] } };
+    const ran = await finish(new SwarmRun({ definition, reuse: { fan: stale } }), port);
+    expect(calls).toHaveLength(101);
+    expect(ran.tasks.find((task) => task.task === 'fan')?.reused).toBeUndefined();
+    expect(ran.manifests?.fan).not.toBe('out_old');
     // Ten times the instances, the same re-run input but for the counts' digits.
     expect(sizes[0]).toBeLessThan(200);
     expect(sizes[1]).toBeLessThanOrEqual((sizes[0] as number) + 8);
