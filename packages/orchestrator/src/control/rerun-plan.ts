@@ -19,7 +19,8 @@ export interface RerunSource {
   tasks: readonly ReusableProgress[];
   /**
    * Per task, per instance: the result the run folded (see {@link ReusedResults}); a wide loop's
-   * need not be read ({@link reusableWhole}), and a re-run's own whole loop is passed on.
+   * need not be read ({@link reusableWhole}): it is reused from its progress, where a re-run's own
+   * whole loop is too.
    */
   results: Readonly<ReusedResults>;
 }
