@@ -37,7 +37,7 @@ tasks:
     script: { content: 'echo "$WHARF_INSTANCE" >> ${join(dir, 'ran.log')}; printf "%s\\n" "$WHARF_INPUTS"' }
   join:
     depends_on: [fan]
-    script: { content: ${JSON.stringify(countRefsScript)} }
+    script: { content: ${JSON.stringify(`${countRefsScript}; grep '^Loop fan:' "$WHARF_CONTEXT_FILE"`)} }
 `);
 }
 
@@ -144,7 +144,12 @@ describe('a map over a stored list of over a thousand items', () => {
     const joined = Buffer.from(
       (await env.store.get({ outId: result.outputs.join?.[0] as string })).body,
     ).toString('utf8');
-    expect(Number(joined.trim())).toBe(items);
+    // Its refs, then the line of its context that names the loop's manifest for the outputs it does not show.
+    const [count, loopLine] = joined.trim().split('\n');
+    expect(Number(count)).toBe(items);
+    expect(loopLine).toBe(
+      `Loop fan: 10 of ${items} outputs shown; all ${items} are listed in manifest ${manifest} (agents: read_input; scripts: wharf outputs refs ${manifest})`,
+    );
   }
 
   it(`keeps every run's history and payloads the same size at ${SMALL} and ${LARGE} items`, async () => {

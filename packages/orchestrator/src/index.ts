@@ -109,6 +109,8 @@ export type {
   ApproveToolCallRequest,
   ApproveToolCallResult,
   CarriedState,
+  ContextLoopNote,
+  ContextLoopOutputs,
   ContextPlan,
   ContextPlanEntry,
   ContextPool,

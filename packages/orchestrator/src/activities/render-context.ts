@@ -1,4 +1,5 @@
 import { truncateToBytes } from '@wharf/stdio-limits';
+import type { ContextLoopNote } from '../shared/types.js';
 
 /** One chosen output with as much of its body as the context may show. */
 export interface LoadedContextEntry {
@@ -46,9 +47,27 @@ export function maskedTombstone(entry: Pick<LoadedContextEntry, 'outId' | 'sizeB
 }
 
 /**
+ * The line that names a loop whose outputs the context shows only some of, and where all of
+ * them are listed.
+ *
+ * @example
+ * ```ts
+ * loopNoteLine({ task: 'fan', shown: 10, total: 5000, manifest: 'out_m' });
+ * // 'Loop fan: 10 of 5000 outputs shown; all 5000 are listed in manifest out_m (agents: read_input; scripts: wharf outputs refs out_m)'
+ * ```
+ */
+export function loopNoteLine(note: ContextLoopNote): string {
+  const head = `Loop ${note.task}: ${note.shown} of ${note.total} outputs shown`;
+  return note.manifest === undefined
+    ? `${head} (the loop is still running: its manifest is written when it ends)`
+    : `${head}; all ${note.total} are listed in manifest ${note.manifest} (agents: read_input; scripts: wharf outputs refs ${note.manifest})`;
+}
+
+/**
  * The context text: outputs in order until `maxTasks` or `maxBytes`; the first one that does not
- * fit is cut to the remaining bytes (on a character boundary) when more than 100 remain, and the
- * text ends with the totals line.
+ * fit is cut to the remaining bytes (on a character boundary) when more than 100 remain; then a
+ * line per loop the context shows only some outputs of (its manifest, outside the byte budget:
+ * a line per loop task); the text ends with the totals line.
  *
  * @example
  * ```ts
@@ -60,6 +79,7 @@ export function renderContext(context: {
   entries: readonly LoadedContextEntry[];
   maxBytes: number;
   maxTasks: number;
+  loops?: readonly ContextLoopNote[];
 }): RenderedContext {
   const parts = ['=== RELEVANT CONTEXT ===\n\n'];
   const tasks: RenderedContextEntry[] = [];
@@ -82,6 +102,11 @@ export function renderContext(context: {
     totalBytes += bytes;
     tasks.push({ taskId: entry.taskId, relevance: entry.relevance, bytes, cut, masked: entry.masked });
     if (cut) break;
+  }
+  for (const note of context.loops ?? []) {
+    // As many as the budget let through, which may be fewer than planned.
+    const shown = tasks.filter((task) => task.taskId.startsWith(`${note.task}#`)).length;
+    parts.push(`${loopNoteLine({ ...note, shown })}\n\n`);
   }
   parts.push(`=== END CONTEXT (${tasks.length} tasks, ${totalBytes} bytes) ===\n`);
   return { text: parts.join(''), tasks, totalBytes };

@@ -46,6 +46,43 @@ describe('subagentContext', () => {
     ]);
   });
 
+  it('names the loops it shows only some outputs of, and their manifests, after the outputs', async () => {
+    const { store, ids } = await storeWith({ 'fan#4999': 'last item done' });
+    const context = await subagentContext(
+      {
+        entries: [{ taskId: 'fan#4999', outId: ids['fan#4999'] as string, relevance: 1 }],
+        maxBytes: 100_000,
+        maxTasks: 10,
+        loops: [
+          { task: 'fan', shown: 1, total: 5_000, manifest: 'out_m' },
+          { task: 'scan', shown: 0, total: 12 },
+        ],
+      },
+      store,
+    );
+    expect(context?.text).toBe(
+      [
+        '=== RELEVANT CONTEXT ===\n\n',
+        'Task: fan#4999 (relevance: 1.00)\nlast item done\n\n',
+        'Loop fan: 1 of 5000 outputs shown; all 5000 are listed in manifest out_m (agents: read_input; scripts: wharf outputs refs out_m)\n\n',
+        'Loop scan: 0 of 12 outputs shown (the loop is still running: its manifest is written when it ends)\n\n',
+        '=== END CONTEXT (1 tasks, 14 bytes) ===\n',
+      ].join(''),
+    );
+    // A plan of loops alone (a loop reused whole pooled nothing) still gives a context.
+    const alone = await subagentContext(
+      {
+        entries: [],
+        maxBytes: 100,
+        maxTasks: 10,
+        loops: [{ task: 'fan', shown: 0, total: 9, manifest: 'out_m' }],
+      },
+      store,
+    );
+    expect(alone?.text).toContain('Loop fan: 0 of 9 outputs shown; all 9 are listed in manifest out_m');
+    expect(alone?.tasks).toEqual([]);
+  });
+
   it('shows masked outputs as tombstones with their size and out id, and missing ones as gone', async () => {
     const { store, ids } = await storeWith({ old: 'x'.repeat(4_096), fresh: 'fresh rows' });
     await store.delete({ outId: ids.fresh as string });

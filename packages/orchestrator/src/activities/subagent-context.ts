@@ -19,7 +19,8 @@ const LOOKAHEAD = 8;
  * `maxBytes` whatever the outputs' sizes. A masked output becomes a tombstone with its size and
  * out id; a body that does not fit whole is replaced by the summary its subagent stored beside
  * it (`truncation_strategy: summary`, label `stream: summary`) when that fits; an output the store no longer has is shown as gone instead of failing the task (other
- * store errors propagate, so the activity retries).
+ * store errors propagate, so the activity retries). A loop the plan shows only some outputs of
+ * is named with its manifest (`plan.loops`).
  *
  * @example
  * ```ts
@@ -31,7 +32,7 @@ export async function subagentContext(
   plan: ContextPlan | undefined,
   store: OutputStore,
 ): Promise<RenderedContext | undefined> {
-  if (plan === undefined || plan.entries.length === 0) return undefined;
+  if (plan === undefined || (plan.entries.length === 0 && (plan.loops ?? []).length === 0)) return undefined;
   const loaded: LoadedContextEntry[] = [];
   let used = 0;
   for (const entry of plan.entries.slice(0, plan.maxTasks)) {
@@ -78,7 +79,12 @@ export async function subagentContext(
     if (used + shown > plan.maxBytes) break;
     used += shown;
   }
-  return renderContext({ entries: loaded, maxBytes: plan.maxBytes, maxTasks: plan.maxTasks });
+  return renderContext({
+    entries: loaded,
+    maxBytes: plan.maxBytes,
+    maxTasks: plan.maxTasks,
+    ...(plan.loops === undefined ? {} : { loops: plan.loops }),
+  });
 }
 
 /** The summary a subagent stored beside its stdout (label `stream: summary`), if it fits `maxBytes`. */

@@ -108,6 +108,94 @@ describe('agent step activities', () => {
     expect(record.messages[0].content[0]).toMatchObject({ output: { type: 'text', value: 'call 1' } });
   });
 
+  it("names a loop its context shows only some outputs of, and may read the loop's manifest and what it lists", async () => {
+    const store = new InMemoryOutputStore();
+    // Set below, once stored: the model reads the loop's manifest, then its chunk.
+    const read = { manifest: '', chunk: '' };
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => ({
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'c1',
+            toolName: 'read_input',
+            input: JSON.stringify({ out_id: read.manifest }),
+          },
+          {
+            type: 'tool-call',
+            toolCallId: 'c2',
+            toolName: 'read_input',
+            input: JSON.stringify({ out_id: read.chunk }),
+          },
+        ],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage: {
+          inputTokens: { total: 40, noCache: 40, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 4, text: 4, reasoning: 0 },
+        },
+        warnings: [],
+      }),
+    });
+    const activities = createActivities({
+      store,
+      artifacts: new InMemoryArtifactStore(),
+      models: createModelRegistry({ models: { 'mock:coder': model }, env: {} }),
+      workDir: join(dir, 'work'),
+    });
+    const part = { workflowId: 'wf-1', ownerId: 'team', task: 'fan' };
+    const entries = [0, 1, 2].map((instance) => ({
+      instance,
+      status: 'ok' as const,
+      outIds: [`out_fan${instance}`],
+      bytes: 20,
+      exitCode: 0,
+      preview: '',
+    }));
+    read.chunk = await activities.writeManifestPart({ ...part, part: 'chunk', seq: 0, entries });
+    read.manifest = await activities.writeManifestPart({
+      ...part,
+      part: 'manifest',
+      chunks: [{ outId: read.chunk, count: 3 }],
+    });
+    const input: AgentTaskInput = {
+      ...taskInput([]),
+      context: {
+        entries: [],
+        maxBytes: 10_000,
+        maxTasks: 10,
+        loops: [{ task: 'fan', shown: 0, total: 3, manifest: read.manifest }],
+      },
+    };
+    const run = <TInput, TResult>(fn: (input: TInput) => Promise<TResult>, arg: TInput) =>
+      new MockActivityEnvironment({ ...identity, attempt: 1 }).run(fn, arg) as Promise<TResult>;
+    const start = await run(activities.agentStart, input);
+    const step = await run(activities.agentModelStep, {
+      brief: start.brief,
+      conversation: start.conversation,
+      step: 0,
+    });
+    // The model was told where all of the loop's outputs are.
+    expect(JSON.stringify(model.doGenerateCalls[0]?.prompt)).toContain(
+      `Loop fan: 0 of 3 outputs shown; all 3 are listed in manifest ${read.manifest}`,
+    );
+    const answers = [];
+    for (const [seq, toolCallId] of ['c1', 'c2'].entries()) {
+      const call = await run(activities.agentToolCall, {
+        brief: start.brief,
+        step: 0,
+        record: step.record,
+        toolCallId,
+        seq: seq + 1,
+      });
+      const record = JSON.parse(Buffer.from((await store.get({ outId: call.record })).body).toString());
+      answers.push(String(record.messages[0].content[0].output.value));
+    }
+    // Not refused: the manifest names its chunk, the chunk lists every instance's out ids.
+    expect(answers[0]).toContain(read.chunk);
+    expect(answers[1]).toContain('out_fan2');
+    expect(answers.join('\n')).not.toContain('refused');
+  });
+
   it('refuses an agent whose tools this worker does not have, for good', async () => {
     const activities = createActivities({
       store: new InMemoryOutputStore(),

@@ -98,6 +98,10 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       const inputs = await instanceInputs(input, store, { expandUpTo: PROMPT_LIST_ENTRIES });
       const manifests = [
         ...(input.inManifests ?? []),
+        // Loops the context shows only some outputs of: the rest are listed by their manifests.
+        ...(input.context?.loops ?? []).flatMap((note) =>
+          note.manifest === undefined ? [] : [note.manifest],
+        ),
         ...Object.values(inputs)
           .filter(isStoredListValue)
           .map((list) => list.$manifest),

@@ -119,6 +119,49 @@ describe('planContext', () => {
     expect(plans.quiet).toBeUndefined();
   });
 
+  it('names a loop it shows only some outputs of, with its ok count and manifest', () => {
+    // The pool keeps fetch's newest 3 of 5,000; clean depends on fetch, picky includes it by hand.
+    const loops = { fetch: { ok: 5_000, manifest: 'out_m' } };
+    const plans = planContext({ definition, pool, tasks: ['clean', 'picky', 'narrow', 'lint'], now, loops });
+    expect(plans.clean?.loops).toEqual([{ task: 'fetch', shown: 3, total: 5_000, manifest: 'out_m' }]);
+    expect(plans.picky?.loops).toEqual([{ task: 'fetch', shown: 3, total: 5_000, manifest: 'out_m' }]);
+    // narrow excludes fetch: it names it nowhere.
+    expect(plans.narrow?.loops).toBeUndefined();
+    // max_context_tasks: 2 shows at most 2 of them; a loop still running has no manifest yet.
+    const limited = validateSwarm({ ...definition, limits: { max_context_tasks: 2 } });
+    const running = planContext({
+      definition: limited,
+      pool,
+      tasks: ['clean'],
+      now,
+      loops: { fetch: { ok: 40 } },
+    });
+    expect(running.clean?.entries.map((e) => e.taskId)).toEqual(['fetch#2', 'fetch#0']);
+    expect(running.clean?.loops).toEqual([{ task: 'fetch', shown: 2, total: 40 }]);
+    // Every ok output shown: nothing more to name.
+    const all = planContext({ definition, pool, tasks: ['clean'], now, loops: { fetch: { ok: 3 } } });
+    expect(all.clean?.loops).toBeUndefined();
+  });
+
+  it('names a loop that pooled nothing when a manual context includes it (a loop a re-run reused whole)', () => {
+    const empty: ContextPool = { entries: [], added: 0, checkpoints: [] };
+    const plans = planContext({
+      definition,
+      pool: empty,
+      tasks: ['picky', 'clean'],
+      now,
+      loops: { fetch: { ok: 120_000, manifest: 'out_m' } },
+    });
+    expect(plans.picky).toEqual({
+      entries: [],
+      maxBytes: 102_400,
+      maxTasks: 10,
+      loops: [{ task: 'fetch', shown: 0, total: 120_000, manifest: 'out_m' }],
+    });
+    // Scored contexts take a loop only through its pooled outputs.
+    expect(plans.clean).toBeUndefined();
+  });
+
   it('plans nothing for a task no pooled output is relevant to', () => {
     const old: ContextPool = { entries: [entry('lint', 3_600_000)], added: 1, checkpoints: [] };
     expect(planContext({ definition, pool: old, tasks: ['report'], now })).toEqual({});

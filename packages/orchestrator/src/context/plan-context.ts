@@ -1,5 +1,5 @@
 import { resolveContextLimits } from '../shared/context-limits.js';
-import type { ContextPlan, ContextPoolEntry, PlanContextInput } from '../shared/types.js';
+import type { ContextLoopNote, ContextPlan, ContextPoolEntry, PlanContextInput } from '../shared/types.js';
 import { relevanceScorer } from './relevance.js';
 
 const byTaskId = (a: ContextPoolEntry, b: ContextPoolEntry) =>
@@ -16,10 +16,16 @@ const byTaskId = (a: ContextPoolEntry, b: ContextPoolEntry) =>
  * for all its instances. Reads no bodies: the subagent reads only the chosen ones. Tasks that
  * get no context are left out.
  *
+ * The pool keeps only a loop's newest outputs, so a context that shows some of a loop's
+ * instances (or, `mode: manual`, names the loop) also names the loop's `ok` count and, once it
+ * has ended, its manifest (`input.loops`): the subagent can read every output from there.
+ *
  * @example
  * ```ts
  * planContext({ definition, pool, tasks: ['report'], now });
  * // { report: { entries: [{ taskId: 'clean', outId: 'out_…', relevance: 1 }, …], maxBytes: 102400, maxTasks: 10 } }
+ * planContext({ definition, pool, tasks: ['join'], now, loops: { fan: { ok: 5000, manifest: 'out_m' } } }).join?.loops;
+ * // [{ task: 'fan', shown: 10, total: 5000, manifest: 'out_m' }]
  * ```
  */
 export function planContext(input: PlanContextInput): Record<string, ContextPlan> {
@@ -51,7 +57,11 @@ function planOne(input: PlanContextInput, task: string, pooled: ContextPoolEntry
     (oldest === undefined || entry.completedAt >= oldest);
 
   let scored: { entry: ContextPoolEntry; relevance: number }[];
+  // Loops this context takes outputs of: what it names beside the outputs it shows.
+  const loopsTaken = new Set<string>();
   if (control.mode === 'manual') {
+    for (const name of control.include_tasks ?? [])
+      if (name !== task && !excluded.has(name) && input.loops?.[name] !== undefined) loopsTaken.add(name);
     // include_tasks in the order written, each task's own output then its instances'.
     scored = (control.include_tasks ?? []).flatMap((name) =>
       [
@@ -74,7 +84,8 @@ function planOne(input: PlanContextInput, task: string, pooled: ContextPoolEntry
           byTaskId(a.entry, b.entry),
       );
   }
-  if (scored.length === 0) return undefined;
+  for (const { entry } of scored)
+    if (entry.task !== task && input.loops?.[entry.task] !== undefined) loopsTaken.add(entry.task);
   const shownInFull =
     limits.maskKeepRecent === undefined
       ? undefined
@@ -86,7 +97,12 @@ function planOne(input: PlanContextInput, task: string, pooled: ContextPoolEntry
             .map((entry) => entry.taskId),
         );
   const chosen = scored.slice(0, limits.maxTasks);
-  if (chosen.length === 0) return undefined;
+  const loops = loopNotes(
+    input,
+    loopsTaken,
+    chosen.map(({ entry }) => entry),
+  );
+  if (chosen.length === 0 && loops.length === 0) return undefined;
   return {
     entries: chosen.map(({ entry, relevance }) => ({
       taskId: entry.taskId,
@@ -96,5 +112,28 @@ function planOne(input: PlanContextInput, task: string, pooled: ContextPoolEntry
     })),
     maxBytes,
     maxTasks: limits.maxTasks,
+    ...(loops.length === 0 ? {} : { loops }),
   };
+}
+
+/** The loops a context takes outputs of and shows fewer of than ended `ok`, in task order. */
+function loopNotes(
+  input: PlanContextInput,
+  taken: ReadonlySet<string>,
+  chosen: readonly ContextPoolEntry[],
+): ContextLoopNote[] {
+  const notes: ContextLoopNote[] = [];
+  for (const task of [...taken].sort()) {
+    const outputs = input.loops?.[task];
+    if (outputs === undefined) continue;
+    const shown = chosen.filter((entry) => entry.task === task && entry.taskId !== task).length;
+    if (outputs.ok <= shown) continue;
+    notes.push({
+      task,
+      shown,
+      total: outputs.ok,
+      ...(outputs.manifest === undefined ? {} : { manifest: outputs.manifest }),
+    });
+  }
+  return notes;
 }

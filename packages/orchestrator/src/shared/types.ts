@@ -340,11 +340,35 @@ export interface ContextPlanEntry {
   masked?: true;
 }
 
+/**
+ * A loop the context shows only some outputs of (the pool keeps a loop's newest few): how many
+ * it shows, how many there are, and the manifest that lists them all once the loop has ended.
+ */
+export interface ContextLoopNote {
+  task: string;
+  /** Outputs of the loop's instances among the context's entries. */
+  shown: number;
+  /** Instances of the loop that ended `ok` so far. */
+  total: number;
+  /** The loop's manifest (chunks of one record per instance, with its out ids); absent while it runs. */
+  manifest?: string;
+}
+
 /** What a task's context holds: chosen by the workflow (by relevance), read and cut by the activity. */
 export interface ContextPlan {
   entries: ContextPlanEntry[];
   maxBytes: number;
   maxTasks: number;
+  /** Loops with more outputs than the context shows: named, with their manifests; absent when none. */
+  loops?: ContextLoopNote[];
+}
+
+/** What the context planner knows of one loop beyond its pooled outputs. */
+export interface ContextLoopOutputs {
+  /** Instances that ended `ok` (each with a main output). */
+  ok: number;
+  /** The loop's manifest, once it has ended. */
+  manifest?: string;
 }
 
 /** Input of the `planContext` local activity: choose the contexts of the tasks about to run. */
@@ -355,6 +379,8 @@ export interface PlanContextInput {
   tasks: string[];
   /** Workflow time (epoch ms). */
   now: number;
+  /** Per loop task with folded instances: its `ok` count and manifest (O(loop tasks), never O(instances)). */
+  loops?: Record<string, ContextLoopOutputs>;
 }
 
 /** Input of the `pruneContext` local activity. */

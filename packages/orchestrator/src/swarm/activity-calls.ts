@@ -145,7 +145,9 @@ export interface SupervisorCall {
  * The swarm's supervisor as an agent task (`agentTaskWorkflow`, task `supervisor`): its prompt is
  * the question and every compact payload in task order, its evidence is mounted under the
  * budget before each model call, and it may spawn the swarm's agents when its tools name
- * `spawn_worker`. `undefined` when the swarm has no supervisor or its agent is missing.
+ * `spawn_worker`. A loop with more outputs than it lists inline is given by its manifest
+ * (`inManifests`), which its compact summary names. `undefined` when the swarm has no
+ * supervisor or its agent is missing.
  *
  * @example
  * ```ts
@@ -158,6 +160,7 @@ export function supervisorCall(run: SwarmRun, place: RunPlace): SupervisorCall |
   const supervisor = definition.supervisor;
   const agent = supervisor === undefined ? undefined : definition.agents[supervisor.agent];
   if (supervisor === undefined || agent === undefined) return undefined;
+  const manifests = run.loopManifests();
   return {
     summary: `supervisor · ${supervisor.agent} · budget ${formatBytes(supervisor.evidence_budget_bytes)}`,
     input: {
@@ -177,6 +180,8 @@ export function supervisorCall(run: SwarmRun, place: RunPlace): SupervisorCall |
       ...(definition.limits === undefined ? {} : { limits: definition.limits }),
       inputs: {},
       inRefs: [],
+      // A wide loop's compacts show a few instances and name its manifest: it may read the rest.
+      ...(manifests.length === 0 ? {} : { inManifests: manifests }),
       ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
       ...(place.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: place.heartbeatTimeoutMs }),
       ...(agent.tools.includes(spawnWorkerToolName) ? { spawnable: definition.agents } : {}),

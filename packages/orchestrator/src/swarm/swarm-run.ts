@@ -2,7 +2,7 @@
 // (workflows/swarm-driver.ts) drives it and passes in every timestamp.
 import type { ChannelSnapshot } from '@wharf/channels';
 import { type PendingApproval, pendingApprovals } from '../control/approval-gate.js';
-import { instanceLabel } from '../dsl/task-instances.js';
+import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished, isOpen } from '../shared/task-status.js';
@@ -12,6 +12,7 @@ import type {
   ApproveTaskRequest,
   ApproveTaskResult,
   CarriedState,
+  ContextLoopOutputs,
   MapItems,
   PendingToolCall,
   ReusedResults,
@@ -150,6 +151,20 @@ export class SwarmRun {
       else if (results.manifest !== undefined) manifests.push(results.manifest);
     }
     return { refs, manifests };
+  }
+
+  /**
+   * The manifests of the loops whose out ids are not all listed inline (more than 64 outputs):
+   * the supervisor, shown only a few of their compacts, reads the rest from these.
+   */
+  loopManifests(): string[] {
+    const manifests: string[] = [];
+    for (const task of this.#state.taskNames) {
+      const results = taskResults(this.#state, task);
+      if (results.manifest !== undefined && results.outIds.length < results.outCount)
+        manifests.push(results.manifest);
+    }
+    return manifests;
   }
 
   /** A loop's instance count: its repeat count, or a map loop's items once known. */
@@ -338,6 +353,25 @@ export class SwarmRun {
       const spec = this.spec(task);
       return spec.inject_context !== false && spec.context?.mode !== 'none';
     });
+  }
+
+  /**
+   * What the context planner needs of each loop that has folded instances: its `ok` count and,
+   * once it has ended, its manifest (a context shows only a loop's newest pooled outputs and
+   * names the rest by the manifest). One entry per loop task, whatever its width.
+   */
+  contextLoops(): Record<string, ContextLoopOutputs> {
+    const loops: Record<string, ContextLoopOutputs> = {};
+    for (const task of this.#state.taskNames) {
+      if (!isLooped(this.spec(task))) continue;
+      const results = taskResults(this.#state, task);
+      if (results.done === 0) continue;
+      loops[task] = {
+        ok: results.ok,
+        ...(results.manifest === undefined ? {} : { manifest: results.manifest }),
+      };
+    }
+    return loops;
   }
 
   /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { planContext } from '../context/plan-context.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type {
@@ -428,6 +429,52 @@ supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
     const failed = await finished(drive(new SwarmRun({ definition: supervised }), failing));
     expect(failed).toMatchObject({ status: 'failed', metrics: { failedCount: 0 } });
     expect(failed.outputs.b).toEqual(['out_b#0', 'out_b#1']);
+  });
+
+  it("tells the context planner each loop's ok count and manifest, so a join's context names the rest", async () => {
+    const wide = parseSwarm(`
+name: wide
+tasks:
+  fan: { script: { content: 'true' }, loop: { type: repeat, count: 100 } }
+  join: { depends_on: [fan], script: { content: 'true' } }
+`);
+    const port = new FakePort();
+    await finished(drive(new SwarmRun({ definition: wide }), port));
+    const joinPlan = port.planned.find((input) => input.tasks.includes('join'));
+    const manifest = [...port.parts].find(([, part]) => part.part === 'manifest')?.[0];
+    expect(manifest).toBeDefined();
+    expect(joinPlan?.loops).toEqual({ fan: { ok: 100, manifest } });
+    // The 100 out ids are not listed inline: the join's IN_REFS come through the manifest.
+    expect(port.calls.find((call) => call.label === 'join')?.input.inManifests).toEqual([manifest]);
+    // The pool keeps the loop's newest 10: the real planner names the other 90 by the manifest.
+    expect(joinPlan?.pool.entries.filter((entry) => entry.task === 'fan')).toHaveLength(10);
+    const plan = planContext(joinPlan as PlanContextInput).join;
+    expect(plan?.loops).toEqual([{ task: 'fan', shown: 10, total: 100, manifest }]);
+  });
+
+  it('gives the supervisor the manifest of a loop its compacts show only a few instances of', async () => {
+    const supervised = parseSwarm(`
+name: supervised
+agents:
+  boss: { model: mock:boss }
+tasks:
+  small: { loop: { type: repeat, count: 2 }, script: { content: 'true' } }
+  fan: { loop: { type: repeat, count: 100 }, script: { content: 'true' } }
+supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
+`);
+    const port = new FakePort();
+    await finished(drive(new SwarmRun({ definition: supervised }), port));
+    const manifests = new Map(
+      [...port.parts]
+        .filter(([, part]) => part.part === 'manifest')
+        .map(([outId, part]) => [part.task, outId] as const),
+    );
+    const input = port.supervised[0]?.input;
+    // small lists its 2 out ids inline, shown whole; fan shows 3 compacts and names its manifest.
+    expect(input?.inManifests).toEqual([manifests.get('fan')]);
+    expect(input?.supervisor?.compacts.at(-1)).toBe(
+      `fan: 100 instances (100 ok, 0 failed, 0 cancelled); 3 shown above; every instance's outputs: manifest ${manifests.get('fan')}`,
+    );
   });
 
   it('runs tasks without a context when choosing one fails, and says so', async () => {

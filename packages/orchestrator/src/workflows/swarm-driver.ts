@@ -220,17 +220,26 @@ export async function driveSwarm(
   }
 
   /**
-   * The context of every task about to run, chosen from the pool (one local activity per
-   * superstep, none while the pool is empty). Chosen outputs count as read, for LRU pruning.
+   * The context of every task about to run, chosen from the pool, with the loops it names (one
+   * local activity per superstep, none while the pool is empty and no loop has folded an
+   * instance). Chosen outputs count as read, for LRU pruning.
    */
   async function planContexts(instances: readonly ScheduledInstance[]): Promise<Record<string, ContextPlan>> {
-    if (run.contextPool.pool.entries.length === 0) return {};
+    // A loop reused whole pools nothing, yet a context naming it names its manifest.
+    const loops = run.contextLoops();
+    if (run.contextPool.pool.entries.length === 0 && Object.keys(loops).length === 0) return {};
     // A reused instance does not run: it needs no context.
     const tasks = run.contextTasks(instances.filter((item) => run.reused(item) === undefined));
     if (tasks.length === 0) return {};
     const now = port.now();
     try {
-      const plans = await port.planContext({ definition, pool: run.contextPool.pool, tasks, now });
+      const plans = await port.planContext({
+        definition,
+        pool: run.contextPool.pool,
+        tasks,
+        now,
+        loops,
+      });
       run.contextPool.markRead(plans, now);
       return plans;
     } catch (error) {
