@@ -5,16 +5,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { captureProcess } from './capture-process.js';
+import { type CaptureProcessOptions, captureProcess as captureDirectly } from './capture-process.js';
 import { ProcessCgroup } from './process-cgroup.js';
 import { processGroupAlive } from './process-group.js';
+import { directSpawner, type ProcessSpawner } from './process-spawner.js';
+import { SpawnServer } from './spawn-server.js';
 import { StdioLimitsError } from './stdio-limits-error.js';
 
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'wharf-stdio-'));
 });
+const server = new SpawnServer();
 afterAll(async () => {
+  await server.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -32,7 +36,13 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 const seqBytes = (count: number) =>
   Buffer.from(Array.from({ length: count }, (_, index) => `${index + 1}\n`).join(''));
 
-describe('captureProcess', () => {
+// Every case twice: started by this process, and by a spawn server's helper process.
+describe.each<[string, ProcessSpawner]>([
+  ['directly', directSpawner],
+  ['through a SpawnServer', server],
+])('captureProcess (%s)', (_, spawner) => {
+  const captureProcess = (command: string, options: CaptureProcessOptions = {}) =>
+    captureDirectly(command, { ...options, spawner });
   it('drains more than the pipe buffer on both streams without blocking the child', async () => {
     const script = `
       const line = 'x'.repeat(99) + '\\n';

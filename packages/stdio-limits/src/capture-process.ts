@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type Pump, pumpInto } from './capture-stream.js';
@@ -7,6 +6,7 @@ import { type ResolvedLimits, resolveLimits } from './limits.js';
 import { ProcessCgroup } from './process-cgroup.js';
 import { processGroupAlive, terminateProcessGroup } from './process-group.js';
 import { PROCESS_GROUP_TOKEN_ENV, type ProcessGroupRegistry } from './process-group-registry.js';
+import { directSpawner, type ProcessSpawner, type SpawnedProcess } from './process-spawner.js';
 import { resolveExecutable } from './resolve-executable.js';
 import type { LimitsInput } from './schemas.js';
 import { StdioLimitsError } from './stdio-limits-error.js';
@@ -64,6 +64,12 @@ export interface CaptureProcessOptions {
    * Node's stream path.
    */
   streamReader?: boolean;
+  /**
+   * What starts the process: {@link directSpawner} (default, a fork of this process) or a
+   * {@link SpawnServer}, whose small helper process forks instead, sparing a big process the
+   * cost of copying itself for every child.
+   */
+  spawner?: ProcessSpawner;
   /** Called every `progressIntervalMs` (default 1000) while the process runs, and once at the end. */
   onProgress?: (progress: CaptureProgress) => void;
   progressIntervalMs?: number;
@@ -105,7 +111,7 @@ export interface ProcessCapture {
  * result.stdout.spill?.path; // '.wharf/outputs/<id>.stdout.log', the whole output
  * ```
  */
-export function captureProcess(
+export async function captureProcess(
   command: string,
   options: CaptureProcessOptions = {},
 ): Promise<ProcessCapture> {
@@ -136,162 +142,154 @@ export function captureProcess(
   });
   const group = (options.processGroup ?? true) && process.platform !== 'win32';
   const registry = group ? options.registry : undefined;
-  const [file, fileArgs] = options.shell
+  const [spawnFile, spawnArgs] = options.shell
     ? ['/bin/sh', ['-c', [command, ...(options.args ?? [])].join(' ')]]
     : [command, [...(options.args ?? [])]];
   // A command that cannot be found is spawned as it is, so that Node reports it (SPAWN_FAILED).
   const executable =
     group && options.cgroup !== false
-      ? resolveExecutable(file, { env: options.env, cwd: options.cwd })
+      ? resolveExecutable(spawnFile, { env: options.env, cwd: options.cwd })
       : undefined;
   const cgroup = executable === undefined ? undefined : ProcessCgroup.create();
   const token = registry === undefined ? undefined : randomUUID();
   const env =
     token === undefined ? options.env : { ...(options.env ?? process.env), [PROCESS_GROUP_TOKEN_ENV]: token };
 
-  return new Promise<ProcessCapture>((resolve, reject) => {
-    const [spawnFile, spawnArgs] = cgroup ? cgroup.wrap(executable ?? file, fileArgs) : [file, fileArgs];
-    const child = spawn(spawnFile, spawnArgs, {
+  let child: SpawnedProcess;
+  try {
+    const [file, args] = cgroup ? cgroup.wrap(executable ?? spawnFile, spawnArgs) : [spawnFile, spawnArgs];
+    child = await (options.spawner ?? directSpawner).spawn({
+      file,
+      args,
       cwd: options.cwd,
-      env,
+      env: env ?? process.env,
       detached: group,
-      stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+      stdin: options.input !== undefined,
     });
-    let killedBy: KillReason | null = null;
-    let exited = false;
-    let drainTimedOut = false;
-    const timers: NodeJS.Timeout[] = [];
-    const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms));
+  } catch (error) {
+    await cgroup?.remove();
+    throw new StdioLimitsError('SPAWN_FAILED', `could not start "${command}": ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+  const { pid } = child;
+  if (registry !== undefined) registry.add(pid, token, cgroup?.path);
+  let killedBy: KillReason | null = null;
+  let exited = false;
+  let drainTimedOut = false;
+  const timers: NodeJS.Timeout[] = [];
+  const later = (ms: number, action: () => void) => timers.push(setTimeout(action, ms));
 
-    const sendSignal = (signal: NodeJS.Signals) => {
-      if (exited || child.pid === undefined) return;
-      try {
-        if (group) process.kill(-child.pid, signal);
-        else child.kill(signal);
-      } catch {
-        // already gone
+  const sendSignal = (signal: NodeJS.Signals) => {
+    if (exited) return;
+    try {
+      process.kill(group ? -pid : pid, signal);
+    } catch {
+      // already gone
+    }
+    cgroup?.signal(signal);
+  };
+  const kill = (reason: KillReason) => {
+    if (killedBy !== null || exited) return;
+    killedBy = reason;
+    sendSignal(options.killSignal ?? 'SIGTERM');
+    later(options.killGraceMs ?? 2_000, () => sendSignal('SIGKILL'));
+  };
+  const checkOverflow = () => {
+    if (!limits.kill_on_overflow) return;
+    const over =
+      stdout.totalBytes > limits.max_stdout_bytes ||
+      stderr.totalBytes > limits.max_stderr_bytes ||
+      stdout.totalBytes + stderr.totalBytes > limits.max_combined_bytes;
+    if (over) kill('overflow');
+  };
+  const progress = (): CaptureProgress => ({
+    stdoutBytes: stdout.totalBytes,
+    stderrBytes: stderr.totalBytes,
+    elapsedMs: performance.now() - started,
+  });
+
+  const handOver = { handOver: options.streamReader !== false };
+  const pumps: Pump[] = [
+    pumpInto(child.stdout, stdout, checkOverflow, handOver),
+    pumpInto(child.stderr, stderr, checkOverflow, handOver),
+  ];
+  if (child.stdin && options.input !== undefined) {
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(options.input);
+  }
+
+  const timeoutMs = options.timeoutMs ?? limits.timeout_ms;
+  if (timeoutMs !== undefined) later(timeoutMs, () => kill('timeout'));
+  const onAbort = () => kill('abort');
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const ticker = options.onProgress
+    ? setInterval(() => options.onProgress?.(progress()), options.progressIntervalMs ?? 1_000)
+    : undefined;
+  const cleanup = () => {
+    for (const timer of timers) clearTimeout(timer);
+    if (ticker) clearInterval(ticker);
+    options.signal?.removeEventListener('abort', onAbort);
+  };
+  const exit = child.exit.then((status) => {
+    exited = true;
+    later(limits.drain_timeout_ms, () => {
+      for (const pump of pumps) {
+        if (!pump.ended) {
+          drainTimedOut = true;
+          pump.stop();
+        }
       }
-      cgroup?.signal(signal);
-    };
-    const kill = (reason: KillReason) => {
-      if (killedBy !== null || exited) return;
-      killedBy = reason;
-      sendSignal(options.killSignal ?? 'SIGTERM');
-      later(options.killGraceMs ?? 2_000, () => sendSignal('SIGKILL'));
-    };
-    const checkOverflow = () => {
-      if (!limits.kill_on_overflow) return;
-      const over =
-        stdout.totalBytes > limits.max_stdout_bytes ||
-        stderr.totalBytes > limits.max_stderr_bytes ||
-        stdout.totalBytes + stderr.totalBytes > limits.max_combined_bytes;
-      if (over) kill('overflow');
-    };
-    const progress = (): CaptureProgress => ({
+    });
+    return status;
+  });
+
+  try {
+    const status = await exit;
+    await Promise.all(pumps.map((pump) => pump.done));
+    cleanup();
+    // Background processes of the child (`sleep 30 &`) die with it, not with the worker, and
+    // so do those that left its process group (`setsid`) where the cgroup holds them.
+    const graceMs = options.killGraceMs ?? 2_000;
+    const groupAlive = group && processGroupAlive(pid);
+    const cgroupAlive = cgroup?.populated() ?? false;
+    const killedStrays = groupAlive || cgroupAlive;
+    await Promise.all([
+      groupAlive ? terminateProcessGroup(pid, { graceMs }) : undefined,
+      cgroupAlive ? cgroup?.terminate({ graceMs }) : undefined,
+    ]);
+    await cgroup?.remove();
+    if (registry !== undefined) registry.remove(pid);
+    const budget = allocateCombined({
+      stdoutCap: limits.max_stdout_bytes,
+      stderrCap: limits.max_stderr_bytes,
       stdoutBytes: stdout.totalBytes,
       stderrBytes: stderr.totalBytes,
-      elapsedMs: performance.now() - started,
+      combined: limits.max_combined_bytes,
     });
-
-    const pumps: Pump[] = [];
-    const handOver = { handOver: options.streamReader !== false };
-    if (child.stdout) pumps.push(pumpInto(child.stdout, stdout, checkOverflow, handOver));
-    if (child.stderr) pumps.push(pumpInto(child.stderr, stderr, checkOverflow, handOver));
-    if (child.stdin && options.input !== undefined) {
-      child.stdin.on('error', () => undefined);
-      child.stdin.end(options.input);
-    }
-
-    const timeoutMs = options.timeoutMs ?? limits.timeout_ms;
-    if (timeoutMs !== undefined) later(timeoutMs, () => kill('timeout'));
-    const onAbort = () => kill('abort');
-    if (options.signal?.aborted) onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
-    const ticker = options.onProgress
-      ? setInterval(() => options.onProgress?.(progress()), options.progressIntervalMs ?? 1_000)
-      : undefined;
-
-    const cleanup = () => {
-      for (const timer of timers) clearTimeout(timer);
-      if (ticker) clearInterval(ticker);
-      options.signal?.removeEventListener('abort', onAbort);
+    const [out, err] = await Promise.all([stdout.finish(budget.stdout), stderr.finish(budget.stderr)]);
+    options.onProgress?.(progress());
+    return {
+      pid,
+      exitCode: status.code,
+      signal: status.signal,
+      timedOut: killedBy === 'timeout',
+      killedBy,
+      drainTimedOut,
+      killedStrays,
+      durationMs: performance.now() - started,
+      stdout: out,
+      stderr: err,
+      combined: {
+        limit: limits.max_combined_bytes,
+        totalBytes: out.totalBytes + err.totalBytes,
+        retainedBytes: out.retainedBytes + err.retainedBytes,
+        omittedBytes: out.omittedBytes + err.omittedBytes,
+      },
     };
-
-    const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolveExit) => {
-      child.once('exit', (code, signal) => {
-        exited = true;
-        resolveExit({ code, signal });
-        later(limits.drain_timeout_ms, () => {
-          for (const pump of pumps) {
-            if (!pump.ended) {
-              drainTimedOut = true;
-              pump.stop();
-            }
-          }
-        });
-      });
-    });
-
-    child.once('error', (error) => {
-      if (child.pid !== undefined) return;
-      cleanup();
-      for (const pump of pumps) pump.stop();
-      void cgroup?.remove();
-      reject(
-        new StdioLimitsError('SPAWN_FAILED', `could not start "${command}": ${error.message}`, {
-          cause: error,
-        }),
-      );
-    });
-
-    child.once('spawn', () => {
-      if (registry !== undefined && child.pid !== undefined) registry.add(child.pid, token, cgroup?.path);
-      void (async () => {
-        const status = await exit;
-        await Promise.all(pumps.map((pump) => pump.done));
-        cleanup();
-        // Background processes of the child (`sleep 30 &`) die with it, not with the worker, and
-        // so do those that left its process group (`setsid`) where the cgroup holds them.
-        const graceMs = options.killGraceMs ?? 2_000;
-        const groupAlive = group && child.pid !== undefined && processGroupAlive(child.pid);
-        const cgroupAlive = cgroup?.populated() ?? false;
-        const killedStrays = groupAlive || cgroupAlive;
-        await Promise.all([
-          groupAlive && child.pid !== undefined ? terminateProcessGroup(child.pid, { graceMs }) : undefined,
-          cgroupAlive ? cgroup?.terminate({ graceMs }) : undefined,
-        ]);
-        await cgroup?.remove();
-        if (registry !== undefined && child.pid !== undefined) registry.remove(child.pid);
-        const budget = allocateCombined({
-          stdoutCap: limits.max_stdout_bytes,
-          stderrCap: limits.max_stderr_bytes,
-          stdoutBytes: stdout.totalBytes,
-          stderrBytes: stderr.totalBytes,
-          combined: limits.max_combined_bytes,
-        });
-        const [out, err] = await Promise.all([stdout.finish(budget.stdout), stderr.finish(budget.stderr)]);
-        options.onProgress?.(progress());
-        resolve({
-          pid: child.pid,
-          exitCode: status.code,
-          signal: status.signal,
-          timedOut: killedBy === 'timeout',
-          killedBy,
-          drainTimedOut,
-          killedStrays,
-          durationMs: performance.now() - started,
-          stdout: out,
-          stderr: err,
-          combined: {
-            limit: limits.max_combined_bytes,
-            totalBytes: out.totalBytes + err.totalBytes,
-            retainedBytes: out.retainedBytes + err.retainedBytes,
-            omittedBytes: out.omittedBytes + err.omittedBytes,
-          },
-        });
-      })().catch((error: unknown) =>
-        reject(new StdioLimitsError('CAPTURE_FAILED', `capture of "${command}" failed`, { cause: error })),
-      );
-    });
-  });
+  } catch (error) {
+    cleanup();
+    throw new StdioLimitsError('CAPTURE_FAILED', `capture of "${command}" failed`, { cause: error });
+  }
 }

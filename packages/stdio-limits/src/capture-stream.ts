@@ -126,6 +126,12 @@ export function pumpInto(
   });
   readable.once('close', finish);
   readable.once('error', finish);
+  // A stream may have ended before it was handed over: an empty pipe whose writer exited while
+  // it travelled from a spawn server emits 'end' as soon as it is read.
+  if (readable.readableEnded) {
+    ended = true;
+    finish();
+  } else if (readable.destroyed) finish();
   return {
     done,
     stop: () => {

@@ -30,6 +30,13 @@ export {
   type ReapOptions,
 } from './process-group-registry.js';
 export {
+  directSpawner,
+  type ProcessSpawner,
+  type SpawnedExit,
+  type SpawnedProcess,
+  type SpawnRequest,
+} from './process-spawner.js';
+export {
   type LimitsInput,
   limitsInputSchema,
   type TaskLimits,
@@ -38,6 +45,7 @@ export {
   type WorkflowDefinition,
   workflowDefinitionSchema,
 } from './schemas.js';
+export { SpawnServer, type SpawnServerOptions } from './spawn-server.js';
 export type { SpillFile } from './spill-writer.js';
 export { StdioLimitsError, type StdioLimitsErrorCode, type StdioLimitsIssue } from './stdio-limits-error.js';
 export type { StreamCapture, StreamSpillOptions } from './stream-accumulator.js';

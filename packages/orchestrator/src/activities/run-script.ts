@@ -11,6 +11,7 @@ import {
   captureProcess,
   type ProcessCapture,
   type ProcessGroupRegistry,
+  type ProcessSpawner,
   resolveLimits,
   type StreamCapture,
   type Summarizer,
@@ -42,6 +43,8 @@ export interface ScriptDependencies {
   spawnEnv?: (ids: SubagentIds, input: SubagentInput) => Record<string, string>;
   /** Where running scripts' process groups are recorded for a restarted worker to reap. */
   processGroups?: ProcessGroupRegistry;
+  /** Starts the script (see `ActivityDependencies.spawner`); default: from the worker itself. */
+  spawner?: ProcessSpawner;
   /**
    * Summarizes a stdout cut under `truncation_strategy: summary`; without one the summary says
    * that no summarizer is configured and keeps the first and last bytes.
@@ -127,6 +130,7 @@ export async function runScript(
     ...(script.timeout_ms === undefined ? {} : { timeoutMs: script.timeout_ms }),
     signal: context.cancellationSignal,
     ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
+    ...(dependencies.spawner === undefined ? {} : { spawner: dependencies.spawner }),
     progressIntervalMs: PROGRESS_INTERVAL_MS,
     // Every interval while the script runs. The capture's last report is skipped for a script
     // that ended within the interval with little output: its output is stored within

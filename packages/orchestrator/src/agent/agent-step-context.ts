@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ArtifactStore } from '@wharf/evidence';
 import type { OutputStore } from '@wharf/output-store';
-import type { ProcessGroupRegistry } from '@wharf/stdio-limits';
+import type { ProcessGroupRegistry, ProcessSpawner } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
 import type { ModelRegistry } from '../models/model-registry.js';
@@ -21,6 +21,8 @@ export interface AgentActivityDependencies {
   workDir: string;
   env: NodeJS.ProcessEnv;
   processGroups?: ProcessGroupRegistry;
+  /** Starts the `shell` tool's commands (see `ActivityDependencies.spawner`). */
+  spawner?: ProcessSpawner;
   /** Traces each model call and tool call (OpenTelemetry); default off. */
   tracing?: WharfTracing;
 }
@@ -82,6 +84,7 @@ export function agentToolsOptions(
       env: dependencies.env,
       signal: context.cancellationSignal,
       ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
+      ...(dependencies.spawner === undefined ? {} : { spawner: dependencies.spawner }),
       onProgress: (bytes: number) =>
         context.heartbeat({ ...(call.heartbeat ?? { task: brief.task }), bytes }),
     },

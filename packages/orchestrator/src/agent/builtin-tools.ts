@@ -6,6 +6,7 @@ import {
   captureProcess,
   type LimitsInput,
   type ProcessGroupRegistry,
+  type ProcessSpawner,
   resolveLimits,
 } from '@wharf/stdio-limits';
 import { type ToolSet, tool } from 'ai';
@@ -27,6 +28,8 @@ export interface BuiltinToolContext {
   env: NodeJS.ProcessEnv;
   signal: AbortSignal;
   processGroups?: ProcessGroupRegistry;
+  /** Starts the command (default: from the worker itself). */
+  spawner?: ProcessSpawner;
   /** Called with the bytes captured so far (for heartbeats). */
   onProgress?: (bytes: number) => void;
 }
@@ -201,6 +204,7 @@ async function runShell(context: BuiltinToolContext, command: string, timeoutMs?
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
     signal: context.signal,
     ...(context.processGroups === undefined ? {} : { registry: context.processGroups }),
+    ...(context.spawner === undefined ? {} : { spawner: context.spawner }),
     onProgress: (progress) => context.onProgress?.(progress.stdoutBytes + progress.stderrBytes),
   });
   const status = capture.timedOut

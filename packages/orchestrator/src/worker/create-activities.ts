@@ -4,7 +4,12 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
-import type { ProcessGroupRegistry, Summarizer } from '@wharf/stdio-limits';
+import {
+  type ProcessGroupRegistry,
+  type ProcessSpawner,
+  SpawnServer,
+  type Summarizer,
+} from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
 import { childEnvironment } from '../activities/child-env.js';
@@ -45,6 +50,13 @@ export interface ActivityDependencies {
    * crash ends the scripts its predecessor left behind (`processGroups.reap()` at start).
    */
   processGroups?: ProcessGroupRegistry;
+  /**
+   * What starts scripts and the `shell` tool's commands. Default: a `SpawnServer` of the
+   * activities, a small helper process that forks for the worker (forking a worker of several
+   * hundred MiB costs its event loop about 10 ms a process; the helper, well under one).
+   * `directSpawner` starts them from the worker itself.
+   */
+  spawner?: ProcessSpawner;
   /**
    * Tools agents may select by name in `agents.<name>.tools`, besides the built-ins
    * (`shell`, `read_file`, `write_file`, `http_request`): AI SDK `tool()` objects, or the
@@ -89,6 +101,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
   dependencies.artifacts.addSpoolDirectory?.(workDir);
   // Every process started for a swarm gets this: no data-plane, Temporal or model credentials.
   const env = childEnvironment({ base: dependencies.env ?? process.env });
+  const spawner = dependencies.spawner ?? new SpawnServer();
   const agent = createAgentActivities({
     store: dependencies.store,
     artifacts: dependencies.artifacts,
@@ -96,6 +109,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     tools: dependencies.tools ?? {},
     workDir,
     env,
+    spawner,
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
     ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
   });
@@ -118,6 +132,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           artifacts: dependencies.artifacts,
           workDir,
           env,
+          spawner,
           ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
           ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
           ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
