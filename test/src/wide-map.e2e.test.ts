@@ -12,10 +12,10 @@ import { createSwarmTestEnv, replayRunChain, type SwarmTestEnv } from './swarm-e
 import { startWorkerProcess } from './worker-process.js';
 
 const workerScript = fileURLToPath(new URL('../fixtures/wide-worker-process.mjs', import.meta.url));
-// 8x the items under a 300-event continue-as-new threshold: the small list takes two runs, the
-// large one more than the 8 chunk refs a run carries, so the fold of earlier chunks is crossed.
-const SMALL = 150;
-const LARGE = 1_200;
+// 8x the items under a 300-event continue-as-new threshold: the small list takes several runs,
+// the large one more than the 8 chunk refs a run carries, so the fold of earlier chunks is crossed.
+const SMALL = 500;
+const LARGE = 4_000;
 const HISTORY_EVENT_LIMIT = 300;
 /** Chunk refs a loop carries between runs before they are folded into a manifest (MAX_CHUNKS). */
 const CARRIED_CHUNKS = 8;
@@ -23,8 +23,20 @@ const CONCURRENCY = 32;
 const MIB = 1024 * 1024;
 
 /**
+ * The join: how many refs it got, how many values its `all` input (the loop's stored list) holds
+ * and whether they came in a file or a variable, and the line of its context naming the loop.
+ */
+const joinScript = [
+  `${countRefsScript};`,
+  'if [ -n "$WHARF_INPUTS_FILE" ]; then echo "$(jq \'.all | length\' "$WHARF_INPUTS_FILE") file";',
+  'else echo "$(printf \'%s\' "$WHARF_INPUTS" | jq \'.all | length\') variable"; fi;',
+  'grep \'^Loop fan:\' "$WHARF_CONTEXT_FILE"',
+].join(' ');
+
+/**
  * A map over a stored list of `items` lines (a task's whole stdout), each instance printing its
- * item and logging that it ran, and a join over every instance's out ids.
+ * item and logging that it ran, its outputs kept as a stored list at `†data.fan`, and a join over
+ * every instance's out ids and that list.
  */
 function wideMap(items: number, dir: string) {
   return parseSwarm(`
@@ -35,9 +47,11 @@ tasks:
     depends_on: [list]
     loop: { type: map, over: †data.list }
     script: { content: 'echo "$WHARF_INSTANCE" >> ${join(dir, 'ran.log')}; printf "%s\\n" "$WHARF_INPUTS"' }
+    output: †data.fan
   join:
     depends_on: [fan]
-    script: { content: ${JSON.stringify(`${countRefsScript}; grep '^Loop fan:' "$WHARF_CONTEXT_FILE"`)} }
+    inputs: { all: †data.fan }
+    script: { content: ${JSON.stringify(joinScript)} }
 `);
 }
 
@@ -48,11 +62,11 @@ interface WideRun {
   runs: RunHistoryStats[];
 }
 
-// A map over a runtime list over a thousand items long, in a chain of runs cut short by a low
+// A map over a runtime list thousands of items long, in a chain of runs cut short by a low
 // continue-as-new threshold: the items, the out ids and the records of every instance stay in
 // the store, so what history carries does not grow with the list. A worker killed mid-fan-out
 // is replaced, and every item's output is stored exactly once.
-describe('a map over a stored list of over a thousand items', () => {
+describe('a map over a stored list of thousands of items', () => {
   let env: SwarmTestEnv;
   // One worker process for both swarms (and its replacement after the kill): starting one costs
   // seconds, and nothing here needs a fresh one.
@@ -102,8 +116,9 @@ describe('a map over a stored list of over a thousand items', () => {
   }
 
   /** Checks one finished swarm: every item ran, its output stored once, in the manifest in order; the join saw every ref. */
-  async function checkOutputs(items: number, { result }: WideRun): Promise<void> {
+  async function checkOutputs(items: number, { result, runs }: WideRun): Promise<void> {
     expect(result.status).toBe('completed');
+    expect(result.metrics.continuedAsNew).toBe(runs.length - 1);
     const fan = result.tasks.find((task) => task.task === 'fan');
     expect(fan).toMatchObject({
       status: 'done',
@@ -144,9 +159,11 @@ describe('a map over a stored list of over a thousand items', () => {
     const joined = Buffer.from(
       (await env.store.get({ outId: result.outputs.join?.[0] as string })).body,
     ).toString('utf8');
-    // Its refs, then the line of its context that names the loop's manifest for the outputs it does not show.
-    const [count, loopLine] = joined.trim().split('\n');
+    // Its refs; the stored list's values, past 64 KiB in a file (as any input past it would be);
+    // the line of its context that names the loop's manifest for the outputs it does not show.
+    const [count, values, loopLine] = joined.trim().split('\n');
     expect(Number(count)).toBe(items);
+    expect(values).toBe(`${items} file`);
     expect(loopLine).toBe(
       `Loop fan: 10 of ${items} outputs shown; all ${items} are listed in manifest ${manifest} (agents: read_input; scripts: wharf outputs refs ${manifest})`,
     );
