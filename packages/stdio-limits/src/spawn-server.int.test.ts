@@ -56,6 +56,31 @@ describe('SpawnServer', () => {
     expect(spawner.pid).not.toBe(process.pid);
   });
 
+  it("keeps its owner's environment out of its helper: a process gets only the environment it is given", async () => {
+    process.env.WHARF_TEST_SPAWN_SECRET = 'owner-only';
+    try {
+      const own = new SpawnServer();
+      const capture = await captureProcess('sh', {
+        args: ['-c', 'echo "[$WHARF_TEST_SPAWN_SECRET]"'],
+        env: { PATH: process.env.PATH },
+        spawner: own,
+      });
+      expect(capture.stdout.text).toBe('[]\n');
+      const environ = await readFile(`/proc/${own.pid}/environ`, 'utf8');
+      expect(environ).not.toContain('WHARF_TEST_SPAWN_SECRET');
+      // PATH (and LD_LIBRARY_PATH where set) and Node's own IPC variables, nothing else.
+      const names = environ
+        .split('\0')
+        .filter(Boolean)
+        .map((entry) => entry.split('=')[0] as string)
+        .filter((name) => !name.startsWith('NODE_CHANNEL_') && name !== 'LD_LIBRARY_PATH');
+      expect(names).toEqual(['PATH']);
+      await own.close();
+    } finally {
+      delete process.env.WHARF_TEST_SPAWN_SECRET;
+    }
+  });
+
   it('passes stdin, the environment and cwd, and captures a big output whole', async () => {
     const piped = await captureProcess('sh', {
       args: ['-c', 'read line; echo "$line/$GREETING/$(pwd)"'],

@@ -121,6 +121,14 @@ export class SpawnServer implements ProcessSpawner {
     if (this.#server !== undefined) return this.#server;
     const server = fork(SERVER_SCRIPT, [], {
       execArgv: SERVER_EXEC_ARGV,
+      // What Node needs to start, nothing more: each process it starts gets its own whole
+      // environment, and the owner's credentials (and NODE_OPTIONS) stay out of the server's.
+      env: Object.fromEntries(
+        ['PATH', 'LD_LIBRARY_PATH'].flatMap((name) => {
+          const value = process.env[name];
+          return value === undefined ? [] : [[name, value]];
+        }),
+      ),
       stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
       serialization: 'json',
     });
