@@ -55,3 +55,8 @@ process.on('message', (message) => {
 // The parent is gone (exited, killed): so is its server. The processes it started run on in
 // their own process groups, as they would have had the parent started them.
 process.on('disconnect', () => process.exit(0));
+
+// A Ctrl-C reaches the terminal's whole process group, and a service manager's stop every process
+// of the service: the parent decides what its processes do then (a worker drains them), so the
+// server, which it would lose them with, stays until the parent goes.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => undefined);

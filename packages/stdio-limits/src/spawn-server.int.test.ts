@@ -123,6 +123,19 @@ describe('SpawnServer', () => {
     expect(slow.stdout.text).toBe('started\n');
   });
 
+  it("outlives a Ctrl-C or a stop sent to its owner's whole group: its processes end as their owner decides", async () => {
+    const running = captureProcess('sh', { args: ['-c', 'sleep 0.5; echo done'], spawner });
+    for (let tries = 0; spawner.pid === undefined && tries < 100; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    const helper = spawner.pid as number;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.kill(helper, signal);
+    const capture = await running;
+    expect(capture).toMatchObject({ exitCode: 0, signal: null });
+    expect(capture.stdout.text).toBe('done\n');
+    expect(spawner.pid).toBe(helper);
+  });
+
   it('kills what it started when its helper dies, and starts a new helper for the next process', async () => {
     const warnings: string[] = [];
     const watched = new SpawnServer({ onWarning: (message) => warnings.push(message) });

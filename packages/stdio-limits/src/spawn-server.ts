@@ -50,7 +50,8 @@ export interface SpawnServerOptions {
  * spawn, one per server) starts each process and hands its stdio pipes back over the IPC channel
  * before reading a byte of them, then reports its exit; the caller reads and signals the process
  * as if it had started it. It does not keep this process alive, and it exits when this process
- * goes. If it dies, the processes it started are killed (their exit reads `SIGKILL`) and the next
+ * goes (it ignores SIGINT, SIGTERM and SIGHUP: a Ctrl-C reaches the whole process group, and the
+ * owner decides what its processes do then). If it dies, the processes it started are killed (their exit reads `SIGKILL`) and the next
  * spawn starts a new one; where its script cannot be found, processes are started directly.
  *
  * @example
