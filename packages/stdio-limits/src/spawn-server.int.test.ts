@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { execSync, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -158,6 +158,30 @@ describe('SpawnServer', () => {
       await watched.close();
     }
     await expect(captureProcess('true', { spawner: watched })).rejects.toThrow('the spawn server is closed');
+  });
+
+  it('fails the processes asked of a helper that just died as SPAWN_FAILED, without taking its owner down', async () => {
+    const warnings: string[] = [];
+    const dying = new SpawnServer({ onWarning: (message) => warnings.push(message) });
+    try {
+      await captureProcess('true', { spawner: dying });
+      // Killed and waited for while this event loop is blocked: the helper's exit is not seen yet
+      // when the next processes are asked of it, so they are written to a closed channel.
+      execSync(`kill -9 ${dying.pid}; sleep 0.2`);
+      const asked = await Promise.allSettled(
+        [1, 2, 3].map(() => captureProcess('sh', { args: ['-c', 'echo x'], spawner: dying })),
+      );
+      for (const outcome of asked) {
+        expect(outcome.status).toBe('rejected');
+        expect(outcome.status === 'rejected' && outcome.reason).toMatchObject({ code: 'SPAWN_FAILED' });
+      }
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(/; 0 processes it started are killed, 3 it had not started fail to start$/);
+      const again = await captureProcess('sh', { args: ['-c', 'echo again'], spawner: dying });
+      expect(again.stdout.text).toBe('again\n');
+    } finally {
+      await dying.close();
+    }
   });
 
   it('does not keep its owner alive, and goes when its owner is killed', async () => {

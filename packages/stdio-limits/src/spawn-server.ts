@@ -137,7 +137,9 @@ export class SpawnServer implements ProcessSpawner {
     server.unref();
     server.channel?.unref();
     server.on('message', (message: ServerMessage, handle?: Socket) => this.#onMessage(message, handle));
-    server.once('error', (error) => this.#onServerGone(server, `the spawn server failed: ${error.message}`));
+    // Every time, not once: a send on a channel that just closed (the server died, its exit not
+    // yet seen) is reported here too, and an unheard 'error' would end this process.
+    server.on('error', (error) => this.#onServerGone(server, `the spawn server failed: ${error.message}`));
     server.once('exit', (code, signal) =>
       this.#onServerGone(server, `the spawn server exited (${signal ?? `code ${code}`})`),
     );
@@ -190,7 +192,12 @@ export class SpawnServer implements ProcessSpawner {
     if (this.#server !== server) return;
     this.#server = undefined;
     if (this.#inFlight.size === 0) return;
-    this.#options.onWarning?.(`${reason}; ${this.#inFlight.size} processes it started are killed`);
+    const started = [...this.#inFlight.values()].filter((entry) => entry.pid !== undefined).length;
+    const unstarted = this.#inFlight.size - started;
+    this.#options.onWarning?.(
+      `${reason}; ${started} processes it started are killed` +
+        (unstarted === 0 ? '' : `, ${unstarted} it had not started fail to start`),
+    );
     for (const [id, entry] of this.#inFlight) {
       this.#inFlight.delete(id);
       if (entry.pid === undefined) {
