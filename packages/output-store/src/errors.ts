@@ -282,6 +282,64 @@ export class BlobNotFoundError extends OutputStoreError {
 }
 
 /**
+ * A stored list (manifest, chunk, item index) that its reader will not follow: a part that
+ * Wharf's own writer did not produce (whatever its content type says), a part of another
+ * owner or of a run outside the reader's lineage, a part named twice, or counts that do not
+ * add up to what the writer recorded. `outId` names the part, `list` the list being read.
+ *
+ * @example
+ * ```ts
+ * try { await manifestRefs(store, ref, { scope: { ownerId: 'team-a' } }); }
+ * catch (error) { if (UntrustedListError.isInstance(error)) console.error(error.outId, error.reason); }
+ * ```
+ */
+export class UntrustedListError extends OutputStoreError {
+  readonly list: string;
+  readonly outId: string;
+  readonly reason: string;
+  constructor(list: string, outId: string, reason: string) {
+    super(
+      'UNTRUSTED_LIST',
+      list === outId
+        ? `stored list ${list} refused: ${reason}`
+        : `stored list ${list} refused at ${outId}: ${reason}`,
+    );
+    this.name = 'UntrustedListError';
+    this.list = list;
+    this.outId = outId;
+    this.reason = reason;
+  }
+
+  /** True for an UntrustedListError from any realm (by code). */
+  static override readonly isInstance = codeGuard<UntrustedListError>(OutputStoreError, 'UNTRUSTED_LIST');
+}
+
+/**
+ * Reading a stored list went past one of its reader's bounds (`limit`: nesting `depth`,
+ * `parts` read, `bytes` read, or one part's `partBytes`); `value` is what was reached.
+ *
+ * @example
+ * ```ts
+ * if (ListLimitError.isInstance(error)) console.error(`${error.list}: over ${error.limit} ${error.max}`);
+ * ```
+ */
+export class ListLimitError extends OutputStoreError {
+  readonly list: string;
+  readonly limit: 'depth' | 'parts' | 'bytes' | 'partBytes';
+  readonly max: number;
+  constructor(list: string, limit: ListLimitError['limit'], max: number, detail: string) {
+    super('LIST_LIMIT', `stored list ${list}: ${detail} (limit ${limit} is ${max})`);
+    this.name = 'ListLimitError';
+    this.list = list;
+    this.limit = limit;
+    this.max = max;
+  }
+
+  /** True for a ListLimitError from any realm (by code). */
+  static override readonly isInstance = codeGuard<ListLimitError>(OutputStoreError, 'LIST_LIMIT');
+}
+
+/**
  * A store or blob store was constructed with an option it cannot use; `option` names it.
  *
  * @example

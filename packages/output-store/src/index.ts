@@ -19,6 +19,7 @@ export {
   IntakeBusyError,
   InvalidOutputEventError,
   InvalidStoreOptionError,
+  ListLimitError,
   type NotFoundReason,
   OutputForbiddenError,
   OutputNotFoundError,
@@ -29,6 +30,7 @@ export {
   type PathRejection,
   StorageFailureError,
   StoreConnectionError,
+  UntrustedListError,
 } from './errors.js';
 export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
@@ -40,6 +42,7 @@ export { jsonEnvelopeType } from './intake/json-envelope-type.js';
 export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
 export { reservedLabelKeys } from './label-keys.js';
 export {
+  defaultListReadLimits,
   entryOutIds,
   type IndexItemsOptions,
   type IndexItemsResult,
@@ -48,6 +51,9 @@ export {
   indexItems,
   isManifestRecord,
   itemIndexContentType,
+  type ListReadLimits,
+  type ListReadOptions,
+  type ListReadScope,
   MANIFEST_FORMAT,
   type Manifest,
   type ManifestChunkInput,
@@ -57,7 +63,6 @@ export {
   manifestChunks,
   manifestContentType,
   manifestEntries,
-  manifestPartLabel,
   manifestRefs,
   parseChunk,
   parseManifest,
@@ -93,3 +98,4 @@ export type {
   StorageKind,
 } from './types.js';
 export { validateOutputEvent } from './validate-event.js';
+export { asWharfWrite, isReservedContentType, manifestPartLabel } from './wharf-writes.js';

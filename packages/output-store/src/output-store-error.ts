@@ -22,7 +22,9 @@ export type OutputStoreErrorCode =
   | 'STORAGE_FAILURE'
   | 'UNAVAILABLE'
   | 'BLOB_NOT_FOUND'
-  | 'INVALID_OPTION';
+  | 'INVALID_OPTION'
+  | 'UNTRUSTED_LIST'
+  | 'LIST_LIMIT';
 
 /**
  * Base error of `@wharf/output-store`. Every error the package throws is one of these,

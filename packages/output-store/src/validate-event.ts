@@ -2,6 +2,7 @@ import { InvalidOutputEventError } from './errors.js';
 import { assertLabelKeys } from './label-keys.js';
 import { unstorableReason } from './storable-text.js';
 import type { IdempotencyScope, ListQuery, OutputEvent } from './types.js';
+import { assertNotReserved } from './wharf-writes.js';
 
 const maxIdLength = 256;
 const maxLabels = 64;
@@ -23,7 +24,8 @@ function requireStorable(value: string, field: string): void {
 
 /**
  * Checks an {@link OutputEvent} from an untyped caller and throws
- * {@link InvalidOutputEventError} naming the first bad field.
+ * {@link InvalidOutputEventError} naming the first bad field. A content type or label that
+ * only Wharf's own writers may set (see `asWharfWrite`) is refused too.
  *
  * @example
  * ```ts
@@ -52,6 +54,7 @@ export function validateOutputEvent(event: OutputEvent): void {
     throw new InvalidOutputEventError('ttlMs', 'must be a positive integer');
   }
   validateLabels(event.labels);
+  assertNotReserved(event);
   validateContent(event.content);
 }
 

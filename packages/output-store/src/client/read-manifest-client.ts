@@ -1,3 +1,5 @@
+import { UntrustedListError } from '../errors.js';
+import { type ListReadLimits, walkList } from '../manifest/list-walk.js';
 import { entryOutIds, type Manifest } from '../manifest/manifest-format.js';
 import { parseChunk, parseManifest } from '../manifest/read-manifest.js';
 import type { OutputRef } from '../types.js';
@@ -21,22 +23,31 @@ export async function clientManifest(client: BodyReader, ref: OutputRef): Promis
 
 /**
  * The out ids a stored list names, read chunk by chunk through the intake
- * (`OutputClient.manifestRefs`; nested manifests in their place).
+ * (`OutputClient.manifestRefs`; nested manifests in their place). The intake lets the spawn
+ * read only its scope's outputs; the walk reads each part once at most, checks every count
+ * against what the manifest recorded and keeps the bounds of `limits` (see `ListReadLimits`).
  *
  * @example
  * ```ts
  * for (const ref of await clientManifestRefs(client, { outId })) console.log(ref.outId);
  * ```
  */
-export async function clientManifestRefs(client: BodyReader, ref: OutputRef): Promise<OutputRef[]> {
-  const manifest = await clientManifest(client, ref);
+export async function clientManifestRefs(
+  client: BodyReader,
+  ref: OutputRef,
+  limits?: ListReadLimits,
+): Promise<OutputRef[]> {
+  const readPart = async (outId: string) => Buffer.from(await client.readInputText({ outId }), 'utf8');
   const refs: OutputRef[] = [];
-  for (const chunk of manifest.chunks) {
-    if (chunk.manifest === true) {
-      refs.push(...(await clientManifestRefs(client, { outId: chunk.outId })));
-      continue;
-    }
-    const entries = parseChunk(chunk.outId, await client.readInputText({ outId: chunk.outId }));
+  const walk = walkList(ref.outId, readPart, parseManifest, limits === undefined ? {} : { limits });
+  for await (const { chunk, bytes } of walk) {
+    const entries = parseChunk(chunk.outId, bytes.toString('utf8'));
+    if (entries.length !== chunk.count)
+      throw new UntrustedListError(
+        ref.outId,
+        chunk.outId,
+        `it holds ${entries.length} entries, the manifest says ${chunk.count}`,
+      );
     for (const entry of entries) for (const outId of entryOutIds(entry)) refs.push({ outId });
   }
   return refs;

@@ -15,6 +15,9 @@ const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 4
   // A body missing behind a stored record, or a misconfigured store: the server's fault.
   BLOB_NOT_FOUND: 500,
   INVALID_OPTION: 500,
+  // A list its reader will not follow: the request named something it may not be given.
+  UNTRUSTED_LIST: 403,
+  LIST_LIMIT: 413,
 };
 
 /**

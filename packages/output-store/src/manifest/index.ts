@@ -7,6 +7,12 @@ export {
   readItem,
 } from './item-index.js';
 export {
+  defaultListReadLimits,
+  type ListReadLimits,
+  type ListReadOptions,
+  type ListReadScope,
+} from './list-walk.js';
+export {
   entryOutIds,
   itemIndexContentType,
   MANIFEST_FORMAT,
@@ -14,7 +20,6 @@ export {
   type ManifestChunkRef,
   manifestChunkContentType,
   manifestContentType,
-  manifestPartLabel,
 } from './manifest-format.js';
 export {
   isManifestRecord,

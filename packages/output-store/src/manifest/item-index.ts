@@ -1,7 +1,9 @@
-import { OutputRangeError, StorageFailureError } from '../errors.js';
+import { OutputRangeError, StorageFailureError, UntrustedListError } from '../errors.js';
 import { readBody } from '../read-body.js';
 import type { OutputRef, OutputStore, Producer } from '../types.js';
-import { itemIndexContentType, manifestPartLabel } from './manifest-format.js';
+import { asWharfWrite, manifestPartLabel } from '../wharf-writes.js';
+import { type ListReadOptions, scopeRefusal } from './list-walk.js';
+import { itemIndexContentType, manifestContentType } from './manifest-format.js';
 import { isManifestRecord, manifestChunks } from './read-manifest.js';
 import { BodyScanner, type ItemSpans } from './scan-items.js';
 
@@ -41,6 +43,15 @@ export interface IndexItemsOptions {
   readonly maxItems: number;
   /** Called with the bytes read so far, after each chunk (to heartbeat a long read). */
   readonly onProgress?: (bytes: number) => void;
+  /**
+   * Whose outputs may be indexed: the source, and a manifest source's parts (see
+   * `ListReadOptions`). Default: the producer's owner and run only.
+   */
+  readonly scope?: ListReadOptions['scope'];
+  /** Bounds of a manifest source's walk (see `ListReadLimits`). */
+  readonly limits?: ListReadOptions['limits'];
+  /** Aborting it stops the read between chunks. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -49,7 +60,9 @@ export interface IndexItemsOptions {
  * its non-blank lines, or the elements of a JSON array when it is exactly one (see
  * `BodyScanner`); a manifest is its entries (optionally only those of one `status`). A body that
  * is neither (binary data, not UTF-8, one JSON object) or holds more than `maxItems` items is not
- * indexed: the result says why, naming the output.
+ * indexed: the result says why, naming the output. The source must be in `options.scope` (by
+ * default the producer's owner and run), and a manifest one Wharf wrote, else
+ * `UntrustedListError`; the index is marked as Wharf's own write.
  *
  * @example
  * ```ts
@@ -75,7 +88,17 @@ export async function indexItems(store: OutputStore, options: IndexItemsOptions)
       kind: (record.labels['wharf.kind'] as ItemIndex['kind'] | undefined) ?? 'lines',
     };
   }
+  const scope = listScope(options);
   const record = await store.stat(options.source);
+  const source = options.source.outId;
+  if (record.contentType === manifestContentType && !isManifestRecord(record))
+    throw new UntrustedListError(
+      source,
+      source,
+      'it has a manifest’s content type but Wharf did not write it',
+    );
+  const refusal = scopeRefusal(record.producer, scope);
+  if (refusal !== undefined) throw new UntrustedListError(source, source, refusal);
   let entries: { outIds: string[]; spans: ItemSpans[] };
   let kind: ItemIndex['kind'];
   if (isManifestRecord(record)) {
@@ -117,20 +140,27 @@ export async function indexItems(store: OutputStore, options: IndexItemsOptions)
     }
   });
   const format: ItemFormat = kind === 'lines' ? 'line' : 'json';
-  const index = await store.emit({
-    producer: options.producer,
-    content: { kind: 'bytes', bytes },
-    idempotencyKey: options.idempotencyKey,
-    contentType: itemIndexContentType,
-    name: `items of ${options.source.outId}`,
-    labels: {
-      [manifestPartLabel]: 'index',
-      'wharf.format': format,
-      'wharf.kind': kind,
-      'wharf.source': options.source.outId,
-    },
-  });
+  const index = await store.emit(
+    asWharfWrite({
+      producer: options.producer,
+      content: { kind: 'bytes', bytes },
+      idempotencyKey: options.idempotencyKey,
+      contentType: itemIndexContentType,
+      name: `items of ${options.source.outId}`,
+      labels: {
+        [manifestPartLabel]: 'index',
+        'wharf.format': format,
+        'wharf.kind': kind,
+        'wharf.source': options.source.outId,
+      },
+    }),
+  );
   return { ok: true, index, count, format, kind };
+}
+
+/** Whose outputs an index may be made of: the options' scope, else its producer's owner and run. */
+function listScope(options: IndexItemsOptions): ListReadOptions['scope'] {
+  return options.scope ?? { ownerId: options.producer.ownerId, runIds: [options.producer.runId] };
 }
 
 /** The entries of a manifest (of one status, if asked) as spans of its chunks' lines. */
@@ -141,7 +171,12 @@ async function manifestSpans(
   const outIds: string[] = [];
   const spans: ItemSpans[] = [];
   let count = 0;
-  for await (const { chunk, bytes, entries } of manifestChunks(store, options.source)) {
+  const walk = manifestChunks(store, options.source, {
+    scope: listScope(options),
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+  for await (const { chunk, bytes, entries } of walk) {
     const found: ItemSpans = { starts: [], ends: [] };
     let start = 0;
     let line = 0;

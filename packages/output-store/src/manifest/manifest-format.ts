@@ -6,8 +6,6 @@ export const manifestContentType = 'application/vnd.wharf.manifest+json';
 export const manifestChunkContentType = 'application/x-ndjson';
 /** Content type of an item index (see `indexItems`): 32-byte records, one per item. */
 export const itemIndexContentType = 'application/vnd.wharf.item-index';
-/** The label every part of a stored list carries: `manifest`, `chunk` or `index`. */
-export const manifestPartLabel = 'wharf.part';
 
 /** The `format` of the manifests this version writes and reads. */
 export const MANIFEST_FORMAT = 'wharf-manifest/1';

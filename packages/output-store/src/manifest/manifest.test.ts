@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryOutputStore } from '../in-memory-output-store.js';
+import { asWharfWrite } from '../wharf-writes.js';
 import { isManifestRecord, manifestEntries, manifestRefs, readManifest } from './read-manifest.js';
 import { writeManifest, writeManifestChunk } from './write-manifest.js';
 
 const producer = { ownerId: 'o', runId: 'r', spawnId: 'fan.manifest' };
+const read = { scope: { ownerId: 'o', runIds: ['r'] } };
 
 describe('stored lists (manifests)', () => {
   it('stores chunks and a manifest; readers get every entry and every out id, in order', async () => {
@@ -20,14 +22,14 @@ describe('stored lists (manifests)', () => {
     });
     const ref = await writeManifest(store, { producer, idempotencyKey: 'fan', chunks: [first, second] });
     expect(isManifestRecord(await store.stat(ref))).toBe(true);
-    expect(await readManifest(store, ref)).toEqual({
+    expect(await readManifest(store, ref, read)).toEqual({
       format: 'wharf-manifest/1',
       count: 3,
       chunks: [first, second],
     });
-    expect(await manifestRefs(store, ref)).toEqual(['out_a', 'out_b', 'out_c']);
+    expect(await manifestRefs(store, ref, read)).toEqual(['out_a', 'out_b', 'out_c']);
     const entries: unknown[] = [];
-    for await (const entry of manifestEntries(store, ref)) entries.push(entry);
+    for await (const entry of manifestEntries(store, ref, read)) entries.push(entry);
     expect(entries).toHaveLength(3);
     // A retried write with the same key and entries stores nothing new.
     expect(
@@ -53,26 +55,43 @@ describe('stored lists (manifests)', () => {
       idempotencyKey: 'outer',
       chunks: [{ outId: inner.outId, count: 3, manifest: true }, await chunk('c', ['out_4'])],
     });
-    expect(await manifestRefs(store, outer)).toEqual(['out_1', 'out_2', 'out_3', 'out_4']);
-    expect((await readManifest(store, outer)).count).toBe(4);
+    expect(await manifestRefs(store, outer, read)).toEqual(['out_1', 'out_2', 'out_3', 'out_4']);
+    expect((await readManifest(store, outer, read)).count).toBe(4);
   });
 
-  it('refuses a body that is no manifest, naming the output and the field', async () => {
+  it('refuses a manifest whose body is no manifest, naming the output and the field', async () => {
     const store = new InMemoryOutputStore();
-    const bad = await store.emit({
-      producer,
-      content: { kind: 'text', text: '{"format":"wharf-manifest/1","count":2,"chunks":[]}' },
-      idempotencyKey: 'bad',
-    });
-    await expect(readManifest(store, bad)).rejects.toMatchObject({
+    const manifestPart = (text: string, key: string) =>
+      store.emit(
+        asWharfWrite({
+          producer,
+          content: { kind: 'text', text },
+          idempotencyKey: key,
+          contentType: 'application/vnd.wharf.manifest+json',
+          labels: { 'wharf.part': 'manifest' },
+        }),
+      );
+    const bad = await manifestPart('{"format":"wharf-manifest/1","count":2,"chunks":[]}', 'bad');
+    await expect(readManifest(store, bad, read)).rejects.toMatchObject({
       code: 'STORAGE_FAILURE',
       message: `output ${bad.outId} is not a manifest: count count is not the sum of the chunks’ counts`,
     });
-    const text = await store.emit({
+    const text = await manifestPart('hello', 'text');
+    await expect(readManifest(store, text, read)).rejects.toThrow(/its body is not JSON/);
+  });
+
+  it('refuses a body Wharf did not write as a manifest, whatever it holds', async () => {
+    const store = new InMemoryOutputStore();
+    const lookalike = await store.emit({
       producer,
-      content: { kind: 'text', text: 'hello' },
-      idempotencyKey: 'text',
+      content: { kind: 'text', text: '{"format":"wharf-manifest/1","count":0,"chunks":[]}' },
+      idempotencyKey: 'lookalike',
+      contentType: 'application/json',
     });
-    await expect(readManifest(store, text)).rejects.toThrow(/its body is not JSON/);
+    expect(isManifestRecord(await store.stat(lookalike))).toBe(false);
+    await expect(readManifest(store, lookalike, read)).rejects.toMatchObject({
+      code: 'UNTRUSTED_LIST',
+      message: expect.stringMatching(/is not a manifest written by Wharf/),
+    });
   });
 });

@@ -1,11 +1,11 @@
 import type { OutputRef, OutputStore, Producer } from '../types.js';
+import { asWharfWrite, manifestPartLabel } from '../wharf-writes.js';
 import {
   MANIFEST_FORMAT,
   type Manifest,
   type ManifestChunkRef,
   manifestChunkContentType,
   manifestContentType,
-  manifestPartLabel,
 } from './manifest-format.js';
 
 /** What {@link writeManifestChunk} stores. */
@@ -20,8 +20,9 @@ export interface ManifestChunkInput {
 }
 
 /**
- * Stores one chunk of a stored list: its entries as NDJSON (one JSON value per line). Returns
- * the chunk's ref and entry count, what a {@link Manifest} lists.
+ * Stores one chunk of a stored list: its entries as NDJSON (one JSON value per line), marked as
+ * Wharf's own write (see `asWharfWrite`). Returns the chunk's ref and entry count, what a
+ * {@link Manifest} lists.
  *
  * @example
  * ```ts
@@ -34,14 +35,16 @@ export async function writeManifestChunk(
   input: ManifestChunkInput,
 ): Promise<ManifestChunkRef> {
   const text = input.entries.map((entry) => `${JSON.stringify(entry ?? null)}\n`).join('');
-  const ref = await store.emit({
-    producer: input.producer,
-    content: { kind: 'text', text },
-    idempotencyKey: input.idempotencyKey,
-    contentType: manifestChunkContentType,
-    ...(input.name === undefined ? {} : { name: input.name }),
-    labels: { ...input.labels, [manifestPartLabel]: 'chunk' },
-  });
+  const ref = await store.emit(
+    asWharfWrite({
+      producer: input.producer,
+      content: { kind: 'text', text },
+      idempotencyKey: input.idempotencyKey,
+      contentType: manifestChunkContentType,
+      ...(input.name === undefined ? {} : { name: input.name }),
+      labels: { ...input.labels, [manifestPartLabel]: 'chunk' },
+    }),
+  );
   return { outId: ref.outId, count: input.entries.length };
 }
 
@@ -56,13 +59,13 @@ export interface ManifestInput {
 }
 
 /**
- * Stores the manifest of a stored list: the JSON index of its chunks and its entry count. Its
- * ref is the one handle the list travels by.
+ * Stores the manifest of a stored list: the JSON index of its chunks and its entry count, marked
+ * as Wharf's own write. Its ref is the one handle the list travels by.
  *
  * @example
  * ```ts
  * const ref = await writeManifest(store, { producer, idempotencyKey: 'fan', chunks });
- * (await readManifest(store, ref)).count;
+ * (await readManifest(store, ref, { scope: { ownerId: producer.ownerId } })).count;
  * ```
  */
 export async function writeManifest(store: OutputStore, input: ManifestInput): Promise<OutputRef> {
@@ -75,12 +78,14 @@ export async function writeManifest(store: OutputStore, input: ManifestInput): P
       ...(chunk.manifest === true ? { manifest: true as const } : {}),
     })),
   };
-  return store.emit({
-    producer: input.producer,
-    content: { kind: 'text', text: JSON.stringify(manifest) },
-    idempotencyKey: input.idempotencyKey,
-    contentType: manifestContentType,
-    ...(input.name === undefined ? {} : { name: input.name }),
-    labels: { ...input.labels, [manifestPartLabel]: 'manifest' },
-  });
+  return store.emit(
+    asWharfWrite({
+      producer: input.producer,
+      content: { kind: 'text', text: JSON.stringify(manifest) },
+      idempotencyKey: input.idempotencyKey,
+      contentType: manifestContentType,
+      ...(input.name === undefined ? {} : { name: input.name }),
+      labels: { ...input.labels, [manifestPartLabel]: 'manifest' },
+    }),
+  );
 }
