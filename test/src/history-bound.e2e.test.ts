@@ -37,7 +37,11 @@ tasks:
     const result = await env.withWorker(() => env.wharf.result(workflowId));
     expect(result.status).toBe('completed');
     // A loop of more than 64 out ids lists them in its stored manifest, not in the result.
-    const outIds = await manifestRefs(env.store, { outId: result.manifests?.print as string });
+    const outIds = await manifestRefs(
+      env.store,
+      { outId: result.manifests?.print as string },
+      { scope: { ownerId: 'default', runIds: [workflowId] } },
+    );
     expect(outIds).toHaveLength(SUBAGENTS);
     const expectedBytes = Array.from(
       { length: SUBAGENTS },

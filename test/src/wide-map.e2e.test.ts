@@ -116,7 +116,7 @@ describe('a map over a stored list of thousands of items', () => {
   }
 
   /** Checks one finished swarm: every item ran, its output stored once, in the manifest in order; the join saw every ref. */
-  async function checkOutputs(items: number, { result, runs }: WideRun): Promise<void> {
+  async function checkOutputs(items: number, { workflowId, result, runs }: WideRun): Promise<void> {
     expect(result.status).toBe('completed');
     expect(result.metrics.continuedAsNew).toBe(runs.length - 1);
     const fan = result.tasks.find((task) => task.task === 'fan');
@@ -128,7 +128,8 @@ describe('a map over a stored list of thousands of items', () => {
     });
     const manifest = result.manifests?.fan as string;
     const records: { instance: number; status: string; outIds: string[] }[] = [];
-    for await (const entry of manifestEntries(env.store, { outId: manifest }))
+    const read = { scope: { ownerId: 'default', runIds: [workflowId] } };
+    for await (const entry of manifestEntries(env.store, { outId: manifest }, read))
       records.push(entry as (typeof records)[number]);
     expect(records.map((record) => record.instance)).toEqual(
       Array.from({ length: items }, (_, index) => index),

@@ -7,7 +7,7 @@ import { openData } from './inspect.js';
  * `wharf outputs refs <outId> [--records]`: the out ids a stored list names (a loop's manifest:
  * every instance's outputs, instance order), one per line, read chunk by chunk; with `records`,
  * its entries as JSON lines (a loop's: instance, status, out ids, bytes, exit code). A plain
- * output prints its own id.
+ * output prints its own id. Only parts Wharf wrote for the list's owner are followed.
  *
  * @example
  * ```ts
@@ -28,7 +28,12 @@ export async function outputsRefs(
       io.out(outId);
       return;
     }
-    for await (const entry of manifestEntries(data.store, { outId })) {
+    // An operator's read: any run of the list's owner, never another owner's parts.
+    for await (const entry of manifestEntries(
+      data.store,
+      { outId },
+      { scope: { ownerId: record.producer.ownerId } },
+    )) {
       if (options.records) io.out(JSON.stringify(entry));
       else for (const id of entryOutIds(entry)) io.out(id);
     }

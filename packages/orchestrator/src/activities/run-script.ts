@@ -92,8 +92,8 @@ export async function runScript(
   const spillDir = join(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
   await mkdir(spillDir, { recursive: true });
   // A stored map item and stored lists among the inputs, a loop dependency's manifest: read now.
-  const inputs = await instanceInputs(input, store);
-  const inRefs = await expandedInRefs(input, store);
+  const inputs = await instanceInputs(input, store, { signal: context.cancellationSignal });
+  const inRefs = await expandedInRefs(input, store, context.cancellationSignal);
   const smartContext = await subagentContext(input.context, store);
   // Absolute: the script may run in another directory (workdir, its own cwd).
   const contextFile = smartContext === undefined ? undefined : resolve(spillDir, 'context.txt');

@@ -1,5 +1,7 @@
 import {
   indexItems,
+  type ListReadOptions,
+  type ListReadScope,
   manifestEntries,
   manifestRefs,
   type OutputStore,
@@ -23,6 +25,28 @@ function listProducer(input: { ownerId: string; workflowId: string; task: string
 }
 
 /**
+ * Whose stored lists a run's activities follow: its owner's, stored by the run itself or by a
+ * run of its lineage (the runs a re-run reads from). A list an agent forged (a `$manifest` or
+ * an out id written into its output value) names outputs outside it and is refused.
+ *
+ * @example
+ * ```ts
+ * listReadScope({ ownerId: 'default', workflowId: 'swarm-7', readRuns: ['swarm-6'] });
+ * // { ownerId: 'default', runIds: ['swarm-7', 'swarm-6'] }
+ * ```
+ */
+export function listReadScope(input: {
+  ownerId: string;
+  workflowId: string;
+  readRuns?: readonly string[] | undefined;
+}): ListReadScope {
+  return {
+    ownerId: safeId(input.ownerId),
+    runIds: [safeId(input.workflowId), ...(input.readRuns ?? []).map(safeId)],
+  };
+}
+
+/**
  * Indexes a map loop's stored list once (`indexItems`; the same source returns the stored index
  * on a retry), or says why it is no list (binary data, one JSON object, over `max_items`).
  *
@@ -35,9 +59,12 @@ export async function indexMapItems(
   input: IndexItemsInput,
   store: OutputStore,
   onProgress?: (bytes: number) => void,
+  signal?: AbortSignal,
 ): Promise<{ index: string; count: number; format: 'line' | 'json' } | { error: string }> {
   const result = await indexItems(store, {
     source: { outId: input.source },
+    scope: listReadScope(input),
+    ...(signal === undefined ? {} : { signal }),
     ...(input.status === undefined ? {} : { status: input.status }),
     producer: listProducer(input, 'items'),
     idempotencyKey: `items/${input.source}/${input.status ?? 'all'}`,
@@ -91,14 +118,23 @@ export async function writeResultsPart(input: ManifestPartInput, store: OutputSt
  * ```
  */
 export async function expandedInRefs(
-  input: Pick<SubagentInput, 'inRefs' | 'inManifests'>,
+  input: Pick<SubagentInput, 'inRefs' | 'inManifests' | 'ownerId' | 'workflowId' | 'readRuns'>,
   store: OutputStore,
+  signal?: AbortSignal,
 ): Promise<string[]> {
   if (input.inManifests === undefined || input.inManifests.length === 0) return input.inRefs;
   const refs = [...input.inRefs];
+  const read = listReadOptions(input, signal);
   for (const manifest of input.inManifests)
-    for (const outId of await manifestRefs(store, { outId: manifest })) refs.push(outId);
+    for (const outId of await manifestRefs(store, { outId: manifest }, read)) refs.push(outId);
   return refs;
+}
+
+function listReadOptions(
+  input: Pick<SubagentInput, 'ownerId' | 'workflowId' | 'readRuns'>,
+  signal: AbortSignal | undefined,
+): ListReadOptions {
+  return { scope: listReadScope(input), ...(signal === undefined ? {} : { signal }) };
 }
 
 /** Options of {@link instanceInputs}. */
@@ -108,6 +144,8 @@ export interface InstanceInputsOptions {
    * refs (`{ $manifest, count, status }`). Default: all (what scripts get).
    */
   expandUpTo?: number;
+  /** Stops a long read between chunks (the activity's cancellation). */
+  signal?: AbortSignal;
 }
 
 /**
@@ -123,13 +161,14 @@ export interface InstanceInputsOptions {
  * ```
  */
 export async function instanceInputs(
-  input: Pick<SubagentInput, 'inputs' | 'storedItem' | 'instance'>,
+  input: Pick<SubagentInput, 'inputs' | 'storedItem' | 'instance' | 'ownerId' | 'workflowId' | 'readRuns'>,
   store: OutputStore,
   options: InstanceInputsOptions = {},
 ): Promise<Record<string, unknown>> {
   const inputs: Record<string, unknown> = {};
+  const read = listReadOptions(input, options.signal);
   for (const [key, value] of Object.entries(input.inputs))
-    inputs[key] = await expandValue(value, store, options.expandUpTo ?? Number.POSITIVE_INFINITY);
+    inputs[key] = await expandValue(value, store, options.expandUpTo ?? Number.POSITIVE_INFINITY, read);
   if (input.storedItem !== undefined) {
     const item = await readItem(
       store,
@@ -144,16 +183,22 @@ export async function instanceInputs(
 }
 
 /** A value with every stored list in it (at any depth) replaced by its values. */
-async function expandValue(value: unknown, store: OutputStore, upTo: number): Promise<unknown> {
-  if (isStoredListValue(value)) return value.count <= upTo ? storedListValues(value, store) : value;
+async function expandValue(
+  value: unknown,
+  store: OutputStore,
+  upTo: number,
+  read: ListReadOptions,
+): Promise<unknown> {
+  if (isStoredListValue(value)) return value.count <= upTo ? storedListValues(value, store, read) : value;
   if (Array.isArray(value)) {
     const expanded: unknown[] = [];
-    for (const item of value) expanded.push(await expandValue(item, store, upTo));
+    for (const item of value) expanded.push(await expandValue(item, store, upTo, read));
     return expanded;
   }
   if (typeof value === 'object' && value !== null) {
     const expanded: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) expanded[key] = await expandValue(item, store, upTo);
+    for (const [key, item] of Object.entries(value))
+      expanded[key] = await expandValue(item, store, upTo, read);
     return expanded;
   }
   return value;
@@ -161,16 +206,21 @@ async function expandValue(value: unknown, store: OutputStore, upTo: number): Pr
 
 /**
  * The values of a stored list: its manifest's records of its status, each as the value a task
- * without a loop writes at its output path.
+ * without a loop writes at its output path. Only a list Wharf stored in `read.scope` is read.
  *
  * @example
  * ```ts
- * await storedListValues({ $manifest: 'out_m', count: 2, status: 'ok' }, store); // [{ outId: 'out_a', … }, { outId: 'out_b', … }]
+ * await storedListValues({ $manifest: 'out_m', count: 2, status: 'ok' }, store, { scope: listReadScope(input) });
+ * // [{ outId: 'out_a', … }, { outId: 'out_b', … }]
  * ```
  */
-export async function storedListValues(list: StoredListValue, store: OutputStore): Promise<unknown[]> {
+export async function storedListValues(
+  list: StoredListValue,
+  store: OutputStore,
+  read: ListReadOptions,
+): Promise<unknown[]> {
   const values: unknown[] = [];
-  for await (const entry of manifestEntries(store, { outId: list.$manifest }))
+  for await (const entry of manifestEntries(store, { outId: list.$manifest }, read))
     if (isInstanceRecord(entry) && entry.status === list.status) values.push(outputValue(entry));
   return values;
 }

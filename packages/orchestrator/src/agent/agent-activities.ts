@@ -95,7 +95,10 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       }
       const startedAt = new Date();
       // A stored map item is read now; a stored list among the inputs is shown whole when short.
-      const inputs = await instanceInputs(input, store, { expandUpTo: PROMPT_LIST_ENTRIES });
+      const inputs = await instanceInputs(input, store, {
+        expandUpTo: PROMPT_LIST_ENTRIES,
+        signal: Context.current().cancellationSignal,
+      });
       const manifests = [
         ...(input.inManifests ?? []),
         // Loops the context shows only some outputs of: the rest are listed by their manifests.
@@ -133,6 +136,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         inRefs: input.inRefs,
         // A stored list names outputs of the whole run: its chunks and what they list.
         ...(manifests.length > 0 ? { readRun: true } : {}),
+        ...(input.readRuns === undefined || input.readRuns.length === 0 ? {} : { readRuns: input.readRuns }),
         ...(input.spawnable === undefined ? {} : { spawnable: Object.keys(input.spawnable) }),
         startedAt: startedAt.toISOString(),
         ...(input.supervisor === undefined ? {} : { evidenceBudgetBytes: input.supervisor.budgetBytes }),

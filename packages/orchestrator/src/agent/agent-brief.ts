@@ -28,6 +28,8 @@ export const agentBriefSchema = z.object({
   inRefs: z.array(z.string()),
   /** It reads stored lists: it may read any output of its run (their chunks and what they name). */
   readRun: z.boolean().optional(),
+  /** A re-run's earlier runs: their outputs are read like the run's own. */
+  readRuns: z.array(z.string()).optional(),
   /** The agents `spawn_worker` may start; absent when this task may not spawn. */
   spawnable: z.array(z.string()).optional(),
   startedAt: z.string(),

@@ -1,8 +1,8 @@
 import { type ArtifactStore, createEvidenceTools, EvidenceCompiler } from '@wharf/evidence';
-import type { OutputRef, OutputStore } from '@wharf/output-store';
+import { isReservedContentType, type OutputRef, type OutputStore } from '@wharf/output-store';
 import { type Tool, type ToolSet, tool } from 'ai';
 import { z } from 'zod';
-import { emitScope, type SubagentIds } from '../activities/activity-identity.js';
+import { emitScope, type SubagentIds, safeId } from '../activities/activity-identity.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { alwaysOnToolNames, builtinToolNames, spawnWorkerToolName } from '../shared/tool-names.js';
 import type { SpawnedWorker } from '../shared/types.js';
@@ -103,6 +103,9 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
       description: emitDescription,
       inputSchema: emitInputSchema,
       execute: async ({ body, name, content_type }) => {
+        // Stored lists and payloads are Wharf's own: a model cannot make its output read as one.
+        if (content_type !== undefined && isReservedContentType(content_type))
+          return `refused: the content type ${content_type} is reserved for Wharf's own stored lists; emit the body as application/json or text/plain`;
         const ref = await store.emit({
           producer,
           content: { kind: 'text', text: body },
@@ -119,6 +122,7 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
       store,
       inRefs: brief.inRefs,
       readable,
+      scope: { ownerId: ids.ownerId, runIds: [ids.runId, ...(brief.readRuns ?? []).map(safeId)] },
       // Its own records too (a cut tool output names the out id of the whole), what the
       // workers it spawned stored (their job ids are `<job>.spawn-<n>`), and with stored lists
       // among its inputs every output of its run.

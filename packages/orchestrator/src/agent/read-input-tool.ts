@@ -1,4 +1,4 @@
-import { type OutputRecord, type OutputStore, readBody } from '@wharf/output-store';
+import { type ListReadScope, type OutputRecord, type OutputStore, readBody } from '@wharf/output-store';
 import { type Tool, tool } from 'ai';
 import { z } from 'zod';
 
@@ -14,6 +14,11 @@ export interface ReadInputToolOptions {
   readable: ReadonlySet<string>;
   /** Other stored outputs it may read (e.g. its own tool outputs); default none. */
   mayRead?: (record: OutputRecord) => boolean;
+  /**
+   * The owner and runs every read must stay inside, whatever the lists above say: an out id
+   * forged into an input value (`{ $manifest: … }`) never reaches another owner's outputs.
+   */
+  scope: ListReadScope;
 }
 
 /**
@@ -22,11 +27,11 @@ export interface ReadInputToolOptions {
  *
  * @example
  * ```ts
- * const tools = { read_input: readInputTool({ store, inRefs, readable: new Set(inRefs) }) };
+ * const tools = { read_input: readInputTool({ store, inRefs, readable: new Set(inRefs), scope: { ownerId, runIds: [runId] } }) };
  * ```
  */
 export function readInputTool(options: ReadInputToolOptions): Tool {
-  const { store, readable, mayRead } = options;
+  const { store, readable, mayRead, scope } = options;
   return tool({
     description: `Read one of your inputs (IN_REFS: ${options.inRefs.join(', ') || 'none'})${mayRead === undefined ? '' : ' or a full tool output you were pointed to'}, optionally a byte range.`,
     inputSchema: z.object({
@@ -36,16 +41,22 @@ export function readInputTool(options: ReadInputToolOptions): Tool {
     }),
     execute: async ({ out_id, offset, length }) => {
       const refused = `refused: ${out_id} is not one of your inputs`;
-      if (!readable.has(out_id)) {
-        if (mayRead === undefined) return refused;
-        const record = await store.stat({ outId: out_id }).catch(() => undefined);
-        if (record === undefined || !mayRead(record)) return refused;
-      }
-      const { sizeBytes } = await store.stat({ outId: out_id });
+      if (!readable.has(out_id) && mayRead === undefined) return refused;
+      const record = await store.stat({ outId: out_id }).catch(() => undefined);
+      if (record === undefined || !inScope(record, scope)) return refused;
+      if (!readable.has(out_id) && mayRead?.(record) !== true) return refused;
+      const { sizeBytes } = record;
       const start = Math.min(offset ?? 0, sizeBytes);
       const end = Math.min(start + (length ?? READ_LIMIT), sizeBytes);
       const body = await readBody(store, { outId: out_id }, { start, end });
       return `${out_id} bytes ${body.start}-${body.end} of ${body.record.sizeBytes}:\n${body.bytes.toString('utf8')}`;
     },
   });
+}
+
+function inScope(record: OutputRecord, scope: ListReadScope): boolean {
+  return (
+    record.producer.ownerId === scope.ownerId &&
+    (scope.runIds === undefined || scope.runIds.includes(record.producer.runId))
+  );
 }

@@ -7,10 +7,11 @@ import {
   StorageDriverClaim,
 } from '@temporalio/common';
 import proto from '@temporalio/proto';
-import type { OutputStore } from '@wharf/output-store';
+import { asWharfWrite, type OutputStore } from '@wharf/output-store';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 
 const ProtoPayload = proto.temporal.api.common.v1.Payload;
+const PAYLOAD_CONTENT_TYPE = 'application/x-temporal-payload';
 
 /** Options of {@link createOutputStoreStorageDriver}. */
 export interface OutputStoreStorageDriverOptions {
@@ -48,13 +49,16 @@ export function createOutputStoreStorageDriver(options: OutputStoreStorageDriver
         payloads.map(async (payload) => {
           const bytes = ProtoPayload.encode(payload).finish();
           const sha256 = createHash('sha256').update(bytes).digest('hex');
-          const ref = await store.emit({
-            producer: { ownerId, runId, spawnId },
-            content: { kind: 'bytes', bytes },
-            idempotencyKey: `temporal-payload:${sha256}`,
-            contentType: 'application/x-temporal-payload',
-            labels: { kind: 'temporal-payload', ...(target ? { namespace: target.namespace } : {}) },
-          });
+          // Marked as Wharf's own: no caller of emit can store a payload under this content type.
+          const ref = await store.emit(
+            asWharfWrite({
+              producer: { ownerId, runId, spawnId },
+              content: { kind: 'bytes', bytes },
+              idempotencyKey: `temporal-payload:${sha256}`,
+              contentType: PAYLOAD_CONTENT_TYPE,
+              labels: { kind: 'temporal-payload', ...(target ? { namespace: target.namespace } : {}) },
+            }),
+          );
           return new StorageDriverClaim({ outId: ref.outId, sha256 });
         }),
       );
@@ -69,7 +73,12 @@ export function createOutputStoreStorageDriver(options: OutputStoreStorageDriver
               `malformed external payload claim: ${JSON.stringify(claim.claimData)}`,
             );
           }
-          const { body } = await store.get({ outId });
+          const { body, record } = await store.get({ outId });
+          if (record.contentType !== PAYLOAD_CONTENT_TYPE || record.producer.ownerId !== ownerId)
+            throw new WharfOrchestratorError(
+              'PAYLOAD_UNAVAILABLE',
+              `external payload ${outId} is not a payload this driver stored (content type ${record.contentType})`,
+            );
           const actual = createHash('sha256').update(body).digest('hex');
           if (actual !== sha256) {
             throw new WharfOrchestratorError(

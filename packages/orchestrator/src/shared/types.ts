@@ -65,6 +65,8 @@ export interface IndexItemsInput {
   /** More items than this is refused (the loop's `max_items`). */
   maxItems: number;
   dataPlane?: DataPlaneIdentity;
+  /** A re-run's earlier runs: a source stored by one of them may be indexed like the run's own. */
+  readRuns?: string[];
 }
 
 /** One part of a loop's stored results: a chunk of instance records, or the manifest naming the chunks. */

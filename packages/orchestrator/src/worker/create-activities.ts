@@ -143,12 +143,17 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
       const context = Context.current();
       let last = Date.now();
       return classify(() =>
-        indexMapItems(input, dependencies.store, (bytes) => {
-          // A long read heartbeats about once a second.
-          if (Date.now() - last < 1_000) return;
-          last = Date.now();
-          context.heartbeat({ task: input.task, bytes });
-        }),
+        indexMapItems(
+          input,
+          dependencies.store,
+          (bytes) => {
+            // A long read heartbeats about once a second.
+            if (Date.now() - last < 1_000) return;
+            last = Date.now();
+            context.heartbeat({ task: input.task, bytes });
+          },
+          context.cancellationSignal,
+        ),
       );
     },
     async writeManifestPart(input) {
@@ -200,7 +205,13 @@ async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> 
     const failure = modelCallFailure(error);
     if (failure !== undefined) throw failure;
     const code = (error as { code?: unknown }).code;
-    if (code === 'FORBIDDEN' || code === 'UNAUTHORIZED') {
+    // A forged or out-of-scope stored list, or one past its reader's bounds: no retry reads it.
+    if (
+      code === 'FORBIDDEN' ||
+      code === 'UNAUTHORIZED' ||
+      code === 'UNTRUSTED_LIST' ||
+      code === 'LIST_LIMIT'
+    ) {
       throw ApplicationFailure.nonRetryable((error as Error).message, wharfFailureTypes.forbidden);
     }
     throw error;

@@ -183,6 +183,9 @@ export async function driveSwarm(
           ...(request.source.status === undefined ? {} : { status: request.source.status }),
           maxItems: request.maxItems,
           ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
+          ...(place.readRuns === undefined || place.readRuns.length === 0
+            ? {}
+            : { readRuns: [...place.readRuns] }),
         }),
       ),
     );
