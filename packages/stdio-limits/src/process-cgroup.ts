@@ -1,25 +1,37 @@
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
- * Shell line that moves the shell into the cgroup whose `cgroup.procs` is `$0`, then becomes
- * the command (`exec "$@"`): the command starts inside the cgroup, before it can fork anything.
+ * Shell line that moves the shell into the cgroup whose directory is `$0` and checks that it
+ * got there (its own `/proc/self/cgroup` names `$1`, the cgroup's path in the hierarchy), then
+ * becomes the command (`exec "$@"` after the shift): the command starts inside the cgroup,
+ * before it can fork anything. A move that fails is said on stderr and ends the shell with
+ * exit 125, before the command runs: never a command that only looks contained.
  */
-const ENTER = 'echo $$ > "$0" 2>/dev/null; exec "$@"';
+const ENTER =
+  'echo $$ > "$0/cgroup.procs" 2>/dev/null; c=; while read -r l; do case $l in 0::*) c=${l#0::};; esac; done < /proc/self/cgroup; ' +
+  '[ "$c" = "$1" ] || { echo "wharf: could not move the process into its cgroup $0; it was not started" >&2; exit 125; }; shift; exec "$@"';
 
-let parent: string | null | undefined;
+/** Exit status of a command whose shell could not enter its cgroup (see `ProcessCgroup.wrap`). */
+export const CGROUP_ENTER_FAILED = 125;
 
-/**
- * Where this process may create cgroups: its own cgroup v2 directory, when the cgroup2
- * filesystem is mounted and that directory is writable (Linux, as root or with a delegated
- * cgroup). Null elsewhere. Found once per process.
- */
-function cgroupParent(): string | null {
-  if (parent !== undefined) return parent;
-  parent = null;
-  if (process.platform !== 'linux') return parent;
+/** How long a failed cgroup check stands before the next `create` checks again. */
+export const CGROUP_RECHECK_MS = 60_000;
+
+/** A cgroup v2 directory this process may use: where it is mounted and its path in the hierarchy. */
+interface CgroupBase {
+  /** The directory (under the cgroup2 mount). */
+  readonly dir: string;
+  /** Its path in the hierarchy, as `/proc/<pid>/cgroup` shows it (`/` for the root). */
+  readonly hierarchyPath: string;
+}
+
+/** This process's own cgroup v2 directory, when the cgroup2 filesystem is mounted (Linux). */
+function ownCgroup(): CgroupBase | undefined {
+  if (process.platform !== 'linux') return undefined;
   try {
     const own = readFileSync('/proc/self/cgroup', 'utf8')
       .split('\n')
@@ -32,17 +44,93 @@ function cgroupParent(): string | null {
       .find((fields) => fields[fields.indexOf('-') + 1] === 'cgroup2');
     const [root, point] = [mount?.[3], mount?.[4]];
     if (own === undefined || root === undefined || point === undefined || !own.startsWith(root))
-      return parent;
-    const candidate = join(point, own.slice(root.length));
-    // Probe once: a directory made and removed again.
-    const probe = join(candidate, `wharf-probe-${process.pid}-${randomUUID()}`);
-    mkdirSync(probe);
-    rmdirSync(probe);
-    parent = candidate;
+      return undefined;
+    return { dir: join(point, own.slice(root.length)), hierarchyPath: own };
   } catch {
-    parent = null;
+    return undefined;
   }
-  return parent;
+}
+
+/**
+ * Whether processes can be contained under `base`: a cgroup made there, a short-lived shell
+ * moved into it by the same line `wrap` uses, and its own `/proc/self/cgroup` checked, then the
+ * cgroup removed. Making a directory is not enough: a delegation can allow `mkdir` and still
+ * refuse the move, and a directory that is no cgroup at all takes any file written into it.
+ *
+ * @example
+ * ```ts
+ * canContainUnder({ dir: '/sys/fs/cgroup/worker', hierarchyPath: '/worker' }); // true where cgroups work
+ * ```
+ */
+export function canContainUnder(base: CgroupBase): boolean {
+  const name = `wharf-probe-${process.pid}-${randomUUID()}`;
+  const probe = join(base.dir, name);
+  try {
+    mkdirSync(probe);
+  } catch {
+    return false;
+  }
+  try {
+    const moved = spawnSync('/bin/sh', ['-c', ENTER, probe, hierarchyChild(base, name), 'true'], {
+      stdio: 'ignore',
+      timeout: 5_000,
+    });
+    return moved.status === 0;
+  } finally {
+    removeSoon(probe);
+  }
+}
+
+/** The hierarchy path of `name` under `base`. */
+function hierarchyChild(base: CgroupBase, name: string): string {
+  return base.hierarchyPath === '/' ? `/${name}` : `${base.hierarchyPath}/${name}`;
+}
+
+/** Removes an empty cgroup; an exited member can hold it a moment (EBUSY), so a few tries. */
+function removeSoon(path: string): void {
+  for (let tries = 0; tries < 20; tries++) {
+    try {
+      rmdirSync(path);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EBUSY') return;
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+    }
+  }
+}
+
+/**
+ * Whether cgroups can be used, checked on first use: a success stands for the process's life,
+ * a failure for {@link CGROUP_RECHECK_MS} (a delegation granted after the worker started, a
+ * cgroup filesystem mounted late, are then taken up).
+ */
+class CgroupSupport {
+  #base: CgroupBase | null | undefined;
+  #checkedAt = 0;
+
+  base(): CgroupBase | null {
+    if (this.#base !== undefined && (this.#base !== null || Date.now() - this.#checkedAt < CGROUP_RECHECK_MS))
+      return this.#base;
+    const own = ownCgroup();
+    this.#base = own !== undefined && canContainUnder(own) ? own : null;
+    this.#checkedAt = Date.now();
+    return this.#base;
+  }
+}
+
+const support = new CgroupSupport();
+
+/**
+ * The directory every cgroup of this process is made in (its own cgroup v2 directory, where
+ * processes can be contained), or undefined. What a recorded cgroup must lie in to be ended.
+ *
+ * @example
+ * ```ts
+ * cgroupParentDir(); // '/sys/fs/cgroup/system.slice/worker.service', or undefined
+ * ```
+ */
+export function cgroupParentDir(): string | undefined {
+  return support.base()?.dir;
 }
 
 /**
@@ -66,27 +154,30 @@ function cgroupParent(): string | null {
 export class ProcessCgroup {
   /** The cgroup's directory. */
   readonly path: string;
+  /** Its path in the cgroup hierarchy (what `/proc/<pid>/cgroup` of a member shows). */
+  readonly #hierarchyPath: string | undefined;
 
-  private constructor(path: string) {
+  private constructor(path: string, hierarchyPath?: string) {
     this.path = path;
+    this.#hierarchyPath = hierarchyPath;
   }
 
-  /** Whether this process can create cgroups (see {@link ProcessCgroup}). */
+  /** Whether this process can contain processes in cgroups (see {@link canContainUnder}). */
   static available(): boolean {
-    return cgroupParent() !== null;
+    return support.base() !== null;
   }
 
   /** A new, empty cgroup under this process's own, or undefined where cgroups are not available. */
   static create(): ProcessCgroup | undefined {
-    const base = cgroupParent();
+    const base = support.base();
     if (base === null) return undefined;
-    const path = join(base, `wharf-${process.pid}-${randomUUID()}`);
+    const name = `wharf-${process.pid}-${randomUUID()}`;
     try {
-      mkdirSync(path);
+      mkdirSync(join(base.dir, name));
     } catch {
       return undefined;
     }
-    return new ProcessCgroup(path);
+    return new ProcessCgroup(join(base.dir, name), hierarchyChild(base, name));
   }
 
   /** A cgroup created earlier (for example by a process that died), to end and remove it. */
@@ -96,10 +187,14 @@ export class ProcessCgroup {
 
   /**
    * The command line that runs `command args` inside this cgroup: `/bin/sh` moves itself in,
-   * then execs the command, so the command's pid is the shell's.
+   * checks it is there, then execs the command, so the command's pid is the shell's. Where the
+   * move fails the command does not run: the shell exits {@link CGROUP_ENTER_FAILED}, saying why
+   * on stderr. Only for a cgroup from {@link ProcessCgroup.create}.
    */
   wrap(command: string, args: readonly string[]): [string, string[]] {
-    return ['/bin/sh', ['-c', ENTER, join(this.path, 'cgroup.procs'), command, ...args]];
+    if (this.#hierarchyPath === undefined)
+      throw new Error(`cgroup ${this.path} was opened, not created: it runs nothing`);
+    return ['/bin/sh', ['-c', ENTER, this.path, this.#hierarchyPath, command, ...args]];
   }
 
   /** Pids of the processes in the cgroup. */

@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
-import { ProcessCgroup } from './process-cgroup.js';
+import { cgroupParentDir, ProcessCgroup } from './process-cgroup.js';
 import { groupMembers, processGroupAlive, terminateProcessGroup } from './process-group.js';
 
 /** Environment variable marking every process of a registered group with its entry's token. */
@@ -105,7 +105,7 @@ export class ProcessGroupRegistry {
       const ownerAlive = entry.ownerPid !== process.pid && pidAlive(entry.ownerPid);
       if (ownerAlive && options.includeLiveOwners !== true) continue;
       const graceMs = options.graceMs ?? 2_000;
-      const cgroup = entry.cgroup === undefined ? undefined : ProcessCgroup.open(entry.cgroup);
+      const cgroup = recordedCgroup(entry);
       const groupAlive = processGroupAlive(entry.pgid) && carriesToken(entry);
       const cgroupAlive = cgroup?.populated() ?? false;
       await Promise.all([
@@ -118,6 +118,22 @@ export class ProcessGroupRegistry {
     }
     return reaped;
   }
+}
+
+/**
+ * The entry's cgroup, when it is one this registry's processes could have made: a directory
+ * `wharf-<owner pid>-<uuid>` right under this process's own cgroup directory. An entry naming
+ * anything else (a planted file pointing at a directory that lists other processes) has its
+ * cgroup ignored: only the path's shape was checked when it was read.
+ */
+function recordedCgroup(entry: ProcessGroupEntry): ProcessCgroup | undefined {
+  if (entry.cgroup === undefined) return undefined;
+  const parent = cgroupParentDir();
+  if (parent === undefined) return undefined;
+  const path = resolve(entry.cgroup);
+  if (dirname(path) !== resolve(parent)) return undefined;
+  if (!new RegExp(`^wharf-${entry.ownerPid}-[0-9a-f-]{36}$`).test(basename(path))) return undefined;
+  return ProcessCgroup.open(path);
 }
 
 function pidAlive(pid: number): boolean {
