@@ -12,8 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * exit 125, before the command runs: never a command that only looks contained.
  */
 const ENTER =
-  'echo $$ > "$0/cgroup.procs" 2>/dev/null; c=; while read -r l; do case $l in 0::*) c=${l#0::};; esac; done < /proc/self/cgroup; ' +
-  '[ "$c" = "$1" ] || { echo "wharf: could not move the process into its cgroup $0; it was not started" >&2; exit 125; }; shift; exec "$@"';
+  'echo $$ > "$0/cgroup.procs" 2>/dev/null; c=; while read -r l; do case $l in 0::*) c=$l;; esac; done < /proc/self/cgroup; ' +
+  '[ "$c" = "0::$1" ] || { echo "wharf: could not move the process into its cgroup $0; it was not started" >&2; exit 125; }; shift; exec "$@"';
 
 /** Exit status of a command whose shell could not enter its cgroup (see `ProcessCgroup.wrap`). */
 export const CGROUP_ENTER_FAILED = 125;
