@@ -2,13 +2,23 @@
 // starts processes for its parent and hands their stdio back over the IPC channel, so that the
 // parent (a worker of several hundred MiB) never forks itself. Forking copies the forking
 // process's page tables: tens of milliseconds of a big worker's event loop per script, well under
-// one here. It exits when its parent goes.
+// one here. When its parent goes, it ends the processes it started, then exits.
 //
-// Messages in: { type: 'spawn', id, file, args, cwd?, env, detached, stdin }.
+// Messages in: { type: 'spawn', id, file, args, cwd?, env, detached, stdin, cgroup? }.
 // Messages out, per id, in this order: 'stdin' (with the handle, when asked), 'stdout' and 'stderr'
 // (each with its handle), 'spawned' { pid }, later 'exit' { code, signal }; or 'error'
 // { message, code } when the process could not be started.
 import { spawn } from 'node:child_process';
+import { readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+
+/**
+ * What this process started and may still have to end: per request id, the pid, whether it
+ * leads a process group of its own, and the cgroup it entered. Kept after the process exits
+ * while its group (`sleep 30 &`) or cgroup still holds something: the parent ends those.
+ */
+const started = new Map();
+/** A cgroup the parent created (see src/process-cgroup.ts): nothing else is written to. */
+const CGROUP_PATH = /^\/.+\/wharf-\d+-[0-9a-f-]{36}$/;
 
 /** Keeps Node from reading a stream this process only passes on: nothing is read before it is sent. */
 function holdStream(stream) {
@@ -37,6 +47,11 @@ process.on('message', (message) => {
     send({ type: 'error', id, message: error.message, code: error.code });
     return;
   }
+  if (child.pid !== undefined) {
+    const cgroup =
+      typeof message.cgroup === 'string' && CGROUP_PATH.test(message.cgroup) ? message.cgroup : undefined;
+    started.set(id, { pid: child.pid, detached: message.detached === true, cgroup, exited: false });
+  }
   // Synchronously, before this process's event loop can read from them.
   holdStream(child.stdout);
   holdStream(child.stderr);
@@ -49,12 +64,98 @@ process.on('message', (message) => {
     send({ type: 'stderr', id }, child.stderr);
     send({ type: 'spawned', id, pid: child.pid });
   });
-  child.once('exit', (code, signal) => send({ type: 'exit', id, code, signal }));
+  child.once('exit', (code, signal) => {
+    send({ type: 'exit', id, code, signal });
+    const entry = started.get(id);
+    if (entry === undefined) return;
+    entry.exited = true;
+    if (!leftBehind(entry)) started.delete(id);
+    else sweep ??= setInterval(forgetEnded, 1_000).unref();
+  });
 });
 
-// The parent is gone (exited, killed): so is its server. The processes it started run on in
-// their own process groups, as they would have had the parent started them.
-process.on('disconnect', () => process.exit(0));
+/** Whether a process's group or cgroup still holds something after it exited. */
+function leftBehind(entry) {
+  if (entry.detached) {
+    try {
+      process.kill(-entry.pid, 0);
+      return true;
+    } catch {
+      // the group is empty
+    }
+  }
+  if (entry.cgroup === undefined) return false;
+  try {
+    return /^populated 1$/m.test(readFileSync(`${entry.cgroup}/cgroup.events`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+let sweep;
+/** Forgets groups that have emptied since: their ids may be reused. */
+function forgetEnded() {
+  for (const [id, entry] of started) if (entry.exited && !leftBehind(entry)) started.delete(id);
+  if (![...started.values()].some((entry) => entry.exited)) {
+    clearInterval(sweep);
+    sweep = undefined;
+  }
+}
+
+/** Blocks for `ms` (this process has nothing else to do while it ends what it started). */
+function pause(ms) {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Ends everything it started that still runs: each process group (a process that shares this
+ * one's group, only itself), and each cgroup whole (`cgroup.kill`, else its processes one by
+ * one), then removes the emptied cgroups. Nobody is left to read their output or report
+ * their exit.
+ */
+function endStarted() {
+  for (const entry of started.values()) {
+    try {
+      if (entry.detached) process.kill(-entry.pid, 'SIGKILL');
+      else if (!entry.exited) process.kill(entry.pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+    if (entry.cgroup === undefined) continue;
+    try {
+      writeFileSync(`${entry.cgroup}/cgroup.kill`, '1');
+    } catch {
+      try {
+        for (const pid of readFileSync(`${entry.cgroup}/cgroup.procs`, 'utf8').split('\n').filter(Boolean))
+          process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // removed already
+      }
+    }
+  }
+  // A killed process holds its cgroup until it is reaped: try for up to a second.
+  for (const entry of started.values()) {
+    if (entry.cgroup === undefined) continue;
+    for (let tries = 0; tries < 40; tries++) {
+      try {
+        rmdirSync(entry.cgroup);
+        break;
+      } catch (error) {
+        if (error.code !== 'EBUSY') break;
+        pause(25);
+      }
+    }
+  }
+  started.clear();
+}
+
+// The parent is gone (exited, killed): it can no longer read, signal or reap what this process
+// started for it, so that is ended too (a restarted parent would run those scripts again), and
+// so is this process.
+process.on('disconnect', () => {
+  endStarted();
+  process.exit(0);
+});
 
 // A Ctrl-C reaches the terminal's whole process group, and a service manager's stop every process
 // of the service: the parent decides what its processes do then (a worker drains them), so the

@@ -165,9 +165,12 @@ export async function captureProcess(
       env: env ?? process.env,
       detached: group,
       stdin: options.input !== undefined,
+      cgroup: cgroup?.path,
     });
   } catch (error) {
     await cgroup?.remove();
+    // The spawner's own reasons (a request too large, a helper that died with it) keep their code.
+    if (StdioLimitsError.isInstance(error)) throw error;
     throw new StdioLimitsError('SPAWN_FAILED', `could not start "${command}": ${(error as Error).message}`, {
       cause: error,
     });
@@ -290,6 +293,19 @@ export async function captureProcess(
     };
   } catch (error) {
     cleanup();
+    if (StdioLimitsError.isInstance(error) && error.code === 'SPAWN_HELPER_DIED') {
+      // The spawner lost the process (and ended it): no exit to report. End what is left of
+      // it, then let the caller run it again.
+      for (const pump of pumps) pump.stop();
+      await Promise.all([
+        group ? terminateProcessGroup(pid, { graceMs: 0 }) : undefined,
+        cgroup?.terminate({ graceMs: 0 }),
+      ]);
+      await cgroup?.remove();
+      if (registry !== undefined) registry.remove(pid);
+      await Promise.allSettled([stdout.finish(), stderr.finish()]);
+      throw error;
+    }
     throw new StdioLimitsError('CAPTURE_FAILED', `capture of "${command}" failed`, { cause: error });
   }
 }

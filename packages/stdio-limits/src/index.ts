@@ -16,6 +16,7 @@ export {
   type ResolvedLimits,
   resolveLimits,
 } from './limits.js';
+export { type KillMarkedOptions, killMarkedProcesses, markedProcesses } from './marked-processes.js';
 export { ProcessCgroup } from './process-cgroup.js';
 export {
   groupMembers,
@@ -45,7 +46,12 @@ export {
   type WorkflowDefinition,
   workflowDefinitionSchema,
 } from './schemas.js';
-export { SpawnServer, type SpawnServerOptions } from './spawn-server.js';
+export {
+  DEFAULT_MAX_SPAWN_REQUEST_BYTES,
+  SPAWN_HELPER_ENV,
+  SpawnServer,
+  type SpawnServerOptions,
+} from './spawn-server.js';
 export type { SpillFile } from './spill-writer.js';
 export { StdioLimitsError, type StdioLimitsErrorCode, type StdioLimitsIssue } from './stdio-limits-error.js';
 export type { StreamCapture, StreamSpillOptions } from './stream-accumulator.js';

@@ -12,6 +12,11 @@ export interface SpawnRequest {
   detached: boolean;
   /** Give it a stdin pipe (else stdin is `/dev/null`). */
   stdin: boolean;
+  /**
+   * The cgroup the process moves into (`ProcessCgroup.wrap`): a spawner that outlives its owner
+   * ends it with the process.
+   */
+  cgroup?: string | undefined;
 }
 
 /** How a started process ended. */
@@ -29,14 +34,19 @@ export interface SpawnedProcess {
   stdin: Writable | null;
   stdout: Readable;
   stderr: Readable;
-  /** Resolves when the process exits (its pipes may stay open longer, held by what it started). */
+  /**
+   * Resolves when the process exits (its pipes may stay open longer, held by what it started).
+   * Rejects when the spawner lost the process before it could learn its exit (a
+   * {@link SpawnServer} whose helper died: `SPAWN_HELPER_DIED`), having ended it.
+   */
   exit: Promise<SpawnedExit>;
 }
 
 /**
  * Starts processes for {@link captureProcess}: the process itself ({@link directSpawner}) or a
  * small helper process that forks instead ({@link SpawnServer}). Rejects when the process could
- * not be started (an `Error` whose message and `code` are Node's, e.g. `ENOENT`).
+ * not be started (an `Error` whose message and `code` are Node's, e.g. `ENOENT`), or with a
+ * `StdioLimitsError` of the spawner's own (`SPAWN_REQUEST_TOO_LARGE`, `SPAWN_HELPER_DIED`).
  *
  * @example
  * ```ts

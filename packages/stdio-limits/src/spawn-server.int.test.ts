@@ -1,13 +1,16 @@
 import { execSync, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { captureProcess, type ProcessCapture } from './capture-process.js';
-import { processGroupAlive } from './process-group.js';
+import { markedProcesses } from './marked-processes.js';
+import { ProcessCgroup } from './process-cgroup.js';
+import { ProcessGroupRegistry } from './process-group-registry.js';
 import { SpawnServer } from './spawn-server.js';
 import { StdioLimitsError } from './stdio-limits-error.js';
 
@@ -136,21 +139,34 @@ describe('SpawnServer', () => {
     expect(spawner.pid).toBe(helper);
   });
 
-  it('kills what it started when its helper dies, and starts a new helper for the next process', async () => {
+  it('fails what its dying helper ran as SPAWN_HELPER_DIED, ends all of it, and starts a new helper for the next process', async () => {
     const warnings: string[] = [];
     const watched = new SpawnServer({ onWarning: (message) => warnings.push(message) });
+    const registry = new ProcessGroupRegistry(join(dir, 'groups'));
+    const marker = randomUUID();
     try {
-      const running = captureProcess('sh', { args: ['-c', 'echo up; sleep 30'], spawner: watched });
-      for (let tries = 0; watched.pid === undefined && tries < 100; tries++)
+      const running = captureProcess('sh', {
+        args: ['-c', 'echo up; sleep 30 & sleep 30'],
+        env: { PATH: process.env.PATH, WHARF_TEST_MARKER: marker },
+        registry,
+        spawner: watched,
+      });
+      for (let tries = 0; markedProcesses('WHARF_TEST_MARKER', marker)?.length !== 3 && tries < 100; tries++)
         await new Promise((resolve) => setTimeout(resolve, 20));
-      const first = watched.pid as number;
+      // Its pipes have reached this process by now.
       await new Promise((resolve) => setTimeout(resolve, 300));
+      const first = watched.pid as number;
       process.kill(first, 'SIGKILL');
-      const capture = await running;
-      expect(capture).toMatchObject({ exitCode: null, signal: 'SIGKILL' });
-      expect(capture.stdout.text).toBe('up\n');
-      expect(processGroupAlive(capture.pid as number)).toBe(false);
-      expect(warnings).toEqual(['the spawn server exited (SIGKILL); 1 processes it started are killed']);
+      // Not an exit by SIGKILL of the script's own: the script did not die, its helper did.
+      const error = await running.catch((caught: unknown) => caught);
+      expect(StdioLimitsError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'SPAWN_HELPER_DIED' });
+      expect(markedProcesses('WHARF_TEST_MARKER', marker)).toEqual([]);
+      expect(registry.entries()).toEqual([]);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatch(
+        /^the spawn server exited \(SIGKILL\); 1 processes it started and 0 it may have started are ended \(\d+ processes killed\) and fail as SPAWN_HELPER_DIED$/,
+      );
       const again = await captureProcess('sh', { args: ['-c', 'echo again'], spawner: watched });
       expect(again.stdout.text).toBe('again\n');
       expect(watched.pid).not.toBe(first);
@@ -160,7 +176,48 @@ describe('SpawnServer', () => {
     await expect(captureProcess('true', { spawner: watched })).rejects.toThrow('the spawn server is closed');
   });
 
-  it('fails the processes asked of a helper that just died as SPAWN_FAILED, without taking its owner down', async () => {
+  it.each([
+    ['without cgroups', false],
+    ['with cgroups', true],
+  ])(
+    'never reports a process its dying helper may have started as never started, and leaves none of them running (%s)',
+    async (_, cgroup) => {
+      if (cgroup && !ProcessCgroup.available()) return;
+      const dying = new SpawnServer({ onWarning: () => undefined });
+      const marker = randomUUID();
+      const ran = await mkdtemp(join(dir, 'ran-'));
+      try {
+        await captureProcess('true', { spawner: dying });
+        const runs = Array.from({ length: 150 }, (_, index) =>
+          captureProcess('sh', {
+            args: ['-c', `touch ${ran}/${index}; sleep 5`],
+            env: { PATH: process.env.PATH, WHARF_TEST_MARKER: marker },
+            cgroup,
+            spawner: dying,
+          }),
+        );
+        // Killed once some have run, while the helper still works through the rest.
+        for (let tries = 0; (await readdir(ran)).length < 5 && tries < 250; tries++)
+          await new Promise((resolve) => setTimeout(resolve, 4));
+        process.kill(dying.pid as number, 'SIGKILL');
+        const outcomes = await Promise.allSettled(runs);
+        expect((await readdir(ran)).length).toBeGreaterThan(0);
+        for (const outcome of outcomes) {
+          expect(outcome.status).toBe('rejected');
+          expect(outcome.status === 'rejected' && outcome.reason).toMatchObject({
+            code: 'SPAWN_HELPER_DIED',
+          });
+        }
+        // Ended before the failures were reported: a retry never runs beside an orphan.
+        expect(markedProcesses('WHARF_TEST_MARKER', marker)).toEqual([]);
+      } finally {
+        for (const pid of markedProcesses('WHARF_TEST_MARKER', marker) ?? []) process.kill(pid, 'SIGKILL');
+        await dying.close();
+      }
+    },
+  );
+
+  it('sends the processes asked of a helper that just died to a new helper', async () => {
     const warnings: string[] = [];
     const dying = new SpawnServer({ onWarning: (message) => warnings.push(message) });
     try {
@@ -168,20 +225,37 @@ describe('SpawnServer', () => {
       // Killed and waited for while this event loop is blocked: the helper's exit is not seen yet
       // when the next processes are asked of it, so they are written to a closed channel.
       execSync(`kill -9 ${dying.pid}; sleep 0.2`);
-      const asked = await Promise.allSettled(
-        [1, 2, 3].map(() => captureProcess('sh', { args: ['-c', 'echo x'], spawner: dying })),
+      const asked = await Promise.all(
+        [1, 2, 3].map((index) => captureProcess('sh', { args: ['-c', `echo ${index}`], spawner: dying })),
       );
-      for (const outcome of asked) {
-        expect(outcome.status).toBe('rejected');
-        expect(outcome.status === 'rejected' && outcome.reason).toMatchObject({ code: 'SPAWN_FAILED' });
-      }
-      expect(warnings).toHaveLength(1);
-      expect(warnings[0]).toMatch(/; 0 processes it started are killed, 3 it had not started fail to start$/);
-      const again = await captureProcess('sh', { args: ['-c', 'echo again'], spawner: dying });
-      expect(again.stdout.text).toBe('again\n');
+      expect(asked.map((capture) => capture.stdout.text)).toEqual(['1\n', '2\n', '3\n']);
+      for (let tries = 0; warnings.length === 0 && tries < 100; tries++)
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(warnings).toEqual([
+        'the spawn server exited (SIGKILL); nothing was running on it; 3 requests it never received went to a new helper',
+      ]);
     } finally {
       await dying.close();
     }
+  });
+
+  it('fails a request too large for its helper alone, naming its size and the limit', async () => {
+    const helper = spawner.pid;
+    const others = Array.from({ length: 5 }, (_, index) =>
+      captureProcess('sh', { args: ['-c', `sleep 0.5; echo ${index}`], spawner }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const error = await captureProcess('true', {
+      env: { PATH: process.env.PATH, BIG: 'x'.repeat(64 * 1024 * 1024) },
+      cgroup: false,
+      spawner,
+    }).catch((caught: unknown) => caught);
+    expect(StdioLimitsError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ code: 'SPAWN_REQUEST_TOO_LARGE' });
+    expect((error as Error).message).toMatch(/is 671\d{5} bytes .*limit of 16777216 bytes$/);
+    const captures = await Promise.all(others);
+    expect(captures.map((capture) => capture.stdout.text)).toEqual(['0\n', '1\n', '2\n', '3\n', '4\n']);
+    expect(spawner.pid).toBe(helper);
   });
 
   it('does not keep its owner alive, and goes when its owner is killed', async () => {
@@ -189,8 +263,12 @@ describe('SpawnServer', () => {
       const { SpawnServer, captureProcess } = await import(process.argv[1]);
       const spawner = new SpawnServer();
       const capture = await captureProcess('sh', { args: ['-c', 'echo ran'], spawner });
-      console.log(capture.stdout.text.trim(), spawner.pid);
-      if (process.argv[2] === 'hang') setInterval(() => undefined, 1000);
+      if (process.argv[2] === 'hang') {
+        // Left running when the owner is killed, in a cgroup where there are cgroups.
+        captureProcess('sh', { args: ['-c', 'sleep 30 & sleep 30'], env: { PATH: process.env.PATH, WHARF_TEST_MARKER: process.argv[3] }, spawner });
+        setInterval(() => undefined, 1000);
+        setTimeout(() => console.log(capture.stdout.text.trim(), spawner.pid), 300);
+      } else console.log(capture.stdout.text.trim(), spawner.pid);
     `;
     const natural = spawn(process.execPath, ['--input-type=module', '-e', owner, distEntry], {
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -205,24 +283,48 @@ describe('SpawnServer', () => {
     const helperOfNatural = Number(printed.trim().split(' ')[1]);
     expect(printed.startsWith('ran ')).toBe(true);
 
-    const hanging = spawn(process.execPath, ['--input-type=module', '-e', owner, distEntry, 'hang'], {
+    const marker = randomUUID();
+    const hanging = spawn(process.execPath, ['--input-type=module', '-e', owner, distEntry, 'hang', marker], {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const [line] = await once(hanging.stdout, 'data');
     const helper = Number(String(line).trim().split(' ')[1]);
+    const left = markedProcesses('WHARF_TEST_MARKER', marker) ?? [];
+    expect(left).toHaveLength(3);
+    const cgroups = left.map((pid) => ownCgroup(pid));
     hanging.kill('SIGKILL');
     await once(hanging, 'exit');
     for (let tries = 0; alive(helper) && tries < 100; tries++)
       await new Promise((resolve) => setTimeout(resolve, 20));
     expect(alive(helper)).toBe(false);
     expect(alive(helperOfNatural)).toBe(false);
+    // Its helper ended what it had started for it before it went, cgroup and all.
+    expect(markedProcesses('WHARF_TEST_MARKER', marker)).toEqual([]);
+    if (ProcessCgroup.available()) {
+      expect(new Set(cgroups).size).toBe(1);
+      expect(existsSync(cgroups[0] as string)).toBe(false);
+    }
   });
 });
 
+/** The cgroup v2 directory of a process. */
+function ownCgroup(pid: number): string {
+  const own = readFileSync(`/proc/${pid}/cgroup`, 'utf8')
+    .split('\n')
+    .find((line) => line.startsWith('0::'))
+    ?.slice(3);
+  const mount = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) => line.split(' '))
+    .find((fields) => fields[fields.indexOf('-') + 1] === 'cgroup2');
+  return join(mount?.[4] ?? '/sys/fs/cgroup', own ?? '');
+}
+
+/** Whether a process runs (a zombie left to a parent that does not reap it does not). */
 function alive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
   } catch {
     return false;
   }

@@ -9,6 +9,8 @@ export type StdioLimitsErrorCode =
   | 'INVALID_YAML'
   | 'INVALID_ARGUMENT'
   | 'SPAWN_FAILED'
+  | 'SPAWN_REQUEST_TOO_LARGE'
+  | 'SPAWN_HELPER_DIED'
   | 'CAPTURE_FAILED';
 
 /** One problem found in a configuration: where (dotted path) and why. */
