@@ -89,6 +89,49 @@ describe('runSubagent (script) in an activity context', () => {
     expect((await store.list({ ownerId: 'team' })).records).toHaveLength(2);
   });
 
+  it('runs a script lost with its spawn helper again whole: a logged, retryable failure, not a script killed by SIGKILL', async () => {
+    const store = new InMemoryOutputStore();
+    const warnings: string[] = [];
+    const activities = createActivities({
+      store,
+      artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
+      workDir: join(dir, 'work'),
+      env: { PATH: process.env.PATH },
+      onSpawnWarning: (message) => warnings.push(message),
+    });
+    const counter = join(dir, 'runs');
+    const helperFile = join(dir, 'helper');
+    // The first run waits until the test has killed its helper; its retry ends at once.
+    const input = scriptInput(
+      `echo run >> ${counter}; [ -f ${helperFile} ] && { echo done; exit 0; }; echo $PPID > ${helperFile}.tmp; mv ${helperFile}.tmp ${helperFile}; sleep 30`,
+    );
+    const first = new MockActivityEnvironment({ ...identity, attempt: 1 });
+    const running = first.run(activities.runSubagent, input).catch((caught: unknown) => caught);
+    let helper = '';
+    for (let tries = 0; helper === '' && tries < 250; tries++) {
+      helper = await readFile(helperFile, 'utf8').catch(() => '');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    process.kill(Number(helper), 'SIGKILL');
+    const failure = await running;
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'WharfSpawnHelperDied', nonRetryable: false });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatch(/^the spawn server exited \(SIGKILL\); 1 processes it started /);
+    // Nothing of the first run was stored, and it no longer runs.
+    expect((await store.list({ ownerId: 'team' })).records).toHaveLength(0);
+
+    const retry = new MockActivityEnvironment({ ...identity, attempt: 2 });
+    const result: SubagentResult = await retry.run(activities.runSubagent, input);
+    expect(result).toMatchObject({ status: 'ok', exitCode: 0 });
+    expect(Buffer.from((await store.get(result.outputs[0] as { outId: string })).body).toString()).toBe(
+      'done\n',
+    );
+    expect(await readFile(counter, 'utf8')).toBe('run\nrun\n');
+    expect((await store.list({ ownerId: 'team' })).records).toHaveLength(1);
+  });
+
   it('sends no heartbeat for a script that ends within a second with a small output, and stores it all the same', async () => {
     const store = new InMemoryOutputStore();
     const activities = createActivities({

@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { InMemoryArtifactStore } from '@wharf/evidence';
 import { InMemoryOutputStore } from '@wharf/output-store';
+import { StdioLimitsError } from '@wharf/stdio-limits';
 import { jsonSchema, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -106,6 +107,53 @@ describe('agent step activities', () => {
     expect(executed).toBe(1);
     const record = JSON.parse(Buffer.from((await store.get({ outId: tool1.record })).body).toString());
     expect(record.messages[0].content[0]).toMatchObject({ output: { type: 'text', value: 'call 1' } });
+  });
+
+  it('fails a tool call whose command was lost with its spawn helper for a retry, instead of telling the model it failed', async () => {
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => ({
+        content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'count', input: '{}' }],
+        finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+        usage: {
+          inputTokens: { total: 40, noCache: 40, cacheRead: 0, cacheWrite: 0 },
+          outputTokens: { total: 4, text: 4, reasoning: 0 },
+        },
+        warnings: [],
+      }),
+    });
+    let executed = 0;
+    // As the shell tool's capture fails when the helper that started its command dies.
+    const count = tool({
+      description: 'Loses its first call.',
+      inputSchema: jsonSchema<Record<string, never>>({ type: 'object', properties: {} }),
+      execute: async () => {
+        if (++executed === 1)
+          throw new StdioLimitsError('SPAWN_HELPER_DIED', 'the spawn server exited (SIGKILL)');
+        return `call ${executed}`;
+      },
+    });
+    const activities = createActivities({
+      store: new InMemoryOutputStore(),
+      artifacts: new InMemoryArtifactStore(),
+      models: createModelRegistry({ models: { 'mock:coder': model }, env: {} }),
+      tools: { count },
+      workDir: join(dir, 'work'),
+    });
+    const run = <TInput, TResult>(attempt: number, fn: (input: TInput) => Promise<TResult>, input: TInput) =>
+      new MockActivityEnvironment({ ...identity, attempt }).run(fn, input) as Promise<TResult>;
+    const start = await run(1, activities.agentStart, taskInput(['count']));
+    const first = await run(1, activities.agentModelStep, {
+      brief: start.brief,
+      conversation: start.conversation,
+      step: 0,
+    });
+    const callInput = { brief: start.brief, step: 0, record: first.record, toolCallId: 'c1', seq: 1 };
+    const failure = await run(1, activities.agentToolCall, callInput).catch((caught: unknown) => caught);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ type: 'WharfSpawnHelperDied', nonRetryable: false });
+    const retried = await run(2, activities.agentToolCall, callInput);
+    expect(retried.failed).toBe(false);
+    expect(executed).toBe(2);
   });
 
   it("names a loop its context shows only some outputs of, and may read the loop's manifest and what it lists", async () => {

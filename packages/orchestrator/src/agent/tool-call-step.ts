@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { OutputRef } from '@wharf/output-store';
-import { resolveLimits, truncateOutput } from '@wharf/stdio-limits';
+import { resolveLimits, StdioLimitsError, truncateOutput } from '@wharf/stdio-limits';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { AgentToolCallInput, AgentToolCallResult, SubagentHeartbeat } from '../shared/types.js';
@@ -103,6 +103,8 @@ export async function agentToolCallStep(
       outcome = isToolOutput(value) ? value : { text: asText(value), full: asText(value) };
     } catch (error) {
       if (context.cancellationSignal.aborted) throw new CancelledFailure(`tool ${call.toolName} cancelled`);
+      // The command was lost with the helper that started it, not failed: the step runs again.
+      if (StdioLimitsError.isInstance(error) && error.code === 'SPAWN_HELPER_DIED') throw error;
       const message = `error: ${(error as Error).message}`;
       outcome = { text: message, full: message, failed: true };
     }

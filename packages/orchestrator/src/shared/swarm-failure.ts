@@ -17,9 +17,11 @@ export const swarmFailedErrorType = 'WharfSwarmFailed';
 
 /**
  * Every `ApplicationFailure` type Wharf raises, defined once. `swarmFailed` ends a workflow
- * whose tasks failed; the others are non-retryable activity failures that no retry can fix:
- * a definition the worker cannot run, a model id the registry does not know, a store
- * that refused the caller, and work of another data plane than the worker's.
+ * whose tasks failed; `spawnHelperDied` is a retryable activity failure (a script or shell
+ * command was lost with the helper process that started it, and ended: the step runs again);
+ * the others are non-retryable activity failures that no retry can fix: a definition the
+ * worker cannot run, a model id the registry does not know, a store that refused the caller,
+ * and work of another data plane than the worker's.
  *
  * @example
  * ```ts
@@ -32,6 +34,7 @@ export const wharfFailureTypes = Object.freeze({
   unknownModel: 'WharfUnknownModel',
   forbidden: 'WharfForbidden',
   wrongDataPlane: 'WharfWrongDataPlane',
+  spawnHelperDied: 'WharfSpawnHelperDied',
 } as const);
 
 /**

@@ -2,12 +2,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import { Runtime } from '@temporalio/worker';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
 import {
   type ProcessGroupRegistry,
   type ProcessSpawner,
   SpawnServer,
+  StdioLimitsError,
   type Summarizer,
 } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
@@ -58,6 +60,12 @@ export interface ActivityDependencies {
    */
   spawner?: ProcessSpawner;
   /**
+   * Told when the default spawner's helper dies, with what became of the scripts it ran (ended,
+   * and retried by Temporal as after a worker crash). Default: a warning in the worker's log
+   * (Temporal's runtime logger, which `wharf run` and the worker app set).
+   */
+  onSpawnWarning?: (message: string) => void;
+  /**
    * Tools agents may select by name in `agents.<name>.tools`, besides the built-ins
    * (`shell`, `read_file`, `write_file`, `http_request`): AI SDK `tool()` objects, or the
    * tools of MCP servers (`await mcpClient.tools()`). A worker tool named like a built-in wins.
@@ -101,7 +109,13 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
   dependencies.artifacts.addSpoolDirectory?.(workDir);
   // Every process started for a swarm gets this: no data-plane, Temporal or model credentials.
   const env = childEnvironment({ base: dependencies.env ?? process.env });
-  const spawner = dependencies.spawner ?? new SpawnServer();
+  const spawner =
+    dependencies.spawner ??
+    new SpawnServer({
+      onWarning:
+        dependencies.onSpawnWarning ??
+        ((message) => Runtime.instance().logger.warn(message, { sdkComponent: 'wharf-spawn-server' })),
+    });
   const agent = createAgentActivities({
     store: dependencies.store,
     artifacts: dependencies.artifacts,
@@ -190,10 +204,16 @@ const NON_RETRYABLE: Record<string, string> = {
   UNKNOWN_TOOL: wharfFailureTypes.invalidDefinition,
 };
 
+/** Errors of `@wharf/stdio-limits` that a retry cannot mend: the same request fails again. */
+const NON_RETRYABLE_SPAWN: Record<string, string> = {
+  SPAWN_REQUEST_TOO_LARGE: wharfFailureTypes.invalidDefinition,
+};
+
 /**
- * Turns Wharf errors that a retry cannot fix into non-retryable Temporal failures, and a
- * provider's HTTP failures into failures retried (after its `Retry-After`) or not, as
- * `modelCallFailure` says.
+ * Turns Wharf errors that a retry cannot fix into non-retryable Temporal failures, a process
+ * lost with its spawn helper into a retryable one (logged; the process was ended, and the step
+ * runs again whole, as after a worker crash), and a provider's HTTP failures into failures
+ * retried (after its `Retry-After`) or not, as `modelCallFailure` says.
  */
 async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> {
   try {
@@ -201,6 +221,15 @@ async function classify<TResult>(run: () => Promise<TResult>): Promise<TResult> 
   } catch (error) {
     if (WharfOrchestratorError.isInstance(error) && NON_RETRYABLE[error.code] !== undefined) {
       throw ApplicationFailure.nonRetryable(error.message, NON_RETRYABLE[error.code]);
+    }
+    if (StdioLimitsError.isInstance(error) && NON_RETRYABLE_SPAWN[error.code] !== undefined) {
+      throw ApplicationFailure.nonRetryable(error.message, NON_RETRYABLE_SPAWN[error.code]);
+    }
+    if (StdioLimitsError.isInstance(error) && error.code === 'SPAWN_HELPER_DIED') {
+      Context.current().log.warn('process lost with its spawn helper; the activity is retried', {
+        error: error.message,
+      });
+      throw ApplicationFailure.retryable(error.message, wharfFailureTypes.spawnHelperDied);
     }
     const failure = modelCallFailure(error);
     if (failure !== undefined) throw failure;
