@@ -58,6 +58,21 @@ describe('childEnvironment', () => {
     }
   });
 
+  it('drops a percent-encoded or base64 copy of a secret, at any alignment inside a longer value', () => {
+    const secret = 'sk-live/Abc+def:ghi jkl?';
+    const base = {
+      OPENAI_API_KEY: secret,
+      PERCENT: `https://proxy/?key=${encodeURIComponent(secret)}`,
+      PERCENT_LOWER: encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()),
+      BASIC: `Basic ${Buffer.from(`user:${secret}`).toString('base64')}`,
+      BASIC_SHIFTED: Buffer.from(`xx:${secret}`).toString('base64'),
+      BASIC_SHIFTED_TWICE: Buffer.from(`x:${secret}!`).toString('base64url'),
+      JSON_BLOB: Buffer.from(JSON.stringify({ token: secret })).toString('base64'),
+      INNOCENT: Buffer.from('nothing to see here, move along').toString('base64'),
+    };
+    expect(childEnvironment({ base })).toEqual({ INNOCENT: base.INNOCENT });
+  });
+
   it('keeps a store without a secret, and drops one with a password in its query', () => {
     expect(childEnvironment({ base: { WHARF_STORE: 'sqlite:///srv/wharf/outputs.db' } })).toEqual({
       WHARF_STORE: 'sqlite:///srv/wharf/outputs.db',

@@ -34,6 +34,37 @@ const SECRET_PARAMETER = /pass|secret|key|token/i;
 /** Secret values shorter than this are not searched for in other variables' values. */
 const MIN_SECRET_LENGTH = 8;
 
+/**
+ * The forms a secret can be copied in, so that a copy is recognised inside another value: as it
+ * is, percent-encoded (either hex case, as URLs carry it), and base64 or base64url at each of
+ * the three alignments it can have inside a longer encoded text (`user:secret` in a Basic
+ * authorisation, a secret in a JSON blob), without the characters that depend on its neighbours.
+ *
+ * @example
+ * ```ts
+ * secretForms('p@ss word!'); // ['p@ss word!', 'p%40ss%20word!', 'p%40ss%20word!'.toLowerCase(), 'cEBzcyB3b3Jk', …]
+ * ```
+ */
+export function secretForms(secret: string): string[] {
+  const forms = new Set<string>([secret]);
+  const percent = encodeURIComponent(secret);
+  forms.add(percent);
+  forms.add(percent.replace(/%[0-9A-F]{2}/g, (hex) => hex.toLowerCase()));
+  const bytes = Buffer.from(secret, 'utf8');
+  for (const offset of [0, 1, 2]) {
+    const shifted = Buffer.concat([Buffer.alloc(offset), bytes]);
+    // Characters carrying bits of the bytes before the secret, or of those after it, are dropped.
+    const first = [0, 2, 3][offset] as number;
+    const tail = shifted.length % 3 === 0 ? 0 : 1;
+    for (const encoding of ['base64', 'base64url'] as const) {
+      const text = shifted.toString(encoding).replace(/=+$/, '');
+      const core = text.slice(first, text.length - tail);
+      if (core.length >= MIN_SECRET_LENGTH) forms.add(core);
+    }
+  }
+  return [...forms];
+}
+
 /** Whether a data-plane URL (`WHARF_STORE`, `WHARF_BLOBS`) carries a password or a key. */
 function urlHoldsSecret(value: string): boolean {
   if (!URL.canParse(value)) return false;
@@ -100,8 +131,8 @@ export function isWharfCredential(name: string, value: string): boolean {
  * The environment of every process Wharf starts for a swarm — scripts, the agents' `shell`
  * tool, MCP servers — built in this one place: the worker's environment without the
  * credentials Wharf itself uses ({@link isWharfCredential}), and without any other variable
- * whose value holds one of them (a copied database URL, say; values under 8 characters are not
- * searched for), then `extra` as given. A variable named in the worker's `WHARF_PASS_ENV`
+ * whose value holds one of them (a copied database URL, say), percent-encoded or in base64 (see
+ * {@link secretForms}; values under 8 characters are not searched for), then `extra` as given. A variable named in the worker's `WHARF_PASS_ENV`
  * (comma-separated names) is kept whatever it holds: that is how a worker's operator gives
  * scripts a credential they need. A malformed `WHARF_PASS_ENV` is an `INVALID_ENV` error.
  *
@@ -125,7 +156,8 @@ export function childEnvironment(options: ChildEnvironmentOptions = {}): Record<
       continue;
     }
     for (const secret of [value, passwordOf(value)]) {
-      if (secret !== undefined && secret.length >= MIN_SECRET_LENGTH) secrets.add(secret);
+      if (secret !== undefined && secret.length >= MIN_SECRET_LENGTH)
+        for (const form of secretForms(secret)) secrets.add(form);
     }
   }
   const environment: Record<string, string> = {};
