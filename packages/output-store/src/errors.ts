@@ -260,6 +260,60 @@ export class IntakeBusyError extends OutputStoreError {
 }
 
 /**
+ * This spawn (or its run) already has as many uploads in progress at this intake as it may;
+ * nothing was read or stored. Other spawns and runs still get slots. Retry after
+ * `retryAfterSeconds` (HTTP 429 with `Retry-After`), or once an upload of the spawn ends.
+ *
+ * @example
+ * ```ts
+ * if (TooManyUploadsError.isInstance(error)) await sleep(error.retryAfterSeconds * 1000);
+ * ```
+ */
+export class TooManyUploadsError extends OutputStoreError {
+  /** Whose cap was reached: the spawn's (`maxUploadsPerSpawn`) or its run's (`maxUploadsPerRun`). */
+  readonly scope: 'spawn' | 'run';
+  readonly limit: number;
+  readonly retryAfterSeconds: number;
+  constructor(scope: 'spawn' | 'run', limit: number, retryAfterSeconds: number) {
+    super(
+      'TOO_MANY_REQUESTS',
+      `this ${scope} already has its limit of ${limit} uploads in progress ` +
+        `(maxUploadsPer${scope === 'spawn' ? 'Spawn' : 'Run'}); retry after ${retryAfterSeconds} s`,
+    );
+    this.name = 'TooManyUploadsError';
+    this.scope = scope;
+    this.limit = limit;
+    this.retryAfterSeconds = retryAfterSeconds;
+  }
+
+  /** True for a TooManyUploadsError from any realm (by code; not for other store errors). */
+  static override readonly isInstance = codeGuard<TooManyUploadsError>(OutputStoreError, 'TOO_MANY_REQUESTS');
+}
+
+/**
+ * The intake cut an upload that was too slow: after its grace period the body arrived slower
+ * than the intake's minimum rate (or, when one is set, the whole request took longer than
+ * `requestTimeoutMs`). Nothing of it was stored; outputs stored before are untouched. HTTP 408;
+ * a client sees code `TIMEOUT`, not a storage failure.
+ *
+ * @example
+ * ```ts
+ * try { await client.emit(stream); } catch (error) {
+ *   if (UploadTimeoutError.isInstance(error)) console.error('upload too slow:', error.message);
+ * }
+ * ```
+ */
+export class UploadTimeoutError extends OutputStoreError {
+  constructor(message: string) {
+    super('TIMEOUT', message);
+    this.name = 'UploadTimeoutError';
+  }
+
+  /** True for a UploadTimeoutError from any realm (by code; not for other store errors). */
+  static override readonly isInstance = codeGuard<UploadTimeoutError>(OutputStoreError, 'TIMEOUT');
+}
+
+/**
  * A blob store holds no body under this SHA-256 address (never stored, or removed).
  *
  * @example

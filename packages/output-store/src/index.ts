@@ -30,6 +30,8 @@ export {
   type PathRejection,
   StorageFailureError,
   StoreConnectionError,
+  TooManyUploadsError,
+  UploadTimeoutError,
   UntrustedListError,
 } from './errors.js';
 export { isOutId, newOutId } from './ids.js';

@@ -21,6 +21,8 @@ export type OutputStoreErrorCode =
   | 'PATH_REJECTED'
   | 'STORAGE_FAILURE'
   | 'UNAVAILABLE'
+  | 'TOO_MANY_REQUESTS'
+  | 'TIMEOUT'
   | 'BLOB_NOT_FOUND'
   | 'INVALID_OPTION'
   | 'UNTRUSTED_LIST'

@@ -1,4 +1,5 @@
 export { spawnEnv } from '../env-names.js';
+export { TooManyUploadsError, UploadTimeoutError } from '../errors.js';
 export type { Manifest } from '../manifest/manifest-format.js';
 export { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 export type { OutputRecord, OutputRef } from '../types.js';

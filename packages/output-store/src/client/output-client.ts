@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { spawnEnv } from '../env-names.js';
+import { UploadTimeoutError } from '../errors.js';
 import type { Manifest } from '../manifest/manifest-format.js';
 import { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 import { emitResponseSchema, errorResponseSchema, outputRecordSchema } from '../schemas.js';
@@ -77,6 +78,8 @@ const knownCodes = new Set<string>([
   'PATH_REJECTED',
   'STORAGE_FAILURE',
   'UNAVAILABLE',
+  'TOO_MANY_REQUESTS',
+  'TIMEOUT',
 ]);
 
 /**
@@ -115,7 +118,11 @@ export class OutputClient {
     this.inRefs = inRefsOf(env);
   }
 
-  /** Sends a body to the intake and returns its ref. */
+  /**
+   * Sends a body to the intake and returns its ref. An upload the intake cut as too slow
+   * rejects with an `UploadTimeoutError` (code `TIMEOUT`), one refused for the spawn's uploads
+   * in progress is retried as a busy one (429).
+   */
   async emit(body: EmitBody, meta: EmitMeta = {}): Promise<OutputRef> {
     const contentType =
       meta.contentType ??
@@ -233,6 +240,9 @@ export class OutputClient {
     try {
       value = await response.json();
     } catch {
+      // node:http's own 408 (headers or `requestTimeoutMs` too slow) carries no JSON.
+      if (response.status === 408)
+        throw new UploadTimeoutError('the intake cut the request as too slow (408 Request Timeout)');
       throw new OutputStoreError('STORAGE_FAILURE', `intake answered ${response.status} without JSON`);
     }
     if (response.ok) return value;
@@ -242,6 +252,7 @@ export class OutputClient {
         ? failure.data.error.code
         : 'STORAGE_FAILURE';
     const message = failure.success ? failure.data.error.message : `intake answered ${response.status}`;
+    if (code === 'TIMEOUT' || response.status === 408) throw new UploadTimeoutError(message);
     throw new OutputStoreError(code as OutputStoreErrorCode, message);
   }
 }

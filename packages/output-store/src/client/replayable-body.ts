@@ -56,10 +56,14 @@ export class ReplayableBody {
     });
   }
 
-  /** Ends the source (for example after the last attempt). */
+  /**
+   * Ends the source (for example after the last attempt), without waiting for it to end: a
+   * source stalled in the middle of producing a chunk (the very reason the intake cut its
+   * upload) ends only once that chunk comes, and the caller would wait as long.
+   */
   async close(): Promise<void> {
     this.#generation += 1;
-    if (!this.#done) await this.#iterator.return?.();
+    if (!this.#done) this.#iterator.return?.()?.catch(() => undefined);
   }
 
   #keep(chunk: Uint8Array): void {

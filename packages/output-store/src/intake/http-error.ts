@@ -1,7 +1,10 @@
-import { IntakeBusyError } from '../errors.js';
+import { IntakeBusyError, TooManyUploadsError } from '../errors.js';
 import { OutputStoreError, type OutputStoreErrorCode } from '../output-store-error.js';
 
-const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 413 | 416 | 500 | 503> = {
+const statusByCode: Record<
+  OutputStoreErrorCode,
+  400 | 401 | 403 | 404 | 408 | 409 | 413 | 416 | 429 | 500 | 503
+> = {
   INVALID_EVENT: 400,
   PATH_REJECTED: 400,
   UNAUTHORIZED: 401,
@@ -12,6 +15,8 @@ const statusByCode: Record<OutputStoreErrorCode, 400 | 401 | 403 | 404 | 409 | 4
   INVALID_RANGE: 416,
   STORAGE_FAILURE: 500,
   UNAVAILABLE: 503,
+  TOO_MANY_REQUESTS: 429,
+  TIMEOUT: 408,
   // A body missing behind a stored record, or a misconfigured store: the server's fault.
   BLOB_NOT_FOUND: 500,
   INVALID_OPTION: 500,
@@ -42,7 +47,7 @@ export interface HttpErrorBody {
  * ```
  */
 export function toHttpError(error: unknown): {
-  status: 400 | 401 | 403 | 404 | 409 | 413 | 416 | 500 | 503;
+  status: 400 | 401 | 403 | 404 | 408 | 409 | 413 | 416 | 429 | 500 | 503;
   body: HttpErrorBody;
 } {
   if (!OutputStoreError.isInstance(error)) {
@@ -67,7 +72,7 @@ export function toHttpError(error: unknown): {
 
 /**
  * Headers an error answer carries besides its JSON body: `WWW-Authenticate: Bearer` on a 401,
- * `Retry-After` when the intake is busy.
+ * `Retry-After` when the intake is busy or the spawn has too many uploads in progress.
  *
  * @example
  * ```ts
@@ -77,6 +82,7 @@ export function toHttpError(error: unknown): {
 export function errorHeaders(error: unknown, status: number): [name: string, value: string][] {
   const headers: [string, string][] = [];
   if (status === 401) headers.push(['WWW-Authenticate', 'Bearer']);
-  if (IntakeBusyError.isInstance(error)) headers.push(['Retry-After', String(error.retryAfterSeconds)]);
+  if (IntakeBusyError.isInstance(error) || TooManyUploadsError.isInstance(error))
+    headers.push(['Retry-After', String(error.retryAfterSeconds)]);
   return headers;
 }
