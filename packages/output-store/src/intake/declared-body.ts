@@ -6,14 +6,19 @@ import type { IncomingMessage } from 'node:http';
  * (the client closed the connection, or the server's request timeout destroyed it) rejects.
  * The listeners stay on the request, which is done with once this settles: removing them
  * cost more than the request keeping them. (node:http raises no `error` for an aborted
- * request without an `error` listener; `close` tells of it.)
+ * request without an `error` listener; `close` tells of it.) When `cut` rejects first (the
+ * body fell below the intake's minimum pace), so does this, with its error.
  *
  * @example
  * ```ts
  * const bytes = await readDeclaredBody(request, Number(request.headers['content-length']));
  * ```
  */
-export function readDeclaredBody(request: IncomingMessage, declaredBytes: number): Promise<Uint8Array> {
+export function readDeclaredBody(
+  request: IncomingMessage,
+  declaredBytes: number,
+  cut?: Promise<never>,
+): Promise<Uint8Array> {
   return new Promise((resolve, reject) => {
     const bytes = new Uint8Array(declaredBytes);
     let received = 0;
@@ -23,6 +28,11 @@ export function readDeclaredBody(request: IncomingMessage, declaredBytes: number
       settled = true;
       reject(new Error(reason));
     };
+    cut?.catch((error: unknown) => {
+      if (settled) return;
+      settled = true;
+      reject(error);
+    });
     request.on('data', (chunk: Buffer) => {
       if (received + chunk.byteLength > declaredBytes) {
         fail('request body longer than its Content-Length');

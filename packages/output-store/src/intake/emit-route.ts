@@ -4,12 +4,13 @@ import { assertLabelKeys } from '../label-keys.js';
 import { jsonEmitRequestSchema, type SpawnTokenClaims } from '../schemas.js';
 import type { ContentRef } from '../types.js';
 import { readDeclaredBody } from './declared-body.js';
-import { type IntakeCore, smallBodyBytes } from './intake-core.js';
+import { type IntakeCore, type StoredEmit, smallBodyBytes } from './intake-core.js';
 import type { IntakeExchange } from './intake-exchange.js';
 import type { IntakeHeaderName } from './intake-headers.js';
 import { jsonNestingDepth } from './json-depth.js';
 import { jsonEnvelopeType } from './json-envelope-type.js';
 import { type DraftEvent, rawEventMeta } from './raw-event-meta.js';
+import { type UploadWatch, watchUpload } from './upload-pace.js';
 
 const digits = /^\d+$/;
 
@@ -22,6 +23,9 @@ const digits = /^\d+$/;
  * is read (declared size, metadata headers) runs first, and only then is a client that waits
  * for `100 Continue` told to send it. A raw body declared at most 64 KiB is read into one
  * buffer; a larger or chunked one streams into the store within the token's body limit.
+ * Each spawn (and run) has at most its `maxUploadsPerSpawn` (`maxUploadsPerRun`) uploads in
+ * progress (beyond: 429), and a body slower than the intake's minimum pace after its grace
+ * period is cut with 408 `TIMEOUT`, nothing of it stored.
  *
  * @example
  * ```ts
@@ -33,54 +37,86 @@ export async function emitRoute(
   exchange: IntakeExchange,
   claims: SpawnTokenClaims,
 ): Promise<void> {
+  const release = core.uploads.take(claims);
+  try {
+    await emitBody(core, exchange, claims);
+  } finally {
+    release();
+  }
+}
+
+async function emitBody(core: IntakeCore, exchange: IntakeExchange, claims: SpawnTokenClaims): Promise<void> {
   const { headers, request } = exchange;
   const limit = core.bodyLimit(claims);
   const declared = headers['content-length'];
   if (declared !== undefined && Number(declared) > limit)
     throw new OutputTooLargeError(limit, 'request body');
-  let draft: DraftEvent;
-  if ((headers['content-type'] ?? '').startsWith(jsonEnvelopeType)) {
-    exchange.readyForBody();
-    draft = await readJsonEvent(request, Math.min(limit * 2, core.maxJsonBytes), core.maxJsonDepth);
-  } else {
-    const meta = rawEventMeta((name) => headers[name as IntakeHeaderName] || undefined);
-    exchange.readyForBody();
-    let content: ContentRef;
-    if (
-      declared !== undefined &&
-      headers['transfer-encoding'] === undefined &&
-      digits.test(declared) &&
-      Number(declared) <= smallBodyBytes
-    ) {
-      const bytes = await readDeclaredBody(request, Number(declared));
-      if (bytes.byteLength > limit) throw new OutputTooLargeError(limit, 'request body');
-      content = { kind: 'bytes', bytes };
+  let watch: UploadWatch | undefined;
+  let stored: StoredEmit;
+  try {
+    let draft: DraftEvent;
+    if ((headers['content-type'] ?? '').startsWith(jsonEnvelopeType)) {
+      exchange.readyForBody();
+      watch = watchUpload(request, core.pace);
+      const jsonLimit = Math.min(limit * 2, core.maxJsonBytes);
+      draft = await readJsonEvent(paced(request, jsonLimit, watch), core.maxJsonDepth);
     } else {
-      content = { kind: 'stream', stream: limited(request, limit) };
+      const meta = rawEventMeta((name) => headers[name as IntakeHeaderName] || undefined);
+      exchange.readyForBody();
+      watch = watchUpload(request, core.pace);
+      let content: ContentRef;
+      if (
+        declared !== undefined &&
+        headers['transfer-encoding'] === undefined &&
+        digits.test(declared) &&
+        Number(declared) <= smallBodyBytes
+      ) {
+        const bytes = await readDeclaredBody(request, Number(declared), watch.cut);
+        if (bytes.byteLength > limit) throw new OutputTooLargeError(limit, 'request body');
+        content = { kind: 'bytes', bytes };
+      } else {
+        content = { kind: 'stream', stream: paced(request, limit, watch) };
+      }
+      draft = { ...meta, content };
     }
-    draft = { ...meta, content };
+    stored = await core.storeDraft(claims, draft);
+  } catch (error) {
+    // A cut body fails the store's read of it: the cut is the answer, whatever the store made of it.
+    throw watch?.timedOut ?? error;
+  } finally {
+    watch?.stop();
   }
-  const { ref, record, created } = await core.storeDraft(claims, draft);
+  const { ref, record, created } = stored;
   exchange.answerJson(created ? 201 : 200, { ref, record }, [['Location', `/v1/outputs/${ref.outId}`]]);
 }
 
 /**
- * The request's body chunks, refused past `limit`. Leaving the loop early (too large, or the
- * store gave up) leaves the request whole: destroying it would cut the connection before the
- * answer (a 413, a 403…) could be written.
+ * The request's body chunks, refused past `limit`, and cut (an `UploadTimeoutError`) when the
+ * watch finds the body below the intake's minimum pace. Leaving the loop early (too large, too
+ * slow, or the store gave up) leaves the request whole: destroying it would cut the connection
+ * before the answer (a 413, a 408, a 403…) could be written.
  */
-async function* limited(request: IncomingMessage, limit: number): AsyncGenerator<Uint8Array> {
+async function* paced(
+  request: IncomingMessage,
+  limit: number,
+  watch: UploadWatch,
+): AsyncGenerator<Uint8Array> {
+  const chunks = (request.iterator({ destroyOnReturn: false }) as AsyncIterableIterator<Uint8Array>)[
+    Symbol.asyncIterator
+  ]();
   let total = 0;
-  for await (const chunk of request.iterator({ destroyOnReturn: false }) as AsyncIterable<Uint8Array>) {
-    total += chunk.byteLength;
+  for (;;) {
+    const next = await Promise.race([chunks.next(), watch.cut]);
+    if (next.done) return;
+    total += next.value.byteLength;
     if (total > limit) throw new OutputTooLargeError(limit, 'request body');
-    yield chunk;
+    yield next.value;
   }
 }
 
-async function readJsonEvent(request: IncomingMessage, limit: number, maxDepth: number): Promise<DraftEvent> {
+async function readJsonEvent(body: AsyncIterable<Uint8Array>, maxDepth: number): Promise<DraftEvent> {
   const chunks: Uint8Array[] = [];
-  for await (const chunk of limited(request, limit)) chunks.push(chunk);
+  for await (const chunk of body) chunks.push(chunk);
   const text = Buffer.concat(chunks).toString('utf8');
   if (jsonNestingDepth(text, maxDepth) > maxDepth) {
     throw new InvalidOutputEventError(

@@ -8,9 +8,11 @@ import type {
   OutputRef,
   OutputStore,
 } from '../types.js';
-import type { IntakeOptions } from './intake-options.js';
+import { type IntakeOptions, intakeLimit } from './intake-options.js';
 import type { DraftEvent } from './raw-event-meta.js';
 import { SpawnQuota } from './spawn-quota.js';
+import type { UploadPaceOptions } from './upload-pace.js';
+import { UploadSlots } from './upload-slots.js';
 import { VerifiedTokens } from './verified-tokens.js';
 
 /**
@@ -56,7 +58,8 @@ function recordsEmits(store: OutputStore): store is RecordingStore {
 
 /**
  * What every route of one intake shares: the resolved limits,
- * the count of `/v1` requests in progress (for `maxConcurrentRequests`), the verified-token
+ * the count of `/v1` requests in progress (for `maxConcurrentRequests`), the uploads in
+ * progress per spawn and per run, the minimum upload pace, the verified-token
  * cache, the spawn quota, and storing an EMIT.
  *
  * @example
@@ -78,6 +81,10 @@ export class IntakeCore {
   readonly maxJsonBytes: number;
   readonly maxJsonDepth: number;
   readonly maxConcurrentRequests: number;
+  /** The caps on uploads in progress per spawn and per run. */
+  readonly uploads: UploadSlots;
+  /** The minimum pace of a body after its grace period. */
+  readonly pace: UploadPaceOptions;
   readonly #quota = new SpawnQuota();
   readonly #tokens: VerifiedTokens;
   #active = 0;
@@ -85,10 +92,19 @@ export class IntakeCore {
   constructor(options: IntakeOptions) {
     this.store = options.store;
     this.now = options.now ?? Date.now;
-    this.maxBodyBytes = options.maxBodyBytes ?? 2 ** 30;
-    this.maxJsonBytes = options.maxJsonBytes ?? 2 ** 20;
-    this.maxJsonDepth = options.maxJsonDepth ?? 128;
-    this.maxConcurrentRequests = options.maxConcurrentRequests ?? 32;
+    this.maxBodyBytes = intakeLimit(options, 'maxBodyBytes', 0);
+    this.maxJsonBytes = intakeLimit(options, 'maxJsonBytes', 0);
+    this.maxJsonDepth = intakeLimit(options, 'maxJsonDepth', 1);
+    this.maxConcurrentRequests = intakeLimit(options, 'maxConcurrentRequests', 1);
+    this.uploads = new UploadSlots({
+      perSpawn: intakeLimit(options, 'maxUploadsPerSpawn', 1),
+      perRun: intakeLimit(options, 'maxUploadsPerRun', 1),
+    });
+    this.pace = {
+      graceMs: intakeLimit(options, 'uploadGraceMs', 1),
+      windowMs: intakeLimit(options, 'uploadRateWindowMs', 1),
+      minBytesPerSecond: intakeLimit(options, 'minUploadBytesPerSecond', 0),
+    };
     this.#tokens = new VerifiedTokens(options.secret, options.verifiedTokenCacheSize ?? 1024);
   }
 

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { UploadTimeoutError } from '../errors.js';
 import { errorHeaders, toHttpError } from './http-error.js';
 import type { IntakeHeaders } from './intake-headers.js';
 import { writeJson } from './json-response.js';
@@ -69,7 +70,27 @@ export class IntakeExchange {
       return;
     }
     const { status, body } = toHttpError(error);
-    this.answerJson(status, body, errorHeaders(error, status));
+    // A body cut for its pace is not worth reading any further, however small.
+    const closing = this.#closing(UploadTimeoutError.isInstance(error));
+    writeJson(this.response, status, JSON.stringify(body), [...errorHeaders(error, status), ...closing]);
+  }
+
+  /**
+   * After the answer: a body node:http still reads and drops (a refused request's, of at most
+   * 1 MiB) must arrive within `deadlineMs`, else the connection is closed. The client has its
+   * answer; a client dripping the rest would otherwise hold the connection for as long as it
+   * likes.
+   */
+  dropRestWithin(deadlineMs: number): void {
+    const { request } = this;
+    const socket = request.socket;
+    if (request.complete || !socket || socket.destroyed) return;
+    const timer = setTimeout(() => {
+      if (!request.complete) socket.destroy();
+    }, deadlineMs).unref();
+    const done = () => clearTimeout(timer);
+    request.once('end', done);
+    request.once('close', done);
   }
 
   /**
@@ -78,16 +99,17 @@ export class IntakeExchange {
    * declared larger than {@link drainableBytes}. Such a connection closes gently: the answer
    * and a FIN go out, and what the client still sends is read and dropped for a while, so the
    * client reads its answer instead of a connection reset. A smaller declared body is read
-   * and dropped by node:http, and the connection stays open.
+   * and dropped by node:http, and the connection stays open (`force`: not even then).
    */
-  #closing(): [string, string][] {
+  #closing(force = false): [string, string][] {
     const { request } = this;
     if (request.complete) return [];
     const declared = this.headers['content-length'];
     const hasBody =
       this.headers['transfer-encoding'] !== undefined || (declared !== undefined && declared !== '0');
     if (!hasBody) return [];
-    const small = declared !== undefined && /^\d+$/.test(declared) && Number(declared) <= drainableBytes;
+    const small =
+      !force && declared !== undefined && /^\d+$/.test(declared) && Number(declared) <= drainableBytes;
     if (small && !(this.#expectsContinue && !this.#continued)) return [];
     if (request.socket) lingerOnClose(request.socket);
     return [['Connection', 'close']];

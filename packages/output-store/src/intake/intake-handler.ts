@@ -55,11 +55,17 @@ export function createIntakeHandler(options: IntakeOptions): IntakeHandler {
  * ```
  */
 export function intakeHandler(core: IntakeCore): IntakeHandler {
+  // A refused body node:http reads and drops gets as long as a stalled upload would.
+  const dropWithinMs = core.pace.graceMs + core.pace.windowMs;
+  const handle = async (exchange: IntakeExchange) => {
+    await serve(core, exchange);
+    exchange.dropRestWithin(dropWithinMs);
+  };
   const handler = (request: IncomingMessage, response: ServerResponse) => {
-    void serve(core, new IntakeExchange(request, response, intakeHeaders(request.rawHeaders), false));
+    void handle(new IntakeExchange(request, response, intakeHeaders(request.rawHeaders), false));
   };
   const checkContinue = (request: IncomingMessage, response: ServerResponse) => {
-    void serve(core, new IntakeExchange(request, response, intakeHeaders(request.rawHeaders), true));
+    void handle(new IntakeExchange(request, response, intakeHeaders(request.rawHeaders), true));
   };
   return Object.assign(handler, { checkContinue });
 }

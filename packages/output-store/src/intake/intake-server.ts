@@ -24,23 +24,53 @@ export interface IntakeServerOptions extends IntakeOptions {
    */
   readonly headersTimeoutMs?: number;
   /**
-   * Time to receive a whole request, headers and body, default 60 000 ms. A slower upload
-   * (a client dripping bytes) is answered 408, its connection closed and nothing stored.
-   * Raise it to accept large bodies over slow links.
+   * A hard ceiling on the time to receive a whole request, headers and body; default none. A
+   * slower request is answered 408 and its connection closed, nothing stored. Slow uploads are
+   * cut by their pace instead (`minUploadBytesPerSecond` after `uploadGraceMs`), so a slow but
+   * moving stream is not cut at any fixed time; set this only to bound every upload's length.
    */
   readonly requestTimeoutMs?: number;
   /** A connection with no traffic either way for this long is closed; default 15 000 ms. */
   readonly idleTimeoutMs?: number;
 }
 
-/** Defaults of the {@link IntakeServerOptions} timeouts, in milliseconds. */
-const defaultTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 60_000, idleTimeoutMs: 15_000 };
+/**
+ * Defaults of the {@link IntakeServerOptions} timeouts, in milliseconds; 0: no whole-request
+ * deadline (node:http's "none").
+ */
+const defaultTimeouts = { headersTimeoutMs: 10_000, requestTimeoutMs: 0, idleTimeoutMs: 15_000 };
 
 function timeoutOption(options: IntakeServerOptions, name: keyof typeof defaultTimeouts): number {
-  const value = options[name] ?? defaultTimeouts[name];
+  const value = options[name];
+  if (value === undefined) return defaultTimeouts[name];
   if (!Number.isSafeInteger(value) || value <= 0)
     throw new InvalidOutputEventError(name, 'must be a positive whole number of milliseconds');
   return value;
+}
+
+/**
+ * The node:http server timeouts of these options: `requestTimeout` 0 (none) unless
+ * `requestTimeoutMs` is given, the headers deadline at most that, the idle timeout, and how
+ * often node:http checks the deadlines.
+ *
+ * @example
+ * ```ts
+ * nodeServerTimeouts({ store, secret }).requestTimeout; // 0: uploads are cut by their pace
+ * ```
+ */
+export function nodeServerTimeouts(options: IntakeServerOptions): {
+  requestTimeout: number;
+  headersTimeout: number;
+  idleTimeout: number;
+  connectionsCheckingInterval: number;
+} {
+  const requestTimeout = timeoutOption(options, 'requestTimeoutMs');
+  const headersOption = timeoutOption(options, 'headersTimeoutMs');
+  const headersTimeout = requestTimeout === 0 ? headersOption : Math.min(headersOption, requestTimeout);
+  const idleTimeout = timeoutOption(options, 'idleTimeoutMs');
+  // Node checks the header and request deadlines on this interval (its default is 30 s).
+  const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)));
+  return { requestTimeout, headersTimeout, idleTimeout, connectionsCheckingInterval };
 }
 
 /**
@@ -70,14 +100,10 @@ export interface IntakeServer {
  * ```
  */
 export async function createIntakeServer(options: IntakeServerOptions): Promise<IntakeServer> {
-  const requestTimeout = timeoutOption(options, 'requestTimeoutMs');
-  const headersTimeout = Math.min(timeoutOption(options, 'headersTimeoutMs'), requestTimeout);
-  const idleTimeout = timeoutOption(options, 'idleTimeoutMs');
+  const { idleTimeout, ...timeouts } = nodeServerTimeouts(options);
   const hostname = options.hostname ?? '127.0.0.1';
   const handler = createIntakeHandler(options);
-  // Node checks the header and request deadlines on this interval (its default is 30 s).
-  const connectionsCheckingInterval = Math.max(10, Math.min(1000, Math.floor(headersTimeout / 4)));
-  const server = createServer({ requestTimeout, headersTimeout, connectionsCheckingInterval }, handler);
+  const server = createServer(timeouts, handler);
   // Without a listener node:http would send `100 Continue` before the intake could refuse.
   server.on('checkContinue', handler.checkContinue);
   server.setTimeout(idleTimeout);
