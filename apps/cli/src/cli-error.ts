@@ -11,7 +11,8 @@ export type CliErrorCode =
   | 'NO_WORKER'
   | 'SWARM_FAILED'
   | 'INTERRUPTED'
-  | 'TERMINATED';
+  | 'TERMINATED'
+  | 'TIMEOUT';
 
 /** Process exit code for each {@link CliErrorCode}. */
 export const exitCodes: Record<CliErrorCode, number> = {
@@ -21,6 +22,8 @@ export const exitCodes: Record<CliErrorCode, number> = {
   NOT_FOUND: 3,
   UNREACHABLE: 4,
   NO_WORKER: 5,
+  // A temporary failure worth retrying (sysexits' EX_TEMPFAIL): the intake cut an upload as too slow.
+  TIMEOUT: 75,
   // Ended by Ctrl-C (SIGINT) or SIGTERM: 128 + the signal's number, as a shell reports it.
   INTERRUPTED: 130,
   TERMINATED: 143,
@@ -29,7 +32,8 @@ export const exitCodes: Record<CliErrorCode, number> = {
 /**
  * An error the `wharf` command reports to the user: a message they can act on and an
  * exit code (1 swarm failed, 2 bad usage or definition, 3 not found, 4 server unreachable,
- * 5 no worker serves the run, 130/143 stopped by SIGINT/SIGTERM).
+ * 5 no worker serves the run, 75 `wharf emit`'s upload was cut as too slow, 130/143 stopped by
+ * SIGINT/SIGTERM).
  *
  * @example
  * ```ts

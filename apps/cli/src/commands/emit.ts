@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { emit, spawnEnv } from '@wharf/output-store/client';
+import { OutputClient, spawnEnv, UploadTimeoutError } from '@wharf/output-store/client';
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 
@@ -23,7 +23,8 @@ export interface EmitCommandOptions {
  * token (`WHARF_OUTPUT_URL`, `WHARF_OUTPUT_TOKEN`) and prints the new out id. Inside a
  * subagent (`WHARF_EMIT_KEY` set) without `--key`, stdin is first spooled to a temporary file
  * to key the output by its content, name and type: a retried script that EMITs the same
- * output again gets the same ref instead of a second copy.
+ * output again gets the same ref instead of a second copy. An upload the intake cut as too
+ * slow (stdin stalled) fails with exit 75 (`TIMEOUT`), any other failure with exit 2.
  */
 export async function emitCommand(
   options: EmitCommandOptions,
@@ -41,7 +42,8 @@ export async function emitCommand(
     options.key === undefined && env[spawnEnv.emitKey] ? await spoolAndHash(input, options) : undefined;
   try {
     const key = options.key ?? (spool === undefined ? undefined : `sha256-${spool.hash}`);
-    const ref = await emit(spool === undefined ? input : createReadStream(spool.path), {
+    const client = new OutputClient({ env });
+    const ref = await client.emit(spool === undefined ? input : createReadStream(spool.path), {
       ...(options.name === undefined ? {} : { name: options.name }),
       ...(options.contentType === undefined ? {} : { contentType: options.contentType }),
       ...(key === undefined ? {} : { idempotencyKey: key }),
@@ -51,6 +53,9 @@ export async function emitCommand(
     else io.out(ref.outId);
     return ref.outId;
   } catch (error) {
+    // Too slow an upload is not a usage error: the same command may pass when retried.
+    if (UploadTimeoutError.isInstance(error))
+      throw new CliError('TIMEOUT', `wharf emit: timed out: ${error.message}`, { cause: error });
     throw new CliError('USAGE', `wharf emit: ${(error as Error).message}`, { cause: error });
   } finally {
     if (spool !== undefined) await rm(spool.dir, { recursive: true, force: true });
