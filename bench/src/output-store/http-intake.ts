@@ -119,7 +119,10 @@ export async function httpIntake(sizes: OutputStoreSizes): Promise<HttpIntakeRes
 async function httpIntakeScenario(sizes: OutputStoreSizes, postsPerToken: number): Promise<HttpIntakeRow> {
   return withTempDir(async (directory) => {
     const store = new SqliteOutputStore({ path: join(directory, 'intake.db') });
-    const server = await createIntakeServer({ store, secret });
+    // Every client's POSTs are of one run, and up to all of them of one spawn token: this
+    // measures throughput, so the per-spawn and per-run upload caps are as wide as the clients.
+    const caps = { maxUploadsPerSpawn: sizes.httpClients, maxUploadsPerRun: sizes.httpClients };
+    const server = await createIntakeServer({ store, secret, ...caps });
     const bare = createServer((incoming, outgoing) => {
       incoming.resume();
       incoming.on('end', () => {
