@@ -16,16 +16,26 @@ import { type WharfPlugin, wharfPlugin } from './wharf-plugin.js';
 
 /**
  * Limits of the EMIT intake server passed through to `createIntakeServer` (its defaults apply
- * to any left out): header, whole-request and idle timeouts, concurrent `/v1` requests, body cap.
+ * to any left out): header, whole-request and idle timeouts, concurrent `/v1` requests, body
+ * cap, uploads in progress per spawn and per run, and the minimum upload pace.
  *
  * @example
  * ```ts
- * const limits: IntakeLimits = { maxConcurrentRequests: 64, requestTimeoutMs: 300_000 };
+ * const limits: IntakeLimits = { maxConcurrentRequests: 64, maxUploadsPerRun: 32 };
  * ```
  */
 export type IntakeLimits = Pick<
   IntakeServerOptions,
-  'headersTimeoutMs' | 'requestTimeoutMs' | 'idleTimeoutMs' | 'maxConcurrentRequests' | 'maxBodyBytes'
+  | 'headersTimeoutMs'
+  | 'requestTimeoutMs'
+  | 'idleTimeoutMs'
+  | 'maxConcurrentRequests'
+  | 'maxBodyBytes'
+  | 'maxUploadsPerSpawn'
+  | 'maxUploadsPerRun'
+  | 'uploadGraceMs'
+  | 'uploadRateWindowMs'
+  | 'minUploadBytesPerSecond'
 >;
 
 /**
