@@ -28,7 +28,9 @@ afterEach(async () => {
 });
 
 async function serve(store: OutputStore): Promise<IntakeServer> {
-  const server = await createIntakeServer({ store, secret, maxConcurrentRequests: 64 });
+  // The quota is raced by 50 uploads of one spawn at once: the upload caps must let them in.
+  const caps = { maxUploadsPerSpawn: 64, maxUploadsPerRun: 64 };
+  const server = await createIntakeServer({ store, secret, maxConcurrentRequests: 64, ...caps });
   cleanups.push(() => server.close());
   return server;
 }

@@ -23,7 +23,9 @@ const { PostgresOutputStore } = await import(postgresEntry);
 const store = await PostgresOutputStore.open({
   connectionString: url, schema, blobs: new LocalBlobStore({ root: blobRoot }), maxConnections: 20,
 });
-const server = await createIntakeServer({ store, secret, maxConcurrentRequests: 128 });
+// The quota is raced by one spawn's EMITs at once: the upload caps must let them all in.
+const caps = { maxUploadsPerSpawn: 128, maxUploadsPerRun: 128 };
+const server = await createIntakeServer({ store, secret, maxConcurrentRequests: 128, ...caps });
 console.log(server.url);
 process.stdin.on('end', async () => { await server.close(); await store.close(); process.exit(0); });
 process.stdin.resume();
