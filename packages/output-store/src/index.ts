@@ -31,8 +31,8 @@ export {
   StorageFailureError,
   StoreConnectionError,
   TooManyUploadsError,
-  UploadTimeoutError,
   UntrustedListError,
+  UploadTimeoutError,
 } from './errors.js';
 export { isOutId, newOutId } from './ids.js';
 export { InMemoryOutputStore, type InMemoryOutputStoreOptions } from './in-memory-output-store.js';
