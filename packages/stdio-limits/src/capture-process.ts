@@ -8,6 +8,8 @@ import { processGroupAlive, terminateProcessGroup } from './process-group.js';
 import { PROCESS_GROUP_TOKEN_ENV, type ProcessGroupRegistry } from './process-group-registry.js';
 import { directSpawner, type ProcessSpawner, type SpawnedProcess } from './process-spawner.js';
 import { resolveExecutable } from './resolve-executable.js';
+import type { Sandbox } from './sandbox.js';
+import type { SandboxPolicy } from './sandbox-policy.js';
 import type { LimitsInput } from './schemas.js';
 import { StdioLimitsError } from './stdio-limits-error.js';
 import { StreamAccumulator, type StreamCapture, type StreamSpillOptions } from './stream-accumulator.js';
@@ -56,6 +58,12 @@ export interface CaptureProcessOptions {
    * dies without cleaning up (see {@link ProcessGroupRegistry}). Needs `processGroup`.
    */
   registry?: ProcessGroupRegistry;
+  /**
+   * Run the command in this {@link Sandbox} under `policy` (`cwd` must be visible inside it,
+   * e.g. among `policy.writable`). Then everything it starts ends when it exits, cgroup or not;
+   * a kill signal ends the whole sandbox at once (its processes get SIGKILL).
+   */
+  sandbox?: { sandbox: Sandbox; policy: SandboxPolicy };
   signal?: AbortSignal;
   /**
    * Let a stream that passes 16 MiB be read on by the stream reader, a small compiled helper doing
@@ -142,9 +150,13 @@ export async function captureProcess(
   });
   const group = (options.processGroup ?? true) && process.platform !== 'win32';
   const registry = group ? options.registry : undefined;
-  const [spawnFile, spawnArgs] = options.shell
+  const [plainFile, plainArgs]: [string, string[]] = options.shell
     ? ['/bin/sh', ['-c', [command, ...(options.args ?? [])].join(' ')]]
     : [command, [...(options.args ?? [])]];
+  const [spawnFile, spawnArgs] =
+    options.sandbox === undefined
+      ? [plainFile, plainArgs]
+      : options.sandbox.sandbox.wrap(plainFile, plainArgs, options.sandbox.policy, options.cwd);
   // A command that cannot be found is spawned as it is, so that Node reports it (SPAWN_FAILED).
   const executable =
     group && options.cgroup !== false

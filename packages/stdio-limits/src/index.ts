@@ -37,6 +37,14 @@ export {
   type SpawnedProcess,
   type SpawnRequest,
 } from './process-spawner.js';
+export { Sandbox, type SandboxDetection, type SandboxDetectOptions } from './sandbox.js';
+export {
+  bwrapArguments,
+  limitArguments,
+  SANDBOX_UID,
+  type SandboxPolicy,
+  type SandboxSocket,
+} from './sandbox-policy.js';
 export {
   type LimitsInput,
   limitsInputSchema,
