@@ -15,3 +15,4 @@ export {
   type OutputClientOptions,
   readInput,
 } from './output-client.js';
+export { UNIX_SOCKET_SCHEME, unixSocketFetch, unixSocketPath, unixSocketUrl } from './unix-socket-fetch.js';

@@ -19,6 +19,7 @@ import {
 } from './emit-retry.js';
 import { clientManifest, clientManifestRefs } from './read-manifest-client.js';
 import { ReplayableBody } from './replayable-body.js';
+import { unixSocketFetch, unixSocketPath } from './unix-socket-fetch.js';
 
 /**
  * Metadata of one {@link OutputClient.emit}. Inside a Wharf spawn (`WHARF_EMIT_KEY` set) keys
@@ -59,6 +60,10 @@ export type EmitBody = string | Uint8Array | AsyncIterable<Uint8Array>;
  * ```
  */
 export interface OutputClientOptions {
+  /**
+   * The intake: `http://host:port`, or `http+unix://<socket path, percent-encoded>` for an
+   * intake on a Unix socket (what a sandboxed script without a network is given).
+   */
   readonly url?: string;
   readonly token?: string;
   readonly env?: Readonly<Record<string, string | undefined>>;
@@ -110,9 +115,11 @@ export class OutputClient {
     const token = options.token ?? env[spawnEnv.outputToken];
     if (!url) throw new OutputStoreError('INVALID_EVENT', `${spawnEnv.outputUrl} is not set`);
     if (!token) throw new OutputStoreError('UNAUTHORIZED', `${spawnEnv.outputToken} is not set`);
-    this.url = url.replace(/\/+$/, '');
+    const socketPath = unixSocketPath(url);
+    // Over a socket the host part means nothing: requests go to the socket whatever it says.
+    this.url = socketPath === undefined ? url.replace(/\/+$/, '') : 'http://intake';
     this.#token = token;
-    this.#fetch = options.fetch ?? fetch;
+    this.#fetch = options.fetch ?? (socketPath === undefined ? fetch : unixSocketFetch(socketPath));
     this.#retry = emitRetryPolicy(options.retry);
     this.emitKeyBase = env[spawnEnv.emitKey] || undefined;
     this.inRefs = inRefsOf(env);

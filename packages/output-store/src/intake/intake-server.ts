@@ -1,5 +1,7 @@
-import { createServer } from 'node:http';
+import { chmodSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { unixSocketUrl } from '../client/unix-socket-fetch.js';
 import { InvalidOutputEventError } from '../errors.js';
 import { createIntakeHandler } from './intake-handler.js';
 import type { IntakeOptions } from './intake-options.js';
@@ -18,6 +20,11 @@ export interface IntakeServerOptions extends IntakeOptions {
   readonly port?: number;
   /** Default 127.0.0.1. */
   readonly hostname?: string;
+  /**
+   * Also listen on this Unix socket (mode 0600, replacing a stale file): how sandboxed
+   * processes without a network reach the intake (`http+unix://…`, see `OutputClient`).
+   */
+  readonly socketPath?: string;
   /**
    * Time to receive a request's headers, default 10 000 ms (at most `requestTimeoutMs`).
    * A slower client is answered 408 and its connection closed.
@@ -86,6 +93,10 @@ export function nodeServerTimeouts(options: IntakeServerOptions): {
 export interface IntakeServer {
   readonly url: string;
   readonly port: number;
+  /** The Unix socket it also listens on (`socketPath`), if any. */
+  readonly socketPath?: string;
+  /** `http+unix://…` for {@link IntakeServer.socketPath}, if any. */
+  readonly socketUrl?: string;
   close(): Promise<void>;
 }
 
@@ -103,24 +114,50 @@ export async function createIntakeServer(options: IntakeServerOptions): Promise<
   const { idleTimeout, ...timeouts } = nodeServerTimeouts(options);
   const hostname = options.hostname ?? '127.0.0.1';
   const handler = createIntakeHandler(options);
-  const server = createServer(timeouts, handler);
-  // Without a listener node:http would send `100 Continue` before the intake could refuse.
-  server.on('checkContinue', handler.checkContinue);
-  server.setTimeout(idleTimeout);
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, hostname, () => {
-      const info = server.address() as AddressInfo;
-      const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
-      resolve({
-        url: `http://${host}:${info.port}`,
-        port: info.port,
-        close: () =>
-          new Promise<void>((done, fail) => {
-            server.close((error) => (error ? fail(error) : done()));
-            server.closeAllConnections();
-          }),
-      });
+  const serve = () => {
+    const server = createServer(timeouts, handler);
+    // Without a listener node:http would send `100 Continue` before the intake could refuse.
+    server.on('checkContinue', handler.checkContinue);
+    server.setTimeout(idleTimeout);
+    return server;
+  };
+  const closeServer = (server: Server) =>
+    new Promise<void>((done, fail) => {
+      server.close((error) => (error ? fail(error) : done()));
+      server.closeAllConnections();
     });
+  const server = serve();
+  const info = await new Promise<AddressInfo>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, hostname, () => resolve(server.address() as AddressInfo));
   });
+  const host = info.family === 'IPv6' ? `[${info.address}]` : info.address;
+  const socketPath = options.socketPath;
+  let socketServer: Server | undefined;
+  if (socketPath !== undefined) {
+    socketServer = serve();
+    const listening = socketServer;
+    rmSync(socketPath, { force: true });
+    try {
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', reject);
+        listening.listen(socketPath, resolve);
+      });
+      chmodSync(socketPath, 0o600);
+    } catch (error) {
+      await closeServer(server);
+      throw error;
+    }
+  }
+  return {
+    url: `http://${host}:${info.port}`,
+    port: info.port,
+    ...(socketPath === undefined ? {} : { socketPath, socketUrl: unixSocketUrl(socketPath) }),
+    close: async () => {
+      await Promise.all([
+        closeServer(server),
+        socketServer === undefined ? undefined : closeServer(socketServer),
+      ]);
+    },
+  };
 }
