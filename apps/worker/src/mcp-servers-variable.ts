@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { sandboxSchema } from '@wharf/orchestrator';
 import type { McpServerConfig } from '@wharf/orchestrator/worker';
 import { z } from 'zod';
 
@@ -11,6 +12,8 @@ const mcpServerSchema = z.union([
     args: z.array(z.string()).optional(),
     env: strings.optional(),
     cwd: z.string().min(1).optional(),
+    /** Confinement where the worker has a sandbox: a task's `sandbox` block. */
+    sandbox: sandboxSchema.optional(),
   }),
   z.strictObject({
     url: z.url({ protocol: /^https?$/ }),

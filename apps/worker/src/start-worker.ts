@@ -10,6 +10,7 @@ import {
   type McpServerConfig,
   type McpTools,
   type WharfTracing,
+  WorkerSandbox,
 } from '@wharf/orchestrator/worker';
 import { type Logger, pino } from 'pino';
 import { intakeLimits, type WorkerConfig } from './config.js';
@@ -62,12 +63,22 @@ export async function startWorker(
     config.tracing === undefined
       ? undefined
       : await startTracing(config.tracing, { serviceName: 'wharf-worker' });
-  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {}).catch(async (error: unknown) => {
+  // WHARF_SANDBOX=required without a sandbox stops the start here, naming why.
+  const sandbox = WorkerSandbox.create(WorkerSandbox.optionsFromEnv(process.env)).with({
+    hidden: [config.WHARF_DATA_DIR],
+  });
+  if (sandbox.status.state === 'unavailable') {
+    logger.warn(
+      { reason: sandbox.status.reason },
+      'sandbox-unavailable: scripts, shell commands and MCP servers run unconfined',
+    );
+  }
+  const mcp = await connectMcp(config.WHARF_MCP_SERVERS ?? {}, sandbox).catch(async (error: unknown) => {
     await tracing?.shutdown();
     throw error;
   });
   try {
-    return await run(config, logger, extras, { mcp, tracing });
+    return await run(config, logger, extras, { mcp, tracing, sandbox });
   } catch (error) {
     await mcp.close();
     await tracing?.shutdown();
@@ -79,7 +90,7 @@ async function run(
   config: WorkerConfig,
   logger: Logger,
   extras: StartWorkerExtras,
-  { mcp, tracing }: { mcp: McpTools; tracing: WharfTracing | undefined },
+  { mcp, tracing, sandbox }: { mcp: McpTools; tracing: WharfTracing | undefined; sandbox: WorkerSandbox },
 ): Promise<RunningWorker> {
   const overrides = config.WHARF_MODEL;
   const summarizer = config.WHARF_SUMMARIZER ?? overrides?.default;
@@ -88,6 +99,7 @@ async function run(
     models: extras.models ?? createModelRegistry(overrides === undefined ? {} : { overrides }),
     summarizer: summarizer ?? false,
     tools: mcp.tools,
+    sandbox,
     dataDir: config.WHARF_DATA_DIR,
     ...(config.WHARF_STORE === undefined ? {} : { store: config.WHARF_STORE }),
     ...(config.WHARF_BLOBS === undefined ? {} : { blobs: config.WHARF_BLOBS }),
@@ -178,6 +190,7 @@ async function run(
       store: parts.data.location.store,
       blobs: parts.data.location.blobs,
       tools: Object.keys(mcp.tools),
+      sandbox: parts.sandbox.describe(),
       // The JavaScript heap's ceiling, as the Node flags that started the process set it.
       heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
       ...(overrides === undefined ? {} : { models: overrides }),
@@ -206,14 +219,17 @@ async function run(
 }
 
 /** Connects each server of `WHARF_MCP_SERVERS`; one that fails is named, and the others closed. */
-async function connectMcp(servers: Readonly<Record<string, McpServerConfig>>): Promise<McpTools> {
+async function connectMcp(
+  servers: Readonly<Record<string, McpServerConfig>>,
+  sandbox: WorkerSandbox,
+): Promise<McpTools> {
   const connected: McpTools[] = [];
   const closeAll = async () => {
     await Promise.allSettled(connected.map((server) => server.close()));
   };
   for (const [name, server] of Object.entries(servers)) {
     try {
-      connected.push(await connectMcpServers({ [name]: server }));
+      connected.push(await connectMcpServers({ [name]: server }, { sandbox }));
     } catch (error) {
       await closeAll();
       throw new WorkerConfigError(

@@ -76,6 +76,7 @@ export {
 export { type FinalReportOptions, finalReport } from './shared/final-report.js';
 export { renderProgressTable, renderTaskTable, statusMarks } from './shared/progress-table.js';
 export { isReusedLoop, REUSED_WHOLE_FROM } from './shared/reused-loop.js';
+export { mergeSandboxSettings, type SandboxSettings, sandboxSchema } from './shared/sandbox-schema.js';
 export { swarmSearchAttributes, wharfSearchAttributeKinds } from './shared/search-attributes.js';
 export { isStoredListValue, type StoredListValue, storedOutputOf } from './shared/stored-list.js';
 export {

@@ -22,6 +22,10 @@ export type WharfOrchestratorErrorCode =
   | 'NOT_A_REGULAR_FILE'
   | 'FILE_NOT_FOUND'
   | 'INVALID_ENV'
+  /** The worker must sandbox its processes (`WHARF_SANDBOX=required`) and cannot. */
+  | 'SANDBOX_UNAVAILABLE'
+  /** A task's `sandbox` asks for more than the worker's ceiling allows. */
+  | 'SANDBOX_NOT_ALLOWED'
   /** A Temporal connection or tracing setting (a variable, a config file) that cannot work. */
   | 'INVALID_CONFIG';
 

@@ -17,6 +17,7 @@ import {
   type Summarizer,
 } from '@wharf/stdio-limits';
 import { captureLimitsOf } from '../shared/context-limits.js';
+import { mergeSandboxSettings } from '../shared/sandbox-schema.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { emitScope, type SubagentIds } from './activity-identity.js';
@@ -27,6 +28,7 @@ import { recordWorker } from './record-worker.js';
 import { expandedInRefs, instanceInputs } from './stored-lists.js';
 import { subagentContext } from './subagent-context.js';
 import { subagentResult } from './subagent-result.js';
+import type { WorkerSandbox } from './worker-sandbox.js';
 
 /** What {@link runScript} needs besides its input. */
 export interface ScriptDependencies {
@@ -45,6 +47,8 @@ export interface ScriptDependencies {
   processGroups?: ProcessGroupRegistry;
   /** Starts the script (see `ActivityDependencies.spawner`); default: from the worker itself. */
   spawner?: ProcessSpawner;
+  /** Confines the script (see {@link WorkerSandbox}); without one it runs unconfined. */
+  sandbox?: WorkerSandbox;
   /**
    * Summarizes a stdout cut under `truncation_strategy: summary`; without one the summary says
    * that no summarizer is configured and keeps the first and last bytes.
@@ -101,46 +105,60 @@ export async function runScript(
   const startedAt = new Date();
   await recordWorker(artifacts, ids, { task: input.task, status: 'running', startedAt });
 
-  const capture = await captureProcess(script.shell, {
-    args: ['-c', script.content],
-    ...(cwd === undefined ? {} : { cwd }),
-    env: {
-      ...dependencies.env,
-      ...script.env,
-      ...dependencies.spawnEnv?.(ids, { ...input, inRefs, inputs }),
-      // A wide join's refs and large inputs go through files: one variable over 128 KiB fails the spawn.
-      ...(await inRefsEnv(inRefs, spillDir)),
-      ...(await inputsEnv(inputs, spillDir)),
-      // Retry-stable: a retried script that EMITs the same outputs again gets the same refs.
-      [spawnEnv.emitKey]: scriptEmitKey(ids),
-      WHARF_TASK: input.task,
-      WHARF_INSTANCE: String(input.instance),
-      // The workflow id, under the variable name scripts already read.
-      WHARF_RUN_ID: input.workflowId,
-      ...(contextFile === undefined ? {} : { WHARF_CONTEXT_FILE: contextFile }),
+  // Its directory writable, its input files (in the spill directory) readable, the data directory not there at all.
+  const workdir = cwd ?? process.cwd();
+  const confined = dependencies.sandbox?.captureOption(
+    mergeSandboxSettings(input.sandbox, input.definition.sandbox),
+    {
+      workdir,
+      readable: [spillDir],
     },
-    // The full output is always kept on disk so the store gets it whole, whatever the caps.
-    limits: {
-      ...limits,
-      external_storage_dir: spillDir,
-      external_storage_threshold: 0,
-      compress_external: false,
-    },
-    spillName: 'output',
-    ...(script.timeout_ms === undefined ? {} : { timeoutMs: script.timeout_ms }),
-    signal: context.cancellationSignal,
-    ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
-    ...(dependencies.spawner === undefined ? {} : { spawner: dependencies.spawner }),
-    progressIntervalMs: PROGRESS_INTERVAL_MS,
-    // Every interval while the script runs. The capture's last report is skipped for a script
-    // that ended within the interval with little output: its output is stored within
-    // milliseconds, so nobody would see the heartbeat, yet the server would record it.
-    onProgress: (progress) => {
-      const bytes = progress.stdoutBytes + progress.stderrBytes;
-      if (progress.elapsedMs < PROGRESS_INTERVAL_MS && bytes < QUIET_BYTES) return;
-      context.heartbeat({ task: input.task, bytes });
-    },
-  });
+  );
+  const run = async () =>
+    captureProcess(script.shell, {
+      args: ['-c', script.content],
+      ...(cwd === undefined ? {} : { cwd }),
+      env: {
+        ...dependencies.env,
+        ...script.env,
+        ...dependencies.spawnEnv?.(ids, { ...input, inRefs, inputs }),
+        // A wide join's refs and large inputs go through files: one variable over 128 KiB fails the spawn.
+        ...(await inRefsEnv(inRefs, spillDir)),
+        ...(await inputsEnv(inputs, spillDir)),
+        // Retry-stable: a retried script that EMITs the same outputs again gets the same refs.
+        [spawnEnv.emitKey]: scriptEmitKey(ids),
+        WHARF_TASK: input.task,
+        WHARF_INSTANCE: String(input.instance),
+        // The workflow id, under the variable name scripts already read.
+        WHARF_RUN_ID: input.workflowId,
+        ...(contextFile === undefined ? {} : { WHARF_CONTEXT_FILE: contextFile }),
+        // In a sandbox the intake is a Unix socket.
+        ...confined?.env,
+      },
+      ...(confined?.sandbox === undefined ? {} : { sandbox: confined.sandbox }),
+      // The full output is always kept on disk so the store gets it whole, whatever the caps.
+      limits: {
+        ...limits,
+        external_storage_dir: spillDir,
+        external_storage_threshold: 0,
+        compress_external: false,
+      },
+      spillName: 'output',
+      ...(script.timeout_ms === undefined ? {} : { timeoutMs: script.timeout_ms }),
+      signal: context.cancellationSignal,
+      ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
+      ...(dependencies.spawner === undefined ? {} : { spawner: dependencies.spawner }),
+      progressIntervalMs: PROGRESS_INTERVAL_MS,
+      // Every interval while the script runs. The capture's last report is skipped for a script
+      // that ended within the interval with little output: its output is stored within
+      // milliseconds, so nobody would see the heartbeat, yet the server would record it.
+      onProgress: (progress) => {
+        const bytes = progress.stdoutBytes + progress.stderrBytes;
+        if (progress.elapsedMs < PROGRESS_INTERVAL_MS && bytes < QUIET_BYTES) return;
+        context.heartbeat({ task: input.task, bytes });
+      },
+    });
+  const capture = await (dependencies.sandbox?.using(workdir, run) ?? run());
   const endedAt = new Date();
   if (context.cancellationSignal.aborted) {
     // Temporal asked to cancel: the process is gone; report the cancellation, store nothing.

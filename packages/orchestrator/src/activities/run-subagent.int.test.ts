@@ -10,6 +10,7 @@ import { validateSwarm } from '../dsl/parse-swarm.js';
 import type { SubagentInput, SubagentResult } from '../shared/types.js';
 import { createActivities } from '../worker/create-activities.js';
 import { spawnCredentials } from './spawn-credentials.js';
+import { WorkerSandbox } from './worker-sandbox.js';
 
 function scriptInput(content: string, cwd?: string): SubagentInput {
   const script = cwd === undefined ? { content } : { content, cwd };
@@ -51,9 +52,13 @@ describe('runSubagent (script) in an activity context', () => {
       env: { PATH: process.env.PATH },
     });
     const counter = join(dir, 'runs');
-    const input = scriptInput(
-      `echo run >> ${counter}; echo "inputs=$WHARF_INPUTS refs=$IN_REFS"; seq 1 200000; sleep 1.2; echo "disk on fire" >&2; exit 3`,
-    );
+    // Its work directory is where a sandboxed script may write.
+    const input = {
+      ...scriptInput(
+        `echo run >> ${counter}; echo "inputs=$WHARF_INPUTS refs=$IN_REFS"; seq 1 200000; sleep 1.2; echo "disk on fire" >&2; exit 3`,
+      ),
+      workdir: dir,
+    };
 
     const heartbeats: unknown[] = [];
     const first = new MockActivityEnvironment({ ...identity, attempt: 1 });
@@ -167,7 +172,8 @@ describe('runSubagent (script) in an activity context', () => {
   it("stores a retried script's own EMITs once and returns them among the task's outputs", async () => {
     const store = new SqliteOutputStore({ path: join(dir, 'outputs.db') });
     const secret = 'x'.repeat(32);
-    const intake = await createIntakeServer({ store, secret, port: 0 });
+    // Where scripts run sandboxed (no network), they reach the intake over its Unix socket.
+    const intake = await createIntakeServer({ store, secret, port: 0, socketPath: join(dir, 'intake.sock') });
     try {
       const activities = createActivities({
         store,
@@ -175,6 +181,10 @@ describe('runSubagent (script) in an activity context', () => {
         workDir: join(dir, 'work'),
         env: { PATH: process.env.PATH },
         spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret }),
+        sandbox: WorkerSandbox.create().with({
+          intakeSocket: join(dir, 'intake.sock'),
+          hidden: [join(dir, 'work')],
+        }),
       });
       const client = import.meta.resolve('@wharf/output-store/client');
       const emitJs = `const { emit } = await import('${client}'); await emit(process.env.BODY, { name: process.env.NAME });`;
@@ -189,6 +199,7 @@ describe('runSubagent (script) in an activity context', () => {
           'echo finished',
         ].join('\n'),
       );
+      input.workdir = dir;
       const first = new MockActivityEnvironment({ ...identity, attempt: 1 });
       const running = first.run(activities.runSubagent, input).catch((error: unknown) => error);
       for (let tries = 0; tries < 200 && (await store.count({ ownerId: 'team' })) < 2; tries++) {

@@ -10,6 +10,7 @@ import { subagentContext } from '../activities/subagent-context.js';
 import { subagentResult } from '../activities/subagent-result.js';
 import { isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
+import { mergeSandboxSettings } from '../shared/sandbox-schema.js';
 import { isStoredListValue } from '../shared/stored-list.js';
 import type {
   AgentActivities,
@@ -127,6 +128,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         ...(agent.tool_approvals === undefined ? {} : { toolApprovals: agent.tool_approvals }),
         maxSteps: agent.max_steps,
         limits: { ...(input.limits ?? {}), ...(input.definition.limits ?? {}) },
+        sandbox: mergeSandboxSettings(input.sandbox, input.definition.sandbox),
         ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
         readable: [
           ...input.inRefs,

@@ -1,5 +1,6 @@
 import type { LimitsInput } from '@wharf/stdio-limits';
 import { z } from 'zod';
+import { sandboxSchema } from '../shared/sandbox-schema.js';
 
 /**
  * What every step of one agent task needs, stored once by `agentStart` and read by ref: the
@@ -22,6 +23,8 @@ export const agentBriefSchema = z.object({
     .optional(),
   maxSteps: z.number().int().positive(),
   limits: z.record(z.string(), z.unknown()),
+  /** The task's sandbox settings (the swarm's with the task's own over them). */
+  sandbox: sandboxSchema.optional(),
   workdir: z.string().optional(),
   /** IN_REFS and the outputs of the task's context: what `read_input` may read. */
   readable: z.array(z.string()),

@@ -4,6 +4,7 @@ import type { OutputStore } from '@wharf/output-store';
 import type { ProcessGroupRegistry, ProcessSpawner } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
+import type { WorkerSandbox } from '../activities/worker-sandbox.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { SpawnedWorker, SubagentHeartbeat, SubagentInput } from '../shared/types.js';
 import type { WharfTracing } from '../tracing/wharf-tracing.js';
@@ -23,6 +24,8 @@ export interface AgentActivityDependencies {
   processGroups?: ProcessGroupRegistry;
   /** Starts the `shell` tool's commands (see `ActivityDependencies.spawner`). */
   spawner?: ProcessSpawner;
+  /** Confines the `shell` tool's commands. */
+  sandbox?: WorkerSandbox;
   /** Traces each model call and tool call (OpenTelemetry); default off. */
   tracing?: WharfTracing;
 }
@@ -85,6 +88,9 @@ export function agentToolsOptions(
       signal: context.cancellationSignal,
       ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
       ...(dependencies.spawner === undefined ? {} : { spawner: dependencies.spawner }),
+      ...(dependencies.sandbox === undefined
+        ? {}
+        : { sandbox: { worker: dependencies.sandbox, settings: brief.sandbox } }),
       onProgress: (bytes: number) =>
         context.heartbeat({ ...(call.heartbeat ?? { task: brief.task }), bytes }),
     },

@@ -11,6 +11,8 @@ import {
 } from '@wharf/stdio-limits';
 import { type ToolSet, tool } from 'ai';
 import { z } from 'zod';
+import type { WorkerSandbox } from '../activities/worker-sandbox.js';
+import type { SandboxSettings } from '../shared/sandbox-schema.js';
 import { openInWorkdir, readRange } from './safe-open.js';
 import { toolOutput } from './tool-output.js';
 
@@ -30,6 +32,8 @@ export interface BuiltinToolContext {
   processGroups?: ProcessGroupRegistry;
   /** Starts the command (default: from the worker itself). */
   spawner?: ProcessSpawner;
+  /** Confines `shell` commands (see `WorkerSandbox`) under the task's `sandbox` settings. */
+  sandbox?: { worker: WorkerSandbox; settings: SandboxSettings | undefined };
   /** Called with the bytes captured so far (for heartbeats). */
   onProgress?: (bytes: number) => void;
 }
@@ -185,28 +189,34 @@ async function runShell(context: BuiltinToolContext, command: string, timeoutMs?
   await mkdir(context.spillDir, { recursive: true });
   const stderrBudget = Math.max(64, Math.floor(context.budgetBytes / 8));
   const stdoutBudget = Math.max(64, context.budgetBytes - stderrBudget - 512);
-  const capture = await captureProcess('bash', {
-    args: ['-c', command],
-    cwd: context.workdir,
-    env: context.env,
-    limits: {
-      ...limits,
-      // The model sees at most its budget (room left for the markers and headers); the full
-      // streams are always spilled.
-      max_stdout_bytes: Math.min(limits.max_stdout_bytes, stdoutBudget),
-      max_stderr_bytes: Math.min(limits.max_stderr_bytes, stderrBudget),
-      max_combined_bytes: Math.min(limits.max_combined_bytes, stdoutBudget + stderrBudget),
-      external_storage_dir: context.spillDir,
-      external_storage_threshold: 0,
-      compress_external: false,
-    },
-    spillName: 'shell',
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    signal: context.signal,
-    ...(context.processGroups === undefined ? {} : { registry: context.processGroups }),
-    ...(context.spawner === undefined ? {} : { spawner: context.spawner }),
-    onProgress: (progress) => context.onProgress?.(progress.stdoutBytes + progress.stderrBytes),
+  const confined = context.sandbox?.worker.captureOption(context.sandbox.settings, {
+    workdir: context.workdir,
   });
+  const run = () =>
+    captureProcess('bash', {
+      args: ['-c', command],
+      cwd: context.workdir,
+      env: { ...context.env, ...confined?.env },
+      ...(confined?.sandbox === undefined ? {} : { sandbox: confined.sandbox }),
+      limits: {
+        ...limits,
+        // The model sees at most its budget (room left for the markers and headers); the full
+        // streams are always spilled.
+        max_stdout_bytes: Math.min(limits.max_stdout_bytes, stdoutBudget),
+        max_stderr_bytes: Math.min(limits.max_stderr_bytes, stderrBudget),
+        max_combined_bytes: Math.min(limits.max_combined_bytes, stdoutBudget + stderrBudget),
+        external_storage_dir: context.spillDir,
+        external_storage_threshold: 0,
+        compress_external: false,
+      },
+      spillName: 'shell',
+      ...(timeoutMs === undefined ? {} : { timeoutMs }),
+      signal: context.signal,
+      ...(context.processGroups === undefined ? {} : { registry: context.processGroups }),
+      ...(context.spawner === undefined ? {} : { spawner: context.spawner }),
+      onProgress: (progress) => context.onProgress?.(progress.stdoutBytes + progress.stderrBytes),
+    });
+  const capture = await (context.sandbox?.worker.using(context.workdir, run) ?? run());
   const status = capture.timedOut
     ? `timed out after ${capture.durationMs} ms`
     : capture.signal !== null

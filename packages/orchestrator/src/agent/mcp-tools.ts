@@ -2,11 +2,20 @@ import { createMCPClient, type MCPClient } from '@ai-sdk/mcp';
 import { Experimental_StdioMCPTransport as StdioMCPTransport } from '@ai-sdk/mcp/mcp-stdio';
 import type { Tool, ToolSet } from 'ai';
 import { childEnvironment } from '../activities/child-env.js';
+import type { WorkerSandbox } from '../activities/worker-sandbox.js';
+import type { SandboxSettings } from '../shared/sandbox-schema.js';
 import { toolOutput } from './tool-output.js';
 
 /** An MCP server a worker's agents may use: a command it starts (stdio) or a URL (HTTP). */
 export type McpServerConfig =
-  | { command: string; args?: string[]; env?: Record<string, string>; cwd?: string }
+  | {
+      command: string;
+      args?: string[];
+      env?: Record<string, string>;
+      cwd?: string;
+      /** How the server is confined where the worker has a sandbox (as a task's `sandbox` block). */
+      sandbox?: SandboxSettings;
+    }
   | { url: string; headers?: Record<string, string> };
 
 /** Connected MCP servers: their tools, named `<server>_<tool>`, and how to disconnect. */
@@ -19,7 +28,8 @@ export interface McpTools {
  * Connects to MCP servers with the AI SDK MCP client and returns their tools for
  * `createWharfWorker({ tools })`, each named `<server>_<tool>` (what `agents.<name>.tools`
  * selects). A server started over stdio gets the worker's environment without the credentials
- * Wharf uses (`childEnvironment`, as scripts do), then its own `env`. A tool's text content is
+ * Wharf uses (`childEnvironment`, as scripts do), then its own `env`; with `sandbox` it runs in
+ * it as a script would (its `cwd` writable, no network unless its `sandbox.network` allows). A tool's text content is
  * what the model sees (cut like any tool output); an MCP error result is a failed call. Close
  * them when the worker stops.
  *
@@ -33,6 +43,7 @@ export interface McpTools {
  */
 export async function connectMcpServers(
   servers: Readonly<Record<string, McpServerConfig>>,
+  options: { sandbox?: WorkerSandbox } = {},
 ): Promise<McpTools> {
   const clients: MCPClient[] = [];
   const tools: ToolSet = {};
@@ -47,8 +58,7 @@ export async function connectMcpServers(
                 ...(config.headers === undefined ? {} : { headers: config.headers }),
               }
             : new StdioMCPTransport({
-                command: config.command,
-                ...(config.args === undefined ? {} : { args: config.args }),
+                ...sandboxed(config, options.sandbox),
                 // The worker's environment without Wharf's credentials, then the server's own.
                 env: childEnvironment({ extra: config.env }),
                 ...(config.cwd === undefined ? {} : { cwd: config.cwd }),
@@ -69,6 +79,22 @@ export async function connectMcpServers(
       await Promise.allSettled(clients.map((client) => client.close()));
     },
   };
+}
+
+/** The server's command line, in the worker's sandbox when there is one. */
+function sandboxed(
+  config: Extract<McpServerConfig, { command: string }>,
+  sandbox: WorkerSandbox | undefined,
+): { command: string; args?: string[] } {
+  if (sandbox === undefined)
+    return { command: config.command, ...(config.args === undefined ? {} : { args: config.args }) };
+  const [command, args] = sandbox.wrap(
+    config.command,
+    config.args ?? [],
+    config.sandbox,
+    config.cwd ?? process.cwd(),
+  );
+  return { command, args };
 }
 
 /** The MCP result's text parts as the tool's output; `isError` makes it a failed call. */

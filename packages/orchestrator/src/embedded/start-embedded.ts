@@ -214,6 +214,11 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     throw error;
   });
   const { data, intake } = parts;
+  if (parts.sandbox.status.state === 'unavailable') {
+    progress(
+      `warning: no sandbox for scripts, shell commands and MCP servers (${parts.sandbox.status.reason})`,
+    );
+  }
   const cleanups: (() => Promise<void>)[] = [];
   // The last to run: spans of everything stopped before are exported.
   if (tracing !== undefined && options.tracing === undefined) cleanups.push(() => tracing.shutdown());

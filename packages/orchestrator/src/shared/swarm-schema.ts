@@ -1,6 +1,7 @@
 import { limitsInputSchema } from '@wharf/stdio-limits/schemas';
 import { z } from 'zod';
 import { contextLimitsShape } from './context-limits.js';
+import { sandboxSchema } from './sandbox-schema.js';
 
 /** Task and agent names: letters, digits, `_` and `-`, starting with a letter. */
 const name = z
@@ -151,6 +152,8 @@ export const taskSchema = z
     loop: loopSchema.optional(),
     approval: approvalSchema.optional(),
     limits: limitsSchema.optional(),
+    /** How the task's processes are confined (over the swarm's `sandbox`, key by key). */
+    sandbox: sandboxSchema.optional(),
     context: contextControlSchema.optional(),
     inject_context: z.boolean().default(true),
     /** Named inputs holding `†` references or expressions, resolved before the task runs. */
@@ -300,6 +303,8 @@ export const swarmDefinitionSchema = z.strictObject({
   version: z.union([z.string(), z.number()]).transform(String).default('1'),
   description: z.string().optional(),
   limits: limitsSchema.optional(),
+  /** How the processes of every task are confined (see `sandboxSchema`); tasks may override keys. */
+  sandbox: sandboxSchema.optional(),
   agents: z.record(name, agentSchema).default({}),
   channels: z.record(name, channelSpecSchema).default({}),
   tasks: z

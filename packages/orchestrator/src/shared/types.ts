@@ -1,5 +1,7 @@
 // Plain JSON types shared by the workflow, its activities and the client.
 // Workflow-safe: no imports with side effects, no Node APIs.
+
+import type { SandboxSettings } from './sandbox-schema.js';
 import type { SwarmDefinition } from './swarm-schema.js';
 
 /**
@@ -280,6 +282,8 @@ export interface SubagentInput {
   agent?: SwarmDefinition['agents'][string];
   /** Workflow-level limits; the task's own limits are merged over them. */
   limits?: Record<string, unknown>;
+  /** Workflow-level sandbox settings; the task's own are merged over them. */
+  sandbox?: SandboxSettings;
   /** Resolved `inputs` (small JSON: refs and compact values). */
   inputs: Record<string, unknown>;
   /** Out ids of the outputs of the tasks this one depends on (its IN_REFS). */

@@ -115,6 +115,7 @@ export function subagentCall(
     definition: spec,
     ...(agent === undefined ? {} : { agent }),
     ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+    ...(definition.sandbox === undefined ? {} : { sandbox: definition.sandbox }),
     inputs: item.inputs,
     ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
     ...(context === undefined ? {} : { context }),
@@ -178,6 +179,7 @@ export function supervisorCall(run: SwarmRun, place: RunPlace): SupervisorCall |
       },
       agent,
       ...(definition.limits === undefined ? {} : { limits: definition.limits }),
+      ...(definition.sandbox === undefined ? {} : { sandbox: definition.sandbox }),
       inputs: {},
       inRefs: [],
       // A wide loop's compacts show a few instances and name its manifest: it may read the rest.

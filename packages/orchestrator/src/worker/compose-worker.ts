@@ -1,3 +1,4 @@
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
@@ -5,6 +6,7 @@ import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from 
 import { ProcessGroupRegistry, type Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { spawnCredentials } from '../activities/spawn-credentials.js';
+import { WorkerSandbox, type WorkerSandboxOptions } from '../activities/worker-sandbox.js';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import { type GcScheduleOptions, startGcSchedule } from '../gc/gc-schedule.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
@@ -65,6 +67,13 @@ export interface ComposeWorkerOptions extends DataPlaneOptions {
   tracing?: WharfTracing;
   /** Tools agents may select besides the built-ins (see `createWharfWorker`). */
   tools?: ToolSet;
+  /**
+   * How scripts, the `shell` tool and stdio MCP servers are confined (see `WorkerSandbox`).
+   * Default: the `WHARF_SANDBOX*` variables of `env` (else `process.env`): a sandbox where the
+   * machine allows one. The data directory is always hidden from it, and the intake reached
+   * over a Unix socket in the data directory.
+   */
+  sandbox?: WorkerSandboxOptions | WorkerSandbox;
 }
 
 /** What {@link ComposedWorker.startWorker} takes: where the worker polls, and how much it runs. */
@@ -101,6 +110,8 @@ export interface ComposedWorkerRun {
 export interface ComposedWorker {
   data: DataDir;
   intake: IntakeServer;
+  /** Whether scripts run sandboxed (`sandbox.status`; say so when they do not). */
+  sandbox: WorkerSandbox;
   /** Offloads payloads over 256 KiB to `data.store`; give clients the same one. */
   dataConverter: DataConverter;
   /**
@@ -142,6 +153,11 @@ export interface ComposedWorker {
 export async function composeWorker(options: ComposeWorkerOptions): Promise<ComposedWorker> {
   // Bad WHARF_MODEL or WHARF_SUMMARIZER values fail here, before any store is opened.
   const { models, summarizer } = workerModels(options);
+  // WHARF_SANDBOX=required without a sandbox fails here, before anything is opened.
+  const detected =
+    options.sandbox instanceof WorkerSandbox
+      ? options.sandbox
+      : WorkerSandbox.create(options.sandbox ?? WorkerSandbox.optionsFromEnv(options.env ?? process.env));
   const data = await openDataDir(options.dataDir, {
     ...(options.store === undefined ? {} : { store: options.store }),
     ...(options.blobs === undefined ? {} : { blobs: options.blobs }),
@@ -154,6 +170,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
       secret: data.secret,
       ...(options.intake?.hostname === undefined ? {} : { hostname: options.intake.hostname }),
       ...(options.intake?.port === undefined ? {} : { port: options.intake.port }),
+      ...(detected.status.state === 'on' ? { socketPath: intakeSocketPath(data.root) } : {}),
       ...options.intake?.limits,
     });
   } catch (error) {
@@ -162,6 +179,10 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
   }
   const dataConverter = createWharfDataConverter({ store: data.store });
   const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
+  const sandbox = detected.with({
+    hidden: [data.root, data.workDir],
+    ...(intake.socketPath === undefined ? {} : { intakeSocket: intake.socketPath }),
+  });
   const plugin = wharfPlugin({
     store: data.store,
     artifacts: data.artifacts,
@@ -170,6 +191,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
     dataConverter,
     spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
     processGroups,
+    sandbox,
     models,
     ...(summarizer === undefined ? {} : { summarizer }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
@@ -178,6 +200,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
   return {
     data,
     intake,
+    sandbox,
     dataConverter,
     plugin,
     async startWorker(start) {
@@ -189,7 +212,11 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
         ...(start.maxConcurrentActivities === undefined
           ? {}
           : { maxConcurrentActivities: start.maxConcurrentActivities }),
-        ...(start.workerOptions === undefined ? {} : { workerOptions: start.workerOptions }),
+        // The identity `wharf status` lists says whether this worker's scripts run sandboxed.
+        workerOptions: {
+          identity: `${process.pid}@${hostname()} (${sandbox.describe()})`,
+          ...start.workerOptions,
+        },
         ...(start.bundleCache === undefined ? {} : { bundleCache: start.bundleCache }),
       });
       const gc =
@@ -223,4 +250,13 @@ function workerModels(options: ComposeWorkerOptions): { models: ModelRegistry; s
   const chosen = options.summarizer ?? settings.summarizer ?? false;
   if (chosen === false) return { models };
   return { models, summarizer: typeof chosen === 'string' ? registrySummarizer(models, chosen) : chosen };
+}
+
+/**
+ * The intake's Unix socket: in the data directory, one per worker process, or in the temporary
+ * directory when that path is too long for a socket (108 bytes on Linux).
+ */
+function intakeSocketPath(dataRoot: string): string {
+  const inDataDir = join(dataRoot, `intake-${process.pid}.sock`);
+  return Buffer.byteLength(inDataDir) < 100 ? inDataDir : join(tmpdir(), `wharf-intake-${process.pid}.sock`);
 }

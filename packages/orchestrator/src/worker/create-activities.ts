@@ -18,6 +18,7 @@ import { childEnvironment } from '../activities/child-env.js';
 import { guardDataPlane } from '../activities/data-plane-guard.js';
 import { runScript } from '../activities/run-script.js';
 import { indexMapItems, writeResultsPart } from '../activities/stored-lists.js';
+import { WorkerSandbox } from '../activities/worker-sandbox.js';
 import { createAgentActivities } from '../agent/agent-activities.js';
 import { contextMetrics } from '../context/context-metrics.js';
 import { planContext } from '../context/plan-context.js';
@@ -65,6 +66,12 @@ export interface ActivityDependencies {
    * (Temporal's runtime logger, which `wharf run` and the worker app set).
    */
   onSpawnWarning?: (message: string) => void;
+  /**
+   * Confines scripts and the `shell` tool's commands (see {@link WorkerSandbox}). Default:
+   * `WorkerSandbox.create` with the options of `WHARF_SANDBOX*` in `env`, hiding `workDir`;
+   * `false` runs them unconfined.
+   */
+  sandbox?: WorkerSandbox | false;
   /**
    * Tools agents may select by name in `agents.<name>.tools`, besides the built-ins
    * (`shell`, `read_file`, `write_file`, `http_request`): AI SDK `tool()` objects, or the
@@ -116,6 +123,14 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
         dependencies.onSpawnWarning ??
         ((message) => Runtime.instance().logger.warn(message, { sdkComponent: 'wharf-spawn-server' })),
     });
+  const sandbox =
+    dependencies.sandbox === false
+      ? undefined
+      : (dependencies.sandbox ??
+        WorkerSandbox.create({
+          ...WorkerSandbox.optionsFromEnv(dependencies.env ?? process.env),
+          hidden: [workDir],
+        }));
   const agent = createAgentActivities({
     store: dependencies.store,
     artifacts: dependencies.artifacts,
@@ -124,6 +139,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     workDir,
     env,
     spawner,
+    ...(sandbox === undefined ? {} : { sandbox }),
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
     ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
   });
@@ -147,6 +163,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           workDir,
           env,
           spawner,
+          ...(sandbox === undefined ? {} : { sandbox }),
           ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
           ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
           ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
@@ -202,6 +219,7 @@ const NON_RETRYABLE: Record<string, string> = {
   INVALID_SCRIPTED_MODEL: wharfFailureTypes.unknownModel,
   FORBIDDEN: wharfFailureTypes.forbidden,
   UNKNOWN_TOOL: wharfFailureTypes.invalidDefinition,
+  SANDBOX_NOT_ALLOWED: wharfFailureTypes.invalidDefinition,
 };
 
 /** Errors of `@wharf/stdio-limits` that a retry cannot mend: the same request fails again. */

@@ -10,6 +10,12 @@ export {
 } from '../activities/child-env.js';
 export { checkDataPlane, guardDataPlane } from '../activities/data-plane-guard.js';
 export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
+export {
+  SANDBOX_INTAKE_SOCKET,
+  type SandboxStatus,
+  WorkerSandbox,
+  type WorkerSandboxOptions,
+} from '../activities/worker-sandbox.js';
 export { connectMcpServers, type McpServerConfig, type McpTools } from '../agent/mcp-tools.js';
 export {
   type CollectGarbageOptions,

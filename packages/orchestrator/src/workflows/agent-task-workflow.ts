@@ -103,6 +103,7 @@ export async function agentTaskWorkflow(input: AgentTaskInput): Promise<Subagent
       },
       agent,
       ...(input.limits === undefined ? {} : { limits: input.limits }),
+      ...(input.sandbox === undefined ? {} : { sandbox: input.sandbox }),
       inputs: request.inputs,
       inRefs: [],
       ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
