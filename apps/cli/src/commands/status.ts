@@ -13,6 +13,7 @@ import {
 import { CliError } from '../cli-error.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
+import { queueWorkers } from '../queue-workers.js';
 import { memoStatusLines } from '../status-from-memo.js';
 import { connectServer } from './control.js';
 
@@ -123,6 +124,8 @@ export async function statusCommand(
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
     const usage = swarmUsage(progress.tasks);
     if (usage !== undefined) io.out(`model usage so far: ${formatUsage(usage)}`);
+    // Whether the workers running its scripts sandbox them: their identity says.
+    for (const identity of await queueWorkers(wharf, description.taskQueue)) io.out(`worker ${identity}`);
     const gates = pendingApprovals(progress);
     if (gates.length > 0) {
       io.out(`\nWaiting for approval (${gates.length}):`);
