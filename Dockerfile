@@ -8,7 +8,9 @@ RUN pnpm install --frozen-lockfile && pnpm build && pnpm --filter @wharf/worker 
   && chmod 0755 /out/dist/main.js
 
 FROM node:24-bookworm-slim
-RUN apt-get update && apt-get install -y --no-install-recommends git bash ca-certificates && rm -rf /var/lib/apt/lists/*
+# bubblewrap: the sandbox of scripts, shell commands and MCP servers (prlimit comes with util-linux).
+RUN apt-get update && apt-get install -y --no-install-recommends git bash ca-certificates bubblewrap \
+  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /out /app
 RUN mkdir -p /data && chown node:node /data

@@ -2,8 +2,8 @@
 # Puts Node >= 22.12, pnpm and the Temporal CLI on PATH, installing each into a
 # cache folder when the machine does not already have it, Chromium (for the
 # Web UI e2e test) and PostgreSQL (for the tests and benchmarks of the PostgreSQL
-# store) and zlib's header (for the stdio-limits stream reader) from Debian when
-# they are missing, and versitygw (the S3 server of the
+# store), zlib's header (for the stdio-limits stream reader) and bubblewrap (the sandbox of
+# scripts) from Debian when they are missing, and versitygw (the S3 server of the
 # int tier and the benchmarks) built once with Go, and the jars of Temporal's time-skipping
 # test server (for the approval-timeout tests) fetched once with Maven. Only package registries are
 # needed (npm, PyPI, apt, the Go module proxy, Maven Central for the time-skipping test server);
@@ -165,6 +165,23 @@ wharf_ensure_zlib_header() {
     return 0
   fi
   wharf_apt_install "no zlib header" zlib1g-dev || wharf_log "zlib1g-dev did not install: gzip spills stay Node's"
+  return 0
+}
+
+# bubblewrap (bwrap), the sandbox of scripts, agents' shell commands and MCP servers, with
+# prlimit (util-linux) for its limits. In CI the sandbox tests fail rather than skip without it.
+# Installed from Debian only when missing; then checked: a kernel or container that refuses
+# user namespaces is named here, not only by the failing tests.
+wharf_ensure_bubblewrap() {
+  if ! command -v bwrap >/dev/null 2>&1; then
+    wharf_apt_install "no bwrap" bubblewrap || { wharf_log "bubblewrap did not install: the sandbox tests will fail"; return 0; }
+  fi
+  command -v prlimit >/dev/null 2>&1 || wharf_apt_install "no prlimit" util-linux || true
+  if bwrap --unshare-user --unshare-pid --unshare-net --ro-bind / / --proc /proc --dev /dev true 2>/dev/null; then
+    wharf_log "$(bwrap --version) makes sandboxes here"
+  else
+    wharf_log "bwrap cannot make a sandbox here (user namespaces refused?): the sandbox tests will fail"
+  fi
   return 0
 }
 

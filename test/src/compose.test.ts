@@ -14,6 +14,7 @@ interface Service {
   volumes?: string[];
   environment?: Record<string, string>;
   ports?: string[];
+  security_opt?: string[];
 }
 
 const compose = parse(await readFile(new URL('../../docker-compose.yml', import.meta.url), 'utf8')) as {
@@ -143,6 +144,16 @@ describe('docker-compose.yml', () => {
     expect(script).toContain('mc mb --ignore-existing wharf/wharf');
     // `$$` survives Compose interpolation, so the shell reads the container's variables.
     expect(script).toContain('"$$MINIO_ROOT_USER" "$$MINIO_ROOT_PASSWORD"');
+  });
+
+  it('lets the worker sandbox its scripts with bubblewrap, and requires it', () => {
+    const worker = services('wharf-worker');
+    expect(defaulted(worker.environment?.WHARF_SANDBOX)).toBe('required');
+    expect(worker.security_opt).toEqual([
+      'seccomp=unconfined',
+      'apparmor=unconfined',
+      'systempaths=unconfined',
+    ]);
   });
 });
 

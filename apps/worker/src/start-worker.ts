@@ -64,9 +64,7 @@ export async function startWorker(
       ? undefined
       : await startTracing(config.tracing, { serviceName: 'wharf-worker' });
   // WHARF_SANDBOX=required without a sandbox stops the start here, naming why.
-  const sandbox = WorkerSandbox.create(WorkerSandbox.optionsFromEnv(process.env)).with({
-    hidden: [config.WHARF_DATA_DIR],
-  });
+  const sandbox = workerSandbox(config);
   if (sandbox.status.state === 'unavailable') {
     logger.warn(
       { reason: sandbox.status.reason },
@@ -240,6 +238,20 @@ async function connectMcp(
     }
   }
   return { tools: Object.assign({}, ...connected.map((server) => server.tools)), close: closeAll };
+}
+
+/** The worker's sandbox from `WHARF_SANDBOX*`; one that cannot be had when required is a config error. */
+function workerSandbox(config: WorkerConfig): WorkerSandbox {
+  try {
+    return WorkerSandbox.create(WorkerSandbox.optionsFromEnv(process.env)).with({
+      hidden: [config.WHARF_DATA_DIR],
+    });
+  } catch (error) {
+    throw new WorkerConfigError('SANDBOX_UNAVAILABLE', (error as Error).message, {
+      cause: error,
+      variables: ['WHARF_SANDBOX'],
+    });
+  }
 }
 
 function listen(server: Server, port: number): Promise<Server> {

@@ -7,6 +7,8 @@ export type WorkerConfigErrorCode =
   | 'INVALID_ENV'
   /** An MCP server of `WHARF_MCP_SERVERS` could not be started or reached. */
   | 'MCP_UNAVAILABLE'
+  /** `WHARF_SANDBOX=required` and no sandbox can be made here (or a `WHARF_SANDBOX*` value is bad). */
+  | 'SANDBOX_UNAVAILABLE'
   /** The output store or its blob store (`WHARF_STORE`, `WHARF_BLOBS`) cannot be used. */
   | 'DATA_PLANE_UNAVAILABLE';
 
