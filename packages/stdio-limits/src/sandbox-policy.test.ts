@@ -29,6 +29,16 @@ describe('bwrapArguments', () => {
   });
 });
 
+describe('bwrapArguments of hidden files', () => {
+  it('covers a hidden file with an empty one', () => {
+    const args = bwrapArguments({ hidden: ['/home/u/.netrc', '/home/u/.aws'] }, undefined, (path) =>
+      path.endsWith('.netrc'),
+    );
+    expect(args.join(' ')).toContain('--ro-bind /dev/null /home/u/.netrc');
+    expect(args.join(' ')).toContain('--tmpfs /home/u/.aws');
+  });
+});
+
 describe('limitArguments', () => {
   it('turns limits into prlimit flags', () => {
     expect(limitArguments({})).toEqual([]);

@@ -33,7 +33,10 @@ export interface SandboxPolicy {
   writable?: readonly string[];
   /** Bound read-only at the same path, also inside a hidden directory (a task's input files). */
   readable?: readonly string[];
-  /** Replaced by an empty directory (the data directory, other tasks' work directories). */
+  /**
+   * Replaced by an empty directory (the data directory, other tasks' work directories), or by
+   * an empty file for a file (`~/.netrc`).
+   */
   hidden?: readonly string[];
   /** Unix sockets bound in (the EMIT intake). */
   sockets?: readonly SandboxSocket[];
@@ -57,6 +60,7 @@ const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64',
  * The `bwrap` arguments for a policy, up to and excluding the command: namespaces, mounts
  * (parents before what lies inside them, so that a data directory inside the work directory is
  * hidden and an input file inside the data directory shows again) and the working directory.
+ * `isFile` says which hidden paths are files (they are covered with an empty file).
  * Limits are not bwrap's: see {@link limitArguments}.
  *
  * @example
@@ -65,7 +69,11 @@ const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64',
  * // ['--die-with-parent', '--new-session', '--unshare-user', …, '--bind', '/w', '/w', '--chdir', '/w']
  * ```
  */
-export function bwrapArguments(policy: SandboxPolicy, cwd?: string): string[] {
+export function bwrapArguments(
+  policy: SandboxPolicy,
+  cwd?: string,
+  isFile: (path: string) => boolean = () => false,
+): string[] {
   const args = [
     '--die-with-parent',
     '--new-session',
@@ -89,7 +97,10 @@ export function bwrapArguments(policy: SandboxPolicy, cwd?: string): string[] {
   const mounts: { path: string; args: string[] }[] = [
     ...(policy.writable ?? []).map((path) => ({ path: resolve(path), args: ['--bind', path, path] })),
     ...(policy.readable ?? []).map((path) => ({ path: resolve(path), args: ['--ro-bind', path, path] })),
-    ...(policy.hidden ?? []).map((path) => ({ path: resolve(path), args: ['--tmpfs', path] })),
+    ...(policy.hidden ?? []).map((path) => ({
+      path: resolve(path),
+      args: isFile(path) ? ['--ro-bind', '/dev/null', path] : ['--tmpfs', path],
+    })),
   ].map((mount) => ({
     ...mount,
     args: mount.args.map((arg) => (arg.startsWith('--') ? arg : resolve(arg))),

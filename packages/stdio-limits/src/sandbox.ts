@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { resolveExecutable } from './resolve-executable.js';
 import { bwrapArguments, limitArguments, type SandboxPolicy } from './sandbox-policy.js';
 
@@ -92,7 +92,7 @@ export class Sandbox {
     return [
       this.bwrap,
       [
-        ...bwrapArguments(present, cwd),
+        ...bwrapArguments(present, cwd, (path) => !statSync(path).isDirectory()),
         '--',
         ...(limits.length === 0 ? [] : [this.#prlimit, ...limits, '--']),
         file,

@@ -1,7 +1,9 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { Sandbox } from '@wharf/stdio-limits';
 import { describe, expect, it } from 'vitest';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import { SANDBOX_INTAKE_SOCKET, WorkerSandbox } from './worker-sandbox.js';
+import { HOME_CREDENTIALS, SANDBOX_INTAKE_SOCKET, WorkerSandbox } from './worker-sandbox.js';
 
 const detected = Sandbox.detect();
 
@@ -55,14 +57,15 @@ describe('WorkerSandbox', () => {
           root: 'read-only',
           writable: ['/runs/mine'],
           readable: ['/data/in'],
-          hidden: ['/data', '/runs/other'],
+          hidden: [...HOME_CREDENTIALS.map((path) => join(homedir(), path)), '/data', '/runs/other'],
           sockets: [{ source: '/data/intake.sock', target: SANDBOX_INTAKE_SOCKET }],
           maxMemoryBytes: 512,
         });
       });
-      expect(worker.captureOption(undefined, { workdir: '/runs/mine' }).sandbox?.policy.hidden).toEqual([
-        '/data',
-      ]);
+      // Once the other task ended, its directory is not hidden any more.
+      expect(worker.captureOption(undefined, { workdir: '/runs/mine' }).sandbox?.policy.hidden).not.toContain(
+        '/runs/other',
+      );
       // The ceiling is also the default.
       expect(worker.captureOption({}, { workdir: '/w' }).sandbox?.policy.maxMemoryBytes).toBe(1024);
       for (const settings of [{ network: 'allow' as const }, { max_memory_bytes: 2048 }]) {

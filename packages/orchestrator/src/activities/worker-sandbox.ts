@@ -1,9 +1,30 @@
-import { resolve, sep } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve, sep } from 'node:path';
 import { spawnEnv, unixSocketUrl } from '@wharf/output-store/client';
 import { Sandbox, type SandboxDetection, type SandboxPolicy } from '@wharf/stdio-limits';
 import { z } from 'zod';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SandboxSettings } from '../shared/sandbox-schema.js';
+
+/**
+ * Credential files and directories of the worker's home, hidden from every sandbox: cloud,
+ * SSH, GPG, Kubernetes, Docker and registry credentials, `.netrc`, `.pgpass`, Temporal's
+ * config file (API keys, TLS keys).
+ */
+export const HOME_CREDENTIALS = [
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.config/temporalio',
+  '.docker',
+  '.git-credentials',
+  '.gnupg',
+  '.kube',
+  '.netrc',
+  '.npmrc',
+  '.pgpass',
+  '.ssh',
+];
 
 /** Where a sandboxed process finds the intake's Unix socket. */
 export const SANDBOX_INTAKE_SOCKET = '/run/wharf/intake.sock';
@@ -59,8 +80,9 @@ const envSchema = z.object({
 /**
  * The sandbox of one worker: detected once, with a ceiling over every task's `sandbox` block.
  * It turns a task's settings into the `captureProcess` option that confines its processes:
- * the task's work directory writable, the data directory and the work directories of the other
- * tasks running on this worker hidden, the task's own input files readable, the intake reachable
+ * the task's work directory writable, the data directory, the work directories of the other
+ * tasks running on this worker and the credentials of the worker's home ({@link HOME_CREDENTIALS})
+ * hidden, the task's own input files readable, the intake reachable
  * over its Unix socket only.
  *
  * @example
@@ -212,7 +234,12 @@ export class WorkerSandbox {
       root: settings?.filesystem?.root ?? 'read-only',
       writable: [workdir],
       readable: [...(settings?.filesystem?.read_only ?? []), ...(place.readable ?? [])],
-      hidden: [...(options.hidden ?? []), ...others, ...(settings?.filesystem?.hide ?? [])],
+      hidden: [
+        ...HOME_CREDENTIALS.map((path) => join(homedir(), path)),
+        ...(options.hidden ?? []),
+        ...others,
+        ...(settings?.filesystem?.hide ?? []),
+      ],
       ...(socket === undefined ? {} : { sockets: [{ source: socket, target: SANDBOX_INTAKE_SOCKET }] }),
       ...limit('max_memory_bytes', 'maxMemoryBytes', settings?.max_memory_bytes, options.maxMemoryBytes),
       ...limit('max_processes', 'maxProcesses', settings?.max_processes, options.maxProcesses),

@@ -11,6 +11,7 @@ export {
 export { checkDataPlane, guardDataPlane } from '../activities/data-plane-guard.js';
 export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
 export {
+  HOME_CREDENTIALS,
   SANDBOX_INTAKE_SOCKET,
   type SandboxStatus,
   WorkerSandbox,
