@@ -132,6 +132,8 @@ describe("the data plane's credentials stay out of what a worker starts", () => 
         WHARF_TASK_QUEUE: taskQueue,
         WHARF_DATA_DIR: dataDir,
         WHARF_SHUTDOWN_GRACE_MS: '1000',
+        // The script, the shell and the MCP server run sandboxed, as on a worker in production.
+        WHARF_SANDBOX: 'required',
         OPENAI_COMPATIBLE_API_KEY: secrets.modelKey,
         OPENAI_API_KEY: secrets.openai,
         TEMPORAL_API_KEY: secrets.temporal,

@@ -132,6 +132,10 @@ async function provideS3(project: TestProject): Promise<() => Promise<void>> {
  * when set, else a local versitygw.
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  // Workers and `wharf` commands the tests start run scripts unconfined unless a test asks for
+  // the sandbox (WHARF_SANDBOX=required): many scripts here write to the test's temporary
+  // directory or report their pids, which a sandbox's private /tmp and PID namespace hide.
+  process.env.WHARF_SANDBOX ??= 'off';
   const started = await Promise.allSettled([
     provideTemporal(project),
     providePostgres(project),

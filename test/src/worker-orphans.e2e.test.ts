@@ -69,6 +69,9 @@ describe('a worker killed with SIGKILL while a script runs', () => {
       TEMPORAL_ADDRESS: temporal.address,
       WHARF_DATA_DIR: join(dir, 'data'),
       WHARF_TASK_QUEUE: taskQueue,
+      // The process-group registry is what ends the scripts of an unconfined worker; a sandboxed
+      // script dies with its worker (bwrap's --die-with-parent).
+      WHARF_SANDBOX: 'off',
     };
     const wharf = new WharfClient({ connection: temporal.client.connection, taskQueue });
     const pids = join(dir, 'pids');
