@@ -8,6 +8,11 @@ describe('bwrapArguments', () => {
     expect(args).toContain('--unshare-pid');
     expect(args.join(' ')).toContain('--ro-bind / /');
     expect(bwrapArguments({ network: 'allow' })).not.toContain('--unshare-net');
+    // systemd-resolved's resolv.conf lives under /run, which the sandbox replaces.
+    expect(bwrapArguments({ network: 'allow' }).join(' ')).toContain(
+      '--ro-bind-try /run/systemd/resolve /run/systemd/resolve',
+    );
+    expect(bwrapArguments({}).join(' ')).not.toContain('/run/systemd/resolve');
   });
 
   it('mounts parents first, so a data directory inside the work directory stays hidden', () => {

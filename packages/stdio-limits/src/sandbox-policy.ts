@@ -54,6 +54,9 @@ export interface SandboxPolicy {
 /** The uid and gid inside the sandbox: `nobody`, in a user namespace of its own. */
 export const SANDBOX_UID = 65534;
 
+/** Where systemd-resolved keeps the `resolv.conf` that `/etc/resolv.conf` often links to. */
+const RESOLVED = '/run/systemd/resolve';
+
 const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
 
 /**
@@ -94,6 +97,8 @@ export function bwrapArguments(
     args.push('--ro-bind', '/', '/');
   }
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/run');
+  // With the network, names must resolve: /etc/resolv.conf often points into /run (systemd-resolved).
+  if (policy.network === 'allow') args.push('--ro-bind-try', RESOLVED, RESOLVED);
   const mounts: { path: string; args: string[] }[] = [
     ...(policy.writable ?? []).map((path) => ({ path: resolve(path), args: ['--bind', path, path] })),
     ...(policy.readable ?? []).map((path) => ({ path: resolve(path), args: ['--ro-bind', path, path] })),
