@@ -197,7 +197,8 @@ export class InMemoryOutputStore implements OutputStore {
       freedBytes += this.#entries.get(item.outId)?.record.sizeBytes ?? 0;
       this.#remove(item.outId, item.reason);
     }
-    return { removed: plan.length, freedBytes };
+    // Bodies live in the records: there is never an unreferenced one to sweep.
+    return { removed: plan.length, freedBytes, orphanBodies: { removed: 0, freedBytes: 0 } };
   }
 
   async close(): Promise<void> {

@@ -240,16 +240,23 @@ export interface EmitWithRecordOptions {
 }
 
 /**
- * Outcome of {@link OutputStore.gc}.
+ * Outcome of {@link OutputStore.gc}: the outputs it removed and their bytes, and the
+ * unreferenced bodies its sweep removed (see {@link OutputStore.sweepOrphanBodies}; none for a
+ * store that keeps every body in its records).
  *
  * @example
  * ```ts
- * const { removed, freedBytes } = await store.gc({ runId: 'run-7' });
+ * const { removed, freedBytes, orphanBodies } = await store.gc({ runId: 'run-7' });
+ * console.log(`${removed} outputs and ${orphanBodies.removed} unreferenced bodies removed`);
  * ```
  */
 export interface GcResult {
+  /** Outputs (records) removed. */
   readonly removed: number;
+  /** Bytes of the outputs removed. */
   readonly freedBytes: number;
+  /** Bodies no record referenced that the sweep after the removals deleted, and their bytes. */
+  readonly orphanBodies: OrphanSweepResult;
 }
 
 /**

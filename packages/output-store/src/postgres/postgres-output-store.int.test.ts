@@ -126,7 +126,11 @@ describe('PostgresOutputStore options and schema', () => {
     await store.delete(first);
     expect(await blobs.has(sha)).toBe(true);
     expect(Buffer.from((await store.get(second)).body).equals(body)).toBe(true);
-    expect(await store.gc({ runId: 'r' })).toEqual({ removed: 1, freedBytes: 5000 });
+    expect(await store.gc({ runId: 'r' })).toEqual({
+      removed: 1,
+      freedBytes: 5000,
+      orphanBodies: { removed: 0, freedBytes: 0 },
+    });
     expect(await blobs.has(sha)).toBe(false);
     // A body stored by an EMIT that died before its row committed.
     const orphan = Buffer.from('uploaded, never committed');
@@ -139,6 +143,34 @@ describe('PostgresOutputStore options and schema', () => {
     expect(await blobs.has(orphanSha)).toBe(false);
     await store.close();
     await blobs.close();
+  });
+
+  it('counts the unreferenced bodies its gc sweeps in its report', async () => {
+    const blobs = new LocalBlobStore({ root: join(scratch, 'gc-orphans') });
+    const store = await PostgresOutputStore.open({
+      connectionString: database.url,
+      schema: `gc_orphans_${randomBytes(4).toString('hex')}`,
+      blobs,
+      inlineThresholdBytes: 16,
+    });
+    // Ten bodies stored by EMITs that died before their rows committed.
+    let orphanBytes = 0;
+    for (let index = 0; index < 10; index++) {
+      const orphan = Buffer.from(`uploaded, never committed #${index}`);
+      const path = join(blobs.tempDir, `orphan-${index}.part`);
+      await writeFile(path, orphan);
+      await blobs.putFile(createHash('sha256').update(orphan).digest('hex'), path, orphan.length);
+      orphanBytes += orphan.length;
+    }
+    expect(await store.gc({ orphanGraceMs: 0 })).toEqual({
+      removed: 0,
+      freedBytes: 0,
+      orphanBodies: { removed: 10, freedBytes: orphanBytes },
+    });
+    const left: unknown[] = [];
+    for await (const blob of blobs.list()) left.push(blob);
+    expect(left).toEqual([]);
+    await store.close();
   });
 
   it('replaces an expired holder of a key with a new output, the old ref reading expired', async () => {

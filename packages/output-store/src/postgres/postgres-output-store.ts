@@ -504,8 +504,10 @@ export class PostgresOutputStore implements OutputStore {
       }),
     );
     await this.#dropUnreferenced(result.doomed);
-    await this.sweepOrphanBodies(policy.orphanGraceMs === undefined ? {} : { graceMs: policy.orphanGraceMs });
-    return { removed: result.removed, freedBytes: result.freedBytes };
+    const orphanBodies = await this.sweepOrphanBodies(
+      policy.orphanGraceMs === undefined ? {} : { graceMs: policy.orphanGraceMs },
+    );
+    return { removed: result.removed, freedBytes: result.freedBytes, orphanBodies };
   }
 
   /**

@@ -103,7 +103,11 @@ describe('two output stores on one S3 bucket prefix', () => {
       await sqlite.close();
       expect(BlobStoreClaimedError.isInstance(refused)).toBe(true);
       // Nothing of the first store is lost, and its own gc finds nothing to remove.
-      expect(await store.gc()).toEqual({ removed: 0, freedBytes: 0 });
+      expect(await store.gc()).toEqual({
+        removed: 0,
+        freedBytes: 0,
+        orphanBodies: { removed: 0, freedBytes: 0 },
+      });
       for (const ref of refs) {
         expect(Buffer.from((await store.get(ref)).body).equals(bodies.get(ref.outId) as Buffer)).toBe(true);
       }

@@ -1,4 +1,9 @@
+import { createHash } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { LocalBlobStore } from '../blobs/local-blob-store.js';
 import { runOutputStoreContract } from '../testing/index.js';
 import { SqliteOutputStore } from './sqlite-output-store.js';
 
@@ -12,3 +17,47 @@ runOutputStoreContract(
       maxBodyBytes: context.maxBodyBytes,
     }),
 );
+
+describe('SqliteOutputStore gc', () => {
+  it('counts the unreferenced bodies it sweeps, in its own body directory and in a blob store', async () => {
+    const scratch = await mkdtemp(join(tmpdir(), 'wharf-sqlite-gc-'));
+    try {
+      const orphans = Array.from({ length: 10 }, (_, index) => Buffer.from(`never committed #${index}`));
+      const orphanBytes = orphans.reduce((sum, orphan) => sum + orphan.length, 0);
+      const sha = (body: Buffer) => createHash('sha256').update(body).digest('hex');
+
+      // Body files a process killed between publishing them and committing their rows leaves.
+      const local = new SqliteOutputStore({ path: join(scratch, 'local.db') });
+      await local.ready();
+      for (const orphan of orphans) {
+        const digest = sha(orphan);
+        await mkdir(join(scratch, 'local.db.blobs', digest.slice(0, 2)), { recursive: true });
+        await writeFile(join(scratch, 'local.db.blobs', digest.slice(0, 2), digest), orphan);
+      }
+      expect(await local.gc({ orphanGraceMs: 0 })).toEqual({
+        removed: 0,
+        freedBytes: 0,
+        orphanBodies: { removed: 10, freedBytes: orphanBytes },
+      });
+      await local.close();
+
+      // Bodies an EMIT uploaded to the store's blob store before dying.
+      const blobs = new LocalBlobStore({ root: join(scratch, 'blobs') });
+      const external = new SqliteOutputStore({ path: join(scratch, 'external.db'), blobs });
+      await external.ready();
+      for (const [index, orphan] of orphans.entries()) {
+        const path = join(blobs.tempDir, `orphan-${index}.part`);
+        await writeFile(path, orphan);
+        await blobs.putFile(sha(orphan), path, orphan.length);
+      }
+      expect(await external.gc({ orphanGraceMs: 0 })).toEqual({
+        removed: 0,
+        freedBytes: 0,
+        orphanBodies: { removed: 10, freedBytes: orphanBytes },
+      });
+      await external.close();
+    } finally {
+      await rm(scratch, { recursive: true, force: true });
+    }
+  });
+});

@@ -396,18 +396,18 @@ export class SqliteOutputStore implements OutputStore {
     if (policy.runId !== undefined) validateListQuery({ runId: policy.runId });
     const graceMs = orphanGraceMs(policy.orphanGraceMs);
     const now = this.#now();
-    let result: GcResult;
+    let result: Omit<GcResult, 'orphanBodies'>;
     try {
       result = this.#gcTransaction(policy, now);
     } finally {
       this.#dropDoomed();
       await this.#external?.removals();
     }
-    await this.sweepOrphanBodies({ graceMs });
-    return result;
+    const orphanBodies = await this.sweepOrphanBodies({ graceMs });
+    return { ...result, orphanBodies };
   }
 
-  #gcTransaction(policy: RetentionPolicy, now: number): GcResult {
+  #gcTransaction(policy: RetentionPolicy, now: number): Omit<GcResult, 'orphanBodies'> {
     return this.#db
       .transaction(() => {
         const removals: Removal[] = [];
@@ -634,7 +634,7 @@ export class SqliteOutputStore implements OutputStore {
    * noted: unlinking one before the transaction commits would leave a listed record without
    * its body if the process died in between (`#dropDoomed` unlinks them after the commit).
    */
-  #remove(removals: readonly Removal[]): GcResult {
+  #remove(removals: readonly Removal[]): Omit<GcResult, 'orphanBodies'> {
     let removed = 0;
     let freedBytes = 0;
     const now = this.#now();

@@ -452,13 +452,21 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
       harness.advance(1);
       const c = await store.emit(textEvent('cccccccccc', 'c'));
       const result = await store.gc({ olderThanMs: 5000, runId: 'run-doomed', maxTotalBytes: 20 });
-      expect(result).toEqual({ removed: 3, freedBytes: 8 + 8 + 10 });
+      expect(result).toEqual({
+        removed: 3,
+        freedBytes: 8 + 8 + 10,
+        orphanBodies: { removed: 0, freedBytes: 0 },
+      });
       await expect(store.stat(old)).rejects.toMatchObject({ reason: 'expired' });
       await expect(store.stat(doomedRun)).rejects.toMatchObject({ reason: 'deleted' });
       await expect(store.stat(a)).rejects.toMatchObject({ reason: 'evicted' });
       expect((await store.stat(b)).sizeBytes).toBe(10);
       expect((await store.stat(c)).sizeBytes).toBe(10);
-      expect(await store.gc({})).toEqual({ removed: 0, freedBytes: 0 });
+      expect(await store.gc({})).toEqual({
+        removed: 0,
+        freedBytes: 0,
+        orphanBodies: { removed: 0, freedBytes: 0 },
+      });
     });
 
     it('keeps bodies and ranges exact for varied content', async () => {
