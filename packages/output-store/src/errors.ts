@@ -454,6 +454,40 @@ export class BlobStoreClaimedError extends OutputStoreError {
 }
 
 /**
+ * A blob store (a directory, a bucket prefix) holds bodies but no marker (`wharf-store.json`):
+ * its marker was deleted, or it was written before markers existed. The bodies may be another
+ * output store's, whose gc would count them unreferenced and remove them all, so a store claims
+ * such a location only when it proves them its own: its newest stored bodies are all there. The
+ * store that wrote them does that on its next open or gc and writes its marker again; any other
+ * store is refused with this error, naming the `location`.
+ *
+ * @example
+ * ```ts
+ * if (BlobStoreUnmarkedError.isInstance(error)) console.error(`${error.location}: ${error.message}`);
+ * ```
+ */
+export class BlobStoreUnmarkedError extends OutputStoreError {
+  readonly location: string;
+  constructor(location: string) {
+    super(
+      'INVALID_OPTION',
+      `${location} holds bodies but no wharf-store.json marker, and they are not this output store's, ` +
+        'so it will not claim it (its gc would remove them as unreferenced). To recover, open the output store ' +
+        'that wrote them (with its database and this blob store): it proves them its own and writes its marker ' +
+        'again; give this store a directory or bucket prefix of its own, or empty the location first if its ' +
+        'bodies are no longer wanted',
+    );
+    this.name = 'BlobStoreUnmarkedError';
+    this.location = location;
+  }
+
+  /** True for a BlobStoreUnmarkedError from any realm (by name: `INVALID_OPTION` is shared). */
+  static override isInstance(value: unknown): value is BlobStoreUnmarkedError {
+    return OutputStoreError.isInstance(value) && value.name === 'BlobStoreUnmarkedError';
+  }
+}
+
+/**
  * What kept a store from its server: none answered (`unreachable`), it refused the
  * credentials (`credentials`), the database or bucket does not exist (`missing`), or it
  * refused the connection for another reason (`refused`: too many connections, shutting down…).

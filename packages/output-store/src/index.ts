@@ -2,6 +2,7 @@ export { type AllowedFile, openAllowedFile } from './allowed-file.js';
 export type { BlobRange, BlobStore, StoredBlob } from './blobs/blob-store.js';
 export { assertBlobAddress, LocalBlobStore, type LocalBlobStoreOptions } from './blobs/local-blob-store.js';
 export { type BlobStoreOwner, storeMarkerName } from './blobs/store-marker.js';
+export { assertUnmarkedClaimable } from './blobs/unmarked-claim.js';
 export {
   createEmitHandler,
   type EmitHandlerOptions,
@@ -14,6 +15,7 @@ export { spawnEnv } from './env-names.js';
 export {
   BlobNotFoundError,
   BlobStoreClaimedError,
+  BlobStoreUnmarkedError,
   type ConnectionProblem,
   IdempotencyConflictError,
   IntakeBusyError,

@@ -8,6 +8,7 @@ import { OutputStoreError } from '../output-store-error.js';
 import { BlobDirectory } from './blob-directory.js';
 import type { BlobRange, BlobStore, StoredBlob } from './blob-store.js';
 import { assertOwnMarker, type BlobStoreOwner, storeMarkerName, storeMarkerText } from './store-marker.js';
+import { assertUnmarkedClaimable } from './unmarked-claim.js';
 
 const shaPattern = /^[0-9a-f]{64}$/;
 
@@ -198,7 +199,9 @@ export class LocalBlobStore implements BlobStore {
   /**
    * Claims the directory with `<root>/wharf-store.json`: written to a temp file and linked
    * into place, which fails when a marker is there already, so of two stores claiming a fresh
-   * directory at once exactly one wins and the other reads its marker and is refused.
+   * directory at once exactly one wins and the other reads its marker and is refused. A
+   * directory without a marker that holds bodies is claimed only by the store that proves them
+   * its own (`owner.ownBodies`), else refused with `BlobStoreUnmarkedError`.
    */
   async claim(owner: BlobStoreOwner): Promise<void> {
     this.#assertOpen();
@@ -210,6 +213,7 @@ export class LocalBlobStore implements BlobStore {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
           throw this.#failure(error, `cannot read ${path}`);
+        await assertUnmarkedClaimable(this, owner, this.location);
         if (await this.#createMarker(path, owner)) return;
         continue;
       }

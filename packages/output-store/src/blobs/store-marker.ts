@@ -13,6 +13,14 @@ import { BlobStoreClaimedError } from '../errors.js';
 export interface BlobStoreOwner {
   readonly storeId: string;
   readonly description: string;
+  /**
+   * Answers the addresses of a few of the store's newest bodies kept in the blob store (what its
+   * records reference); asked only when a location without a marker holds bodies. Such a
+   * location is claimed only when every one of these is there (and there is one at least): the
+   * proof that the bodies are this store's, which lets it write its marker again after someone
+   * deleted it. Without it, such a location is refused.
+   */
+  readonly ownBodies?: () => Promise<readonly string[]>;
 }
 
 /** Name of the marker a claimed blob store keeps beside its bodies (not a body address). */

@@ -625,6 +625,7 @@ export class PostgresOutputStore implements OutputStore {
       return {
         storeId: row.store_id,
         description: `PostgreSQL database "${row.db}" schema "${this.#schema}" on ${server}`,
+        ownBodies: () => this.#newestBodies(),
       };
     } catch (error) {
       if (OutputStoreError.isInstance(error)) throw error;
@@ -647,6 +648,17 @@ export class PostgresOutputStore implements OutputStore {
   async #claimBlobs(owner: BlobStoreOwner): Promise<BlobStoreOwner> {
     await this.#blobs.claim(owner);
     return owner;
+  }
+
+  /**
+   * Addresses of the bodies the newest rows keep in the blob store: the proof that a blob store
+   * whose marker is gone holds this store's bodies (see `BlobStoreOwner.ownBodies`).
+   */
+  async #newestBodies(): Promise<string[]> {
+    const { rows } = await this.#pool.query<{ sha256: string }>(
+      `SELECT sha256 FROM ${this.#q}.outputs WHERE storage = 'file' ORDER BY seq DESC LIMIT 16`,
+    );
+    return [...new Set(rows.map((row) => row.sha256))];
   }
 
   /**

@@ -4,8 +4,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { DeleteObjectCommand, GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { BlobStoreClaimedError } from '../errors.js';
+import { storeMarkerName } from '../blobs/store-marker.js';
+import { BlobStoreClaimedError, BlobStoreUnmarkedError } from '../errors.js';
 import { testS3Blobs } from '../s3/s3-test-blobs.test.data.js';
 import { SqliteOutputStore } from '../sqlite/sqlite-output-store.js';
 import {
@@ -66,6 +68,43 @@ await plane.close();
     output += chunk.toString();
   });
   return new Promise((resolve) => child.on('exit', (code) => resolve({ code, output })));
+}
+
+/** Runs `work` with an S3 client of the test server. */
+async function withS3<TResult>(work: (client: S3Client) => Promise<TResult>): Promise<TResult> {
+  const client = new S3Client({
+    endpoint: connection.endpoint,
+    region: connection.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: connection.accessKeyId, secretAccessKey: connection.secretAccessKey },
+  });
+  try {
+    return await work(client);
+  } finally {
+    client.destroy();
+  }
+}
+
+/** The text of the prefix's `wharf-store.json` marker, if any. */
+function readMarker(prefix: string): Promise<string | undefined> {
+  return withS3(async (client) => {
+    try {
+      const response = await client.send(
+        new GetObjectCommand({ Bucket: bucket, Key: `${prefix}/${storeMarkerName}` }),
+      );
+      return await response.Body?.transformToString('utf8');
+    } catch (error) {
+      if ((error as { name?: unknown }).name === 'NoSuchKey') return undefined;
+      throw error;
+    }
+  });
+}
+
+/** Deletes the prefix's marker, as someone cleaning the bucket by hand might. */
+function deleteMarker(prefix: string): Promise<unknown> {
+  return withS3((client) =>
+    client.send(new DeleteObjectCommand({ Bucket: bucket, Key: `${prefix}/${storeMarkerName}` })),
+  );
 }
 
 describe('two output stores on one S3 bucket prefix', () => {
@@ -160,6 +199,65 @@ describe('two output stores on one S3 bucket prefix', () => {
       await blobs.close();
     } finally {
       await store.close();
+    }
+  });
+});
+
+describe('a store whose blob store marker was deleted', () => {
+  it('keeps every body from a second store, and restores its own marker', async () => {
+    const prefix = `unmarked-${randomBytes(4).toString('hex')}`;
+    const blobs = testS3Blobs(connection, bucket, prefix);
+    const open = (database: PostgresDatabase) =>
+      PostgresOutputStore.open({
+        connectionString: database.url,
+        schema: 'unmarked',
+        blobs: testS3Blobs(connection, bucket, prefix),
+      });
+    const store = await open(first);
+    const refs: OutputRef[] = [];
+    try {
+      for (let index = 0; index < 10; index++) {
+        refs.push(
+          await store.emit({
+            producer: { ownerId: 'o', runId: 'unmarked', spawnId: 's' },
+            content: { kind: 'bytes', bytes: randomBytes(70_000 + index) },
+            idempotencyKey: `k${index}`,
+          }),
+        );
+      }
+      const marker = await readMarker(prefix);
+      await deleteMarker(prefix);
+
+      // A second store (another database) configured onto the prefix is refused, naming it.
+      const refused = await open(second).catch((caught: unknown) => caught);
+      expect(BlobStoreUnmarkedError.isInstance(refused)).toBe(true);
+      expect(refused).toMatchObject({ code: 'INVALID_OPTION', location: blobs.location });
+      expect((refused as Error).message).toContain(blobs.location);
+      expect(await readMarker(prefix)).toBeUndefined();
+      let held = 0;
+      for await (const _blob of blobs.list()) held += 1;
+      expect(held).toBe(10);
+
+      // The first store's gc proves the bodies its own and writes its marker again.
+      expect((await store.gc({ orphanGraceMs: 0 })).orphanBodies.removed).toBe(0);
+      expect(JSON.parse((await readMarker(prefix)) ?? '{}')).toMatchObject({
+        storeId: JSON.parse(marker ?? '{}').storeId,
+      });
+      for (const ref of refs) expect((await store.stat(ref)).outId).toBe(ref.outId);
+
+      // And a store opening after a deletion does it on open.
+      await deleteMarker(prefix);
+      const reopened = await open(first);
+      await reopened.close();
+      expect(JSON.parse((await readMarker(prefix)) ?? '{}')).toMatchObject({
+        storeId: JSON.parse(marker ?? '{}').storeId,
+      });
+      expect(BlobStoreClaimedError.isInstance(await open(second).catch((caught: unknown) => caught))).toBe(
+        true,
+      );
+    } finally {
+      await store.close();
+      await blobs.close();
     }
   });
 });

@@ -19,6 +19,7 @@ import {
   storeMarkerName,
   storeMarkerText,
 } from '../blobs/store-marker.js';
+import { assertUnmarkedClaimable } from '../blobs/unmarked-claim.js';
 import {
   BlobNotFoundError,
   InvalidOutputEventError,
@@ -272,7 +273,9 @@ export class S3BlobStore implements BlobStore {
    * Claims the prefix with the object `<prefix>/wharf-store.json`, created with
    * `If-None-Match: *`, so of two stores claiming a fresh prefix at once exactly one wins and
    * the other reads its marker and is refused. Reads it otherwise: a missing bucket or a wrong
-   * key fails here, naming the bucket and key.
+   * key fails here, naming the bucket and key. A prefix without a marker that holds bodies is
+   * claimed only by the store that proves them its own (`owner.ownBodies`), else refused with
+   * `BlobStoreUnmarkedError`.
    */
   async claim(owner: BlobStoreOwner): Promise<void> {
     this.#assertOpen();
@@ -304,6 +307,7 @@ export class S3BlobStore implements BlobStore {
         assertOwnMarker(text, owner, this.location);
         return;
       }
+      await assertUnmarkedClaimable(this, owner, this.location);
       try {
         await this.#client.send(
           new PutObjectCommand({

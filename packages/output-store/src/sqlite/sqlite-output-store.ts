@@ -180,6 +180,13 @@ export class SqliteOutputStore implements OutputStore {
               storeId: (this.#db.prepare('SELECT store_id FROM store_identity').get() as { store_id: string })
                 .store_id,
               description: `SQLite ${resolve(options.path)}`,
+              // The proof that a blob store whose marker is gone holds this store's bodies.
+              ownBodies: async () => {
+                const rows = this.#db
+                  .prepare("SELECT sha256 FROM outputs WHERE storage = 'file' ORDER BY seq DESC LIMIT 16")
+                  .all() as { sha256: string }[];
+                return [...new Set(rows.map((row) => row.sha256))];
+              },
             },
           );
     this.#sweep();

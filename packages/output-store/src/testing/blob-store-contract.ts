@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BlobStore, StoredBlob } from '../blobs/blob-store.js';
-import { BlobNotFoundError, BlobStoreClaimedError } from '../errors.js';
+import { BlobNotFoundError, BlobStoreClaimedError, BlobStoreUnmarkedError } from '../errors.js';
 import { OutputStoreError } from '../output-store-error.js';
 
 /**
@@ -235,7 +235,12 @@ export function runBlobStoreContract(name: string, factory: BlobStoreFactory): v
 
     it('is claimed by one output store: the same store again passes, another is refused, bodies untouched', async () => {
       const address = await put(bodyOf('claimed', 300));
-      const owner = { storeId: 'store-one', description: 'the first store' };
+      // Bodies already there: the first store proves them its own.
+      const owner = {
+        storeId: 'store-one',
+        description: 'the first store',
+        ownBodies: async () => [address],
+      };
       await blobs.claim(owner);
       await blobs.claim(owner);
       // A second handle on the same location (another process, another machine).
@@ -257,6 +262,30 @@ export function runBlobStoreContract(name: string, factory: BlobStoreFactory): v
         await other.close();
       }
       // The marker is no body.
+      expect(await listed(blobs)).toEqual([address]);
+    });
+
+    it('refuses a location holding bodies without a marker to a store that cannot prove them its own', async () => {
+      // Bodies with no marker: it was deleted, or the bodies predate markers.
+      const address = await put(bodyOf('unmarked', 400));
+      const stranger = { storeId: 'stranger', description: 'another store' };
+      const claims = [
+        stranger,
+        { ...stranger, ownBodies: async () => [] },
+        { ...stranger, ownBodies: async () => [address, sha256(bodyOf('never stored', 10))] },
+      ];
+      for (const claimant of claims) {
+        const refused = await blobs.claim(claimant).catch((caught: unknown) => caught);
+        expect(BlobStoreUnmarkedError.isInstance(refused)).toBe(true);
+        expect(refused).toMatchObject({ code: 'INVALID_OPTION', location: blobs.location });
+        expect((refused as Error).message).toContain(blobs.location);
+      }
+      expect(await listed(blobs)).toEqual([address]);
+      // The store whose bodies they are writes its marker again; then the stranger meets it.
+      await blobs.claim({ storeId: 'owner', description: 'the owner', ownBodies: async () => [address] });
+      const claimed = await blobs.claim(stranger).catch((caught: unknown) => caught);
+      expect(claimed).toMatchObject({ ownerStoreId: 'owner' });
+      expect(BlobStoreClaimedError.isInstance(claimed)).toBe(true);
       expect(await listed(blobs)).toEqual([address]);
     });
 

@@ -1,0 +1,32 @@
+import { BlobStoreUnmarkedError } from '../errors.js';
+import type { BlobStore } from './blob-store.js';
+import type { BlobStoreOwner } from './store-marker.js';
+
+/**
+ * Checks that `owner` may write a marker into a blob store that has none: an empty one is
+ * anyone's, one that holds bodies only the store whose bodies they are (every address of
+ * `owner.ownBodies()` is there, and there is one at least). Otherwise throws
+ * {@link BlobStoreUnmarkedError} naming `location`: the bodies may be another store's, whose
+ * marker was deleted, and claiming them would let this store's gc remove them all.
+ *
+ * @example
+ * ```ts
+ * await assertUnmarkedClaimable(blobs, owner, blobs.location);
+ * await writeMarker(owner);
+ * ```
+ */
+export async function assertUnmarkedClaimable(
+  blobs: Pick<BlobStore, 'list' | 'has'>,
+  owner: BlobStoreOwner,
+  location: string,
+): Promise<void> {
+  let holdsBodies = false;
+  for await (const _blob of blobs.list()) {
+    holdsBodies = true;
+    break;
+  }
+  if (!holdsBodies) return;
+  const own = (await owner.ownBodies?.()) ?? [];
+  if (own.length > 0 && (await Promise.all(own.map((sha256) => blobs.has(sha256)))).every(Boolean)) return;
+  throw new BlobStoreUnmarkedError(location);
+}
