@@ -17,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ToolSet } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { type BuiltinToolContext, builtinTools } from './builtin-tools.js';
 import type { ToolOutput } from './tool-output.js';
 
@@ -149,6 +150,20 @@ describe('built-in file and HTTP tools under attack', () => {
         expect(texts.filter((text) => text.endsWith('\nINSIDE')).length).toBeGreaterThan(0);
         expect(texts.filter((text) => text.startsWith('error:')).length).toBeGreaterThan(0);
         expect(writes.filter((outcome) => 'value' in outcome).length).toBeGreaterThan(0);
+        // Every refusal is one of the tools' typed errors naming the path and why, never a raw
+        // system error of the race (EINVAL, ENOENT from a name that changed mid-call).
+        const untyped = [...reads, ...writes].flatMap((outcome, index) => {
+          if (!('error' in outcome)) return [];
+          const error = outcome.error as { code?: unknown; message?: unknown };
+          const path = index < reads.length ? 'd/f.txt' : `d/new-${index - reads.length}.txt`;
+          const typed =
+            WharfOrchestratorError.isInstance(error) &&
+            ['FILE_NOT_FOUND', 'NOT_A_REGULAR_FILE', 'PATH_OUTSIDE_WORKDIR'].includes(String(error.code)) &&
+            String(error.message).startsWith(`${path}: `);
+          return typed ? [] : [`${String(error.code)}: ${String(error.message)}`];
+        });
+
+        expect(untyped).toEqual([]);
       } finally {
         await stop(swapper);
       }

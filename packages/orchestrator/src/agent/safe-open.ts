@@ -109,7 +109,11 @@ function resolveDots(parts: readonly string[]): string[] | undefined {
  * opened by its full path instead: links and hard links are still refused as above, but a
  * process that renames directories of the work directory while the call runs can still make
  * one call reach outside. Run agents whose work directory other processes change on Linux.
- * A missing file is `FILE_NOT_FOUND`. Close the handle when done.
+ * A missing file is `FILE_NOT_FOUND`. A link swapped back for a folder (or gone) between being
+ * met and being read makes the walk start again (at most 40 times in all); a name that changes
+ * under the walk in any other way is refused with the code it stands for (`FILE_NOT_FOUND`,
+ * `NOT_A_REGULAR_FILE`), naming the path and the system error, never with the bare system
+ * error. Close the handle when done.
  *
  * @example
  * ```ts
@@ -127,8 +131,12 @@ export async function openInWorkdir(
   access: WorkdirAccess,
   options: OpenInWorkdirOptions = {},
 ): Promise<WorkdirFile> {
-  const refuse = (code: RefusalCode, why: string) =>
-    new WharfOrchestratorError(code, `${path}: ${why} (work directory ${workdir})`);
+  const refuse = (code: RefusalCode, why: string, cause?: unknown) =>
+    new WharfOrchestratorError(
+      code,
+      `${path}: ${why} (work directory ${workdir})`,
+      cause === undefined ? undefined : { cause },
+    );
   if (path.includes('\0')) throw refuse('FILE_NOT_FOUND', 'a path cannot hold a NUL byte');
   const viaProc = options.procFd ?? (await procFdWorks());
   const root = await open(workdir, O_RDONLY | O_DIRECTORY);
@@ -138,17 +146,50 @@ export async function openInWorkdir(
     let components = componentsOf(path, roots);
     if (components === undefined) throw refuse('PATH_OUTSIDE_WORKDIR', 'outside the work directory');
     for (let links = 0; ; links += 1) {
-      if (links > MAX_LINKS) throw refuse('PATH_OUTSIDE_WORKDIR', `more than ${MAX_LINKS} symbolic links`);
+      if (links > MAX_LINKS)
+        throw refuse(
+          'PATH_OUTSIDE_WORKDIR',
+          `more than ${MAX_LINKS} symbolic links, or links that kept changing while it was opened`,
+        );
       const walk = await walkOnce({ root, roots, viaProc, components, access, refuse });
       if ('file' in walk) return walk.file;
       components = walk.again;
     }
+  } catch (error) {
+    throw raceRefusal(error, refuse);
   } finally {
     await root.close();
   }
 }
 
 type RefusalCode = 'PATH_OUTSIDE_WORKDIR' | 'NOT_A_REGULAR_FILE' | 'FILE_NOT_FOUND';
+
+/**
+ * A system error that a name changing under the walk can cause (a concurrent rename, a folder
+ * swapped for a link or a file), as the typed refusal it stands for, naming the path and why;
+ * any other error (a refusal already, `EACCES`, `ENOSPC`…) as it is.
+ */
+function raceRefusal(
+  error: unknown,
+  refuse: (code: RefusalCode, why: string, cause?: unknown) => Error,
+): unknown {
+  if (WharfOrchestratorError.isInstance(error)) return error;
+  const code = errorCode(error);
+  const syscall = (error as NodeJS.ErrnoException | undefined)?.syscall ?? 'open';
+  const during = `changed while it was opened (${code} from ${syscall})`;
+  switch (code) {
+    case 'ENOENT':
+      return refuse('FILE_NOT_FOUND', `no such file: a name on its way ${during}`, error);
+    case 'ENOTDIR':
+    case 'EISDIR':
+    case 'EINVAL':
+    case 'ELOOP':
+    case 'ENXIO':
+      return refuse('NOT_A_REGULAR_FILE', `not a regular file: a name on its way ${during}`, error);
+    default:
+      return error;
+  }
+}
 
 interface Walk {
   root: FileHandle;
@@ -174,7 +215,16 @@ async function walkOnce(walk: Walk): Promise<{ file: WorkdirFile } | { again: st
   const isLink = async (name: string) => (await lstat(entry(name)).catch(() => undefined))?.isSymbolicLink();
   /** A link at `name`: the components to walk instead, its target resolved by name. */
   const followLink = async (name: string, rest: readonly string[]): Promise<{ again: string[] }> => {
-    const target = await readlink(entry(name));
+    let target: string;
+    try {
+      target = await readlink(entry(name));
+    } catch (error) {
+      // Swapped since it was met as a link (a concurrent rename): no link any more (EINVAL) or
+      // no name (ENOENT). Walk the same path again; the next walk sees what is there now.
+      const code = errorCode(error);
+      if (code === 'EINVAL' || code === 'ENOENT') return { again: [...walked, name, ...rest] };
+      throw error;
+    }
     const base = isAbsolute(target)
       ? componentsOf(target, walk.roots)
       : resolveDots([...walked, ...target.split('/')]);
