@@ -19,7 +19,7 @@ function temporaryPath(path: string): string {
  * ```
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = temporaryPath(path);
   try {
     await writeFile(temporary, data, { flush: true });
@@ -40,7 +40,7 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  * ```
  */
 export async function copyFileAtomic(source: FileHandle, path: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = temporaryPath(path);
   try {
     const target = await open(temporary, 'wx');
@@ -75,7 +75,7 @@ export async function copyFileAtomic(source: FileHandle, path: string): Promise<
  * ```
  */
 export async function moveFileAtomic(source: FileSource, path: string): Promise<boolean> {
-  await mkdir(dirname(path), { recursive: true });
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   try {
     await rename(source.path, path);
   } catch (error) {

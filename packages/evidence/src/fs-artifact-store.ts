@@ -14,6 +14,7 @@ import { EvidenceError } from './evidence-error.js';
 import { type FileSourceOptions, FileSourcePolicy } from './file-source.js';
 import { assertId, compareIds, toolOutputFileName } from './ids.js';
 import { mapConcurrent } from './map-concurrent.js';
+import { tightenPrivateDirectory } from './private-mode.js';
 import { checkRange, rangeWithin } from './range.js';
 import {
   parseOrThrow,
@@ -105,6 +106,9 @@ export class FsArtifactStore implements ArtifactStore {
   constructor(options: { root: string } & FileSourceOptions) {
     this.root = options.root;
     this.#files = new FileSourcePolicy(options);
+    // Folders are created 0700 as they are needed; one made before under a looser umask is
+    // tightened here.
+    tightenPrivateDirectory(this.root);
   }
 
   /** Declares a directory whose files are handed over to this store (see {@link FileSourcePolicy}). */
@@ -151,7 +155,7 @@ export class FsArtifactStore implements ArtifactStore {
    */
   async #claimJob(worker: WorkerMetadata): Promise<void> {
     const path = this.#jobClaim(worker);
-    await mkdir(dirname(path), { recursive: true });
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     try {
       await writeFile(path, worker.workerId, { flag: 'wx', flush: true });
       return;

@@ -76,6 +76,7 @@ export {
   writeManifestChunk,
 } from './manifest/index.js';
 export { OutputStoreError, type OutputStoreErrorCode } from './output-store-error.js';
+export { ensurePrivateDirectory, tightenPrivateFile } from './private-mode.js';
 export { type ReadBody, readBody } from './read-body.js';
 export { defaultOrphanGraceMs, planRetention, type RetentionCandidate } from './retention.js';
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';

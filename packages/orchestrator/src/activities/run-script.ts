@@ -94,7 +94,7 @@ export async function runScript(
   const context = Context.current();
   // Per attempt: an orphaned script of a killed attempt never shares files with its retry.
   const spillDir = join(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
-  await mkdir(spillDir, { recursive: true });
+  await mkdir(spillDir, { recursive: true, mode: 0o700 });
   // A stored map item and stored lists among the inputs, a loop dependency's manifest: read now.
   const inputs = await instanceInputs(input, store, { signal: context.cancellationSignal });
   const inRefs = await expandedInRefs(input, store, context.cancellationSignal);

@@ -186,7 +186,7 @@ async function httpRequest(context: BuiltinToolContext, input: z.output<typeof h
 
 async function runShell(context: BuiltinToolContext, command: string, timeoutMs?: number) {
   const limits = resolveLimits(undefined, { limits: context.limits });
-  await mkdir(context.spillDir, { recursive: true });
+  await mkdir(context.spillDir, { recursive: true, mode: 0o700 });
   const stderrBudget = Math.max(64, Math.floor(context.budgetBytes / 8));
   const stdoutBudget = Math.max(64, context.budgetBytes - stderrBudget - 512);
   const confined = context.sandbox?.worker.captureOption(context.sandbox.settings, {

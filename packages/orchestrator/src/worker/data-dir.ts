@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ArtifactStore, FsArtifactStore } from '@wharf/evidence';
 import { OutputStoreArtifactStore } from '@wharf/evidence/output-store';
-import type { OutputStore } from '@wharf/output-store';
+import { ensurePrivateDirectory, type OutputStore, tightenPrivateFile } from '@wharf/output-store';
 import {
   assertUsablePlane,
   type BlobsConfig,
@@ -133,8 +133,9 @@ export function resolveDataPlane(root: string, options: DataPlaneOptions = {}): 
 }
 
 /**
- * Opens (creating if needed) a Wharf data directory: `work/`, `temporal.db`, a `secret` file
- * (mode 0600) and the data plane. By default the data plane is local: `outputs.db`
+ * Opens (creating if needed) a Wharf data directory (mode 0700, as are the folders the stores
+ * create in it): `work/`, `temporal.db`, a `secret` file (mode 0600) and the data plane. A
+ * directory or secret of this user's made looser before is tightened. By default the data plane is local: `outputs.db`
  * (+ `outputs.db.blobs/`) and `artifacts/`. With `store`/`blobs` (or `WHARF_STORE`/
  * `WHARF_BLOBS`) the outputs go where they say — PostgreSQL, a SQLite file elsewhere, an S3
  * bucket — and the evidence rides the same store, so workers on several machines share both.
@@ -149,8 +150,10 @@ export function resolveDataPlane(root: string, options: DataPlaneOptions = {}): 
  * ```
  */
 export async function openDataDir(root: string, options: DataPlaneOptions = {}): Promise<DataDir> {
-  await mkdir(root, { recursive: true });
+  // Private whatever the umask: outputs, evidence, the secret and scripts' spill files live here.
+  ensurePrivateDirectory(root);
   const secretPath = join(root, 'secret');
+  tightenPrivateFile(secretPath);
   let secret: string;
   try {
     secret = (await readFile(secretPath, 'utf8')).trim();

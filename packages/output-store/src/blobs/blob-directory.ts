@@ -12,6 +12,7 @@ import {
 } from 'node:fs';
 import { copyFile, mkdir, open, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { ensurePrivateDirectory } from '../private-mode.js';
 
 /** Temp files being written by any store instance of this process. */
 const activeTemps = new Set<string>();
@@ -72,7 +73,8 @@ export class BlobDirectory {
   constructor(root: string) {
     this.root = root;
     this.tempDir = join(root, 'tmp');
-    mkdirSync(root, { recursive: true });
+    // Bodies are private whatever the umask: the folder is this store's (or blob store's) own.
+    ensurePrivateDirectory(root);
     // Files on their way in are this process's business only.
     mkdirSync(this.tempDir, { recursive: true, mode: 0o700 });
   }
@@ -107,7 +109,7 @@ export class BlobDirectory {
       return;
     }
     const directory = join(this.root, sha256.slice(0, 2));
-    mkdirSync(directory, { recursive: true });
+    mkdirSync(directory, { recursive: true, mode: 0o700 });
     renameSync(tempPath, target);
     activeTemps.delete(tempPath);
     fsyncDirectory(directory);
@@ -126,7 +128,7 @@ export class BlobDirectory {
       if (existsSync(target)) return;
       await fsyncPath(sourcePath);
       const directory = join(this.root, sha256.slice(0, 2));
-      await mkdir(directory, { recursive: true });
+      await mkdir(directory, { recursive: true, mode: 0o700 });
       try {
         await rename(sourcePath, target);
       } catch (error) {

@@ -1,4 +1,4 @@
-import { mkdirSync, statSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
+import { tightenPrivateFile } from '../private-mode.js';
 import { orphanGraceMs } from '../retention.js';
 import { type SpooledBody, spoolBody } from '../spool-body.js';
 import type {
@@ -131,12 +132,17 @@ export class SqliteOutputStore implements OutputStore {
   #closed = false;
 
   constructor(options: SqliteOutputStoreOptions) {
-    mkdirSync(dirname(options.path), { recursive: true });
+    // Only the folders it creates are made private: the database's folder may be anyone's.
+    mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
     this.#inlineThresholdBytes = options.inlineThresholdBytes ?? 64 * 1024;
     this.#maxBodyBytes = options.maxBodyBytes ?? 4 * 2 ** 30;
     this.#allowedRoots = options.allowedRoots ?? [];
     this.#now = options.now ?? Date.now;
     try {
+      // Created 0600 before SQLite opens it, so its -wal and -shm (which copy its mode) are too;
+      // a database of this user's made before is tightened to the same.
+      closeSync(openSync(options.path, 'a', 0o600));
+      for (const suffix of ['', '-wal', '-shm']) tightenPrivateFile(`${options.path}${suffix}`);
       this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
       this.#db.pragma('journal_mode = WAL');
       this.#db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
