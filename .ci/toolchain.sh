@@ -2,8 +2,9 @@
 # Puts Node >= 22.12, pnpm and the Temporal CLI on PATH, installing each into a
 # cache folder when the machine does not already have it, Chromium (for the
 # Web UI e2e test) and PostgreSQL (for the tests and benchmarks of the PostgreSQL
-# store), zlib's header (for the stdio-limits stream reader) and bubblewrap (the sandbox of
-# scripts) from Debian when they are missing, and versitygw (the S3 server of the
+# store), zlib's header (for the stdio-limits stream reader), bubblewrap (the sandbox of
+# scripts) and tini (the worker image's init, for its zombie test) from Debian when they are
+# missing, and versitygw (the S3 server of the
 # int tier and the benchmarks) built once with Go, and the jars of Temporal's time-skipping
 # test server (for the approval-timeout tests) fetched once with Maven. Only package registries are
 # needed (npm, PyPI, apt, the Go module proxy, Maven Central for the time-skipping test server);
@@ -183,6 +184,18 @@ wharf_ensure_bubblewrap() {
     wharf_log "bwrap cannot make a sandbox here (user namespaces refused?): the sandbox tests will fail"
   fi
   return 0
+}
+
+# tini, the init the worker image runs as PID 1 (Dockerfile): the zombie-reaping e2e test
+# (test/src/worker-init.e2e.test.ts) starts the worker under it in a PID namespace of its own.
+# Installed from Debian only when /usr/bin/tini is missing.
+wharf_ensure_tini() {
+  if [ -x /usr/bin/tini ]; then
+    wharf_log "$(/usr/bin/tini --version) at /usr/bin/tini"
+    return 0
+  fi
+  wharf_apt_install "no tini" tini || return 1
+  wharf_log "$(/usr/bin/tini --version) at /usr/bin/tini"
 }
 
 # Temporal's time-skipping test server (the Java one: `@temporalio/testing` would download its
