@@ -99,6 +99,42 @@ export class OutputTooLargeError extends OutputStoreError {
 }
 
 /**
+ * One item of a stored list (a map's items) is larger than a reader takes: reading it would
+ * cost about four times its size in memory (its bytes, its text, what is parsed from it), and
+ * past ~512 MiB V8 cannot hold it as a string at all. Refused from the list's index, before any
+ * of its bytes are read. `list` is the output the item is in, `position` its index (from 0).
+ *
+ * @example
+ * ```ts
+ * if (ListItemTooLargeError.isInstance(error)) console.error(`item ${error.position} of ${error.list}: ${error.sizeBytes} bytes`);
+ * ```
+ */
+export class ListItemTooLargeError extends OutputStoreError {
+  readonly list: string;
+  readonly position: number;
+  readonly sizeBytes: number;
+  readonly limitBytes: number;
+  constructor(options: { list: string; position: number; sizeBytes: number; limitBytes: number }) {
+    super(
+      'TOO_LARGE',
+      `item ${options.position} of the list ${options.list} is ${options.sizeBytes} bytes, more than the ` +
+        `${options.limitBytes} bytes one map item may have; store large data as outputs and list their refs or ` +
+        'paths instead',
+    );
+    this.name = 'ListItemTooLargeError';
+    this.list = options.list;
+    this.position = options.position;
+    this.sizeBytes = options.sizeBytes;
+    this.limitBytes = options.limitBytes;
+  }
+
+  /** True for a ListItemTooLargeError from any realm (by name: `TOO_LARGE` is shared). */
+  static override isInstance(value: unknown): value is ListItemTooLargeError {
+    return OutputStoreError.isInstance(value) && value.name === 'ListItemTooLargeError';
+  }
+}
+
+/**
  * An event (or request metadata) is malformed; `field` names the offending field.
  *
  * @example

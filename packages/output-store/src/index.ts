@@ -21,6 +21,7 @@ export {
   IntakeBusyError,
   InvalidOutputEventError,
   InvalidStoreOptionError,
+  ListItemTooLargeError,
   ListLimitError,
   type NotFoundReason,
   OutputForbiddenError,
@@ -47,6 +48,7 @@ export { parseRangeHeader, type RangeRequest } from './intake/range-header.js';
 export { reservedLabelKeys } from './label-keys.js';
 export {
   defaultListReadLimits,
+  defaultMaxItemBytes,
   entryOutIds,
   type IndexItemsOptions,
   type IndexItemsResult,
@@ -70,6 +72,7 @@ export {
   manifestRefs,
   parseChunk,
   parseManifest,
+  type ReadItemOptions,
   readItem,
   readManifest,
   writeManifest,

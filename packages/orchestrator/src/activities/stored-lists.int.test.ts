@@ -1,11 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { InMemoryArtifactStore } from '@wharf/evidence';
-import { InMemoryOutputStore, type OutputStore } from '@wharf/output-store';
+import { defaultMaxItemBytes, InMemoryOutputStore, type OutputStore } from '@wharf/output-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { validateSwarm } from '../dsl/parse-swarm.js';
+import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type { InstanceRecord, SubagentInput, SubagentResult } from '../shared/types.js';
 import { createActivities } from '../worker/create-activities.js';
 
@@ -130,6 +132,46 @@ describe('stored lists in activities', () => {
     );
     // Indexed already: the stored index says how many there are, and a lower max_items refuses them.
     expect(refused).toEqual({ error: `the list ${source.outId} has 5000 items, more than 100 (max_items)` });
+  });
+
+  it('fails a map instance whose item is over the limit at once, naming it, without reading it', async () => {
+    const { store, read } = counting(new InMemoryOutputStore());
+    const activities = createActivities({
+      store,
+      artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
+      workDir: join(dir, 'work'),
+      env: { PATH: process.env.PATH },
+    });
+    const source = await store.emit({
+      producer: { ownerId: 'team', runId: 'wf-lists', spawnId: 'list' },
+      content: { kind: 'text', text: `a.md\n${'x'.repeat(defaultMaxItemBytes + 1)}\n` },
+      idempotencyKey: 'list',
+    });
+    const indexed: Awaited<ReturnType<typeof activities.indexItems>> = await new MockActivityEnvironment({
+      ...identity,
+      activityType: 'indexItems',
+    }).run(activities.indexItems, {
+      workflowId: 'wf-lists',
+      ownerId: 'team',
+      task: 'each',
+      source: source.outId,
+      maxItems: 10,
+    });
+    if (!('index' in indexed)) throw new Error(indexed.error);
+    const before = read();
+    const started = Date.now();
+    const failure = await run(
+      activities,
+      mapInput('echo "$WHARF_INPUTS"', { instance: 1, storedItem: { index: indexed.index, format: 'line' } }),
+    ).catch((caught: unknown) => caught);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    expect(failure).toMatchObject({ nonRetryable: true, type: wharfFailureTypes.invalidDefinition });
+    expect((failure as Error).message).toBe(
+      `task each: item 1 of the list ${source.outId} is ${defaultMaxItemBytes + 1} bytes, more than the ` +
+        `${defaultMaxItemBytes} bytes one map item may have; store large data as outputs and list their refs or paths instead`,
+    );
+    expect(read() - before).toBe(32);
   });
 
   it('gives a join every ref of a wide loop and its values, through files past 64 KiB', async () => {

@@ -1,5 +1,7 @@
+import { ApplicationFailure } from '@temporalio/common';
 import {
   indexItems,
+  ListItemTooLargeError,
   type ListReadOptions,
   type ListReadScope,
   manifestEntries,
@@ -11,6 +13,7 @@ import {
   writeManifestChunk,
 } from '@wharf/output-store';
 import { isStoredListValue, type StoredListValue } from '../shared/stored-list.js';
+import { wharfFailureTypes } from '../shared/swarm-failure.js';
 import type { IndexItemsInput, InstanceRecord, ManifestPartInput, SubagentInput } from '../shared/types.js';
 import { safeId } from './activity-identity.js';
 
@@ -150,7 +153,8 @@ export interface InstanceInputsOptions {
 
 /**
  * The inputs one instance runs with, as its script or agent sees them: its map `item` read from
- * the store when the loop's list is stored (two range reads), and every stored list among its
+ * the store when the loop's list is stored (two range reads; an item over `defaultMaxItemBytes`,
+ * 16 MiB, fails the task at once, non-retryably, naming it and the limit), and every stored list among its
  * inputs (a loop's output path) expanded into the array of its instances' values, as a task
  * without a loop writes one (`{ outId, outIds, status, bytes, exitCode, preview }`, plus
  * `message` for a failure), instance order.
@@ -161,7 +165,10 @@ export interface InstanceInputsOptions {
  * ```
  */
 export async function instanceInputs(
-  input: Pick<SubagentInput, 'inputs' | 'storedItem' | 'instance' | 'ownerId' | 'workflowId' | 'readRuns'>,
+  input: Pick<
+    SubagentInput,
+    'inputs' | 'storedItem' | 'instance' | 'task' | 'ownerId' | 'workflowId' | 'readRuns'
+  >,
   store: OutputStore,
   options: InstanceInputsOptions = {},
 ): Promise<Record<string, unknown>> {
@@ -175,7 +182,15 @@ export async function instanceInputs(
       { outId: input.storedItem.index },
       input.instance,
       input.storedItem.format,
-    );
+    ).catch((error: unknown) => {
+      // Refused from the index before any byte is read; no retry makes the item smaller.
+      if (ListItemTooLargeError.isInstance(error))
+        throw ApplicationFailure.nonRetryable(
+          `task ${input.task}: ${error.message}`,
+          wharfFailureTypes.invalidDefinition,
+        );
+      throw error;
+    });
     // An item that is itself a loop's record reads as a task output value, as an expanded list's entries do.
     inputs.item = isInstanceRecord(item) ? outputValue(item) : item;
   }

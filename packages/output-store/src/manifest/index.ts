@@ -1,9 +1,11 @@
 export {
+  defaultMaxItemBytes,
   type IndexItemsOptions,
   type IndexItemsResult,
   type ItemFormat,
   type ItemIndex,
   indexItems,
+  type ReadItemOptions,
   readItem,
 } from './item-index.js';
 export {

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { ListItemTooLargeError } from '../errors.js';
 import { InMemoryOutputStore } from '../in-memory-output-store.js';
 import type { OutputStore } from '../types.js';
-import { indexItems, readItem } from './item-index.js';
+import { defaultMaxItemBytes, indexItems, readItem } from './item-index.js';
 import { writeManifest, writeManifestChunk } from './write-manifest.js';
 
 const producer = { ownerId: 'o', runId: 'r', spawnId: 'map' };
@@ -37,6 +38,46 @@ describe('indexItems and readItem', () => {
     await expect(readItem(store, indexed.index, 2_000, 'line')).rejects.toMatchObject({
       code: 'INVALID_RANGE',
     });
+  });
+
+  it('refuses an item over the size limit from its index record, before reading any of it', async () => {
+    const { store, read } = countingStore();
+    const huge = 'x'.repeat(defaultMaxItemBytes + 1);
+    const source = await store.emit({
+      producer,
+      content: { kind: 'text', text: `small\n${huge}\n${'y'.repeat(300)}\n` },
+      idempotencyKey: 'list',
+    });
+    const indexed = await indexItems(store, { source, producer, idempotencyKey: 'items', maxItems: 10 });
+    if (!indexed.ok) throw new Error(indexed.reason);
+    expect(await readItem(store, indexed.index, 0, indexed.format)).toBe('small');
+    const before = read();
+    const started = Date.now();
+    const refused = await readItem(store, indexed.index, 1, indexed.format).catch(
+      (caught: unknown) => caught,
+    );
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(ListItemTooLargeError.isInstance(refused)).toBe(true);
+    expect(refused).toMatchObject({
+      code: 'TOO_LARGE',
+      list: source.outId,
+      position: 1,
+      sizeBytes: defaultMaxItemBytes + 1,
+      limitBytes: defaultMaxItemBytes,
+    });
+    expect((refused as Error).message).toContain(`item 1 of the list ${source.outId}`);
+    // Only the item's 32-byte record in the index was read, none of its bytes.
+    expect(read() - before).toBe(32);
+    // A reader may set its own limit.
+    await expect(
+      readItem(store, indexed.index, 2, indexed.format, { maxItemBytes: 299 }),
+    ).rejects.toMatchObject({
+      name: 'ListItemTooLargeError',
+      limitBytes: 299,
+    });
+    expect(await readItem(store, indexed.index, 2, indexed.format, { maxItemBytes: 300 })).toBe(
+      'y'.repeat(300),
+    );
   });
 
   it('returns the stored index for the same key without reading the source again', async () => {

@@ -1,4 +1,9 @@
-import { OutputRangeError, StorageFailureError, UntrustedListError } from '../errors.js';
+import {
+  ListItemTooLargeError,
+  OutputRangeError,
+  StorageFailureError,
+  UntrustedListError,
+} from '../errors.js';
 import { readBody } from '../read-body.js';
 import type { OutputRef, OutputStore, Producer } from '../types.js';
 import { asWharfWrite, manifestPartLabel } from '../wharf-writes.js';
@@ -210,9 +215,29 @@ async function manifestSpans(
 }
 
 /**
+ * Most bytes one item of a stored list may have for {@link readItem} (16 MiB): an item costs
+ * about four times its size in memory while it is read and decoded.
+ */
+export const defaultMaxItemBytes = 16 * 2 ** 20;
+
+/**
+ * Options of {@link readItem}.
+ *
+ * @example
+ * ```ts
+ * const options: ReadItemOptions = { maxItemBytes: 64 * 2 ** 20 };
+ * ```
+ */
+export interface ReadItemOptions {
+  /** A larger item is refused with `ListItemTooLargeError`; default {@link defaultMaxItemBytes}. */
+  readonly maxItemBytes?: number;
+}
+
+/**
  * Item `position` of an indexed list: one range read of its record in the index, one of its
  * bytes in the body, decoded as the index's `format` says. A position past the end is an
- * `OutputRangeError`.
+ * `OutputRangeError`; an item larger than `maxItemBytes` (default 16 MiB) a
+ * `ListItemTooLargeError` naming it, known from its record before any of its bytes are read.
  *
  * @example
  * ```ts
@@ -224,6 +249,7 @@ export async function readItem(
   index: OutputRef,
   position: number,
   format: ItemFormat,
+  options: ReadItemOptions = {},
 ): Promise<unknown> {
   const start = position * ITEM_RECORD_BYTES;
   const { bytes: record } = await readBody(store, index, { start, end: start + ITEM_RECORD_BYTES }).catch(
@@ -236,6 +262,9 @@ export async function readItem(
   const outId = record.toString('latin1', 0, OUT_ID_BYTES).trimEnd();
   const from = record.readUIntBE(OUT_ID_BYTES, OFFSET_BYTES);
   const to = record.readUIntBE(OUT_ID_BYTES + OFFSET_BYTES, OFFSET_BYTES);
+  const limitBytes = options.maxItemBytes ?? defaultMaxItemBytes;
+  if (to - from > limitBytes)
+    throw new ListItemTooLargeError({ list: outId, position, sizeBytes: to - from, limitBytes });
   const { bytes } = await readBody(store, { outId }, { start: from, end: to });
   const text = bytes.toString('utf8');
   return format === 'line' ? text.trim() : JSON.parse(text);
