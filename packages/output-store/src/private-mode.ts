@@ -1,4 +1,4 @@
-import { chmodSync, lstatSync, mkdirSync, type Stats } from 'node:fs';
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, type Stats } from 'node:fs';
 
 /** A folder or file this process's user owns, and no shared sticky folder such as `/tmp`. */
 function ours(stats: Stats): boolean {
@@ -34,4 +34,22 @@ export function ensurePrivateDirectory(path: string): void {
 export function tightenPrivateFile(path: string): void {
   const stats = lstatSync(path, { throwIfNoEntry: false });
   if (stats?.isFile() && ours(stats) && (stats.mode & 0o077) !== 0) chmodSync(path, 0o600);
+}
+
+/**
+ * Creates `path` as an empty file only this user may read and write (0600) when nothing is
+ * there; an existing file is left as it is (opened by whoever may, tightened by
+ * {@link tightenPrivateFile} when it is this user's).
+ *
+ * @example
+ * ```ts
+ * createPrivateFile(dbPath); // before SQLite opens it: its -wal and -shm copy its mode
+ * ```
+ */
+export function createPrivateFile(path: string): void {
+  try {
+    closeSync(openSync(path, 'wx', 0o600));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }

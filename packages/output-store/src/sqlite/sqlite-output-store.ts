@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { open, readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { Readable } from 'node:stream';
@@ -17,7 +17,7 @@ import {
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { OutputStoreError } from '../output-store-error.js';
-import { tightenPrivateFile } from '../private-mode.js';
+import { createPrivateFile, tightenPrivateFile } from '../private-mode.js';
 import { orphanGraceMs } from '../retention.js';
 import { type SpooledBody, spoolBody } from '../spool-body.js';
 import type {
@@ -141,7 +141,7 @@ export class SqliteOutputStore implements OutputStore {
     try {
       // Created 0600 before SQLite opens it, so its -wal and -shm (which copy its mode) are too;
       // a database of this user's made before is tightened to the same.
-      closeSync(openSync(options.path, 'a', 0o600));
+      createPrivateFile(options.path);
       for (const suffix of ['', '-wal', '-shm']) tightenPrivateFile(`${options.path}${suffix}`);
       this.#db = new Database(options.path, { timeout: options.busyTimeoutMs ?? 10_000 });
       this.#db.pragma('journal_mode = WAL');
