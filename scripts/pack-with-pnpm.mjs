@@ -9,6 +9,7 @@ import { basename, join } from 'node:path';
 
 // The tool running this script says where it is in npm_execpath (the user agent may be
 // inherited from an enclosing pnpm script: npm reads npm_config_* variables as its own config).
+// biome-ignore lint/suspicious/noUndeclaredEnvVars: read by `pnpm pack`'s prepack, never inside a turbo task.
 const packer = basename(process.env.npm_execpath ?? '').replace(/(-cli)?\.[cm]?js$/, '') || 'this tool';
 if (!packer.startsWith('pnpm')) {
   const manifest = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8'));

@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// Runs turbo with the toolchain's fingerprint in WHARF_TOOLCHAIN (a `globalEnv` variable of
+// turbo.json: a new Node, Temporal CLI, PostgreSQL, versitygw, … is a cache miss) and with
+// telemetry off. Every root script that runs turbo goes through here, so `pnpm build` and
+// `pnpm test` hash alike: `pnpm turbo run test:unit --filter=@wharf/cli`.
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { toolchainFingerprint, toolchainVersions } from './toolchain-fingerprint.mjs';
+
+/** The environment turbo runs in: this one, plus the fingerprint and telemetry off. */
+export async function turboEnvironment(env = process.env) {
+  const versions = await toolchainVersions(env);
+  return {
+    ...env,
+    WHARF_TOOLCHAIN: toolchainFingerprint(versions),
+    TURBO_TELEMETRY_DISABLED: '1',
+    DO_NOT_TRACK: '1',
+  };
+}
+
+/** Runs `turbo <args>` in `env` and returns its exit status. */
+export function runTurbo(args, env) {
+  const bin = createRequire(import.meta.url).resolve('turbo/bin/turbo');
+  const run = spawnSync(process.execPath, [bin, ...args], { stdio: 'inherit', env });
+  return run.status ?? 1;
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  process.exit(runTurbo(process.argv.slice(2), await turboEnvironment()));
+}
