@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 /** The first line a command prints (stdout, else stderr), or `missing` when it cannot run. */
 function firstLine(command, args, env) {
@@ -87,4 +88,10 @@ export function toolchainFingerprint(versions) {
     .map(([tool, version]) => `${tool}=${version}`)
     .join('\n');
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
+}
+
+// `node scripts/toolchain-fingerprint.mjs` prints the versions and their fingerprint.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const versions = await toolchainVersions(process.env);
+  console.log(JSON.stringify({ versions, fingerprint: toolchainFingerprint(versions) }, null, 2));
 }

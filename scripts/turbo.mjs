@@ -3,7 +3,7 @@
 // turbo.json: a new Node, Temporal CLI, PostgreSQL, versitygw, … is a cache miss) and with
 // telemetry off. Every root script that runs turbo goes through here, so `pnpm build` and
 // `pnpm test` hash alike: `pnpm turbo run test:unit --filter=@wharf/cli`.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { toolchainFingerprint, toolchainVersions } from './toolchain-fingerprint.mjs';
@@ -19,13 +19,16 @@ export async function turboEnvironment(env = process.env) {
   };
 }
 
-/** Runs `turbo <args>` in `env` and returns its exit status. */
+/** Runs `turbo <args>` in `env`; resolves to its exit status. */
 export function runTurbo(args, env) {
   const bin = createRequire(import.meta.url).resolve('turbo/bin/turbo');
-  const run = spawnSync(process.execPath, [bin, ...args], { stdio: 'inherit', env });
-  return run.status ?? 1;
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [bin, ...args], { stdio: 'inherit', env });
+    child.on('error', () => resolve(1));
+    child.on('exit', (code) => resolve(code ?? 1));
+  });
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  process.exit(runTurbo(process.argv.slice(2), await turboEnvironment()));
+  process.exit(await runTurbo(process.argv.slice(2), await turboEnvironment()));
 }

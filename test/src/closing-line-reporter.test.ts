@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TestModule } from 'vitest/node';
-import { closingLine, countTests } from './closing-line-reporter.js';
+import { addCounts, closingLine, countTests, parseClosingLine } from './closing-line-reporter.js';
 
 /** A finished module holding tests in the given states (the part of TestModule the count reads). */
 function moduleOf(...states: string[]): TestModule {
@@ -20,5 +20,17 @@ describe('closing line', () => {
 
   it('says 0 passed for a run that executed no test', () => {
     expect(closingLine(countTests([]))).toBe('0 passed, 0 failed, 0 skipped');
+  });
+
+  it('reads a closing line back and adds the lines of several runs into one', () => {
+    const runs = ['3 passed, 0 failed, 1 skipped', '10 passed, 2 failed, 0 skipped'].map(parseClosingLine);
+    expect(runs).toEqual([
+      { passed: 3, failed: 0, skipped: 1 },
+      { passed: 10, failed: 2, skipped: 0 },
+    ]);
+    expect(closingLine(addCounts(runs.flatMap((run) => (run ? [run] : []))))).toBe(
+      '13 passed, 2 failed, 1 skipped',
+    );
+    expect(parseClosingLine('vitest: 3 passed')).toBeUndefined();
   });
 });

@@ -48,3 +48,36 @@ export class ClosingLineReporter implements Reporter {
     if (file !== undefined && file !== '') appendFileSync(file, `${line}\n`);
   }
 }
+
+/**
+ * Reads a {@link closingLine} back, or `undefined` when the text is not one.
+ *
+ * @example
+ * ```ts
+ * parseClosingLine('12 passed, 1 failed, 0 skipped'); // { passed: 12, failed: 1, skipped: 0 }
+ * ```
+ */
+export function parseClosingLine(line: string): TestCounts | undefined {
+  const match = /^(\d+) passed, (\d+) failed, (\d+) skipped$/.exec(line.trim());
+  if (match === null) return undefined;
+  return { passed: Number(match[1]), failed: Number(match[2]), skipped: Number(match[3]) };
+}
+
+/**
+ * The counts of several runs added up (the suite's test tasks, one vitest run each).
+ *
+ * @example
+ * ```ts
+ * closingLine(addCounts([{ passed: 2, failed: 0, skipped: 1 }, { passed: 3, failed: 1, skipped: 0 }]));
+ * // '5 passed, 1 failed, 1 skipped'
+ * ```
+ */
+export function addCounts(runs: ReadonlyArray<TestCounts>): TestCounts {
+  const total: TestCounts = { passed: 0, failed: 0, skipped: 0 };
+  for (const run of runs) {
+    total.passed += run.passed;
+    total.failed += run.failed;
+    total.skipped += run.skipped;
+  }
+  return total;
+}
