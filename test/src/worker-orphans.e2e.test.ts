@@ -35,9 +35,11 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 30_0
 async function startWorkerProcess(
   env: Record<string, string>,
 ): Promise<{ child: ChildProcess; started: Record<string, unknown> }> {
+  // A group of its own: `kill -9 -<pgid>` ends the worker and its spawn helper together.
   const child = spawn(workerMain, [], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
+    detached: true,
   });
   let output = '';
   for await (const chunk of child.stdout ?? []) {
@@ -63,18 +65,11 @@ describe('a worker killed with SIGKILL while a script runs', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it('leaves the script running until the next worker starts, which kills it', async () => {
-    const taskQueue = taskQueueFor('worker orphans');
-    const env = {
-      TEMPORAL_ADDRESS: temporal.address,
-      WHARF_DATA_DIR: join(dir, 'data'),
-      WHARF_TASK_QUEUE: taskQueue,
-      // The process-group registry is what ends the scripts of an unconfined worker; a sandboxed
-      // script dies with its worker (bwrap's --die-with-parent).
-      WHARF_SANDBOX: 'off',
-    };
+  /** Starts a swarm whose one script leaves a background `sleep` and waits; answers both pids. */
+  async function runLongScript(name: string, env: Record<string, string>) {
+    const taskQueue = env.WHARF_TASK_QUEUE as string;
     const wharf = new WharfClient({ connection: temporal.client.connection, taskQueue });
-    const pids = join(dir, 'pids');
+    const pids = join(dir, `pids-${name}`);
     const { handle } = await wharf.startSwarm(
       `
 name: orphans
@@ -85,22 +80,51 @@ tasks:
       {},
       { workflowId: `orphans-${taskQueue}` },
     );
-    const { child: first, started } = await startWorkerProcess(env);
+    const worker = await startWorkerProcess(env);
+    let script: number[] = [];
+    await waitFor(async () => {
+      script = (await readFile(pids, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+      return script.length === 2;
+    });
+    return { handle, worker, script };
+  }
+
+  function workerEnv(name: string): Record<string, string> {
+    return {
+      TEMPORAL_ADDRESS: temporal.address,
+      WHARF_DATA_DIR: join(dir, `data-${name}`),
+      WHARF_TASK_QUEUE: taskQueueFor(`worker orphans ${name}`),
+      // The process-group registry is what ends the scripts of an unconfined worker; a sandboxed
+      // script dies with its worker (bwrap's --die-with-parent).
+      WHARF_SANDBOX: 'off',
+    };
+  }
+
+  it('ends the script at once when only the worker dies: its spawn helper sees it go', async () => {
+    const env = workerEnv('worker');
+    const { handle, worker, script } = await runLongScript('worker', env);
+    try {
+      worker.child.kill('SIGKILL');
+      await once(worker.child, 'exit');
+      await waitFor(() => !script.some(running), 10_000);
+      expect(script.some(running)).toBe(false);
+    } finally {
+      await handle.terminate('test done');
+      for (const pid of script.filter(running)) process.kill(pid, 'SIGKILL');
+    }
+  });
+
+  it('leaves the script running when worker and helper die together, until the next worker starts, which kills it', async () => {
+    const env = workerEnv('group');
+    const { handle, worker, script } = await runLongScript('group', env);
     // Its #! line gave Node the worker's memory flags: a 1 GiB old generation and 16 MiB
     // semi-spaces (Node's own ceiling on this machine would be several GiB).
-    expect(started.heapLimitMiB).toBeGreaterThanOrEqual(1024);
-    expect(started.heapLimitMiB).toBeLessThanOrEqual(1024 + 3 * 16 + 16);
-    let script: number[] = [];
-    try {
-      await waitFor(async () => {
-        script = (await readFile(pids, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
-        return script.length === 2;
-      });
-    } finally {
-      first.kill('SIGKILL');
-      await once(first, 'exit');
-    }
-    // Nothing ends a script when its worker dies outright: both processes are still there.
+    expect(worker.started.heapLimitMiB).toBeGreaterThanOrEqual(1024);
+    expect(worker.started.heapLimitMiB).toBeLessThanOrEqual(1024 + 3 * 16 + 16);
+    process.kill(-(worker.child.pid as number), 'SIGKILL');
+    await once(worker.child, 'exit');
+    // Nothing ends a script when its worker and its helper die outright: both processes are still there.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(script.every(running)).toBe(true);
 
     const { child: second } = await startWorkerProcess(env);
