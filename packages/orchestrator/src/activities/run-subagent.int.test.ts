@@ -103,6 +103,9 @@ describe('runSubagent (script) in an activity context', () => {
       workDir: join(dir, 'work'),
       env: { PATH: process.env.PATH },
       onSpawnWarning: (message) => warnings.push(message),
+      // The script names its parent, the spawn helper, by $PPID: unconfined, not in a sandbox's
+      // PID namespace, where its parent is that namespace's pid 1.
+      sandbox: false,
     });
     const counter = join(dir, 'runs');
     const helperFile = join(dir, 'helper');
@@ -118,6 +121,8 @@ describe('runSubagent (script) in an activity context', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     await new Promise((resolve) => setTimeout(resolve, 300));
+    // Only ever the spawn helper: never a pid read wrong (pid 1 of a namespace, a stale file).
+    expect(await readFile(`/proc/${Number(helper)}/cmdline`, 'utf8')).toContain('spawn-server');
     process.kill(Number(helper), 'SIGKILL');
     const failure = await running;
     expect(failure).toBeInstanceOf(ApplicationFailure);
