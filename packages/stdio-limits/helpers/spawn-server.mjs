@@ -9,7 +9,7 @@
 // (each with its handle), 'spawned' { pid }, later 'exit' { code, signal }; or 'error'
 // { message, code } when the process could not be started.
 import { spawn } from 'node:child_process';
-import { readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 
 /**
  * What this process started and may still have to end: per request id, the pid, whether it
@@ -50,7 +50,14 @@ process.on('message', (message) => {
   if (child.pid !== undefined) {
     const cgroup =
       typeof message.cgroup === 'string' && CGROUP_PATH.test(message.cgroup) ? message.cgroup : undefined;
-    started.set(id, { pid: child.pid, detached: message.detached === true, cgroup, exited: false });
+    const marker = message.env?.WHARF_SPAWN_HELPER;
+    started.set(id, {
+      pid: child.pid,
+      detached: message.detached === true,
+      cgroup,
+      exited: false,
+      marker: typeof marker === 'string' ? `WHARF_SPAWN_HELPER=${marker}` : undefined,
+    });
   }
   // Synchronously, before this process's event loop can read from them.
   holdStream(child.stdout);
@@ -74,12 +81,45 @@ process.on('message', (message) => {
   });
 });
 
-/** Whether a process's group or cgroup still holds something after it exited. */
-function leftBehind(entry) {
+/**
+ * Whether the process group `pgid` is still the one this process started: a member carries
+ * the request's marker in its environment. Once a group has emptied its id can be taken by any
+ * new group (pids wrap around, at 32768 on many machines), and signalling that one would end an
+ * unrelated program. Without `/proc` (not Linux), or without a marker, nothing can be checked.
+ */
+function stillOurGroup(pgid, marker) {
+  if (marker === undefined) return true;
+  let names;
+  try {
+    names = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const name of names) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // stat: pid (comm) state ppid pgrp …; comm may hold spaces and parentheses.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[2]) !== pgid) continue;
+      if (readFileSync(`/proc/${name}/environ`, 'utf8').split('\0').includes(marker)) return true;
+    } catch {
+      // exited meanwhile, or not readable
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a process's group or cgroup still holds something after it exited. Right at its exit
+ * the group cannot have been reused (its id stays taken while a member lives); later (`verify`)
+ * its members must still carry the marker.
+ */
+function leftBehind(entry, verify = false) {
   if (entry.detached) {
     try {
       process.kill(-entry.pid, 0);
-      return true;
+      if (!verify || stillOurGroup(entry.pid, entry.marker)) return true;
     } catch {
       // the group is empty
     }
@@ -95,7 +135,7 @@ function leftBehind(entry) {
 let sweep;
 /** Forgets groups that have emptied since: their ids may be reused. */
 function forgetEnded() {
-  for (const [id, entry] of started) if (entry.exited && !leftBehind(entry)) started.delete(id);
+  for (const [id, entry] of started) if (entry.exited && !leftBehind(entry, true)) started.delete(id);
   if (![...started.values()].some((entry) => entry.exited)) {
     clearInterval(sweep);
     sweep = undefined;
@@ -116,8 +156,10 @@ function pause(ms) {
 function endStarted() {
   for (const entry of started.values()) {
     try {
-      if (entry.detached) process.kill(-entry.pid, 'SIGKILL');
-      else if (!entry.exited) process.kill(entry.pid, 'SIGKILL');
+      if (entry.detached) {
+        // A group that emptied since may now be another program's: only one still ours is ended.
+        if (!entry.exited || stillOurGroup(entry.pid, entry.marker)) process.kill(-entry.pid, 'SIGKILL');
+      } else if (!entry.exited) process.kill(entry.pid, 'SIGKILL');
     } catch {
       // gone already
     }
