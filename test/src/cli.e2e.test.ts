@@ -4,8 +4,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { WharfClient } from '@wharf/orchestrator/client';
 import { openDataDir } from '@wharf/orchestrator/embedded';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { connectTestEnv, taskQueueFor } from './temporal-env.js';
 
 const execFileAsync = promisify(execFile);
 const cli = fileURLToPath(new URL('../../apps/cli/dist/main.js', import.meta.url));
@@ -176,5 +178,26 @@ describe('the wharf command', () => {
     const run = await wharf(['emit'], dir);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/WHARF_OUTPUT_URL|WHARF_OUTPUT_TOKEN/);
+  });
+
+  it('status --json of a running swarm no worker answers for exits 5, the memo in its message, no text on stdout', async () => {
+    const temporal = await connectTestEnv();
+    try {
+      const taskQueue = taskQueueFor('status with no worker');
+      const client = new WharfClient({ connection: temporal.client.connection, taskQueue });
+      const { workflowId, handle } = await client.startSwarm(
+        'name: unserved\ntasks:\n  a: { script: { content: echo never } }\n',
+      );
+      try {
+        const run = await wharf(['status', workflowId, '--json', '--address', address], dir);
+        expect(run.code).toBe(5);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toContain('no worker answers for it');
+      } finally {
+        await handle.terminate('test done');
+      }
+    } finally {
+      await temporal.close();
+    }
   });
 });

@@ -115,6 +115,10 @@ export async function statusCommand(
     const progress = await wharf.progress(workflowId).catch((error: Error) => {
       // A running swarm whose worker is gone answers no query: what its memo says still shows.
       if (description.status.name !== 'RUNNING') return notFound(error);
+      // --json promises the run's progress: what the memo says is no such thing, so it is an
+      // error (exit 5) whose message holds it, never text on stdout where JSON is parsed.
+      if (options.json)
+        throw new CliError('NO_WORKER', memoStatusLines(workflowId, description).join('\n'), { cause: error });
       for (const line of memoStatusLines(workflowId, description)) io.out(line);
       return undefined;
     });
