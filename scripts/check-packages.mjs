@@ -2,7 +2,9 @@
 // Repository check run in CI: every workspace package has a README, a src/index.ts,
 // an exports map (types first, ./package.json exposed) and sideEffects: false; a
 // published one ships the root LICENSE, word for word, under the license it declares, and
-// refuses to be packed by anything but pnpm (scripts/pack-with-pnpm.mjs).
+// refuses to be packed by anything but pnpm (scripts/pack-with-pnpm.mjs); a workspace with
+// tests of a tier (`*.test.ts`, `*.int.test.ts`, `*.e2e.test.ts`) has that tier's turbo task
+// script (`test:unit`, `test:int`, `test:e2e`), so no test file is left out of `pnpm test`.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -42,6 +44,21 @@ for (const dir of dirs) {
     );
   }
   need(pkg.exports?.['./package.json'] === './package.json', 'exports does not expose ./package.json');
+  const testFiles = existsSync(at('src'))
+    ? readdirSync(at('src'), { recursive: true })
+        .map(String)
+        .filter((file) => file.endsWith('.test.ts'))
+    : [];
+  const tiers = {
+    'test:unit': testFiles.filter((file) => !/\.(int|e2e)\.test\.ts$/.test(file)),
+    'test:int': testFiles.filter((file) => file.endsWith('.int.test.ts')),
+    'test:e2e': testFiles.filter((file) => file.endsWith('.e2e.test.ts')),
+  };
+  for (const [script, files] of Object.entries(tiers))
+    need(
+      files.length === 0 || typeof pkg.scripts?.[script] === 'string',
+      `has ${files.length} test file(s) of its ${script} tier (${files[0]}…) but no "${script}" script: pnpm test would skip them`,
+    );
   const rootIndex = existsSync(at('src/index.ts')) ? readFileSync(at('src/index.ts'), 'utf8') : '';
   need(!/^export \* from/m.test(rootIndex), 'src/index.ts uses a blanket `export *`; list named exports');
   if (!pkg.private) {
