@@ -118,7 +118,9 @@ export async function statusCommand(
       // --json promises the run's progress: what the memo says is no such thing, so it is an
       // error (exit 5) whose message holds it, never text on stdout where JSON is parsed.
       if (options.json)
-        throw new CliError('NO_WORKER', memoStatusLines(workflowId, description).join('\n'), { cause: error });
+        throw new CliError('NO_WORKER', memoStatusLines(workflowId, description).join('\n'), {
+          cause: error,
+        });
       for (const line of memoStatusLines(workflowId, description)) io.out(line);
       return undefined;
     });
