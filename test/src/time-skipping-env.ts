@@ -46,9 +46,7 @@ export async function createTimeSkippingSwarmEnv(name: string): Promise<TimeSkip
     );
   }
   quietRuntime();
-  const testEnv = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: server } },
-  });
+  const testEnv = await startTimeSkippingServer(server);
   const testService = testEnv.connection.testService;
   try {
     if (testService === undefined) throw new Error('the time-skipping connection has no test service');
@@ -77,6 +75,26 @@ export async function createTimeSkippingSwarmEnv(name: string): Promise<TimeSkip
       }
     },
   };
+}
+
+/**
+ * Starts the time-skipping test server, trying again when it does not answer in time: the SDK
+ * gives the Java server 5 s to start, which a loaded two-core machine (the suite's test tasks run
+ * side by side) can exceed. Other errors are thrown at once.
+ */
+async function startTimeSkippingServer(server: string, attempts = 3): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: server } },
+      });
+    } catch (error) {
+      if (attempt >= attempts || !/did not start within/.test(String((error as Error).message))) throw error;
+      console.warn(
+        `[wharf test] the time-skipping server did not start in time (attempt ${attempt}); starting it again`,
+      );
+    }
+  }
 }
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
