@@ -1,4 +1,7 @@
 import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseSwarm } from '@wharf/orchestrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -7,6 +10,15 @@ import { startWorkerProcess } from './worker-process.js';
 
 const workerScript = fileURLToPath(new URL('../fixtures/worker-process.mjs', import.meta.url));
 const INSTANCES = 6;
+
+/** Whether a process runs (a zombie counts as gone). */
+function running(pid: number): boolean {
+  try {
+    return !readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.startsWith('Z');
+  } catch {
+    return false;
+  }
+}
 
 describe('a worker killed mid-swarm', () => {
   let env: SwarmTestEnv;
@@ -18,12 +30,13 @@ describe('a worker killed mid-swarm', () => {
   });
 
   it('is replaced by a new worker that finishes the swarm; every output is stored exactly once', async () => {
+    const pids = join(env.dir, 'crash-pids');
     const definition = parseSwarm(`
 name: crash
 tasks:
   slow:
     loop: { type: repeat, count: ${INSTANCES} }
-    script: { content: 'sleep 2; echo "instance $WHARF_INSTANCE done"; head -c 200000 /dev/zero | tr "\\000" "z"' }
+    script: { content: 'echo $$ >> ${pids}; sleep 2; echo "instance $WHARF_INSTANCE done"; head -c 200000 /dev/zero | tr "\\000" "z"' }
 `);
     const { workflowId, handle } = await env.wharf.startSwarm(definition, {}, { heartbeatTimeoutMs: 3_000 });
     const first = await startWorkerProcess(env, workerScript);
@@ -37,6 +50,12 @@ tasks:
     }
     first.kill('SIGKILL');
     await once(first, 'exit');
+    // Its spawn helper sees it go and ends the scripts it was running, before any retry starts.
+    const started = (await readFile(pids, 'utf8')).split('\n').filter(Boolean).map(Number);
+    expect(started.length).toBeGreaterThan(0);
+    for (let tries = 0; tries < 100 && started.some(running); tries++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(started.filter(running)).toEqual([]);
 
     const second = await startWorkerProcess(env, workerScript);
     try {

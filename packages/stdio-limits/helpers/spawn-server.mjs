@@ -194,10 +194,20 @@ function endStarted() {
 // The parent is gone (exited, killed): it can no longer read, signal or reap what this process
 // started for it, so that is ended too (a restarted parent would run those scripts again), and
 // so is this process.
-process.on('disconnect', () => {
+const owner = process.ppid;
+let ending = false;
+function ownerGone() {
+  if (ending) return;
+  ending = true;
   endStarted();
   process.exit(0);
-});
+}
+process.on('disconnect', ownerGone);
+// The channel's 'disconnect' is not always emitted when the owner is killed (seen with handles
+// still in flight to it): being re-parented (to init or a subreaper) says the same for sure.
+setInterval(() => {
+  if (process.ppid !== owner) ownerGone();
+}, 250).unref();
 
 // A Ctrl-C reaches the terminal's whole process group, and a service manager's stop every process
 // of the service: the parent decides what its processes do then (a worker drains them), so the
