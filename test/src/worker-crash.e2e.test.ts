@@ -48,10 +48,15 @@ tasks:
       if ((running?.length ?? 0) >= INSTANCES) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    // …and their scripts have started (each writes its pid first).
+    const startedPids = async () =>
+      (await readFile(pids, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number);
+    for (let attempt = 0; attempt < 100 && (await startedPids()).length < INSTANCES; attempt++)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     first.kill('SIGKILL');
     await once(first, 'exit');
     // Its spawn helper sees it go and ends the scripts it was running, before any retry starts.
-    const started = (await readFile(pids, 'utf8')).split('\n').filter(Boolean).map(Number);
+    const started = await startedPids();
     expect(started.length).toBeGreaterThan(0);
     for (let tries = 0; tries < 100 && started.some(running); tries++)
       await new Promise((resolve) => setTimeout(resolve, 50));
