@@ -83,6 +83,11 @@ describe('ProcessGroupRegistry', () => {
       while (!(await readFile(pidFile, 'utf8').catch(() => '')))
         await new Promise((resolve) => setTimeout(resolve, 20));
       const escapee = Number(await readFile(pidFile, 'utf8'));
+      // The entry is written once the spawn has returned, which a loaded machine can delay past
+      // the script's first line: kill the owner once it is there (the spawn server's helper
+      // covers that window in a worker: it ends its processes when its owner goes).
+      while (new ProcessGroupRegistry(dir).entries().length === 0)
+        await new Promise((resolve) => setTimeout(resolve, 20));
       worker.kill('SIGKILL');
       await new Promise((resolve) => worker.once('exit', resolve));
       expect(alive(escapee)).toBe(true);
