@@ -1,7 +1,6 @@
-import { UntrustedListError } from '../errors.js';
 import { type ListReadLimits, walkList } from '../manifest/list-walk.js';
 import { entryOutIds, type Manifest } from '../manifest/manifest-format.js';
-import { parseChunk, parseManifest } from '../manifest/read-manifest.js';
+import { countedChunk, parseManifest } from '../manifest/read-manifest.js';
 import type { OutputRef } from '../types.js';
 
 /** What the manifest readers need of an `OutputClient`. */
@@ -41,14 +40,8 @@ export async function clientManifestRefs(
   const refs: OutputRef[] = [];
   const walk = walkList(ref.outId, readPart, parseManifest, limits === undefined ? {} : { limits });
   for await (const { chunk, bytes } of walk) {
-    const entries = parseChunk(chunk.outId, bytes.toString('utf8'));
-    if (entries.length !== chunk.count)
-      throw new UntrustedListError(
-        ref.outId,
-        chunk.outId,
-        `it holds ${entries.length} entries, the manifest says ${chunk.count}`,
-      );
-    for (const entry of entries) for (const outId of entryOutIds(entry)) refs.push({ outId });
+    for (const entry of countedChunk(ref.outId, chunk, bytes))
+      for (const outId of entryOutIds(entry)) refs.push({ outId });
   }
   return refs;
 }

@@ -134,6 +134,26 @@ export function parseChunk(outId: string, text: string): unknown[] {
 }
 
 /**
+ * A chunk's entries, checked against the count its manifest recorded (else
+ * `UntrustedListError` naming the list and the chunk).
+ *
+ * @example
+ * ```ts
+ * countedChunk('out_m', { outId: 'out_c', count: 2 }, Buffer.from('"out_a"\n"out_b"\n')); // ['out_a', 'out_b']
+ * ```
+ */
+export function countedChunk(list: string, chunk: ManifestChunkRef, bytes: Buffer): unknown[] {
+  const entries = parseChunk(chunk.outId, bytes.toString('utf8'));
+  if (entries.length !== chunk.count)
+    throw new UntrustedListError(
+      list,
+      chunk.outId,
+      `it holds ${entries.length} entries, the manifest says ${chunk.count}`,
+    );
+  return entries;
+}
+
+/**
  * Every entry of a stored list, chunk by chunk, in order (a chunk that is a manifest itself
  * gives its entries in its place): one chunk in memory at a time. Only parts Wharf wrote, of
  * the scope's owner and runs, are followed, within the bounds of `options.limits` (see
@@ -173,14 +193,7 @@ export async function* manifestChunks(
   const readPart = (outId: string, kind: ListPartKind, admit: (sizeBytes: number) => void) =>
     readListPart(store, ref.outId, outId, kind, admit, options);
   for await (const { chunk, bytes } of walkList(ref.outId, readPart, parseManifest, options)) {
-    const entries = parseChunk(chunk.outId, bytes.toString('utf8'));
-    if (entries.length !== chunk.count)
-      throw new UntrustedListError(
-        ref.outId,
-        chunk.outId,
-        `it holds ${entries.length} entries, the manifest says ${chunk.count}`,
-      );
-    yield { chunk, bytes, entries };
+    yield { chunk, bytes, entries: countedChunk(ref.outId, chunk, bytes) };
   }
 }
 
