@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WharfClient } from '@wharf/orchestrator/client';
@@ -121,6 +121,13 @@ tasks:
     // semi-spaces (Node's own ceiling on this machine would be several GiB).
     expect(worker.started.heapLimitMiB).toBeGreaterThanOrEqual(1024);
     expect(worker.started.heapLimitMiB).toBeLessThanOrEqual(1024 + 3 * 16 + 16);
+    // The script's group is recorded once its spawn has returned to the worker: kill the worker
+    // after that (a worker killed with its helper in the instant between the two leaves the
+    // script unrecorded, so no later worker can end it).
+    const recorded = join(env.WHARF_DATA_DIR as string, 'process-groups', hostname());
+    await waitFor(async () =>
+      (await readdir(recorded).catch(() => [])).some((file) => file.endsWith('.json')),
+    );
     process.kill(-(worker.child.pid as number), 'SIGKILL');
     await once(worker.child, 'exit');
     // Nothing ends a script when its worker and its helper die outright: both processes are still there.
