@@ -167,6 +167,8 @@ export async function captureProcess(
   const env =
     token === undefined ? options.env : { ...(options.env ?? process.env), [PROCESS_GROUP_TOKEN_ENV]: token };
 
+  // Recorded before the spawn: an owner killed before `add` below still leaves its record.
+  if (registry !== undefined && token !== undefined) registry.reserve(token, cgroup?.path);
   let child: SpawnedProcess;
   try {
     const [file, args] = cgroup ? cgroup.wrap(executable ?? spawnFile, spawnArgs) : [spawnFile, spawnArgs];
@@ -181,6 +183,7 @@ export async function captureProcess(
     });
   } catch (error) {
     await cgroup?.remove();
+    if (registry !== undefined && token !== undefined) registry.release(token);
     // The spawner's own reasons (a request too large, a helper that died with it) keep their code.
     if (StdioLimitsError.isInstance(error)) throw error;
     throw new StdioLimitsError('SPAWN_FAILED', `could not start "${command}": ${(error as Error).message}`, {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,6 +65,31 @@ describe('ProcessGroupRegistry', () => {
     expect(processGroupAlive(foreign)).toBe(true);
     expect(processGroupAlive(recycled)).toBe(true);
     expect(registry.entries().map((kept) => kept.pgid)).toEqual([foreign]);
+  });
+
+  it('ends a group reserved before its spawn whose owner died before recording it, by its token', async () => {
+    const registry = new ProcessGroupRegistry(dir);
+    const token = randomUUID();
+    const pgid = sleeper(token);
+    started.push(pgid);
+    // What a worker killed between the spawn and `add` leaves: the reservation only.
+    registry.reserve(token);
+    const pending = join(registry.dir, `pending-${token}.json`);
+    await writeFile(pending, JSON.stringify({ ownerPid: 99_999_999, token }));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(processGroupAlive(pgid)).toBe(true);
+    expect(registry.entries()).toEqual([]);
+    await registry.reap({ graceMs: 100 });
+    for (let tries = 0; tries < 40 && groupMembers(pgid)?.some(alive); tries++)
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(groupMembers(pgid)?.some(alive) ?? false).toBe(false);
+    await expect(readFile(pending, 'utf8')).rejects.toThrow();
+    // A reservation that `add` replaces leaves no pending file behind.
+    const other = randomUUID();
+    registry.reserve(other);
+    registry.add(4242, other);
+    expect((await readdir(registry.dir)).filter((file) => file.startsWith('pending-'))).toEqual([]);
+    registry.remove(4242);
   });
 
   it.skipIf(!ProcessCgroup.available())(

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
+import { killMarkedProcesses } from './marked-processes.js';
 import { cgroupParentDir, ProcessCgroup } from './process-cgroup.js';
 import { groupMembers, processGroupAlive, terminateProcessGroup } from './process-group.js';
 
@@ -22,6 +23,12 @@ const entrySchema = z.object({
 
 /** One recorded process group. */
 export type ProcessGroupEntry = z.infer<typeof entrySchema>;
+
+/** A group about to start: recorded before its spawn, by the token its members will carry. */
+const pendingSchema = entrySchema.omit({ pgid: true });
+type PendingEntry = z.infer<typeof pendingSchema>;
+const PENDING_PREFIX = 'pending-';
+const TOKEN = /^[0-9a-f-]{36}$/;
 
 /** Options of {@link ProcessGroupRegistry.reap}. */
 export interface ReapOptions {
@@ -54,6 +61,23 @@ export class ProcessGroupRegistry {
     this.dir = join(root, hostname());
   }
 
+  /**
+   * Records a group before it is spawned, by the token (a UUID) its members will carry: an owner
+   * killed between the spawn and {@link ProcessGroupRegistry.add} still leaves a record, and
+   * `reap()` ends the processes that carry the token. `add` replaces it.
+   */
+  reserve(token: string, cgroup?: string): void {
+    if (!TOKEN.test(token)) throw new TypeError(`a group's token is a UUID, not ${JSON.stringify(token)}`);
+    mkdirSync(this.dir, { recursive: true });
+    const entry: PendingEntry = { ownerPid: process.pid, token, ...(cgroup === undefined ? {} : { cgroup }) };
+    writeFileSync(join(this.dir, `${PENDING_PREFIX}${token}.json`), JSON.stringify(entry));
+  }
+
+  /** Forgets a reserved group that was never spawned. */
+  release(token: string): void {
+    if (TOKEN.test(token)) rmSync(join(this.dir, `${PENDING_PREFIX}${token}.json`), { force: true });
+  }
+
   /** Records a running group (and its cgroup, if any); returns the token its members must carry. */
   add(pgid: number, token: string = randomUUID(), cgroup?: string): string {
     mkdirSync(this.dir, { recursive: true });
@@ -64,6 +88,7 @@ export class ProcessGroupRegistry {
       ...(cgroup === undefined ? {} : { cgroup }),
     };
     writeFileSync(join(this.dir, `${pgid}.json`), JSON.stringify(entry));
+    this.release(token);
     return token;
   }
 
@@ -81,7 +106,7 @@ export class ProcessGroupRegistry {
       return [];
     }
     const entries: ProcessGroupEntry[] = [];
-    for (const name of names.filter((file) => file.endsWith('.json'))) {
+    for (const name of names.filter((file) => file.endsWith('.json') && !file.startsWith(PENDING_PREFIX))) {
       try {
         const parsed = entrySchema.safeParse(JSON.parse(readFileSync(join(this.dir, name), 'utf8')));
         if (parsed.success) entries.push(parsed.data);
@@ -116,7 +141,38 @@ export class ProcessGroupRegistry {
       if (groupAlive || cgroupAlive) reaped.push(entry.pgid);
       this.remove(entry.pgid);
     }
+    for (const entry of this.pendingEntries()) {
+      const ownerAlive = entry.ownerPid !== process.pid && pidAlive(entry.ownerPid);
+      if (ownerAlive && options.includeLiveOwners !== true) continue;
+      // Spawned or not, nothing but its own processes carries the token: those are ended.
+      const cgroup = recordedCgroup(entry);
+      await killMarkedProcesses(PROCESS_GROUP_TOKEN_ENV, entry.token, { maxRounds: 3 });
+      if (cgroup?.populated()) await cgroup.terminate({ graceMs: 0 });
+      await cgroup?.remove();
+      this.release(entry.token);
+    }
     return reaped;
+  }
+
+  /** Groups reserved and not (yet) recorded with their process group id. */
+  private pendingEntries(): PendingEntry[] {
+    let names: string[];
+    try {
+      names = readdirSync(this.dir);
+    } catch {
+      return [];
+    }
+    const entries: PendingEntry[] = [];
+    for (const name of names.filter((file) => file.startsWith(PENDING_PREFIX) && file.endsWith('.json'))) {
+      try {
+        const parsed = pendingSchema.safeParse(JSON.parse(readFileSync(join(this.dir, name), 'utf8')));
+        if (parsed.success && TOKEN.test(parsed.data.token)) entries.push(parsed.data);
+        else rmSync(join(this.dir, name), { force: true });
+      } catch {
+        // removed meanwhile
+      }
+    }
+    return entries;
   }
 }
 
@@ -126,7 +182,7 @@ export class ProcessGroupRegistry {
  * anything else (a planted file pointing at a directory that lists other processes) has its
  * cgroup ignored: only the path's shape was checked when it was read.
  */
-function recordedCgroup(entry: ProcessGroupEntry): ProcessCgroup | undefined {
+function recordedCgroup(entry: Pick<ProcessGroupEntry, 'cgroup' | 'ownerPid'>): ProcessCgroup | undefined {
   if (entry.cgroup === undefined) return undefined;
   const parent = cgroupParentDir();
   if (parent === undefined) return undefined;
