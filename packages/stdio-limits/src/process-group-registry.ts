@@ -25,10 +25,10 @@ const entrySchema = z.object({
 export type ProcessGroupEntry = z.infer<typeof entrySchema>;
 
 /** A group about to start: recorded before its spawn, by the token its members will carry. */
-const pendingSchema = entrySchema.omit({ pgid: true });
+const TOKEN = /^[0-9a-f-]{36}$/;
+const pendingSchema = entrySchema.omit({ pgid: true }).extend({ token: z.string().regex(TOKEN) });
 type PendingEntry = z.infer<typeof pendingSchema>;
 const PENDING_PREFIX = 'pending-';
-const TOKEN = /^[0-9a-f-]{36}$/;
 
 /** Options of {@link ProcessGroupRegistry.reap}. */
 export interface ReapOptions {
@@ -99,23 +99,7 @@ export class ProcessGroupRegistry {
 
   /** Recorded groups (unreadable entries are skipped). */
   entries(): ProcessGroupEntry[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      return [];
-    }
-    const entries: ProcessGroupEntry[] = [];
-    for (const name of names.filter((file) => file.endsWith('.json') && !file.startsWith(PENDING_PREFIX))) {
-      try {
-        const parsed = entrySchema.safeParse(JSON.parse(readFileSync(join(this.dir, name), 'utf8')));
-        if (parsed.success) entries.push(parsed.data);
-        else rmSync(join(this.dir, name), { force: true });
-      } catch {
-        // removed meanwhile
-      }
-    }
-    return entries;
+    return readRecords(this.dir, (file) => !file.startsWith(PENDING_PREFIX), entrySchema);
   }
 
   /**
@@ -127,8 +111,7 @@ export class ProcessGroupRegistry {
   async reap(options: ReapOptions = {}): Promise<number[]> {
     const reaped: number[] = [];
     for (const entry of this.entries()) {
-      const ownerAlive = entry.ownerPid !== process.pid && pidAlive(entry.ownerPid);
-      if (ownerAlive && options.includeLiveOwners !== true) continue;
+      if (!mayReap(entry, options)) continue;
       const graceMs = options.graceMs ?? 2_000;
       const cgroup = recordedCgroup(entry);
       const groupAlive = processGroupAlive(entry.pgid) && carriesToken(entry);
@@ -142,8 +125,7 @@ export class ProcessGroupRegistry {
       this.remove(entry.pgid);
     }
     for (const entry of this.pendingEntries()) {
-      const ownerAlive = entry.ownerPid !== process.pid && pidAlive(entry.ownerPid);
-      if (ownerAlive && options.includeLiveOwners !== true) continue;
+      if (!mayReap(entry, options)) continue;
       // Spawned or not, nothing but its own processes carries the token: those are ended.
       const cgroup = recordedCgroup(entry);
       await killMarkedProcesses(PROCESS_GROUP_TOKEN_ENV, entry.token, { maxRounds: 3 });
@@ -156,23 +138,7 @@ export class ProcessGroupRegistry {
 
   /** Groups reserved and not (yet) recorded with their process group id. */
   private pendingEntries(): PendingEntry[] {
-    let names: string[];
-    try {
-      names = readdirSync(this.dir);
-    } catch {
-      return [];
-    }
-    const entries: PendingEntry[] = [];
-    for (const name of names.filter((file) => file.startsWith(PENDING_PREFIX) && file.endsWith('.json'))) {
-      try {
-        const parsed = pendingSchema.safeParse(JSON.parse(readFileSync(join(this.dir, name), 'utf8')));
-        if (parsed.success && TOKEN.test(parsed.data.token)) entries.push(parsed.data);
-        else rmSync(join(this.dir, name), { force: true });
-      } catch {
-        // removed meanwhile
-      }
-    }
-    return entries;
+    return readRecords(this.dir, (file) => file.startsWith(PENDING_PREFIX), pendingSchema);
   }
 }
 
@@ -190,6 +156,36 @@ function recordedCgroup(entry: Pick<ProcessGroupEntry, 'cgroup' | 'ownerPid'>): 
   if (dirname(path) !== resolve(parent)) return undefined;
   if (!new RegExp(`^wharf-${entry.ownerPid}-[0-9a-f-]{36}$`).test(basename(path))) return undefined;
   return ProcessCgroup.open(path);
+}
+
+/**
+ * The `.json` records of `dir` whose names `pick` takes, each checked by `schema`; a record that
+ * is not one is removed, one removed meanwhile skipped.
+ */
+function readRecords<T>(dir: string, pick: (file: string) => boolean, schema: z.ZodType<T>): T[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const records: T[] = [];
+  for (const name of names.filter((file) => file.endsWith('.json') && pick(file))) {
+    try {
+      const parsed = schema.safeParse(JSON.parse(readFileSync(join(dir, name), 'utf8')));
+      if (parsed.success) records.push(parsed.data);
+      else rmSync(join(dir, name), { force: true });
+    } catch {
+      // removed meanwhile
+    }
+  }
+  return records;
+}
+
+/** Whether `reap` ends an entry: its owner is dead, or is this process, or live owners are asked for. */
+function mayReap(entry: { readonly ownerPid: number }, options: ReapOptions): boolean {
+  const ownerAlive = entry.ownerPid !== process.pid && pidAlive(entry.ownerPid);
+  return !ownerAlive || options.includeLiveOwners === true;
 }
 
 function pidAlive(pid: number): boolean {
