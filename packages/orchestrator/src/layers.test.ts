@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 
 // The orchestrator's folders are layers: a folder's files import its own files, the files at
 // the root of src/ (orchestrator-error.ts) and the folders listed for it here, never one
-// above it. The workflow-safe stack (shared → dsl → context, control → swarm → workflows)
+// above it. The workflow-safe stack (shared → dsl → context, control → swarm, agent-loop → workflows)
 // imports nothing of the Node side. Type imports count too. Tests may reach further up to
 // compose what they test (an agent step through the worker's activities), so they are left out.
 
@@ -18,7 +18,8 @@ const layers: Record<string, readonly string[]> = {
   context: ['shared', 'dsl'],
   control: ['shared', 'dsl'],
   swarm: [...pure],
-  workflows: [...pure, 'swarm'],
+  'agent-loop': [...pure],
+  workflows: [...pure, 'swarm', 'agent-loop'],
   models: ['shared', 'dsl'],
   converter: ['shared'],
   gc: ['shared'],

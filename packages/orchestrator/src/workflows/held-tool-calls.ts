@@ -5,6 +5,7 @@ import { condition, getExternalWorkflowHandle, setHandler, workflowInfo } from '
 import { approveCommand } from '../control/approval-gate.js';
 import { ToolCallApprovals, type ToolCallVerdict } from '../control/tool-call-approvals.js';
 import { approveToolCallUpdate, toolCallNoticeSignal } from '../shared/definitions.js';
+import type { ToolApprovalRule } from '../shared/swarm-schema.js';
 import type { AgentTaskInput, AgentToolCallRef, PendingToolCall } from '../shared/types.js';
 
 /**
@@ -17,8 +18,8 @@ import type { AgentTaskInput, AgentToolCallRef, PendingToolCall } from '../share
  * @example
  * ```ts
  * const held = new HeldToolCalls(input, label);
- * const verdict = await held.decide(call, (note) => publish(step, note));
- * if (verdict !== undefined && !verdict.approved) return agentToolCall({ ...toolCall, rejected: verdict.reason });
+ * const verdict = await held.decide(call, { on_timeout: 'reject' }, (note) => progress(note));
+ * if (!verdict.approved) return agentToolCall({ ...toolCall, rejected: verdict.reason });
  * ```
  */
 export class HeldToolCalls {
@@ -37,21 +38,20 @@ export class HeldToolCalls {
   }
 
   /**
-   * Waits for the answer to `call` when it is held (`approval` set by the model step), and
-   * returns it; `undefined` for a call that runs without one. `show` is told what the task waits for.
+   * Holds `call` under `rule` until it is answered, or decided by the rule's `on_timeout` past
+   * its `timeout`, and returns the verdict. `show` is told what the task waits for.
    */
   async decide(
     call: AgentToolCallRef,
+    rule: ToolApprovalRule,
     show: (note: string) => void,
-  ): Promise<Extract<ToolCallVerdict, { decided: true }> | undefined> {
-    if (call.approval === undefined) return undefined;
-    const rule = this.#input.agent?.tool_approvals?.[call.toolName] ?? { on_timeout: 'reject' as const };
+  ): Promise<Extract<ToolCallVerdict, { decided: true }>> {
     const pending = this.#approvals.open(
       {
         task: this.#label,
         callId: call.toolCallId,
         tool: call.toolName,
-        arguments: call.approval.arguments,
+        arguments: call.approval?.arguments ?? '',
         workflowId: workflowInfo().workflowId,
         owner: this.#input.owner ?? this.#label,
       },
