@@ -82,6 +82,7 @@ export class TemporalAgentPort implements AgentPort {
     const input = this.#input;
     const agent = input.spawnable?.[request.agent];
     const workflowId = `${workflowInfo().workflowId}/spawn/${n}`;
+    // nextAgentStep asks only for a spawnable agent; its definition is read here.
     if (agent === undefined) return { workflowId, failure: `no agent "${request.agent}" to spawn` };
     const looped = isLooped(input.definition);
     const child: AgentTaskInput = {
