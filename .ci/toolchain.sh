@@ -94,6 +94,100 @@ wharf_ensure_versitygw() {
   wharf_log "versitygw $WHARF_VERSITYGW_VERSION at $WHARF_VERSITYGW"
 }
 
+# The real Temporal server, its SQL tool (temporal-sql-tool) and its PostgreSQL schemas, for the
+# native cluster (`./wharf cluster up`, docs/cluster.md): built from the Go module
+# go.temporal.io/server once per version into the tools cache (about 3 minutes on 2 cores and
+# 1.8 GB of modules the first time). The version is the one the compose file pins
+# (deploy/versions.env). Exports WHARF_TEMPORAL_SERVER, WHARF_TEMPORAL_SQL_TOOL and
+# WHARF_TEMPORAL_SCHEMA_DIR (the `schema` folder of the module: postgresql/v12/...).
+wharf_deploy_version() {
+  sed -n "s/^$1=//p" "$(dirname "${BASH_SOURCE[0]}")/../deploy/versions.env"
+}
+WHARF_TEMPORAL_SERVER_VERSION="${WHARF_TEMPORAL_SERVER_VERSION:-$(wharf_deploy_version TEMPORAL_VERSION)}"
+WHARF_TEMPORAL_UI_VERSION="${WHARF_TEMPORAL_UI_VERSION:-$(wharf_deploy_version TEMPORAL_UI_VERSION)}"
+# The go command the Temporal modules need (their go.mod asks for a newer Go than the image's).
+WHARF_TEMPORAL_GOTOOLCHAIN="${WHARF_TEMPORAL_GOTOOLCHAIN:-go1.27.3}"
+
+# Builds Go packages of one module version into a folder of the tools cache, once: in an empty
+# module (the server's go.mod has replace directives `go install pkg@version` refuses). Extra
+# `go get` arguments (dependency pins) come from WHARF_GO_BUILD_PINS.
+# wharf_go_build_tools <dest> <module@version> <out=package>...
+wharf_go_build_tools() {
+  local dest="$1" module="$2"
+  shift 2
+  local go_bin
+  go_bin="$(command -v go || echo /usr/local/go/bin/go)"
+  [ -x "$go_bin" ] || { wharf_log "$module needs Go to build (not found)"; return 1; }
+  local work pair
+  work="$(mktemp -d)"
+  rm -rf "$dest.partial"
+  mkdir -p "$dest.partial"
+  # Each step checked by hand: `set -e` does not hold in a subshell run under `||`.
+  if ! (
+    cd "$work" || exit 1
+    export GOTOOLCHAIN="$WHARF_TEMPORAL_GOTOOLCHAIN" GOFLAGS=-mod=mod
+    "$go_bin" mod init wharf-tools >/dev/null 2>&1 || exit 1
+    # shellcheck disable=SC2086 # the pins are separate words
+    for pair in "$@"; do "$go_bin" get "${pair#*=}@${module#*@}" ${WHARF_GO_BUILD_PINS:-} >&2 || exit 1; done
+    for pair in "$@"; do "$go_bin" build -o "$dest.partial/${pair%%=*}" "${pair#*=}" >&2 || exit 1; done
+    # The module's folder, for its files (schemas, config).
+    "$go_bin" list -m -f '{{.Dir}}' "${module%@*}" >"$dest.partial/module-dir" || exit 1
+  ); then
+    rm -rf "$work" "$dest.partial"
+    wharf_log "building $module failed"
+    return 1
+  fi
+  rm -rf "$work"
+}
+
+wharf_ensure_temporal_server() {
+  local version="$WHARF_TEMPORAL_SERVER_VERSION"
+  local home="$WHARF_TOOLS_DIR/temporal-server-$version"
+  if [ ! -x "$home/temporal-server" ] || [ ! -d "$home/schema/postgresql/v12" ]; then
+    local started=$SECONDS
+    wharf_log "building the Temporal server $version into $home (about 3 minutes and 1.8 GB of Go modules, once)"
+    wharf_go_build_tools "$home" "go.temporal.io/server@v$version" \
+      temporal-server=go.temporal.io/server/cmd/server \
+      temporal-sql-tool=go.temporal.io/server/cmd/tools/sql || return 1
+    cp -r "$(cat "$home.partial/module-dir")/schema" "$home.partial/schema"
+    chmod -R u+w "$home.partial/schema"
+    echo "$version" >"$home.partial/version"
+    rm -rf "$home"
+    mv "$home.partial" "$home"
+    wharf_log "built the Temporal server $version in $((SECONDS - started)) s"
+  fi
+  export WHARF_TEMPORAL_SERVER="$home/temporal-server"
+  export WHARF_TEMPORAL_SQL_TOOL="$home/temporal-sql-tool"
+  export WHARF_TEMPORAL_SCHEMA_DIR="$home/schema"
+  wharf_log "Temporal server $version at $WHARF_TEMPORAL_SERVER"
+}
+
+# The Temporal Web UI server (the Go module github.com/temporalio/ui-server/v2, the UI's assets
+# embedded), built once per version into the tools cache. Exports WHARF_TEMPORAL_UI_SERVER.
+# The UI server's go.mod names go.temporal.io/api v1.64.0 and echo v4.16.1, whose sources the
+# module proxy does not serve (403): these later patch releases of both are, and build it.
+WHARF_TEMPORAL_UI_PINS="${WHARF_TEMPORAL_UI_PINS:-go.temporal.io/api@v1.64.3 github.com/labstack/echo/v4@v4.16.4}"
+wharf_ensure_temporal_ui_server() {
+  local version="$WHARF_TEMPORAL_UI_VERSION"
+  local home="$WHARF_TOOLS_DIR/temporal-ui-server-$version"
+  if [ ! -x "$home/temporal-ui-server" ] || [ ! -f "$home/config/docker.yaml" ]; then
+    local started=$SECONDS
+    wharf_log "building the Temporal Web UI server $version into $home (about a minute, once)"
+    WHARF_GO_BUILD_PINS="$WHARF_TEMPORAL_UI_PINS" wharf_go_build_tools "$home" "github.com/temporalio/ui-server/v2@v$version" \
+      temporal-ui-server=github.com/temporalio/ui-server/v2/cmd/server || return 1
+    # Its config files (config/docker.yaml reads TEMPORAL_ADDRESS, TEMPORAL_UI_PORT, … as the
+    # image does): the server runs with --root at this folder and --env docker.
+    cp -r "$(cat "$home.partial/module-dir")/config" "$home.partial/config"
+    chmod -R u+w "$home.partial/config"
+    echo "$version" >"$home.partial/version"
+    rm -rf "$home"
+    mv "$home.partial" "$home"
+    wharf_log "built the Temporal Web UI server $version in $((SECONDS - started)) s"
+  fi
+  export WHARF_TEMPORAL_UI_SERVER="$home/temporal-ui-server"
+  wharf_log "Temporal Web UI server $version at $WHARF_TEMPORAL_UI_SERVER"
+}
+
 wharf_ensure_temporal() {
   if [ -n "${TEMPORAL_CLI_PATH:-}" ] && [ -x "$TEMPORAL_CLI_PATH" ]; then
     wharf_log "temporal CLI from TEMPORAL_CLI_PATH: $TEMPORAL_CLI_PATH"

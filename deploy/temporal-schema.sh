@@ -1,8 +1,11 @@
 #!/bin/sh
 # Creates and migrates Temporal's two PostgreSQL databases (idempotent: safe to run again).
+# Run by the compose file (in the admin-tools image) and by `wharf cluster up` (natively): the
+# tool and the schema folder default to the image's paths, TEMPORAL_SQL_TOOL and
+# TEMPORAL_SCHEMA_DIR name them elsewhere.
 set -eu
-tool() { temporal-sql-tool --plugin "$SQL_PLUGIN" --ep "$SQL_HOST" -p "$SQL_PORT" -u "$SQL_USER" --pw "$SQL_PASSWORD" "$@"; }
-schema=/etc/temporal/schema/postgresql/v12
+tool() { "${TEMPORAL_SQL_TOOL:-temporal-sql-tool}" --plugin "$SQL_PLUGIN" --ep "$SQL_HOST" -p "$SQL_PORT" -u "$SQL_USER" --pw "$SQL_PASSWORD" "$@"; }
+schema="${TEMPORAL_SCHEMA_DIR:-/etc/temporal/schema}/postgresql/v12"
 for db in temporal temporal_visibility; do
   tool --db "$db" create-database || true
 done

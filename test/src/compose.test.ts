@@ -1,4 +1,13 @@
 import { readFile } from 'node:fs/promises';
+import {
+  type ClusterConfig,
+  defaultClusterPorts,
+  passedWorkerVariables,
+  serviceEnvironments,
+  TEMPORAL_SERVER_VERSION,
+  TEMPORAL_UI_VERSION,
+  workerEnvironment,
+} from '@wharf/cli/cluster';
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { describe, expect, it } from 'vitest';
@@ -157,9 +166,113 @@ describe('docker-compose.yml', () => {
   });
 });
 
+// `./wharf cluster up` runs the same topology natively (apps/cli/src/cluster): what it shares
+// with the compose file must stay the same in both.
+describe('docker-compose.yml and the native cluster', () => {
+  const root = new URL('../../', import.meta.url).pathname;
+  const native: ClusterConfig = { dir: '/cluster', root, ports: defaultClusterPorts, workers: 2 };
+  const nativeEnv = serviceEnvironments(native, {});
+  // Values that name where a service is: a host name in compose, 127.0.0.1 natively; a
+  // container port or path; the UI's port inside its container (compose publishes it on 8233).
+  const hostSpecific: Record<string, Record<string, string>> = {
+    'temporal-schema': { SQL_HOST: 'postgresql' },
+    'wharf-database': { PGHOST: 'postgresql' },
+    temporal: {
+      POSTGRES_SEEDS: 'postgresql',
+      BIND_ON_IP: '0.0.0.0',
+      DYNAMIC_CONFIG_FILE_PATH: 'config/dynamicconfig/wharf.yaml',
+    },
+    'temporal-namespace': { TEMPORAL_ADDRESS: 'temporal:7233' },
+    'temporal-ui': { TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_UI_PORT: '8080' },
+  };
+
+  it('pins the versions deploy/versions.env names, which the native cluster builds', async () => {
+    const versions = Object.fromEntries(
+      (await readFile(new URL('../../deploy/versions.env', import.meta.url), 'utf8'))
+        .split('\n')
+        .filter((line) => /^[A-Z_]+=/.test(line))
+        .map((line) => line.split('=') as [string, string]),
+    );
+    expect(versions).toEqual({ TEMPORAL_VERSION: TEMPORAL_SERVER_VERSION, TEMPORAL_UI_VERSION });
+    const image = (name: string) => defaulted(services(name).image).split(':')[1];
+    expect(image('temporal')).toBe(TEMPORAL_SERVER_VERSION);
+    expect(image('temporal-schema')).toBe(TEMPORAL_SERVER_VERSION);
+    expect(image('temporal-namespace')).toBe(TEMPORAL_SERVER_VERSION);
+    expect(image('temporal-ui')).toBe(TEMPORAL_UI_VERSION);
+  });
+
+  it('gives each service the same variables, with the same values but where it runs', () => {
+    for (const [name, environment] of Object.entries(nativeEnv)) {
+      const composed = Object.fromEntries(
+        Object.entries(services(name).environment ?? {}).map(([key, value]) => [key, defaulted(value)]),
+      );
+      // The native server also sets the ports of its other services (the container's defaults).
+      const own = Object.fromEntries(
+        Object.entries(environment).filter(
+          ([key]) => name !== 'temporal' || !/_(GRPC|HTTP|MEMBERSHIP)_PORT$/.test(key),
+        ),
+      );
+      expect(Object.keys(own).sort(), name).toEqual(Object.keys(composed).sort());
+      expect({ ...own, ...hostSpecific[name] }, name).toEqual(composed);
+    }
+    // With the default ports, the native server's ports are the server's own defaults.
+    expect(nativeEnv.temporal.FRONTEND_GRPC_PORT).toBe('7233');
+    expect(nativeEnv.temporal.HISTORY_MEMBERSHIP_PORT).toBe('6934');
+    expect(nativeEnv.temporal.FRONTEND_HTTP_PORT).toBe('7243');
+  });
+
+  it("gives the workers the compose workers' variables, each its own HOME, TMPDIR and data", () => {
+    const composed = Object.fromEntries(
+      Object.entries(services('wharf-worker').environment ?? {}).map(([key, value]) => [
+        key,
+        defaulted(value),
+      ]),
+    );
+    const all = Object.fromEntries(passedWorkerVariables.map((name) => [name, 'set']));
+    const [one, two] = [workerEnvironment(native, all, 1), workerEnvironment(native, all, 2)];
+    const perHost = ['HOME', 'TMPDIR'];
+    expect(
+      Object.keys(one)
+        .filter((key) => !perHost.includes(key))
+        .sort(),
+    ).toEqual(Object.keys(composed).sort());
+    const where = {
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      WHARF_DATA_DIR: '/data',
+      WHARF_HEALTH_PORT: '8080',
+      WHARF_STORE: composed.WHARF_STORE?.replace('@postgresql:', '@127.0.0.1:'),
+      WHARF_BLOBS: composed.WHARF_BLOBS?.replace('http://s3:', 'http://127.0.0.1:'),
+    };
+    const none = workerEnvironment(native, {}, 1);
+    const shared = Object.fromEntries(
+      Object.entries(composed).filter(([key]) => !(passedWorkerVariables as readonly string[]).includes(key)),
+    );
+    for (const key of Object.keys(shared))
+      expect(none[key], key).toBe(key in where ? none[key] : shared[key]);
+    expect(none.WHARF_STORE).toBe(where.WHARF_STORE);
+    expect(none.WHARF_BLOBS).toBe(where.WHARF_BLOBS);
+    for (const key of ['WHARF_DATA_DIR', 'WHARF_HEALTH_PORT', 'HOME', 'TMPDIR'])
+      expect(one[key], key).not.toBe(two[key]);
+  });
+
+  it('runs the same deploy/ scripts and dynamic config, with no path of the image left in them', async () => {
+    const script = await readFile(new URL('../../deploy/temporal-schema.sh', import.meta.url), 'utf8');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+    expect(script).toContain('"${TEMPORAL_SQL_TOOL:-temporal-sql-tool}"');
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+    expect(script).toContain('${TEMPORAL_SCHEMA_DIR:-/etc/temporal/schema}/postgresql/v12');
+    expect(services('temporal').volumes).toEqual([
+      './deploy/dynamicconfig:/etc/temporal/config/dynamicconfig:ro',
+    ]);
+    expect(nativeEnv.temporal.DYNAMIC_CONFIG_FILE_PATH).toBe(`${root}deploy/dynamicconfig/wharf.yaml`);
+    for (const job of ['temporal-schema', 'temporal-namespace', 'wharf-database'])
+      expect(services(job).entrypoint, job).toEqual(['/bin/sh', `/deploy/${job}.sh`]);
+  });
+});
+
 /** A value as Compose reads it with no variables set: `${NAME:-default}` becomes `default`. */
 function defaulted(value: string | undefined): string {
-  return (value ?? '').replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1');
+  return (value ?? '').replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
 }
 
 function services(name: string): Service {

@@ -1,6 +1,7 @@
 import { InvalidConfigError, type SwarmResult } from '@wharf/orchestrator';
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, exitCodes } from './cli-error.js';
+import { addClusterCommand } from './cluster-program.js';
 import { ensureDataDir } from './ensure-data-dir.js';
 import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
 import { type CliIo, printJson, processIo } from './output.js';
@@ -97,11 +98,21 @@ export function createProgram(io: CliIo = processIo): Command {
       'most subagents running at once (the in-process worker and the swarm; default 8)',
       integerIn('--concurrency', 1, 1_900),
     )
+    .option(
+      '--task-queue <queue>',
+      "start the swarm on this task queue (a cluster's workers poll `wharf`); default: one of this command's own",
+    )
+    .option(
+      '--no-worker',
+      "run no worker in this command: the queue's workers run the swarm (with --task-queue)",
+    )
     .addOption(dataDirOption())
     .action(
       async (
         file: string,
         options: {
+          taskQueue?: string;
+          worker: boolean;
           model: string[];
           summarizer?: string;
           concurrency?: number;
@@ -465,6 +476,7 @@ export function createProgram(io: CliIo = processIo): Command {
       },
     );
 
+  addClusterCommand(program, io);
   return program;
 }
 

@@ -15,6 +15,8 @@ export interface RunWorkerOptions {
   concurrency?: number | undefined;
   /** The summarizer's model id; none when undefined. */
   summarizer?: string | undefined;
+  /** False: no worker in this process (the task queue's own workers run the swarms). */
+  worker?: boolean | undefined;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function startRunWorker(options: RunWorkerOptions, io: CliIo): Prom
     ...(options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue }),
     ...(options.uiUrl === undefined ? {} : { uiUrl: options.uiUrl }),
     ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+    ...(options.worker === false ? { worker: false } : {}),
     shutdownGraceMs: RUN_DRAIN_MS,
     logSwarmFailures: false,
     onProgress: (message) => io.err(`wharf: ${message}`),

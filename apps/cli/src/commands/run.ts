@@ -6,6 +6,7 @@ import { definitionWithModels, type ModelOptions, modelChoice } from '../model-o
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { refuseMissingInputs } from '../refuse-missing-inputs.js';
+import { reportQueueWorkers } from '../report-queue-workers.js';
 import { resumeHint } from '../resume-hint.js';
 import { approveCommandFor, webUiNote } from '../run-hints.js';
 import { startRunWorker } from '../start-run-worker.js';
@@ -29,6 +30,10 @@ export interface RunOptions extends ModelOptions {
   concurrency?: number;
   /** Web UI base URL of the server at `address` (`--ui-url`, `WHARF_UI_URL`), for the run's link. */
   uiUrl?: string | undefined;
+  /** The swarm's task queue (`--task-queue`); default one of this process's own. */
+  taskQueue?: string | undefined;
+  /** False (`--no-worker`): no worker in this process, the queue's own workers run the swarm. */
+  worker?: boolean;
 }
 
 /**
@@ -55,10 +60,13 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
         uiUrl: options.uiUrl,
         concurrency: options.concurrency,
         summarizer: models.summarizer,
+        taskQueue: options.taskQueue,
+        worker: options.worker,
       },
       io,
     );
     watch.setDataRoot(embedded.data.root);
+    if (options.worker === false) await reportQueueWorkers(embedded, io);
     try {
       if (watch.signal !== undefined) throw watch.error('interrupted before the swarm started');
       const { workflowId, firstExecutionRunId } = await embedded.wharf.startSwarm(definition, inputs, {
@@ -70,7 +78,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       const link = embedded.workflowUrl(workflowId, firstExecutionRunId);
       io.err(`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`);
       if (link === undefined) io.err(webUiNote(embedded.address));
-      io.err(resumeHint(workflowId, embedded, options.dataDir));
+      if (options.worker !== false) io.err(resumeHint(workflowId, embedded, options.dataDir));
       const approveCommand = approveCommandFor(workflowId, embedded.address);
       // Each gated task's own command, now; following, the table shows it again when the gate opens.
       for (const [name, task] of Object.entries(definition.tasks)) {

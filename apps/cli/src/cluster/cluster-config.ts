@@ -1,0 +1,238 @@
+import { join } from 'node:path';
+
+/**
+ * The ports of a native cluster. The defaults are the compose file's published ports: Temporal's
+ * frontend on 7233, its Web UI on 8233, PostgreSQL on 5432, the S3 service on 9000.
+ *
+ * @example
+ * ```ts
+ * const ports: ClusterPorts = { ...defaultClusterPorts, temporal: 17233 };
+ * ```
+ */
+export interface ClusterPorts {
+  /** Temporal's frontend (gRPC). Its other services listen at fixed offsets of it ({@link temporalPorts}). */
+  readonly temporal: number;
+  readonly ui: number;
+  readonly postgres: number;
+  readonly s3: number;
+  /** The first worker's health port; worker n listens on `workerHealth + n - 1`. */
+  readonly workerHealth: number;
+}
+
+/** The compose file's ports (and 8080 + n for the workers' health, one container each there). */
+export const defaultClusterPorts: ClusterPorts = {
+  temporal: 7233,
+  ui: 8233,
+  postgres: 5432,
+  s3: 9000,
+  workerHealth: 8081,
+};
+
+/**
+ * What a native cluster is made of: where it keeps its state, its ports, how many workers, and
+ * the checkout it runs from (the `deploy/` scripts and `apps/worker`).
+ *
+ * @example
+ * ```ts
+ * const config: ClusterConfig = { dir: '.wharf-cluster', root: '.', ports: defaultClusterPorts, workers: 2 };
+ * ```
+ */
+export interface ClusterConfig {
+  /** The cluster directory: each process's pid file, log and data (`<dir>/<name>/`). */
+  readonly dir: string;
+  /** The Wharf checkout: `deploy/` and `apps/worker/dist/main.js` are read from it. */
+  readonly root: string;
+  readonly ports: ClusterPorts;
+  /** How many Wharf workers (`wharf-worker-1` … `wharf-worker-<n>`), at least one. */
+  readonly workers: number;
+}
+
+/**
+ * Temporal's service ports, at the offsets of the server's defaults from the frontend's 7233
+ * (history 7234, matching 7235, worker 7239, HTTP 7243, membership 6933–6939): with the
+ * default frontend port they are exactly the server's (and the compose container's) own.
+ *
+ * @example
+ * ```ts
+ * temporalPorts(7233).HISTORY_GRPC_PORT; // 7234
+ * ```
+ */
+export function temporalPorts(frontend: number): Record<string, number> {
+  return {
+    FRONTEND_GRPC_PORT: frontend,
+    HISTORY_GRPC_PORT: frontend + 1,
+    MATCHING_GRPC_PORT: frontend + 2,
+    WORKER_GRPC_PORT: frontend + 6,
+    FRONTEND_HTTP_PORT: frontend + 10,
+    FRONTEND_MEMBERSHIP_PORT: frontend - 300,
+    HISTORY_MEMBERSHIP_PORT: frontend - 299,
+    MATCHING_MEMBERSHIP_PORT: frontend - 298,
+    WORKER_MEMBERSHIP_PORT: frontend - 294,
+  };
+}
+
+/**
+ * The credentials and names the compose file uses, with the same variables overriding them:
+ * PostgreSQL's superuser `temporal`/`temporal`, the store role's password `WHARF_DB_PASSWORD`,
+ * the S3 root credentials `WHARF_S3_ACCESS_KEY_ID`/`WHARF_S3_SECRET_ACCESS_KEY`, the bucket
+ * `wharf`, the namespace `default`, the task queue `wharf`.
+ *
+ * @example
+ * ```ts
+ * const secrets = clusterSecrets(process.env);
+ * ```
+ */
+export function clusterSecrets(env: Readonly<Record<string, string | undefined>>) {
+  return {
+    postgresUser: 'temporal',
+    postgresPassword: 'temporal',
+    wharfDbPassword: env.WHARF_DB_PASSWORD || 'wharf-local-secret',
+    s3AccessKeyId: env.WHARF_S3_ACCESS_KEY_ID || 'wharf',
+    s3SecretAccessKey: env.WHARF_S3_SECRET_ACCESS_KEY || 'wharf-local-secret',
+    bucket: 'wharf',
+    namespace: 'default',
+    taskQueue: 'wharf',
+  } as const;
+}
+
+/** The environment a process of the cluster gets, beside the variables every process inherits. */
+export type ProcessEnv = Record<string, string>;
+
+/**
+ * The environment of each service, by its compose service name, as the compose file sets it with
+ * only the host-specific values changed (a host name becomes 127.0.0.1, a container port the
+ * native one, a container path the checkout's). test/src/compose.test.ts fails when the two
+ * drift: a variable named in one and not the other, or a value that differs other than so.
+ *
+ * @example
+ * ```ts
+ * const env = serviceEnvironments(config, process.env)['temporal'];
+ * ```
+ */
+export function serviceEnvironments(
+  config: ClusterConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<
+  'temporal-schema' | 'wharf-database' | 'temporal' | 'temporal-namespace' | 'temporal-ui',
+  ProcessEnv
+> {
+  const secrets = clusterSecrets(env);
+  const { ports } = config;
+  const temporalAddress = `127.0.0.1:${ports.temporal}`;
+  return {
+    'temporal-schema': {
+      SQL_PLUGIN: 'postgres12',
+      SQL_HOST: '127.0.0.1',
+      SQL_PORT: String(ports.postgres),
+      SQL_USER: secrets.postgresUser,
+      SQL_PASSWORD: secrets.postgresPassword,
+    },
+    'wharf-database': {
+      PGHOST: '127.0.0.1',
+      PGPORT: String(ports.postgres),
+      PGUSER: secrets.postgresUser,
+      PGPASSWORD: secrets.postgresPassword,
+      WHARF_DB_PASSWORD: secrets.wharfDbPassword,
+    },
+    temporal: {
+      DB: 'postgres12',
+      DB_PORT: String(ports.postgres),
+      // The visibility store's port: the server's config reads POSTGRES_PORT for it, not DB_PORT.
+      POSTGRES_PORT: String(ports.postgres),
+      POSTGRES_USER: secrets.postgresUser,
+      POSTGRES_PWD: secrets.postgresPassword,
+      POSTGRES_SEEDS: '127.0.0.1',
+      DYNAMIC_CONFIG_FILE_PATH: join(config.root, 'deploy', 'dynamicconfig', 'wharf.yaml'),
+      BIND_ON_IP: '127.0.0.1',
+      TEMPORAL_BROADCAST_ADDRESS: '127.0.0.1',
+      ...Object.fromEntries(Object.entries(temporalPorts(ports.temporal)).map(([k, v]) => [k, String(v)])),
+    },
+    'temporal-namespace': {
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: secrets.namespace,
+    },
+    'temporal-ui': {
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_CORS_ORIGINS: `http://localhost:${ports.ui}`,
+      TEMPORAL_UI_PORT: String(ports.ui),
+    },
+  };
+}
+
+/** The optional worker settings compose passes through unset (`${NAME:-}`): passed on when set. */
+export const passedWorkerVariables = [
+  'WHARF_GC_INTERVAL',
+  'WHARF_GC_MAX_AGE',
+  'WHARF_GC_MAX_BYTES',
+  'WHARF_MCP_SERVERS',
+  'OPENAI_API_KEY',
+  'ANTHROPIC_API_KEY',
+  'OPENAI_COMPATIBLE_API_KEY',
+] as const;
+
+/**
+ * The data plane the workers share, as any host reaches it: `WHARF_STORE` (the `wharf` database
+ * on the cluster's PostgreSQL), `WHARF_BLOBS` (the `wharf` bucket of its S3 service) and the S3
+ * credentials. `wharf run` from another directory needs exactly these (`wharf cluster env`).
+ *
+ * @example
+ * ```ts
+ * const plane = dataPlaneEnvironment(config, process.env);
+ * ```
+ */
+export function dataPlaneEnvironment(
+  config: ClusterConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): ProcessEnv {
+  const secrets = clusterSecrets(env);
+  const { ports } = config;
+  return {
+    WHARF_STORE: `postgres://wharf:${encodeURIComponent(secrets.wharfDbPassword)}@127.0.0.1:${ports.postgres}/wharf`,
+    WHARF_BLOBS: env.WHARF_BLOBS || `s3://${secrets.bucket}/outputs?endpoint=http://127.0.0.1:${ports.s3}`,
+    AWS_ACCESS_KEY_ID: secrets.s3AccessKeyId,
+    AWS_SECRET_ACCESS_KEY: secrets.s3SecretAccessKey,
+    AWS_REGION: env.AWS_REGION || 'us-east-1',
+  };
+}
+
+/**
+ * The environment of worker `n` (1-based): the compose file's `wharf-worker` environment, with its
+ * own data directory, health port, HOME and TMPDIR (a host of its own), sharing only the data
+ * plane and the Temporal server with the others.
+ *
+ * @example
+ * ```ts
+ * const env = workerEnvironment(config, process.env, 1);
+ * ```
+ */
+export function workerEnvironment(
+  config: ClusterConfig,
+  env: Readonly<Record<string, string | undefined>>,
+  n: number,
+): ProcessEnv {
+  const secrets = clusterSecrets(env);
+  const home = workerHome(config, n);
+  const passed = Object.fromEntries(
+    passedWorkerVariables.flatMap((name) => (env[name] ? [[name, env[name] as string]] : [])),
+  );
+  return {
+    TEMPORAL_ADDRESS: `127.0.0.1:${config.ports.temporal}`,
+    TEMPORAL_NAMESPACE: secrets.namespace,
+    WHARF_TASK_QUEUE: secrets.taskQueue,
+    WHARF_DATA_DIR: join(home, 'data'),
+    ...dataPlaneEnvironment(config, env),
+    WHARF_INTAKE_HOST: '127.0.0.1',
+    WHARF_HEALTH_PORT: String(config.ports.workerHealth + n - 1),
+    WHARF_MAX_CONCURRENT: '8',
+    WHARF_SHUTDOWN_GRACE_MS: '30000',
+    WHARF_SANDBOX: env.WHARF_SANDBOX || 'required',
+    ...passed,
+    HOME: home,
+    TMPDIR: join(home, 'tmp'),
+  };
+}
+
+/** The folder worker `n` treats as its host: its HOME, with `data/` and `tmp/` inside. */
+export function workerHome(config: ClusterConfig, n: number): string {
+  return join(config.dir, `wharf-worker-${n}`, 'home');
+}

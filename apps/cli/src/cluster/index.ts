@@ -1,0 +1,20 @@
+export {
+  type ClusterBinaries,
+  findClusterBinaries,
+  TEMPORAL_SERVER_VERSION,
+  TEMPORAL_UI_VERSION,
+} from './cluster-binaries.js';
+export {
+  type ClusterConfig,
+  type ClusterPorts,
+  clusterSecrets,
+  dataPlaneEnvironment,
+  defaultClusterPorts,
+  passedWorkerVariables,
+  serviceEnvironments,
+  temporalPorts,
+  workerEnvironment,
+} from './cluster-config.js';
+export { ClusterError, type ClusterErrorCode } from './cluster-error.js';
+export { ClusterTopology, type ClusterTopologyOptions } from './cluster-topology.js';
+export type { ProcessState } from './managed-process.js';

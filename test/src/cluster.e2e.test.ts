@@ -1,0 +1,158 @@
+import { execFile } from 'node:child_process';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { ClusterTopology, defaultClusterPorts, findClusterBinaries, temporalPorts } from '@wharf/cli/cluster';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runWharf } from './wharf-cli.js';
+
+// The compose topology as native processes (`wharf cluster up`): the real Temporal server on
+// PostgreSQL, its Web UI, versitygw as S3, and two Wharf workers that share only PostgreSQL and S3.
+// `wharf run --task-queue wharf --no-worker` from a third directory hands them a swarm.
+const execFileAsync = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let notBuilt: string | undefined;
+try {
+  findClusterBinaries(process.env);
+} catch (error) {
+  notBuilt = (error as Error).message;
+}
+if (notBuilt !== undefined)
+  console.warn(`[cluster e2e] skipped: the cluster's binaries are not built (${notBuilt})`);
+
+function canBind(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
+  });
+}
+
+/** Ports off the defaults (another cluster or dev server may hold those), all of them free. */
+async function freeClusterPorts() {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    // Temporal's PostgreSQL schema keeps membership ports as smallint: all of them under 32768.
+    const base = 10_000 + Math.floor(Math.random() * 200) * 100;
+    const ports = {
+      temporal: base + 33,
+      ui: base + 50,
+      postgres: base + 60,
+      s3: base + 70,
+      workerHealth: base + 81,
+    };
+    const all = [
+      ...Object.values(temporalPorts(ports.temporal)),
+      ports.ui,
+      ports.postgres,
+      ports.s3,
+      base + 81,
+      base + 82,
+    ];
+    if ((await Promise.all(all.map(canBind))).every(Boolean)) return ports;
+  }
+  return defaultClusterPorts;
+}
+
+describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf cluster)', () => {
+  let scratch: string;
+  let cluster: ClusterTopology;
+
+  beforeAll(async () => {
+    scratch = await mkdtemp(join(tmpdir(), 'wharf-cluster-e2e-'));
+    // Run as root, PostgreSQL runs as `postgres`, which must reach its folder inside.
+    await chmod(scratch, 0o755);
+    cluster = new ClusterTopology(
+      { dir: join(scratch, 'cluster'), root, ports: await freeClusterPorts(), workers: 2 },
+      { onProgress: (line) => console.log(`[cluster e2e] ${line}`) },
+    );
+    const started = Date.now();
+    await cluster.up();
+    console.log(`[cluster e2e] cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }, 600_000);
+
+  afterAll(async () => {
+    await cluster?.down();
+    await rm(scratch, { recursive: true, force: true });
+  }, 180_000);
+
+  it('runs a swarm handed over by `wharf run --no-worker` on both workers, on PostgreSQL', async () => {
+    const { stdout: described } = await execFileAsync('temporal', [
+      ...['operator', 'cluster', 'describe', '--address', cluster.temporalAddress, '-o', 'json'],
+    ]);
+    expect(JSON.parse(described).persistenceStore).toMatch(/^postgres/);
+
+    const client = join(scratch, 'client');
+    await mkdir(client);
+    await writeFile(
+      join(client, 'swarm.yaml'),
+      "name: cluster-e2e\ntasks:\n  fan:\n    loop: { type: repeat, count: 12 }\n    script: { content: 'sleep 2; echo instance $WHARF_INSTANCE' }\n",
+    );
+    const env = { ...process.env, ...cluster.clientEnvironment() };
+    const run = await runWharf(
+      ['run', 'swarm.yaml', '--task-queue', 'wharf', '--no-worker', '--json'],
+      client,
+      {
+        env,
+        timeoutMs: 240_000,
+      },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const result = JSON.parse(run.stdout) as {
+      workflowId: string;
+      status: string;
+      outputs: Record<string, string[]>;
+    };
+    expect(result.status).toBe('completed');
+    expect(result.outputs.fan).toHaveLength(12);
+    expect(run.stderr).toContain('no worker in this command');
+
+    // Every workflow and activity task of the run (and its children) was taken by a cluster worker.
+    const pids = await Promise.all(['wharf-worker-1', 'wharf-worker-2'].map((name) => cluster.pid(name)));
+    const connection = await Connection.connect({ address: cluster.temporalAddress });
+    try {
+      const temporal = new Client({ connection });
+      const activityIdentities = new Set<string>();
+      const identities = new Set<string>();
+      for await (const execution of temporal.workflow.list({
+        query: `WorkflowId STARTS_WITH "${result.workflowId}"`,
+      })) {
+        const history = await temporal.workflow
+          .getHandle(execution.workflowId, execution.runId)
+          .fetchHistory();
+        for (const event of history.events ?? []) {
+          const activity = event.activityTaskStartedEventAttributes?.identity;
+          const workflowTask = event.workflowTaskStartedEventAttributes?.identity;
+          if (activity) activityIdentities.add(activity);
+          for (const identity of [activity, workflowTask]) if (identity) identities.add(identity);
+        }
+      }
+      const pidOf = (identity: string) => Number(identity.split('@')[0]);
+      expect(
+        [...identities].map(pidOf).every((pid) => pids.includes(pid)),
+        [...identities].join(', '),
+      ).toBe(true);
+      expect(new Set([...activityIdentities].map(pidOf)).size, [...activityIdentities].join(', ')).toBe(2);
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('stops, kills and starts each process by name, and reports it', async () => {
+    await cluster.kill('wharf-worker-2');
+    await cluster.stop('temporal-ui');
+    const states = Object.fromEntries((await cluster.status()).map((state) => [state.name, state.running]));
+    expect(states).toMatchObject({
+      'wharf-worker-2': false,
+      'temporal-ui': false,
+      temporal: true,
+      postgresql: true,
+    });
+    await cluster.start('temporal-ui');
+    await cluster.start('wharf-worker-2');
+    expect((await cluster.status()).every((state) => state.running)).toBe(true);
+  });
+});
