@@ -1,3 +1,4 @@
+export { parseBearerToken } from './bearer-token.js';
 export { formatBytes } from './format-bytes.js';
 export type { JsonObject, JsonValue } from './json-value.js';
 export { type OwnerAndMode, othersControl } from './others-control.js';

@@ -1,3 +1,4 @@
+import { parseBearerToken } from '@wharf/common';
 import { IntakeBusyError, OutputUnauthorizedError } from '../errors.js';
 import type { SpawnTokenClaims } from '../schemas.js';
 import type {
@@ -24,9 +25,6 @@ import { VerifiedTokens } from './verified-tokens.js';
  * ```
  */
 export const smallBodyBytes = 64 * 1024;
-
-/** `Bearer <token>`: the scheme is case-insensitive, one or more spaces before the token. */
-const bearerToken = /^bearer +(\S+)$/i;
 
 /**
  * An EMIT the intake stored: its ref and record, and whether this request created it (201) or
@@ -129,7 +127,7 @@ export class IntakeCore {
    * has it); throws 401 errors for anything else.
    */
   claimsOf(authorization: string | undefined): SpawnTokenClaims {
-    const token = authorization === undefined ? undefined : bearerToken.exec(authorization)?.[1];
+    const token = parseBearerToken(authorization);
     if (!token) throw new OutputUnauthorizedError('missing bearer token');
     return this.#tokens.verify(token, this.now());
   }
