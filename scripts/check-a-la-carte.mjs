@@ -57,6 +57,8 @@ const mustNotInstall = {
   '@wharf/evidence': { never: ['better-sqlite3', 'hono', '@hono/node-server', '@wharf/output-store'] },
   // The S3 SDK and the PostgreSQL driver are optional peers: SQLite users never download them.
   '@wharf/output-store': { never: ['@aws-sdk/client-s3', '@aws-sdk/lib-storage', 'pg'] },
+  // Encryption and the codec server: node:crypto, zod and jose; no store, no worker, no HTTP framework.
+  '@wharf/codec': { never: ['better-sqlite3', '@wharf/output-store', '@temporalio/worker', 'hono'] },
   '@wharf/stdio-limits': { never: ['better-sqlite3', 'hono', '@temporalio/worker'] },
   // OpenTelemetry is an optional peer, loaded only when tracing is on: no trace, no download.
   '@wharf/orchestrator': {
