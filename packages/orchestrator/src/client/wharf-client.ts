@@ -19,8 +19,8 @@ import {
   progressQuery,
   stateQuery,
 } from '../shared/definitions.js';
+import { newSwarmVisibility } from '../shared/new-swarm-visibility.js';
 import { renderTaskTable } from '../shared/progress-table.js';
-import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import type { SwarmDefinition } from '../shared/swarm-schema.js';
 import type {
   AddInputsResult,
@@ -185,6 +185,7 @@ export class WharfClient {
       ...(rerun === undefined ? {} : { rerunOf: rerun.of, reuse: rerun.reuse }),
     };
     const taskCount = Object.keys(swarm.tasks).length;
+    const visibility = newSwarmVisibility({ definition: swarm, ownerId, rerunOf: rerun?.of, dataPlane });
     const origin =
       rerun === undefined
         ? ''
@@ -195,20 +196,8 @@ export class WharfClient {
       args: [args],
       staticSummary: `Swarm ${swarm.name} v${swarm.version} · ${taskCount} task${taskCount === 1 ? '' : 's'}${swarm.supervisor ? ' · supervised' : ''}${rerun === undefined ? '' : ` · re-run of ${rerun.of.workflowId}`}`,
       staticDetails: `${renderTaskTable(swarm)}${origin}\n\n${afterTheRun(workflowId)}`,
-      typedSearchAttributes: [
-        { key: swarmSearchAttributes.swarm, value: swarm.name },
-        { key: swarmSearchAttributes.owner, value: ownerId },
-        { key: swarmSearchAttributes.status, value: 'running' },
-        { key: swarmSearchAttributes.pendingGates, value: 0 },
-        ...(rerun === undefined ? [] : [{ key: swarmSearchAttributes.rerunOf, value: rerun.of.workflowId }]),
-      ],
-      memo: {
-        swarm: swarm.name,
-        version: swarm.version,
-        tasks: taskCount,
-        ...(dataPlane === undefined ? {} : { dataPlane }),
-        ...(rerun === undefined ? {} : { rerunOf: rerun.of }),
-      },
+      typedSearchAttributes: visibility.searchAttributes,
+      memo: visibility.memo,
     });
     return { workflowId, firstExecutionRunId: handle.firstExecutionRunId, handle };
   }
