@@ -1,10 +1,13 @@
 // Pure: what a swarm's subagent and supervisor activities are called with, as plain data.
 import { formatBytes } from '@wharf/common';
-import { isLooped } from '../dsl/task-instances.js';
+import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type { AgentTaskInput, ContextPlan, DataPlaneIdentity, SubagentInput } from '../shared/types.js';
-import type { ScheduledInstance, SwarmRun } from './swarm-run.js';
+import type { ScheduledInstance } from './plan-step.js';
+import { inputRefs, loopManifests } from './result-refs.js';
+import { orderedCompacts } from './swarm-report.js';
+import { instanceTotal, type SwarmState, taskSpec } from './swarm-state.js';
 
 /** The activity options the swarm sets per call (milliseconds); the workflow's defaults fill the rest. */
 export interface CallOptions {
@@ -90,22 +93,22 @@ export interface SubagentCall {
  *
  * @example
  * ```ts
- * const call = subagentCall(run, { task: 'report', instance: 0, inputs: {} }, place, undefined);
+ * const call = subagentCall(state, { task: 'report', instance: 0, inputs: {} }, place, undefined);
  * call.input.inRefs; // ['out_…'] of report's dependencies
  * ```
  */
 export function subagentCall(
-  run: SwarmRun,
+  state: SwarmState,
   item: ScheduledInstance,
   place: RunPlace,
   context: ContextPlan | undefined,
 ): SubagentCall {
-  const { definition } = run;
-  const spec = run.spec(item.task);
-  const label = run.label(item.task, item.instance);
+  const { definition } = state;
+  const spec = taskSpec(state, item.task);
+  const label = instanceLabel(item.task, spec, item.instance);
   const title = `${label} · ${spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`}`;
   const agent = spec.agent === undefined ? undefined : definition.agents[spec.agent];
-  const { refs, manifests } = run.inputRefs(item.task);
+  const { refs, manifests } = inputRefs(state, item.task);
   const input: SubagentInput = {
     swarm: definition.name,
     ownerId: place.ownerId,
@@ -122,7 +125,7 @@ export function subagentCall(
     inRefs: refs,
     ...(manifests.length === 0 ? {} : { inManifests: manifests }),
     ...(item.stored === undefined ? {} : { storedItem: item.stored }),
-    ...(isLooped(spec) ? { loopTotal: run.instanceTotal(item.task) } : {}),
+    ...(isLooped(spec) ? { loopTotal: instanceTotal(state, item.task) } : {}),
     ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
     ...(place.readRuns === undefined || place.readRuns.length === 0 ? {} : { readRuns: [...place.readRuns] }),
   };
@@ -152,16 +155,16 @@ export interface SupervisorCall {
  *
  * @example
  * ```ts
- * const call = supervisorCall(run, place);
+ * const call = supervisorCall(state, place);
  * call?.input.supervisor?.compacts; // one per finished instance
  * ```
  */
-export function supervisorCall(run: SwarmRun, place: RunPlace): SupervisorCall | undefined {
-  const { definition } = run;
+export function supervisorCall(state: SwarmState, place: RunPlace): SupervisorCall | undefined {
+  const { definition } = state;
   const supervisor = definition.supervisor;
   const agent = supervisor === undefined ? undefined : definition.agents[supervisor.agent];
   if (supervisor === undefined || agent === undefined) return undefined;
-  const manifests = run.loopManifests();
+  const manifests = loopManifests(state);
   return {
     summary: `supervisor · ${supervisor.agent} · budget ${formatBytes(supervisor.evidence_budget_bytes)}`,
     input: {
@@ -190,7 +193,7 @@ export function supervisorCall(run: SwarmRun, place: RunPlace): SupervisorCall |
       supervisor: {
         question: supervisor.question,
         budgetBytes: supervisor.evidence_budget_bytes,
-        compacts: run.orderedCompacts(),
+        compacts: orderedCompacts(state),
       },
       ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
     },

@@ -5,7 +5,9 @@ import { ChannelUpdate } from '@wharf/channels';
 import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { addUsage } from '../shared/agent-usage.js';
-import type { ContextPoolEntry, InstanceRecord, SubagentResult, TaskState } from '../shared/types.js';
+import type { InstanceRecord, SubagentResult, TaskState } from '../shared/types.js';
+import { addOutputs, cleanUpPool, keepNewest, type PooledOutput } from './context-pool.js';
+import { endToolCalls } from './pending-tool-calls.js';
 import { dependentsOf, type ScheduledInstance } from './plan-step.js';
 import { failureReaders } from './plan-tasks.js';
 import { failureReason } from './subagent-failure.js';
@@ -40,7 +42,7 @@ export interface StepWrites {
   /** Compact payloads by instance label (a loop keeps only a few, see {@link COMPACTS_PER_LOOP}). */
   compacts: [label: string, compact: string][];
   /** Main outputs added to the context pool, in order. */
-  pooled: (Pick<ContextPoolEntry, 'taskId' | 'task' | 'outId'> & { agent?: string | undefined })[];
+  pooled: PooledOutput[];
   /** Loop tasks' instance records, in instance order: they go to the store, in chunks of the task's manifest. */
   records: [task: string, record: InstanceRecord][];
 }
@@ -203,12 +205,11 @@ export function foldStep(
 export function applyWrites(state: SwarmState, writes: StepWrites, now: number): void {
   for (const [label, compact] of writes.compacts) state.compacts[label] = compact;
   for (const output of writes.outputs) state.context.recordOutput(output);
-  const loops = new Set<string>();
-  for (const entry of writes.pooled) {
-    state.pool.add(entry, now);
-    if (isLooped(taskSpec(state, entry.task))) loops.add(entry.task);
-  }
-  for (const task of loops) state.pool.keepNewest(task, POOL_PER_LOOP);
+  let pool = addOutputs(state.pool, writes.pooled, now);
+  const loops = new Set(
+    writes.pooled.map((entry) => entry.task).filter((task) => isLooped(taskSpec(state, task))),
+  );
+  for (const task of loops) pool = keepNewest(pool, task, POOL_PER_LOOP);
   for (const [task, record] of writes.records) {
     const pending = state.pending.get(task);
     if (pending === undefined) state.pending.set(task, [record]);
@@ -216,7 +217,32 @@ export function applyWrites(state: SwarmState, writes: StepWrites, now: number):
   }
   for (const { task, event } of writes.transitions) state.tasks.apply(task, event, now);
   state.channels.foldSuperstep(state.step, writes.updates);
-  state.pool.cleanup(state.definition, now, unfinishedTasks(state));
+  state.pool = cleanUpPool(pool, state.definition, now, unfinishedTasks(state)).pool;
+}
+
+/**
+ * Folds one superstep's outcomes into the state in the order of `instances` ({@link foldStep},
+ * applied). A finished agent instance holds no tool call any more: its calls leave the pending
+ * list.
+ *
+ * @example
+ * ```ts
+ * const { instances } = nextStep(state, now);
+ * foldOutcomes(state, instances, await Promise.all(instances.map(run)), now);
+ * ```
+ */
+export function foldOutcomes(
+  state: SwarmState,
+  instances: readonly ScheduledInstance[],
+  outcomes: readonly InstanceOutcome[],
+  now: number,
+): void {
+  applyWrites(state, foldStep(state, instances, outcomes, now), now);
+  for (const item of instances)
+    state.pendingCalls = endToolCalls(
+      state.pendingCalls,
+      instanceLabel(item.task, taskSpec(state, item.task), item.instance),
+    );
 }
 
 /** The user channels a finished instance writes (`†channels.<name>` on the side its status took). */

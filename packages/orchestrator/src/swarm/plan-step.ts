@@ -1,8 +1,9 @@
 // Pure: what the next superstep of a swarm run does, read from its state as task transitions,
 // channel writes and the instances to start. Runs inside the workflow sandbox; applyPlan is
-// the one place a plan changes the state.
+// the one place a plan changes the state, and nextStep the one the driver calls.
 import { ChannelUpdate } from '@wharf/channels';
 import { expandMapLoop, type StoredListSource } from '../control/expand-map-loop.js';
+import { isOpen } from '../shared/task-status.js';
 import type { ReusedLoop, TaskState } from '../shared/types.js';
 import { planTasks, type StoredItems } from './plan-tasks.js';
 import { recordReusedLoop } from './stored-results.js';
@@ -151,6 +152,56 @@ export function planStep(state: SwarmState, now: number): StepPlan {
     }
   }
   return plan;
+}
+
+/**
+ * Plans and applies the next superstep at `now`: the instances a previous run left unstarted
+ * when there are any ({@link resumeStep}), else every ready task ({@link planStep}, applied;
+ * skipped and waiting tasks are marked on the way, started tasks consume their join barrier,
+ * and a map loop that ended at once lets its dependents join this very step). Counts the step
+ * when something runs. When a map loop's stored list must be indexed first, returns those
+ * (`indexes`) and nothing to run: index them, record the items (a task event `items`), and ask
+ * again.
+ *
+ * @example
+ * ```ts
+ * const { instances, indexes } = nextStep(state, now);
+ * ```
+ */
+export function nextStep(state: SwarmState, now: number): ResumedStep {
+  const resume = state.resume;
+  state.resume = [];
+  let planned: ResumedStep;
+  if (resume.length > 0) planned = resumeStep(state, resume);
+  else {
+    planned = { instances: [], lostInputs: [], indexes: [] };
+    for (let replan = true; replan; ) {
+      const plan = planStep(state, now);
+      if (plan.indexes.length > 0) {
+        // Index the stored lists first; what this step already planned runs meanwhile.
+        if (planned.instances.length === 0) planned.indexes = plan.indexes;
+        break;
+      }
+      applyPlan(state, plan, now);
+      for (const instance of plan.instances) planned.instances.push(instance);
+      replan = plan.replan;
+    }
+  }
+  if (planned.instances.length > 0) state.step += 1;
+  return planned;
+}
+
+/**
+ * Fails every task still waiting for inputs: nothing can run and nobody will write them.
+ *
+ * @example
+ * ```ts
+ * if (!(await port.waitForChange(waitForInputsMs))) failUnresolved(state, port.now());
+ * ```
+ */
+export function failUnresolved(state: SwarmState, now: number): void {
+  for (const task of state.taskNames)
+    if (isOpen(state.tasks.get(task).status)) state.tasks.apply(task, { type: 'unresolved' }, now);
 }
 
 /**

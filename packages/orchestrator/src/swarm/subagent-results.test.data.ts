@@ -1,14 +1,15 @@
 // Test data: the result of a subagent that succeeded, as the swarm tests fold it.
 import type { StoredListValue } from '../shared/stored-list.js';
 import type { InstanceRecord, SubagentResult } from '../shared/types.js';
-import type { ResultsPart, SwarmRun } from './swarm-run.js';
+import { type ResultsPart, resultsParts, storedResultsPart } from './stored-results.js';
+import type { SwarmState } from './swarm-state.js';
 
 /**
  * A subagent that succeeded with one output `outId` of 1 byte, its compact payload the out id.
  *
  * @example
  * ```ts
- * run.fold(instances, [okResult('out_a'), okResult('out_b', 'a\nb\n')], now);
+ * foldOutcomes(run, instances, [okResult('out_a'), okResult('out_b', 'a\nb\n')], now);
  * ```
  */
 export function okResult(outId: string, preview = ''): SubagentResult {
@@ -31,7 +32,7 @@ export function okResult(outId: string, preview = ''): SubagentResult {
  * @example
  * ```ts
  * const results = new FakeResultsStore();
- * run.fold(instances, outcomes, now);
+ * foldOutcomes(run, instances, outcomes, now);
  * results.store(run, now);
  * results.values(inputs.counts as StoredListValue); // [{ outId: 'out_c0', … }, …]
  * ```
@@ -40,12 +41,12 @@ export class FakeResultsStore {
   readonly parts = new Map<string, ResultsPart>();
 
   /** Stores every part due (`flush`: everything folded, as before continue-as-new). */
-  store(run: SwarmRun, now: number, flush = false): void {
-    for (let parts = run.resultsParts(flush); parts.length > 0; parts = run.resultsParts(flush)) {
+  store(run: SwarmState, now: number, flush = false): void {
+    for (let parts = resultsParts(run, flush); parts.length > 0; parts = resultsParts(run, flush)) {
       for (const part of parts) {
         const outId = `out_${part.task}_${part.part}${part.seq ?? ''}`;
         this.parts.set(outId, part);
-        run.storedResultsPart(part, outId, now);
+        storedResultsPart(run, part, outId, now);
       }
     }
   }

@@ -1,10 +1,12 @@
 // Pure: what a swarm run reports (progress, outputs, result), read from its state. Runs inside
 // the workflow sandbox.
+import { type PendingApproval, pendingApprovals } from '../control/approval-gate.js';
 import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import { swarmUsage } from '../shared/agent-usage.js';
 import { isFailure, isFinished } from '../shared/task-status.js';
 import type {
   AgentUsage,
+  PendingToolCall,
   SuperviseResult,
   SwarmContextMetrics,
   SwarmProgress,
@@ -170,23 +172,73 @@ export function swarmResult(
 }
 
 /**
- * What the `progress` query reports, with the swarm's own status.
+ * What the `progress` query reports: the swarm's own status ({@link swarmStatus}), its step,
+ * its tasks and the tool calls held for a person.
  *
  * @example
  * ```ts
- * swarmProgress(state, 'running').step; // supersteps run so far
+ * swarmProgress(state).step; // supersteps run so far
  * ```
  */
-export function swarmProgress(state: SwarmState, status: SwarmProgress['status']): SwarmProgress {
+export function swarmProgress(state: SwarmState): SwarmProgress {
+  const tasks = taskProgress(state);
+  const pendingToolCalls = state.pendingCalls.map((call) => ({ ...call }));
   return {
     swarm: state.definition.name,
-    status,
+    status: statusOf(state, tasks, pendingToolCalls),
     step: state.step,
-    tasks: taskProgress(state),
-    ...(state.pendingCalls.length === 0
-      ? {}
-      : { pendingToolCalls: state.pendingCalls.map((call) => ({ ...call })) }),
+    tasks,
+    ...(pendingToolCalls.length === 0 ? {} : { pendingToolCalls }),
   };
+}
+
+/**
+ * The swarm's own status: its phase, reported `waiting` while it runs and a gate or a held tool
+ * call waits for a person.
+ *
+ * @example
+ * ```ts
+ * swarmStatus(state); // 'waiting' while deploy's gate is open
+ * ```
+ */
+export function swarmStatus(state: SwarmState): SwarmProgress['status'] {
+  if (state.status !== 'running') return state.status;
+  return statusOf(state, taskProgress(state), state.pendingCalls);
+}
+
+/**
+ * The task gates waiting for an answer, in task order (the held tool calls are not among them).
+ *
+ * @example
+ * ```ts
+ * openGates(state); // [{ task: 'deploy', prompt: 'Ship it?', requestedAt: …, deadline: … }]
+ * ```
+ */
+export function openGates(state: SwarmState): PendingApproval[] {
+  return pendingApprovals({ tasks: taskProgress(state) });
+}
+
+/**
+ * The earliest deadline of a task gate waiting for an answer, if any has one.
+ *
+ * @example
+ * ```ts
+ * nextGateDeadline(state); // epoch ms of the first gate's timeout
+ * ```
+ */
+export function nextGateDeadline(state: SwarmState): number | undefined {
+  const deadlines = openGates(state).flatMap((gate) => (gate.deadline === undefined ? [] : [gate.deadline]));
+  return deadlines.length === 0 ? undefined : Math.min(...deadlines);
+}
+
+function statusOf(
+  state: SwarmState,
+  tasks: SwarmProgress['tasks'],
+  pendingToolCalls: readonly PendingToolCall[],
+): SwarmProgress['status'] {
+  if (state.status !== 'running') return state.status;
+  const waiting = pendingApprovals({ tasks, pendingToolCalls: [...pendingToolCalls] });
+  return waiting.length > 0 ? 'waiting' : 'running';
 }
 
 function usageField(usage: AgentUsage | undefined): { usage?: AgentUsage } {

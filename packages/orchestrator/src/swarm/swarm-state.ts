@@ -5,8 +5,16 @@ import type { ResolveOptions } from '@wharf/context-resolver';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
 import { isFinished } from '../shared/task-status.js';
-import type { CarriedState, InstanceRecord, PendingToolCall, ReusedResults } from '../shared/types.js';
-import { ContextPoolState } from './context-pool-state.js';
+import type {
+  CarriedState,
+  ContextPool,
+  InstanceRecord,
+  PendingToolCall,
+  ReusedResults,
+  SubagentResult,
+  SwarmProgress,
+} from '../shared/types.js';
+import { DEFAULT_CONTEXT_POOL_CAP, emptyContextPool } from './context-pool.js';
 import { ReuseBook } from './reuse-book.js';
 import { channelNames, swarmChannels } from './swarm-channels.js';
 import { SwarmContext } from './swarm-context.js';
@@ -15,13 +23,24 @@ import { EMPTY_RESULTS, type TaskResults } from './task-results.js';
 import { CHANNELS_KIND, type ChannelTargets, channelTargets, readChannel } from './user-channels.js';
 
 /**
- * One swarm run's state. Every fact has one home: a task's status in {@link tasks}, what it
+ * Where the swarm itself stands, apart from its tasks: it runs its tasks, asks its supervisor,
+ * or has ended. Reported as `waiting` while it runs and something waits for a person (see
+ * `swarmStatus`).
+ */
+export type SwarmPhase = Exclude<SwarmProgress['status'], 'waiting'>;
+
+/**
+ * One swarm run's state, owned by the loop that drives it (`driveSwarm`). Every fact has one
+ * home: the swarm's own phase in {@link status}, a task's status in {@link tasks}, what it
  * produced in its `results:<task>` channel, the values tasks read in {@link context} (`†input`,
- * `†data`) and the user's channels (`†channels`). Planning (`planStep`) and folding
- * (`foldStep`) read it and return what changes; `applyPlan` and `applyWrites` change it.
+ * `†data`) and the user's channels (`†channels`). Planning (`nextStep`) and folding
+ * (`foldOutcomes`) read it and apply what changes; the context pool and the held tool calls are
+ * values that pure functions replace (`addOutputs`, `noteToolCall`, …), never change in place.
  */
 export interface SwarmState {
   readonly definition: SwarmDefinition;
+  /** The swarm's own phase: `running` until every task finished, then `supervising`, then its outcome. */
+  status: SwarmPhase;
   /** Task names in definition order. */
   readonly taskNames: readonly string[];
   /** Each task's own state; the one writer of task status. */
@@ -31,8 +50,10 @@ export interface SwarmState {
   readonly context: SwarmContext;
   /** Each finished instance's compact payload, by label: the supervisor's input. */
   readonly compacts: Record<string, string>;
-  /** Metadata of the outputs later tasks' contexts are chosen from. */
-  readonly pool: ContextPoolState;
+  /** Metadata of the outputs later tasks' contexts are chosen from (replaced, never changed in place). */
+  pool: ContextPool;
+  /** Most entries {@link pool} keeps (see `capPool`). */
+  readonly poolCap: number;
   /** Resolves `†channels.<name>` references from the user's channels. */
   readonly kinds: NonNullable<ResolveOptions['kinds']>;
   /** Per task, the user channels its output writes. */
@@ -41,8 +62,8 @@ export interface SwarmState {
   step: number;
   /** Tasks whose loop instances a previous run left unstarted: they start first. */
   resume: string[];
-  /** Tool calls of agent tasks waiting for a person, as their agent workflows told the swarm. */
-  pendingCalls: PendingToolCall[];
+  /** Tool calls of agent tasks waiting for a person, as their agent workflows told the swarm (replaced, never changed in place). */
+  pendingCalls: readonly PendingToolCall[];
   /** Continue-as-new runs before this one. */
   readonly generation: number;
   /**
@@ -70,6 +91,8 @@ export function createSwarmState(
     input?: Record<string, unknown>;
     carried?: CarriedState | undefined;
     reuse?: ReusedResults | undefined;
+    /** Most entries the context pool keeps (see `capPool`). Default 500. */
+    contextPoolCap?: number | undefined;
   } = {},
 ): SwarmState {
   const { carried } = options;
@@ -78,12 +101,14 @@ export function createSwarmState(
   if (carried !== undefined) channels.restore(carried.channels);
   return {
     definition,
+    status: 'running',
     taskNames,
     tasks: new TaskBoard(taskNames, carried?.tasks),
     channels,
     context: new SwarmContext(carried?.context, options.input ?? {}),
     compacts: { ...(carried?.compacts ?? {}) },
-    pool: new ContextPoolState(carried?.contextPool),
+    pool: carried?.contextPool ?? emptyContextPool(),
+    poolCap: Math.max(1, Math.floor(options.contextPoolCap ?? DEFAULT_CONTEXT_POOL_CAP)),
     kinds: { [CHANNELS_KIND]: (path) => readChannel(channels, definition, path) },
     channelTargets: channelTargets(definition),
     step: carried?.step ?? 0,
@@ -118,7 +143,7 @@ export function carriedState(state: SwarmState, resume: readonly string[]): Carr
     tasks: state.tasks.snapshot(),
     compacts: state.compacts,
     generation: state.generation + 1,
-    contextPool: state.pool.pool,
+    contextPool: state.pool,
     ...(resume.length === 0 ? {} : { resume: [...resume] }),
     ...(state.pendingCalls.length === 0 ? {} : { pendingToolCalls: [...state.pendingCalls] }),
   };
@@ -176,4 +201,33 @@ export function instanceTotal(state: SwarmState, task: string): number {
  */
 export function unfinishedTasks(state: SwarmState): string[] {
   return state.taskNames.filter((task) => !isFinished(state.tasks.get(task).status));
+}
+
+/**
+ * The result an earlier run stored for this instance, when this run reuses its task (a
+ * re-run): folded as it is, instead of running the instance. `undefined`: the instance runs.
+ *
+ * @example
+ * ```ts
+ * reusedResult(state, { task: 'build', instance: 0, inputs: {} }); // { status: 'ok', outIds: ['out_…'], … }
+ * ```
+ */
+export function reusedResult(
+  state: SwarmState,
+  item: { task: string; instance: number },
+): SubagentResult | undefined {
+  if (!state.reuse.has(item.task)) return undefined;
+  return state.reuse.result(item.task, item.instance, instanceTotal(state, item.task));
+}
+
+/**
+ * The reused results not folded yet, for the next run of the chain; `undefined` when none are left.
+ *
+ * @example
+ * ```ts
+ * continueAsNew({ ...input, reuse: remainingReuse(state) });
+ * ```
+ */
+export function remainingReuse(state: SwarmState): ReusedResults | undefined {
+  return state.reuse.remaining((task) => isFinished(state.tasks.get(task).status));
 }

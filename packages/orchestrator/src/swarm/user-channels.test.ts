@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import type { SubagentResult } from '../shared/types.js';
+import { foldOutcomes } from './fold-step.js';
+import { nextStep } from './plan-step.js';
 import { FakeResultsStore } from './subagent-results.test.data.js';
-import { SwarmRun } from './swarm-run.js';
+import { swarmProgress } from './swarm-report.js';
+import { carriedState, createSwarmState } from './swarm-state.js';
 
 const definition = parseSwarm(`
 name: channels
@@ -46,18 +49,18 @@ function failed(outId: string): SubagentResult {
   return { ...ok(outId, 3), status: 'failed', exitCode: 1, stderrTail: 'boom' };
 }
 
-describe('SwarmRun user channels', () => {
+describe('user channels over a swarm run', () => {
   it('folds task outputs into channels by their rule and resolves †channels inputs from them', () => {
-    const run = new SwarmRun({ definition });
-    const first = run.nextStep(1);
+    const run = createSwarmState(definition);
+    const first = nextStep(run, 1);
     expect(first.instances.map((item) => `${item.task}#${item.instance}`)).toEqual([
       'scan#0',
       'scan#1',
       'lint#0',
     ]);
-    run.fold(first.instances, [ok('out_a', 10), ok('out_b', 20), failed('out_l')], 2);
+    foldOutcomes(run, first.instances, [ok('out_a', 10), ok('out_b', 20), failed('out_l')], 2);
 
-    const channels = run.channels().values;
+    const channels = run.channels.snapshot().values;
     expect(channels['channel:findings']).toEqual([
       expect.objectContaining({ outId: 'out_a', status: 'ok' }),
       expect.objectContaining({ outId: 'out_b' }),
@@ -72,22 +75,22 @@ describe('SwarmRun user channels', () => {
     ]);
     expect(channels['channel:latest']).toBeUndefined();
 
-    const second = run.nextStep(3);
+    const second = nextStep(run, 3);
     const byTask = Object.fromEntries(second.instances.map((item) => [item.task, item.inputs]));
     // report waits for latest (lint failed, so nobody writes it): skipped, not run.
     expect(Object.keys(byTask)).toEqual(['gated']);
     expect(byTask.gated).toEqual({ arrivals: ['scan#0', 'scan#1'] });
-    expect(run.progress().tasks.find((task) => task.task === 'report')).toMatchObject({
+    expect(swarmProgress(run).tasks.find((task) => task.task === 'report')).toMatchObject({
       status: 'skipped',
       reason: expect.stringContaining('†channels.latest'),
     });
   });
 
   it('reads channel values, paths inside them and deltas once written', () => {
-    const run = new SwarmRun({ definition });
-    const first = run.nextStep(1);
-    run.fold(first.instances, [ok('out_a', 10), ok('out_b', 20), ok('out_l', 5)], 2);
-    const report = run.nextStep(3).instances.find((item) => item.task === 'report');
+    const run = createSwarmState(definition);
+    const first = nextStep(run, 1);
+    foldOutcomes(run, first.instances, [ok('out_a', 10), ok('out_b', 20), ok('out_l', 5)], 2);
+    const report = nextStep(run, 3).instances.find((item) => item.task === 'report');
     expect(report?.inputs).toMatchObject({
       first: 'out_a',
       total: 30,
@@ -97,14 +100,11 @@ describe('SwarmRun user channels', () => {
   });
 
   it('keeps the channel writes in the carried state', () => {
-    const run = new SwarmRun({ definition });
-    const first = run.nextStep(1);
-    run.fold(first.instances, [ok('out_a'), ok('out_b'), ok('out_l')], 2);
+    const run = createSwarmState(definition);
+    const first = nextStep(run, 1);
+    foldOutcomes(run, first.instances, [ok('out_a'), ok('out_b'), ok('out_l')], 2);
     new FakeResultsStore().store(run, 2, true);
-    const next = new SwarmRun({
-      definition,
-      carried: run.carry(),
-    });
-    expect(next.nextStep(3).instances.find((item) => item.task === 'report')?.inputs.first).toBe('out_a');
+    const next = createSwarmState(definition, { carried: carriedState(run, []) });
+    expect(nextStep(next, 3).instances.find((item) => item.task === 'report')?.inputs.first).toBe('out_a');
   });
 });

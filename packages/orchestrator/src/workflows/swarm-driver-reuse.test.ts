@@ -5,7 +5,8 @@ import { isReusedLoop } from '../shared/reused-loop.js';
 import type { ReusedResults, SubagentResult, SwarmContextMetrics } from '../shared/types.js';
 import type { SubagentCall } from '../swarm/activity-calls.js';
 import { okResult } from '../swarm/subagent-results.test.data.js';
-import { SwarmRun } from '../swarm/swarm-run.js';
+import { orderedCompacts, swarmProgress } from '../swarm/swarm-report.js';
+import { createSwarmState, remainingReuse, reusedResult, type SwarmState } from '../swarm/swarm-state.js';
 import { driveSwarm, type SwarmPort } from './swarm-driver.js';
 
 // A re-run folds the results it reuses through the fold, as if the tasks had run: the tasks
@@ -67,7 +68,6 @@ function recordingPort(results: (call: SubagentCall) => SubagentResult) {
     historyFull: () => false,
     shouldContinueAsNew: () => false,
     publish: () => {},
-    setStatus: () => {},
     warn: () => {},
   };
   return { port, calls, folded };
@@ -83,7 +83,7 @@ function unmarked(value: unknown): unknown {
   return JSON.parse(JSON.stringify(value, (key, item: unknown) => (key === 'reused' ? undefined : item)));
 }
 
-async function finish(run: SwarmRun, port: SwarmPort) {
+async function finish(run: SwarmState, port: SwarmPort) {
   const ending = await driveSwarm(run, port, {
     place: { ownerId: 'team', workflowId: 'wf' },
     maxConcurrent: 10,
@@ -96,7 +96,7 @@ async function finish(run: SwarmRun, port: SwarmPort) {
 describe('a re-run that reuses results', () => {
   it('runs only what it re-runs, with the inputs, IN_REFS and channel values of the first run', async () => {
     const before = recordingPort(first);
-    const beforeRun = new SwarmRun({ definition });
+    const beforeRun = createSwarmState(definition);
     const result = await finish(beforeRun, before.port);
     expect(before.calls.map((call) => call.label)).toEqual([
       'list',
@@ -115,7 +115,7 @@ describe('a re-run that reuses results', () => {
     expect(plan.rerun).toEqual([{ task: 'report', reason: 'named by --from' }]);
 
     const after = recordingPort(first);
-    const rerun = new SwarmRun({ definition, reuse: plan.reuse });
+    const rerun = createSwarmState(definition, { reuse: plan.reuse });
     const again = await finish(rerun, after.port);
     // No process for the reused tasks: only report ran, and it saw what it saw the first time.
     expect(after.calls.map((call) => call.label)).toEqual(['report']);
@@ -125,8 +125,8 @@ describe('a re-run that reuses results', () => {
     // Same outputs, same channels: the reused results were folded as if they had run.
     expect(again.outputs).toEqual(result.outputs);
     // (the results records of reused instances say so, and differ in nothing else)
-    expect(unmarked(rerun.channels())).toEqual(beforeRun.channels());
-    expect(rerun.orderedCompacts()).toEqual(beforeRun.orderedCompacts());
+    expect(unmarked(rerun.channels.snapshot())).toEqual(beforeRun.channels.snapshot());
+    expect(orderedCompacts(rerun)).toEqual(orderedCompacts(beforeRun));
     expect(Object.fromEntries(again.tasks.map((task) => [task.task, task.reused]))).toEqual({
       list: 1,
       each: 3,
@@ -137,7 +137,7 @@ describe('a re-run that reuses results', () => {
 
   it('runs a map loop again when its list changed, and what depends on it', async () => {
     const before = recordingPort(first);
-    const result = await finish(new SwarmRun({ definition }), before.port);
+    const result = await finish(createSwarmState(definition), before.port);
     const plan = planRerun(
       { definition, inputs: {}, tasks: result.tasks, results: before.folded },
       { definition, inputs: {}, from: 'list' },
@@ -146,7 +146,7 @@ describe('a re-run that reuses results', () => {
     const after = recordingPort((call) =>
       call.label === 'list' ? okResult('out_list2', 'alpha\nbeta\n') : okResult(`out2_${call.label}`),
     );
-    await finish(new SwarmRun({ definition, reuse: plan.reuse }), after.port);
+    await finish(createSwarmState(definition, { reuse: plan.reuse }), after.port);
     expect(after.calls.map((call) => call.label)).toEqual(['list', 'each#0', 'each#1', 'report']);
   });
 
@@ -163,7 +163,7 @@ tasks:
     port.waitForChange = async () => {
       throw atGate;
     };
-    const run = new SwarmRun({ definition: gated, reuse: { build: [okResult('out_build')] } });
+    const run = createSwarmState(gated, { reuse: { build: [okResult('out_build')] } });
     await expect(
       driveSwarm(run, port, {
         place: { ownerId: 'team', workflowId: 'wf' },
@@ -173,7 +173,7 @@ tasks:
     ).rejects.toBe(atGate);
     // build folded from the earlier run with no gate; ship, which runs again, waits at its own.
     expect(calls).toEqual([]);
-    const tasks = run.progress().tasks;
+    const tasks = swarmProgress(run).tasks;
     expect(tasks.map((task) => [task.task, task.status])).toEqual([
       ['build', 'done'],
       ['ship', 'waiting'],
@@ -182,18 +182,17 @@ tasks:
   });
 
   it('runs a reused task after all when its results do not cover its instances now', () => {
-    const run = new SwarmRun({
-      definition,
+    const run = createSwarmState(definition, {
       reuse: { list: [okResult('out_list', 'a\n')], each: [okResult('out_e0')] },
     });
-    expect(run.reused({ task: 'list', instance: 0, inputs: {} })).toEqual({
+    expect(reusedResult(run, { task: 'list', instance: 0 })).toEqual({
       ...okResult('out_list', 'a\n'),
       reused: true,
     });
     // each's map loop has not started: no instance count yet, nothing to reuse.
-    expect(run.reused({ task: 'each', instance: 0, inputs: {} })).toBeUndefined();
-    expect(run.reused({ task: 'audit', instance: 0, inputs: {} })).toBeUndefined();
-    expect(run.remainingReuse()).toEqual({ list: [okResult('out_list', 'a\n')], each: [okResult('out_e0')] });
+    expect(reusedResult(run, { task: 'each', instance: 0 })).toBeUndefined();
+    expect(reusedResult(run, { task: 'audit', instance: 0 })).toBeUndefined();
+    expect(remainingReuse(run)).toEqual({ list: [okResult('out_list', 'a\n')], each: [okResult('out_e0')] });
   });
 
   it('reuses a wide loop whole, from its summary and manifest: what it carries does not grow with the loop', async () => {
@@ -211,7 +210,7 @@ tasks:
     for (const count of [100, 1_000]) {
       const definition = wide(count);
       const before = recordingPort((call) => okResult(`out_${call.label}`, call.label));
-      const result = await finish(new SwarmRun({ definition }), before.port);
+      const result = await finish(createSwarmState(definition), before.port);
       // No per-instance result of the wide loop is read: its summary and manifest are enough.
       const { fan: _notRead, ...results } = before.folded;
       const plan = planRerun(
@@ -229,7 +228,7 @@ tasks:
       sizes.push(JSON.stringify(plan.reuse).length);
 
       const after = recordingPort((call) => okResult(`out2_${call.label}`, call.label));
-      const again = await finish(new SwarmRun({ definition, reuse: plan.reuse }), after.port);
+      const again = await finish(createSwarmState(definition, { reuse: plan.reuse }), after.port);
       // Only report ran, with the inputs and IN_REFS (the loop's manifest) of the first run.
       expect(after.calls.map((call) => call.label)).toEqual(['report']);
       const original = before.calls.find((call) => call.label === 'report');
@@ -243,7 +242,7 @@ tasks:
     const definition = wide(100);
     const { port, calls } = recordingPort((call) => okResult(`out_${call.label}`));
     const stale = { loop: { total: 90, manifest: 'out_old', bytes: 0, outCount: 90, outIds: [] } };
-    const ran = await finish(new SwarmRun({ definition, reuse: { fan: stale } }), port);
+    const ran = await finish(createSwarmState(definition, { reuse: { fan: stale } }), port);
     expect(calls).toHaveLength(101);
     expect(ran.tasks.find((task) => task.task === 'fan')?.reused).toBeUndefined();
     expect(ran.manifests?.fan).not.toBe('out_old');

@@ -13,8 +13,11 @@ import type {
   SwarmContextMetrics,
 } from '../shared/types.js';
 import type { SubagentCall, SupervisorCall } from '../swarm/activity-calls.js';
+import type { InstanceOutcome } from '../swarm/fold-step.js';
 import { okResult } from '../swarm/subagent-results.test.data.js';
-import { type InstanceOutcome, SwarmRun } from '../swarm/swarm-run.js';
+import { swarmStatus } from '../swarm/swarm-report.js';
+import { createSwarmState, type SwarmState } from '../swarm/swarm-state.js';
+import { answerApproval, cancelTask } from '../swarm/task-requests.js';
 import { driveSwarm, type SwarmEnding, type SwarmPort } from './swarm-driver.js';
 
 const place = { ownerId: 'team', workflowId: 'wf-1' };
@@ -38,6 +41,7 @@ class FakePort implements SwarmPort {
   clock = 1_000;
   readonly calls: SubagentCall[] = [];
   readonly waits: (number | undefined)[] = [];
+  /** The swarm's status each time a publish saw it change, as the search attribute would show it. */
   readonly statuses: string[] = [];
   readonly warnings: string[] = [];
   readonly planned: PlanContextInput[] = [];
@@ -138,12 +142,10 @@ class FakePort implements SwarmPort {
     return this.continueAsNew;
   }
 
-  publish(): void {
+  publish(state: Readonly<SwarmState>): void {
     this.publishes += 1;
-  }
-
-  setStatus(status: string): void {
-    this.statuses.push(status);
+    const status = swarmStatus(state);
+    if (status !== this.statuses.at(-1)) this.statuses.push(status);
   }
 
   warn(message: string): void {
@@ -152,7 +154,7 @@ class FakePort implements SwarmPort {
 }
 
 function drive(
-  run: SwarmRun,
+  run: SwarmState,
   port: FakePort,
   options: { maxConcurrent?: number; waitForInputsMs?: number } = {},
 ): Promise<SwarmEnding> {
@@ -191,7 +193,7 @@ hooks:
 describe('driveSwarm', () => {
   it('runs each superstep as it plans it, folds it, and ends with the result', async () => {
     const port = new FakePort();
-    const result = await finished(drive(new SwarmRun({ definition: chain }), port));
+    const result = await finished(drive(createSwarmState(chain), port));
     expect(port.calls.map((call) => [call.label, call.input.inputs, call.input.inRefs])).toEqual([
       ['fetch', {}, []],
       ['report', { source: 'out_fetch' }, ['out_fetch']],
@@ -206,7 +208,7 @@ describe('driveSwarm', () => {
       outputs: { fetch: ['out_fetch'], report: ['out_report'] },
       metrics: { totalBytes: 2, failedCount: 0, continuedAsNew: 0, context: metrics },
     });
-    expect(port.statuses).toEqual(['completed']);
+    expect(port.statuses).toEqual(['running', 'completed']);
     expect(port.publishes).toBeGreaterThanOrEqual(3);
   });
 
@@ -218,7 +220,7 @@ tasks:
   solo: { loop: { type: repeat, count: 4 }, script: { content: 'true' } }
 `);
     const port = new FakePort();
-    const result = await finished(drive(new SwarmRun({ definition: wide }), port, { maxConcurrent: 3 }));
+    const result = await finished(drive(createSwarmState(wide), port, { maxConcurrent: 3 }));
     expect(port.peak.get('fan')).toBe(2);
     expect(port.peak.get('*')).toBe(3);
     expect(result.outputs.fan).toEqual([0, 1, 2, 3, 4, 5].map((index) => `out_fan#${index}`));
@@ -233,7 +235,7 @@ tasks:
 `);
     const first = new FakePort();
     first.fullAfter = 2;
-    const state = await carried(drive(new SwarmRun({ definition: wide }), first, { maxConcurrent: 1 }));
+    const state = await carried(drive(createSwarmState(wide), first, { maxConcurrent: 1 }));
     expect(first.calls.map((call) => call.label)).toEqual(['fan#0', 'fan#1']);
     expect(state).toMatchObject({ resume: ['fan'], generation: 1, tasks: { fan: { status: 'running' } } });
 
@@ -242,7 +244,7 @@ tasks:
       2,
     ]);
     const next = new FakePort(first.parts);
-    const result = await finished(drive(new SwarmRun({ definition: wide, carried: state }), next));
+    const result = await finished(drive(createSwarmState(wide, { carried: state }), next));
     expect(next.calls.map((call) => call.label)).toEqual(['fan#2', 'fan#3', 'fan#4', 'join']);
     // The join reads the loop's values as one stored list: its manifest names both runs' chunks.
     const list = next.calls[3]?.input.inputs.fan as { $manifest: string; count: number };
@@ -268,7 +270,7 @@ tasks:
 `);
     const port = new FakePort();
     port.lists.set('out_list', 3);
-    const result = await finished(drive(new SwarmRun({ definition: mapped }), port));
+    const result = await finished(drive(createSwarmState(mapped), port));
     expect(port.indexed).toEqual([
       { workflowId: 'wf-1', ownerId: 'team', task: 'each', source: 'out_list', maxItems: 1_000_000 },
     ]);
@@ -298,7 +300,7 @@ tasks:
   each: { depends_on: [list], loop: { type: map, over: †data.list, max_items: 10 }, script: { content: 'true' } }
 `);
     const port = new FakePort();
-    const result = await finished(drive(new SwarmRun({ definition: mapped }), port));
+    const result = await finished(drive(createSwarmState(mapped), port));
     expect(port.indexed.map((input) => input.maxItems)).toEqual([10]);
     expect(port.calls.map((call) => call.label)).toEqual(['list']);
     expect(result.tasks.find((task) => task.task === 'each')).toMatchObject({
@@ -310,11 +312,11 @@ tasks:
   it('continues as new between supersteps when the port asks, carrying what the next run needs', async () => {
     const port = new FakePort();
     port.continueAsNew = true;
-    const state = await carried(drive(new SwarmRun({ definition: chain }), port));
+    const state = await carried(drive(createSwarmState(chain), port));
     expect(port.calls.map((call) => call.label)).toEqual(['fetch']);
     expect(state.resume).toBeUndefined();
     const next = new FakePort();
-    const result = await finished(drive(new SwarmRun({ definition: chain, carried: state }), next));
+    const result = await finished(drive(createSwarmState(chain, { carried: state }), next));
     expect(next.calls.map((call) => call.label)).toEqual(['report']);
     expect(result.outputs).toEqual({ fetch: ['out_fetch'], report: ['out_report'] });
   });
@@ -326,9 +328,9 @@ tasks:
   greet: { inputs: { who: †input.who }, script: { content: 'true' } }
 `);
     const answered = new FakePort();
-    const run = new SwarmRun({ definition: gated });
+    const run = createSwarmState(gated);
     answered.onWait = () => {
-      run.addInput('who', 'wharf', '2026-01-01T00:00:00.000Z');
+      run.context.addInput('who', 'wharf', '2026-01-01T00:00:00.000Z');
       return true;
     };
     const result = await finished(drive(run, answered, { waitForInputsMs: 5_000 }));
@@ -337,9 +339,7 @@ tasks:
     expect(result.status).toBe('completed');
 
     const silent = new FakePort();
-    const unanswered = await finished(
-      drive(new SwarmRun({ definition: gated }), silent, { waitForInputsMs: 5_000 }),
-    );
+    const unanswered = await finished(drive(createSwarmState(gated), silent, { waitForInputsMs: 5_000 }));
     expect(silent.calls).toEqual([]);
     expect(unanswered.status).toBe('failed');
     expect(unanswered.tasks[0]).toMatchObject({
@@ -357,10 +357,10 @@ tasks:
   notify: { approval: { prompt: Tell them? }, script: { content: 'true' } }
 `);
     const port = new FakePort();
-    const run = new SwarmRun({ definition: gated });
+    const run = createSwarmState(gated);
     port.onWait = (timeoutMs) => {
       if (timeoutMs === undefined) {
-        run.answerApproval({ task: 'notify', approve: false, comment: 'no' }, port.clock);
+        answerApproval(run, { task: 'notify', approve: false, comment: 'no' }, port.clock);
         return true;
       }
       port.clock += timeoutMs;
@@ -369,6 +369,8 @@ tasks:
     const result = await finished(drive(run, port));
     // The first wait lasts until deploy's deadline; once it ran, notify's gate has none.
     expect(port.waits).toEqual([60_000, undefined]);
+    // While a gate waits the swarm reads `waiting`; the state says so, publishing only shows it.
+    expect(port.statuses).toEqual(['running', 'waiting', 'completed']);
     expect(port.calls.map((call) => call.label)).toEqual(['deploy']);
     expect(result.tasks.map((task) => [task.task, task.status, task.reason])).toEqual([
       ['deploy', 'done', undefined],
@@ -385,10 +387,10 @@ tasks:
   after: { depends_on: [fan], script: { content: 'true' } }
 `);
     const port = new FakePort();
-    const run = new SwarmRun({ definition: looped });
+    const run = createSwarmState(looped);
     port.outcome = (call) => {
-      run.cancel('fan', 'not needed', port.clock);
-      return { cancelled: true, reason: run.cancelReason(call.input.task) ?? '' };
+      cancelTask(run, 'fan', 'not needed', port.clock);
+      return { cancelled: true, reason: run.tasks.cancelReason(call.input.task) ?? '' };
     };
     const result = await finished(drive(run, port, { maxConcurrent: 1 }));
     expect(port.calls.map((call) => call.label)).toEqual(['fan#0']);
@@ -410,7 +412,7 @@ tasks:
 supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
 `);
     const port = new FakePort();
-    const answered = await finished(drive(new SwarmRun({ definition: supervised }), port));
+    const answered = await finished(drive(createSwarmState(supervised), port));
     expect(port.supervised[0]?.input).toMatchObject({
       task: 'supervisor',
       workflowId: 'wf-1',
@@ -422,11 +424,11 @@ supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
       },
     });
     expect(answered).toMatchObject({ status: 'completed', supervisor: { answer: 'all good' } });
-    expect(port.statuses).toEqual(['supervising', 'completed']);
+    expect(port.statuses).toEqual(['running', 'supervising', 'completed']);
 
     const failing = new FakePort();
     failing.answer = { answer: '', evidenceBytes: 0, error: 'unknown model id "mock:boss"' };
-    const failed = await finished(drive(new SwarmRun({ definition: supervised }), failing));
+    const failed = await finished(drive(createSwarmState(supervised), failing));
     expect(failed).toMatchObject({ status: 'failed', metrics: { failedCount: 0 } });
     expect(failed.outputs.b).toEqual(['out_b#0', 'out_b#1']);
   });
@@ -439,7 +441,7 @@ tasks:
   join: { depends_on: [fan], script: { content: 'true' } }
 `);
     const port = new FakePort();
-    await finished(drive(new SwarmRun({ definition: wide }), port));
+    await finished(drive(createSwarmState(wide), port));
     const joinPlan = port.planned.find((input) => input.tasks.includes('join'));
     const manifest = [...port.parts].find(([, part]) => part.part === 'manifest')?.[0];
     expect(manifest).toBeDefined();
@@ -463,7 +465,7 @@ tasks:
 supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
 `);
     const port = new FakePort();
-    await finished(drive(new SwarmRun({ definition: supervised }), port));
+    await finished(drive(createSwarmState(supervised), port));
     const manifests = new Map(
       [...port.parts]
         .filter(([, part]) => part.part === 'manifest')
@@ -480,7 +482,7 @@ supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
   it('runs tasks without a context when choosing one fails, and says so', async () => {
     const port = new FakePort();
     port.planContextFails = true;
-    const result = await finished(drive(new SwarmRun({ definition: chain }), port));
+    const result = await finished(drive(createSwarmState(chain), port));
     expect(port.calls[1]?.input.context).toBeUndefined();
     expect(port.warnings).toEqual(['context planning failed; tasks run without context']);
     expect(result.status).toBe('completed');
@@ -492,7 +494,7 @@ supervisor: { agent: boss, question: All good?, evidence_budget_bytes: 4000 }
       call.label === 'fetch'
         ? { ...ok('out_err'), status: 'failed', exitCode: 2, stderrTail: 'boom' }
         : ok('x');
-    const result = await finished(drive(new SwarmRun({ definition: chain }), port));
+    const result = await finished(drive(createSwarmState(chain), port));
     expect(result.tasks.map((task) => [task.task, task.status, task.reason])).toEqual([
       ['fetch', 'failed', 'exit 2 · boom'],
       ['report', 'skipped', 'dependency fetch failed'],

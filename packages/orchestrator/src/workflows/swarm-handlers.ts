@@ -1,5 +1,6 @@
-// The queries, signal and updates of a swarm run. Deterministic: handlers only change the
-// SwarmRun and tell the workflow, through its hooks, what to wake or cancel.
+// The queries, signal and updates of a swarm run. Deterministic: handlers change the run's
+// SwarmState only through the pure functions of ../swarm/ and tell the workflow, through its
+// hooks, what to wake, cancel or publish.
 import { setHandler } from '@temporalio/workflow';
 import {
   addInputSignal,
@@ -10,9 +11,13 @@ import {
   stateQuery,
   toolCallNoticeSignal,
 } from '../shared/definitions.js';
-import type { SwarmRun } from '../swarm/swarm-run.js';
+import { noteToolCall } from '../swarm/pending-tool-calls.js';
+import { addInputs, checkInputs } from '../swarm/swarm-inputs.js';
+import { swarmProgress } from '../swarm/swarm-report.js';
+import { type SwarmState, taskSpec } from '../swarm/swarm-state.js';
+import { answerApproval, cancelTask, checkApproval } from '../swarm/task-requests.js';
 
-/** What the handlers of a swarm run reach beyond its {@link SwarmRun}. */
+/** What the handlers of a swarm run reach beyond its {@link SwarmState}. */
 export interface SwarmHandlerHooks {
   /** Cancels the task's instances in flight, if it has any. */
   cancelRunning: (task: string) => void;
@@ -28,21 +33,21 @@ export interface SwarmHandlerHooks {
  *
  * @example
  * ```ts
- * registerSwarmHandlers(run, port.hooks);
+ * registerSwarmHandlers(state, port.hooks);
  * ```
  */
-export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): void {
+export function registerSwarmHandlers(state: SwarmState, hooks: SwarmHandlerHooks): void {
   const { cancelRunning, publish, inputsChanged } = hooks;
-  setHandler(progressQuery, () => run.progress(), {
+  setHandler(progressQuery, () => swarmProgress(state), {
     description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
   });
-  setHandler(stateQuery, () => run.channels(), {
+  setHandler(stateQuery, () => state.channels.snapshot(), {
     description: 'The durable channel snapshot: results per task (refs, sizes, exit codes) and barriers.',
   });
   setHandler(
     addInputSignal,
     ({ key, value }) => {
-      run.addInput(key, value, new Date().toISOString());
+      state.context.addInput(key, value, new Date().toISOString());
       inputsChanged();
     },
     { description: 'Adds a value for †input.<key>; tasks waiting on it become ready.' },
@@ -50,7 +55,7 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
   setHandler(
     toolCallNoticeSignal,
     (notice) => {
-      run.noteToolCall(notice);
+      state.pendingCalls = noteToolCall(state.pendingCalls, notice);
       publish();
     },
     {
@@ -61,20 +66,20 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
   setHandler(
     addInputsUpdate,
     (request) => {
-      const outcome = run.addInputs(request, new Date().toISOString());
+      const outcome = addInputs(state, request, new Date().toISOString());
       inputsChanged();
       return outcome;
     },
     {
       description:
         'Adds †input.* values; tasks waiting on them become ready. A key already set is refused unless replace is true.',
-      validator: (request) => run.checkInputs(request),
+      validator: (request) => checkInputs(state, request),
     },
   );
   setHandler(
     cancelTaskUpdate,
     ({ task, reason }) => {
-      const outcome = run.cancel(task, reason, Date.now());
+      const outcome = cancelTask(state, task, reason, Date.now());
       if (!outcome.cancelled) return outcome;
       cancelRunning(task);
       publish();
@@ -83,13 +88,13 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
     {
       description: 'Cancels one task: running instances are cancelled, dependents are skipped.',
       // An unknown task is refused before it reaches history, naming the tasks there are.
-      validator: ({ task }) => void run.spec(task),
+      validator: ({ task }) => void taskSpec(state, task),
     },
   );
   setHandler(
     approveTaskUpdate,
     (request) => {
-      const outcome = run.answerApproval(request, Date.now());
+      const outcome = answerApproval(state, request, Date.now());
       inputsChanged();
       publish();
       return outcome;
@@ -97,7 +102,7 @@ export function registerSwarmHandlers(run: SwarmRun, hooks: SwarmHandlerHooks): 
     {
       description:
         "Approves or rejects a task's approval gate (with a comment); a rejected task is skipped or failed.",
-      validator: (request) => run.checkApproval(request),
+      validator: (request) => checkApproval(state, request),
     },
   );
 }

@@ -1,37 +1,39 @@
 // What a swarm run shows outside its history: the Web UI's current details, its memo and its
-// search attributes. Deterministic: reads only the SwarmRun it is given and the run's info.
+// search attributes. Deterministic: what is shown is a pure function of the state
+// (visibleProgress, newSwarmVisibility); this publisher only remembers what Temporal already
+// has, so it upserts only what changed, and never changes the state.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
 import { setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { type PendingApproval, pendingApprovals, renderPendingApprovals } from '../control/approval-gate.js';
-import { renderProgressTable } from '../shared/progress-table.js';
+import { newSwarmVisibility } from '../shared/new-swarm-visibility.js';
 import { swarmSearchAttributes } from '../shared/search-attributes.js';
 import type { RerunOrigin, SwarmProgress } from '../shared/types.js';
-import type { SwarmRun } from '../swarm/swarm-run.js';
+import type { SwarmState } from '../swarm/swarm-state.js';
+import { visibleProgress, waitingMemo } from '../swarm/visible-progress.js';
 
 /**
- * Publishes a swarm run's progress: the details the Web UI shows, the memo of what waits for
- * a person (`pendingApprovals`: the gated tasks; `pendingToolCalls`: the held tool calls, with
- * the agent workflow each answer goes to), and the search attributes `WharfStatus` (`waiting`
- * while anything waits for a person) and `WharfPendingGates` (how many). Memo and attributes are
- * upserted only when they change; a continued run starts from what its predecessor left.
+ * Publishes a swarm run's progress as its state says it (`visibleProgress`): the details the
+ * Web UI shows, the memo of what waits for a person, and the search attributes `WharfStatus`
+ * and `WharfPendingGates`. Memo and attributes are upserted only when they change; a phase of
+ * the swarm (`supervising`, `completed`, `failed`) is upserted on its own, before the rest. A
+ * continued run starts from what its predecessor left.
  *
  * @example
  * ```ts
- * const visibility = new SwarmVisibility(run, workflowId);
- * if (input.carried === undefined) visibility.announce(ownerId);
- * visibility.publish();
+ * const visibility = new SwarmVisibility(workflowId);
+ * if (input.carried === undefined) visibility.announce(definition, ownerId);
+ * visibility.publish(state);
  * ```
  */
 export class SwarmVisibility {
-  readonly #run: SwarmRun;
   readonly #workflowId: string;
   /** What the memo says waits, as JSON: compared before each upsert. */
   #memoWaiting: string;
   /** What `WharfPendingGates` says. */
   #pendingCount: number;
+  /** What `WharfStatus` was last set to by this run (every run starts `running`). */
+  #status: SwarmProgress['status'] = 'running';
 
-  constructor(run: SwarmRun, workflowId: string) {
-    this.#run = run;
+  constructor(workflowId: string) {
     this.#workflowId = workflowId;
     const info = workflowInfo();
     this.#memoWaiting = JSON.stringify(waitingMemo(info.memo));
@@ -39,93 +41,39 @@ export class SwarmVisibility {
   }
 
   /**
-   * The first run of a chain names the swarm: its search attributes (running; a re-run also
-   * `WharfRerunOf`, so the run it re-runs lists its descendants) and memo.
+   * The first run of a chain names the swarm: the search attributes and memo of a new swarm
+   * (`newSwarmVisibility`, the rule the client starts it with).
    */
-  announce(ownerId: string, rerunOf?: RerunOrigin): void {
-    const { definition, taskNames } = this.#run;
-    upsertSearchAttributes([
-      { key: swarmSearchAttributes.swarm, value: definition.name },
-      { key: swarmSearchAttributes.owner, value: ownerId },
-      { key: swarmSearchAttributes.status, value: 'running' },
-      { key: swarmSearchAttributes.pendingGates, value: 0 },
-      ...(rerunOf === undefined ? [] : [{ key: swarmSearchAttributes.rerunOf, value: rerunOf.workflowId }]),
-    ]);
+  announce(definition: SwarmState['definition'], ownerId: string, rerunOf?: RerunOrigin): void {
+    const { searchAttributes, memo } = newSwarmVisibility({ definition, ownerId, rerunOf });
+    upsertSearchAttributes(searchAttributes);
     this.#pendingCount = 0;
-    upsertMemo({
-      swarm: definition.name,
-      version: definition.version,
-      tasks: taskNames.length,
-      ...(rerunOf === undefined ? {} : { rerunOf }),
-    });
+    upsertMemo(memo);
   }
 
   /** The Web UI's current details (the gates and calls waiting, with the commands that answer them, then the table), memo and attributes. */
-  publish(): void {
-    const progress = this.#run.progress();
-    const gates = pendingApprovals(progress);
-    const waiting = renderPendingApprovals(gates, this.#workflowId);
-    const table = renderProgressTable(progress);
-    setCurrentDetails(waiting === '' ? table : `${waiting}\n\n${table}`);
-    const memo = waitingOf(gates);
-    const text = JSON.stringify(memo);
+  publish(state: Readonly<SwarmState>): void {
+    const shown = visibleProgress(state, this.#workflowId);
+    const running = shown.status === 'running' || shown.status === 'waiting';
+    if (!running && shown.status !== this.#status) {
+      this.#status = shown.status;
+      upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: shown.status }]);
+    }
+    setCurrentDetails(shown.details);
+    const text = JSON.stringify(shown.memo);
     if (text !== this.#memoWaiting) {
       this.#memoWaiting = text;
-      upsertMemo(memo);
+      upsertMemo(shown.memo);
     }
     const updates: SearchAttributeUpdatePair[] = [];
-    if (gates.length !== this.#pendingCount) {
-      this.#pendingCount = gates.length;
-      updates.push({ key: swarmSearchAttributes.pendingGates, value: gates.length });
+    if (shown.pendingGates !== this.#pendingCount) {
+      this.#pendingCount = shown.pendingGates;
+      updates.push({ key: swarmSearchAttributes.pendingGates, value: shown.pendingGates });
     }
-    const status = this.#run.status;
-    if (status === 'running' || status === 'waiting') {
-      const next = gates.length > 0 ? 'waiting' : 'running';
-      if (next !== status) {
-        this.#run.status = next;
-        updates.push({ key: swarmSearchAttributes.status, value: next });
-      }
+    if (running && shown.status !== this.#status) {
+      this.#status = shown.status;
+      updates.push({ key: swarmSearchAttributes.status, value: shown.status });
     }
     if (updates.length > 0) upsertSearchAttributes(updates);
   }
-
-  /** Sets the run's status and its search attribute. */
-  setStatus(next: SwarmProgress['status']): void {
-    this.#run.status = next;
-    upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: next }]);
-  }
-}
-
-/** What the memo records of the gates and calls that wait. */
-type WaitingMemo = {
-  pendingApprovals: string[];
-  pendingToolCalls: { task: string; callId: string; tool: string; arguments: string; workflowId: string }[];
-};
-
-function waitingOf(gates: readonly PendingApproval[]): WaitingMemo {
-  return {
-    pendingApprovals: gates.filter((gate) => gate.call === undefined).map((gate) => gate.task),
-    pendingToolCalls: gates.flatMap((gate) =>
-      gate.call === undefined
-        ? []
-        : [
-            {
-              task: gate.task,
-              callId: gate.call.id,
-              tool: gate.call.tool,
-              arguments: gate.call.arguments,
-              workflowId: gate.call.workflowId,
-            },
-          ],
-    ),
-  };
-}
-
-/** The part of a memo {@link waitingOf} writes, as a continued run finds it (empty lists when absent). */
-function waitingMemo(memo: Record<string, unknown> | undefined): WaitingMemo {
-  const list = (value: unknown) => (Array.isArray(value) ? value : []);
-  return {
-    pendingApprovals: list(memo?.pendingApprovals) as string[],
-    pendingToolCalls: list(memo?.pendingToolCalls) as WaitingMemo['pendingToolCalls'],
-  };
 }

@@ -1,10 +1,10 @@
-// The swarm workflow: a SwarmRun driven by driveSwarm against the Temporal port, its handlers,
-// and how it ends (continue-as-new, a result, or a failed swarm's failure). Planning, folding
-// and carried state are pure, in ../swarm/. Deterministic: imports only @temporalio/workflow
+// The swarm workflow: a SwarmState driven by driveSwarm against the Temporal port, its handlers,
+// and how it ends (continue-as-new, a result, or a failed swarm's failure). Planning, folding,
+// the context pool and carried state are pure, in ../swarm/. Deterministic: imports only @temporalio/workflow
 // and pure modules.
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { SwarmResult, SwarmWorkflowInput } from '../shared/types.js';
-import { SwarmRun } from '../swarm/swarm-run.js';
+import { createSwarmState, remainingReuse } from '../swarm/swarm-state.js';
 import { endSwarm } from './end-swarm.js';
 import { driveSwarm } from './swarm-driver.js';
 import { registerSwarmHandlers } from './swarm-handlers.js';
@@ -39,18 +39,17 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     dataPlane: input.dataPlane,
     readRuns: input.rerunOf?.readsFrom,
   };
-  const run = new SwarmRun({
-    definition,
+  const state = createSwarmState(definition, {
     input: input.input ?? {},
-    ...(input.carried === undefined ? {} : { carried: input.carried }),
-    ...(input.contextPoolCap === undefined ? {} : { contextPoolCap: input.contextPoolCap }),
-    ...(input.reuse === undefined ? {} : { reuse: input.reuse }),
+    carried: input.carried,
+    reuse: input.reuse,
+    contextPoolCap: input.contextPoolCap,
   });
-  const visibility = new SwarmVisibility(run, place.workflowId);
-  const port = new TemporalSwarmPort(run, input, visibility);
-  registerSwarmHandlers(run, port.hooks);
-  if (input.carried === undefined) visibility.announce(place.ownerId, input.rerunOf);
-  const ending = await driveSwarm(run, port, {
+  const visibility = new SwarmVisibility(place.workflowId);
+  const port = new TemporalSwarmPort(state, input, visibility);
+  registerSwarmHandlers(state, port.hooks);
+  if (input.carried === undefined) visibility.announce(definition, place.ownerId, input.rerunOf);
+  const ending = await driveSwarm(state, port, {
     place,
     maxConcurrent: Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING)),
     waitForInputsMs: input.waitForInputsMs ?? 0,
@@ -59,7 +58,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     await condition(allHandlersFinished);
     // What is left of a re-run's reused results goes along; what was folded is in the state.
     const { reuse: _folded, ...rest } = input;
-    const reuse = run.remainingReuse();
+    const reuse = remainingReuse(state);
     return continueAsNew<typeof swarmWorkflow>({
       ...rest,
       carried: ending.carried,

@@ -12,8 +12,9 @@ import {
 import { spawnWorkerToolName } from '../shared/tool-names.js';
 import type { SubagentResult, SuperviseResult, SwarmWorkflowInput } from '../shared/types.js';
 import type { SubagentCall, SupervisorCall } from '../swarm/activity-calls.js';
+import type { InstanceOutcome } from '../swarm/fold-step.js';
 import { failedBeforeOutput } from '../swarm/subagent-failure.js';
-import type { InstanceOutcome, SwarmRun } from '../swarm/swarm-run.js';
+import type { SwarmState } from '../swarm/swarm-state.js';
 import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
 import {
   contextMetrics,
@@ -43,21 +44,22 @@ const SPLIT_HISTORY_BYTES = 3 * 1024 * 1024;
  *
  * @example
  * ```ts
- * const port = new TemporalSwarmPort(run, input, visibility);
- * registerSwarmHandlers(run, port.hooks);
- * const ending = await driveSwarm(run, port, options);
+ * const port = new TemporalSwarmPort(state, input, visibility);
+ * registerSwarmHandlers(state, port.hooks);
+ * const ending = await driveSwarm(state, port, options);
  * ```
  */
 export class TemporalSwarmPort implements SwarmPort {
-  readonly #run: SwarmRun;
+  /** Read only: the cancel reason of a task, the agents a `spawn_worker` tool may start. */
+  readonly #state: Readonly<SwarmState>;
   readonly #input: SwarmWorkflowInput;
   readonly #visibility: SwarmVisibility;
   readonly #scopes = new Map<string, CancellationScope>();
   /** Bumped by every signal or update that may let a waiting task run. */
   #version = 0;
 
-  constructor(run: SwarmRun, input: SwarmWorkflowInput, visibility: SwarmVisibility) {
-    this.#run = run;
+  constructor(state: Readonly<SwarmState>, input: SwarmWorkflowInput, visibility: SwarmVisibility) {
+    this.#state = state;
     this.#input = input;
     this.#visibility = visibility;
   }
@@ -66,7 +68,7 @@ export class TemporalSwarmPort implements SwarmPort {
   get hooks(): SwarmHandlerHooks {
     return {
       cancelRunning: (task) => this.#scopes.get(task)?.cancel(),
-      publish: () => this.publish(),
+      publish: () => this.publish(this.#state),
       inputsChanged: () => {
         this.#version += 1;
       },
@@ -90,7 +92,7 @@ export class TemporalSwarmPort implements SwarmPort {
       return await scope.run(() => group.withScope(() => this.#dispatch(call)));
     } catch (error) {
       if (isCancellation(error))
-        return { cancelled: true, reason: this.#run.cancelReason(task) ?? 'cancelled' };
+        return { cancelled: true, reason: this.#state.tasks.cancelReason(task) ?? 'cancelled' };
       return failedBeforeOutput(call.label, failureMessage(error));
     }
   }
@@ -154,12 +156,8 @@ export class TemporalSwarmPort implements SwarmPort {
     );
   }
 
-  publish(): void {
-    this.#visibility.publish();
-  }
-
-  setStatus(status: SwarmRun['status']): void {
-    this.#visibility.setStatus(status);
+  publish(state: Readonly<SwarmState>): void {
+    this.#visibility.publish(state);
   }
 
   warn(message: string, attributes: Record<string, unknown>): void {
@@ -184,7 +182,7 @@ export class TemporalSwarmPort implements SwarmPort {
             : { heartbeatTimeoutMs: this.#input.heartbeatTimeoutMs }),
           // The agents its `spawn_worker` tool may start.
           ...(call.input.agent.tools.includes(spawnWorkerToolName)
-            ? { spawnable: this.#run.definition.agents }
+            ? { spawnable: this.#state.definition.agents }
             : {}),
         },
       ],
