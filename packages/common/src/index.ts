@@ -3,6 +3,12 @@ export { formatBytes } from './format-bytes.js';
 export type { JsonObject, JsonValue } from './json-value.js';
 export { type OwnerAndMode, othersControl } from './others-control.js';
 export {
+  MAX_RETRY_AFTER_MS,
+  type RetryAfterOptions,
+  type RetryHeaders,
+  retryAfterMs,
+} from './retry-after.js';
+export {
   clampUtf8,
   completePrefixLength,
   decodeUtf8,

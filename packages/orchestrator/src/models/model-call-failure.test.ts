@@ -1,11 +1,7 @@
+import { MAX_RETRY_AFTER_MS } from '@wharf/common';
 import { APICallError, RetryError } from 'ai';
 import { describe, expect, it } from 'vitest';
-import {
-  MAX_RETRY_AFTER_MS,
-  modelCallFailure,
-  modelCallFailureTypes,
-  retryAfterMs,
-} from './model-call-failure.js';
+import { modelCallFailure, modelCallFailureTypes } from './model-call-failure.js';
 
 const apiError = (statusCode: number | undefined, headers?: Record<string, string>) =>
   new APICallError({
@@ -35,6 +31,11 @@ describe('modelCallFailure', () => {
     const limited = modelCallFailure(apiError(429, { 'retry-after': '7' }));
     expect(limited?.nextRetryDelay).toBe(7_000);
     expect(limited?.message).toContain('the provider asked to retry after 7000 ms');
+    expect(modelCallFailure(apiError(429, { 'retry-after-ms': '1500' }))?.nextRetryDelay).toBe(1500);
+    const dated = apiError(503, { 'Retry-After': 'Wed, 01 Jan 2025 00:00:30 GMT' });
+    expect(modelCallFailure(dated, () => Date.parse('2025-01-01T00:00:00Z'))?.nextRetryDelay).toBe(30_000);
+    const tooLong = apiError(429, { 'retry-after': String(MAX_RETRY_AFTER_MS / 1000 + 1) });
+    expect(modelCallFailure(tooLong)?.nextRetryDelay).toBeUndefined();
   });
 
   it('reads the last error of the AI SDK retry wrapper, and leaves other errors alone', () => {
@@ -45,20 +46,5 @@ describe('modelCallFailure', () => {
     });
     expect(modelCallFailure(wrapped)?.nonRetryable).toBe(true);
     expect(modelCallFailure(new Error('disk full'))).toBeUndefined();
-  });
-});
-
-describe('retryAfterMs', () => {
-  const now = () => Date.parse('2025-01-01T00:00:00Z');
-  it('reads milliseconds, seconds and HTTP dates, any header case', () => {
-    expect(retryAfterMs({ 'retry-after-ms': '1500' })).toBe(1500);
-    expect(retryAfterMs({ 'Retry-After': '2' })).toBe(2000);
-    expect(retryAfterMs({ 'retry-after': 'Wed, 01 Jan 2025 00:00:30 GMT' }, now)).toBe(30_000);
-  });
-  it('ignores what is missing, negative, unreadable or longer than the cap', () => {
-    expect(retryAfterMs(undefined)).toBeUndefined();
-    expect(retryAfterMs({ 'retry-after': 'soon' })).toBeUndefined();
-    expect(retryAfterMs({ 'retry-after': '-1' })).toBeUndefined();
-    expect(retryAfterMs({ 'retry-after': String(MAX_RETRY_AFTER_MS / 1000 + 1) })).toBeUndefined();
   });
 });

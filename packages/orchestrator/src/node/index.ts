@@ -11,12 +11,7 @@ export { applyModelOverrides } from '../models/apply-model-overrides.js';
 export { checkSwarmModels, type ModelProblem } from '../models/check-swarm-models.js';
 export { echoAnswer, echoModel } from '../models/echo-model.js';
 export { loadScriptedModel } from '../models/load-scripted-model.js';
-export {
-  MAX_RETRY_AFTER_MS,
-  modelCallFailure,
-  modelCallFailureTypes,
-  retryAfterMs,
-} from '../models/model-call-failure.js';
+export { modelCallFailure, modelCallFailureTypes } from '../models/model-call-failure.js';
 export { ModelError, type ModelErrorCode, type ModelFileIssue } from '../models/model-error.js';
 export { MODEL_ID_FORMS, type ModelSpec, modelProviders, parseModelId } from '../models/model-id.js';
 export {

@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { emitRetryPolicy, isRetryableStatus, retryAfterMs, retryDelayMs } from './emit-retry.js';
+import { emitRetryPolicy, isRetryableStatus, retryDelayMs } from './emit-retry.js';
 
 describe('EMIT retry policy', () => {
-  it('reads Retry-After as seconds or an HTTP date', () => {
-    const now = Date.parse('2026-01-01T00:00:00Z');
-    expect(retryAfterMs('2', now)).toBe(2000);
-    expect(retryAfterMs('Thu, 01 Jan 2026 00:00:03 GMT', now)).toBe(3000);
-    expect(retryAfterMs('soon', now)).toBeUndefined();
-    expect(retryAfterMs(null, now)).toBeUndefined();
-  });
-
   it('honours Retry-After, never earlier, with at most 20 % jitter on top', () => {
     const policy = emitRetryPolicy();
     expect(retryDelayMs({ attempt: 3, retryAfterMs: 1000, policy, random: () => 0 })).toBe(1000);

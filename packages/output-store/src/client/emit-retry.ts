@@ -13,7 +13,11 @@ export interface EmitRetryOptions {
   readonly maxAttempts?: number;
   /** No attempt starts later than this after the first one; default 30 000 ms. */
   readonly maxElapsedMs?: number;
-  /** Backoff when the answer has no `Retry-After`: full jitter up to `baseDelayMs·2^(n−1)`; default 200 ms. */
+  /**
+   * Backoff when the answer asks no wait (`Retry-After` or `retry-after-ms`, as `@wharf/common`'s
+   * `retryAfterMs` reads them; a wait past its 10-minute cap is not honoured): full jitter up to
+   * `baseDelayMs·2^(n−1)`; default 200 ms.
+   */
   readonly baseDelayMs?: number;
   /** Longest backoff without `Retry-After`; default 5 000 ms. */
   readonly maxDelayMs?: number;
@@ -62,23 +66,6 @@ export function emitRetryPolicy(options: EmitRetryOptions = {}): EmitRetryPolicy
  */
 export function isRetryableStatus(status: number): boolean {
   return status === 503 || status === 429;
-}
-
-/**
- * Milliseconds a `Retry-After` header asks to wait (delta-seconds or an HTTP date), or
- * undefined when it is absent or unreadable.
- *
- * @example
- * ```ts
- * retryAfterMs('2', Date.now()); // 2000
- * ```
- */
-export function retryAfterMs(header: string | null, now: number): number | undefined {
-  if (header === null) return undefined;
-  const text = header.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  const date = Date.parse(text);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
 /**

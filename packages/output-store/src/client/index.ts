@@ -5,7 +5,7 @@ export { OutputStoreError, type OutputStoreErrorCode } from '../output-store-err
 export type { OutputRecord, OutputRef } from '../types.js';
 export { type EmitKeyInput, emitKey } from './emit-key.js';
 export { EmitRetriesExhaustedError } from './emit-retries-exhausted-error.js';
-export { type EmitRetryOptions, type EmitRetryPolicy, emitRetryPolicy, retryAfterMs } from './emit-retry.js';
+export { type EmitRetryOptions, type EmitRetryPolicy, emitRetryPolicy } from './emit-retry.js';
 export {
   type EmitBody,
   type EmitMeta,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { retryAfterMs } from '@wharf/common';
 import { spawnEnv } from '../env-names.js';
 import { UploadTimeoutError } from '../errors.js';
 import type { Manifest } from '../manifest/manifest-format.js';
@@ -14,7 +15,6 @@ import {
   type EmitRetryPolicy,
   emitRetryPolicy,
   isRetryableStatus,
-  retryAfterMs,
   retryDelayMs,
 } from './emit-retry.js';
 import { clientManifest, clientManifestRefs } from './read-manifest-client.js';
@@ -184,7 +184,7 @@ export class OutputClient {
         ...(streaming ? { duplex: 'half' } : {}),
       } as RequestInit);
       if (!isRetryableStatus(response.status)) return response;
-      const waitMs = retryAfterMs(response.headers.get('retry-after'), Date.now());
+      const waitMs = retryAfterMs(response.headers, { now: Date.now() });
       const cause = await this.#json(response).catch((error: unknown) => error);
       const delay = retryDelayMs({ attempt, retryAfterMs: waitMs, policy, random: Math.random });
       const elapsedMs = Date.now() - started;
