@@ -1,4 +1,5 @@
 export { parseBearerToken } from './bearer-token.js';
+export type { ByteRange } from './byte-range.js';
 export { formatBytes } from './format-bytes.js';
 export type { JsonObject, JsonValue } from './json-value.js';
 export { type OwnerAndMode, othersControl } from './others-control.js';

@@ -1,3 +1,5 @@
+import type { ByteRange } from '@wharf/common';
+
 /**
  * Lifecycle state of a worker as recorded in its metadata.
  *
@@ -93,17 +95,10 @@ export type ToolOutputSource = string | Uint8Array | { filePath: string; hardLin
 
 /**
  * A byte range of a stored artifact: `start` inclusive, `end` exclusive, both optional and
- * clamped to the artifact's size (the same shape as `@wharf/output-store`'s `ByteRange`).
- *
- * @example
- * ```ts
- * const tail: ByteRange = { start: size - 1024 };
- * ```
+ * clamped to the artifact's size. The one shape `@wharf/common` defines for every Wharf package
+ * (`@wharf/output-store` reads bodies with it too).
  */
-export interface ByteRange {
-  readonly start?: number;
-  readonly end?: number;
-}
+export type { ByteRange };
 
 /**
  * Where workers persist their evidence: metadata, final result text, thread, and every tool

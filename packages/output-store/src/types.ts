@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { ByteRange } from '@wharf/common';
 
 /**
  * The small handle that travels through workflow history and `IN_REFS` instead of a body.
@@ -121,18 +122,8 @@ export interface OutputRecord {
   readonly idempotencyKey: string;
 }
 
-/**
- * A byte range of a body: `start` inclusive, `end` exclusive; both optional.
- *
- * @example
- * ```ts
- * const firstKiB: ByteRange = { start: 0, end: 1024 };
- * ```
- */
-export interface ByteRange {
-  readonly start?: number;
-  readonly end?: number;
-}
+/** A byte range of a body (`@wharf/common`'s, the one every Wharf package reads parts with). */
+export type { ByteRange };
 
 /**
  * An opened body: the record, the resolved range and a stream of exactly those bytes.
