@@ -4,7 +4,7 @@ import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
-import { utf8CutBefore } from '@wharf/common';
+import { clampUtf8 } from '@wharf/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { type OutputRef, type OutputStore, readBody, spawnEnv } from '@wharf/output-store';
 import {
@@ -254,7 +254,7 @@ export async function runScript(
         preview:
           summaryText === undefined
             ? clip(capture.stdout.tail || capture.stdout.head, PREVIEW_BYTES)
-            : clipHead(summaryText, PREVIEW_BYTES),
+            : clampUtf8(summaryText, PREVIEW_BYTES),
         stderrTail: clip(capture.stderr.tail || capture.stderr.head, PREVIEW_BYTES),
       });
     },
@@ -366,7 +366,7 @@ async function storedByKeys(
 async function headOf(store: OutputStore, ref: OutputRef): Promise<string> {
   const { sizeBytes } = await store.stat(ref);
   const { bytes } = await readBody(store, ref, { start: 0, end: Math.min(sizeBytes, PREVIEW_BYTES) });
-  return clipHead(bytes.toString('utf8'), PREVIEW_BYTES);
+  return clampUtf8(bytes.toString('utf8'), PREVIEW_BYTES);
 }
 
 /** The last {@link PREVIEW_BYTES} of a stored body, read as a range. */
@@ -403,13 +403,6 @@ function summarize(capture: ProcessCapture): string {
       ? `killed by ${capture.signal}`
       : `exit ${capture.exitCode}`;
   return `${status}; ${capture.stdout.totalBytes} B stdout (${capture.stdout.totalLines} lines), ${capture.stderr.totalBytes} B stderr`;
-}
-
-/** The first `maxBytes` of `text`, dropping a partial character at the end. */
-function clipHead(text: string, maxBytes: number): string {
-  const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= maxBytes) return text;
-  return bytes.subarray(0, utf8CutBefore(bytes, maxBytes)).toString('utf8');
 }
 
 function clip(text: string, maxBytes: number): string {
