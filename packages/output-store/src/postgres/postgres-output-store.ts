@@ -17,12 +17,11 @@ import {
   StoreConnectionError,
 } from '../errors.js';
 import { newOutId } from '../ids.js';
+import { type OutputRow, recordColumns, rowToRecord, rowValues } from '../output-row.js';
 import { OutputStoreError } from '../output-store-error.js';
 import { orphanGraceMs } from '../retention.js';
 import { type SpooledBody, spoolBody, type TempArea } from '../spool-body.js';
 import { openSpoolFolder } from '../spool-folder.js';
-import { type OutputRow, recordColumns, rowToRecord } from '../sqlite/row.js';
-import { rowValues } from '../sqlite/statements.js';
 import type {
   ByteRange,
   EmittedOutput,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { StorageFailureError } from '../errors.js';
-import type { OutputRow } from '../sqlite/row.js';
+import type { OutputRow } from '../output-row.js';
 
 /** `BIGINT` columns arrive as decimal strings from the driver. */
 const bigint = z.union([
@@ -31,8 +31,8 @@ export const postgresRowSchema = z.object({
 });
 
 /**
- * Validates a raw row into the shape the SQLite store's `rowToRecord` reads; a row that does
- * not fit is a storage failure.
+ * Validates a raw row into the {@link OutputRow} every SQL backend reads records from; a row
+ * that does not fit is a storage failure.
  *
  * @example
  * ```ts

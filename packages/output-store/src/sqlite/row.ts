@@ -1,5 +1,4 @@
 import { z } from 'zod';
-import type { OutputRecord } from '../types.js';
 
 const labelsJson = z.string().transform((text, context) => {
   try {
@@ -10,7 +9,7 @@ const labelsJson = z.string().transform((text, context) => {
   }
 });
 
-/** One `outputs` row as SQLite returns it (without the body). */
+/** One `outputs` row as SQLite returns it (without the body): labels as JSON text. Parsed, an `OutputRow`. */
 export const outputRowSchema = z.object({
   seq: z.number().int(),
   out_id: z.string(),
@@ -28,39 +27,3 @@ export const outputRowSchema = z.object({
   storage: z.enum(['inline', 'file']),
   labels: labelsJson.pipe(z.record(z.string(), z.string())),
 });
-
-/** A parsed `outputs` row. */
-export type OutputRow = z.infer<typeof outputRowSchema>;
-
-/** Columns selected for a record (everything but the body). */
-export const recordColumns =
-  'seq, out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type, size_bytes, sha256, created_at, expires_at, storage, labels';
-
-/**
- * Turns a validated row into the public {@link OutputRecord}.
- *
- * @example
- * ```ts
- * const record = rowToRecord(outputRowSchema.parse(statement.get(outId)));
- * ```
- */
-export function rowToRecord(row: OutputRow): OutputRecord {
-  return {
-    outId: row.out_id,
-    producer: {
-      ownerId: row.owner_id,
-      runId: row.run_id,
-      spawnId: row.spawn_id,
-      ...(row.agent === null ? {} : { agent: row.agent }),
-    },
-    ...(row.name === null ? {} : { name: row.name }),
-    contentType: row.content_type,
-    sizeBytes: row.size_bytes,
-    sha256: row.sha256,
-    createdAt: new Date(row.created_at).toISOString(),
-    ...(row.expires_at === null ? {} : { expiresAt: new Date(row.expires_at).toISOString() }),
-    storage: row.storage,
-    labels: row.labels,
-    idempotencyKey: row.idempotency_key,
-  };
-}

@@ -16,6 +16,7 @@ import {
   StorageFailureError,
 } from '../errors.js';
 import { newOutId } from '../ids.js';
+import { type OutputRow, type RowValues, recordColumns, rowToRecord, rowValues } from '../output-row.js';
 import { OutputStoreError } from '../output-store-error.js';
 import { createPrivateFile, tightenPrivateFile } from '../private-mode.js';
 import { orphanGraceMs } from '../retention.js';
@@ -40,8 +41,7 @@ import type {
 import { validateKeyLookup, validateListQuery, validateOutputEvent } from '../validate-event.js';
 import { ExternalBlobs } from './external-blobs.js';
 import { migrate } from './migrations.js';
-import { type OutputRow, recordColumns, rowToRecord } from './row.js';
-import { parseRow, prepareStatements, type RowValues, rowValues, type Statements } from './statements.js';
+import { parseRow, prepareStatements, type Statements } from './statements.js';
 
 /**
  * Options of {@link SqliteOutputStore}.

@@ -1,44 +1,7 @@
 import type Database from 'better-sqlite3';
 import { StorageFailureError } from '../errors.js';
-import { defaultContentType } from '../inline-content.js';
-import type { SpooledBody } from '../spool-body.js';
-import type { OutputEvent } from '../types.js';
-import { type OutputRow, outputRowSchema, recordColumns } from './row.js';
-
-/**
- * Named parameters of one `outputs` insert: the row's columns but `seq`, with the body and the
- * labels as JSON text.
- */
-export type RowValues = Omit<OutputRow, 'seq' | 'labels'> & { body: Uint8Array | null; labels: string };
-
-/**
- * Named parameters of an `outputs` insert for one event and its spooled body.
- *
- * @example
- * ```ts
- * statements.insert.run(rowValues(event, spooled, Date.now(), newOutId()));
- * ```
- */
-export function rowValues(event: OutputEvent, spooled: SpooledBody, now: number, outId: string): RowValues {
-  const { producer } = event;
-  return {
-    out_id: outId,
-    owner_id: producer.ownerId,
-    run_id: producer.runId,
-    spawn_id: producer.spawnId,
-    agent: producer.agent ?? null,
-    idempotency_key: event.idempotencyKey,
-    name: event.name ?? null,
-    content_type: event.contentType ?? defaultContentType(event.content),
-    size_bytes: spooled.kind === 'inline' ? spooled.bytes.byteLength : spooled.sizeBytes,
-    sha256: spooled.sha256,
-    created_at: now,
-    expires_at: event.ttlMs === undefined ? null : now + event.ttlMs,
-    storage: spooled.kind === 'inline' ? 'inline' : 'file',
-    body: spooled.kind === 'inline' ? spooled.bytes : null,
-    labels: JSON.stringify(event.labels ?? {}),
-  };
-}
+import { type OutputRow, recordColumns } from '../output-row.js';
+import { outputRowSchema } from './row.js';
 
 /**
  * Validates a raw `outputs` row; a row that does not fit the schema is a storage failure.
