@@ -1,10 +1,10 @@
-import { InvalidConfigError, type SwarmResult } from '@wharf/orchestrator';
+import { InvalidConfigError } from '@wharf/orchestrator';
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, exitCodes } from './cli-error.js';
 import { addClusterCommand } from './cluster-program.js';
 import { ensureDataDir } from './ensure-data-dir.js';
 import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
-import { type CliIo, printJson, processIo } from './output.js';
+import { type CliIo, processIo } from './output.js';
 
 // Each command's module (and what it needs: the Temporal client or worker, the stores, the
 // model providers) is imported when that command runs, so `--help`, a usage error or a
@@ -131,12 +131,11 @@ export function createProgram(io: CliIo = processIo): Command {
         await ensureDataDir(options.dataDir);
         const { waitForInputs, tools: _tools, ...rest } = options;
         const { runCommand } = await import('./commands/run.js');
-        const result = await runCommand(
+        await runCommand(
           file,
           { ...rest, tools, ...(waitForInputs === undefined ? {} : { waitForInputsMs: waitForInputs }) },
           io,
         );
-        failUnlessCompleted(result);
       },
     );
 
@@ -165,8 +164,7 @@ export function createProgram(io: CliIo = processIo): Command {
       ) => {
         await ensureDataDir(options.dataDir);
         const { resumeCommand } = await import('./commands/resume.js');
-        const result = await resumeCommand(workflowId, options, io);
-        failUnlessCompleted(result);
+        await resumeCommand(workflowId, options, io);
       },
     );
 
@@ -217,12 +215,7 @@ export function createProgram(io: CliIo = processIo): Command {
         await ensureDataDir(options.dataDir);
         const { tools, ...rest } = options;
         const { rerunCommand } = await import('./commands/rerun.js');
-        const result = await rerunCommand(
-          workflowId,
-          { ...rest, tools: toolNames(tools, process.env.WHARF_TOOLS) },
-          io,
-        );
-        failUnlessCompleted(result);
+        await rerunCommand(workflowId, { ...rest, tools: toolNames(tools, process.env.WHARF_TOOLS) }, io);
       },
     );
 
@@ -398,17 +391,9 @@ export function createProgram(io: CliIo = processIo): Command {
         file: string,
         options: { json: boolean; tools?: string; model: string[]; summarizer?: string },
       ) => {
-        const [{ definitionWithModels, modelChoice }, { loadSwarm }] = await Promise.all([
-          import('./model-options.js'),
-          import('./commands/validate.js'),
-        ]);
-        const models = modelChoice(options, process.env);
-        const loaded = await loadSwarm(file, { tools: toolNames(options.tools, process.env.WHARF_TOOLS) });
-        const check = options.model.length > 0 || Boolean(process.env.WHARF_MODEL?.trim());
-        const definition = definitionWithModels(loaded, models, { check });
-        if (options.json) printJson(io, definition);
-        else
-          io.out(`${file}: ok — swarm ${definition.name}, ${Object.keys(definition.tasks).length} task(s)`);
+        const { validateCommand } = await import('./commands/validate.js');
+        const { tools, ...rest } = options;
+        await validateCommand(file, { ...rest, tools: toolNames(tools, process.env.WHARF_TOOLS) }, io);
       },
     );
 
@@ -538,13 +523,4 @@ function describeError(error: unknown): string {
     current = current instanceof Error ? current.cause : undefined;
   }
   return lines.join('\n  caused by ');
-}
-
-/** A swarm that did not complete ends the command with exit 1, naming how many tasks failed. */
-function failUnlessCompleted(result: SwarmResult): void {
-  if (result.status === 'completed') return;
-  throw new CliError(
-    'SWARM_FAILED',
-    `swarm ${result.swarm} ${result.status}: ${result.metrics.failedCount} task(s) did not complete`,
-  );
 }

@@ -1,19 +1,9 @@
-import type { Connection } from '@temporalio/client';
 import { WharfOrchestratorError } from '@wharf/orchestrator';
-import { connectTemporal, loadTemporalConfig, WharfClient } from '@wharf/orchestrator/client';
 import { CliError } from '../cli-error.js';
+import { type ServerOptions, withClient } from '../connect-server.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { requireWorker } from '../require-worker.js';
-
-/**
- * Where the swarm runs: the Temporal server and namespace, beating what Temporal's standard
- * configuration (`TEMPORAL_*`, a `TEMPORAL_PROFILE` of the config file) says.
- */
-export interface ServerOptions {
-  address?: string;
-  namespace?: string;
-}
 
 /**
  * `wharf approve RUN TASK [--reject] [--comment …]`: answers a task's approval gate. An
@@ -114,36 +104,4 @@ function refused(error: unknown, workflowId: string): never {
   }
   const message = error instanceof Error ? error.message : String(error);
   throw new CliError('NOT_FOUND', `cannot update ${workflowId}: ${message}`, { cause: error });
-}
-
-/** Connects to the server, runs `fn` with a client, closes the connection. */
-export async function withClient<TResult>(
-  options: ServerOptions,
-  fn: (wharf: WharfClient) => Promise<TResult>,
-): Promise<TResult> {
-  const { connection, namespace } = await connectServer(options);
-  try {
-    return await fn(new WharfClient({ connection, namespace }));
-  } finally {
-    await connection.close();
-  }
-}
-
-/**
- * A client connection to the cluster the options, else Temporal's standard configuration, name;
- * a bad setting is an `InvalidConfigError` (exit 2), a server that does not answer exit 4.
- */
-export async function connectServer(
-  options: ServerOptions,
-): Promise<{ connection: Connection; namespace: string }> {
-  const temporal = loadTemporalConfig({
-    ...(options.address === undefined ? {} : { address: options.address }),
-    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-  });
-  const connection = await connectTemporal(temporal, { connectTimeoutMs: 3_000 }).catch((error: Error) => {
-    throw new CliError('UNREACHABLE', `no Temporal server at ${temporal.summary}: ${error.message}`, {
-      cause: error,
-    });
-  });
-  return { connection, namespace: temporal.namespace };
 }

@@ -1,26 +1,12 @@
 import { EvidenceCompiler, isEvidenceRecord } from '@wharf/evidence';
-import { type DataDir, openDataDir, safeId } from '@wharf/orchestrator/data-dir';
+import { safeId } from '@wharf/orchestrator/data-dir';
 import { InvalidOutputEventError, type OutputRecord, OutputStoreError } from '@wharf/output-store';
-import { BackendMissingError, InvalidStoreUrlError } from '@wharf/output-store/config';
 import { clampRange } from '../clamp-range.js';
 import { CliError } from '../cli-error.js';
 import { evidenceInStore, evidenceLines, runEvidence, runsOf } from '../evidence-listing.js';
+import { openData } from '../open-data.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseRange } from '../parse-inputs.js';
-
-/**
- * The data directory with the data plane `WHARF_STORE` / `WHARF_BLOBS` name (else its own); a
- * malformed URL or a backend that is not installed is a usage error naming it.
- */
-export async function openData(dataDir: string): Promise<DataDir> {
-  try {
-    return await openDataDir(dataDir);
-  } catch (error) {
-    if (InvalidStoreUrlError.isInstance(error) || BackendMissingError.isInstance(error))
-      throw new CliError('USAGE', error.message, { cause: error });
-    throw error;
-  }
-}
 
 /**
  * `wharf outputs list`: outputs in the store (`WHARF_STORE`, else the data directory's), oldest

@@ -1,7 +1,7 @@
 import { entryOutIds, isManifestRecord, manifestEntries, OutputStoreError } from '@wharf/output-store';
 import { CliError } from '../cli-error.js';
+import { openData } from '../open-data.js';
 import type { CliIo } from '../output.js';
-import { openData } from './inspect.js';
 
 /**
  * `wharf outputs refs <outId> [--records]`: the out ids a stored list names (a loop's manifest:

@@ -1,14 +1,10 @@
 import { type SwarmResult, WharfOrchestratorError } from '@wharf/orchestrator';
-import { awaitRun } from '../await-run.js';
 import { CliError } from '../cli-error.js';
-import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS } from '../interrupt.js';
+import { loadSwarm } from '../load-swarm.js';
 import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
-import { type CliIo, printJson } from '../output.js';
+import type { CliIo } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
-import { resumeHint } from '../resume-hint.js';
-import { startRunWorker } from '../start-run-worker.js';
-import { printResult } from './run.js';
-import { loadSwarm } from './validate.js';
+import { runToEnd } from '../run-lifecycle.js';
 
 /** Options of {@link rerunCommand}. */
 export interface RerunCommandOptions extends ModelOptions {
@@ -29,8 +25,8 @@ export interface RerunCommandOptions extends ModelOptions {
  * plane: `<task>` and everything downstream run again, every other task reuses the outputs the
  * run stored. Prints what it reuses and what runs again (and why), follows the new run like
  * `wharf run` and prints its result. The run is read from Temporal alone: it may have ended
- * with every worker gone. Ctrl-C behaves as in `wharf run`: the new run goes on without this
- * command, which says how to reach it and drains its worker.
+ * with every worker gone. Its life is `runToEnd`'s, as `wharf run`'s is: Ctrl-C leaves the new
+ * run going on without this command, which says how to reach it and drains its worker.
  */
 export async function rerunCommand(
   workflowId: string,
@@ -45,37 +41,15 @@ export async function rerunCommand(
           check: true,
         });
   const inputs = parseInputs(options.input);
-  const watch = new InterruptWatch({ io, drainMs: RUN_DRAIN_MS, exitMs: RUN_DRAIN_MS + RUN_EXIT_MARGIN_MS });
-  try {
-    return await rerunWithWorker(
-      workflowId,
-      { ...options, definition, inputs, summarizer: models.summarizer },
-      watch,
-      io,
-    );
-  } finally {
-    watch.dispose();
-  }
-}
-
-async function rerunWithWorker(
-  workflowId: string,
-  options: Omit<RerunCommandOptions, 'file' | 'input' | 'summarizer'> & {
-    definition: Awaited<ReturnType<typeof loadSwarm>> | undefined;
-    inputs: Record<string, unknown>;
-    summarizer: string | undefined;
-  },
-  watch: InterruptWatch,
-  io: CliIo,
-): Promise<SwarmResult> {
-  const { definition, inputs } = options;
-  const embedded = await startRunWorker(
-    { dataDir: options.dataDir, address: options.address, summarizer: options.summarizer },
-    io,
-  );
-  watch.setDataRoot(embedded.data.root);
-  try {
-    if (watch.signal !== undefined) throw watch.error('interrupted before the re-run started');
+  const worker = { dataDir: options.dataDir, address: options.address, summarizer: models.summarizer };
+  const lifecycle = {
+    worker,
+    follow: options.follow,
+    json: options.json,
+    starting: 'the re-run',
+    resumeHint: true,
+  };
+  return runToEnd(lifecycle, io, async (embedded) => {
     const rerun = await embedded.wharf
       .rerun(workflowId, {
         from: options.from,
@@ -88,33 +62,16 @@ async function rerunWithWorker(
         const message = error instanceof Error ? error.message : String(error);
         throw new CliError('NOT_FOUND', `cannot re-run ${workflowId}: ${message}`, { cause: error });
       });
-    const link = embedded.workflowUrl(rerun.workflowId, rerun.firstExecutionRunId);
-    io.err(
-      `wharf: started ${rerun.workflowId}, a re-run of ${workflowId} from ${options.from}${link ? ` — ${link}` : ''}`,
-    );
-    io.err(`wharf: reuses ${rerun.plan.reused.length === 0 ? 'nothing' : rerun.plan.reused.join(', ')}`);
-    io.err(
-      `wharf: runs again ${rerun.plan.rerun.map(({ task, reason }) => `${task} (${reason})`).join(', ')}`,
-    );
-    io.err(resumeHint(rerun.workflowId, embedded, options.dataDir));
-    const result = await awaitRun(embedded, rerun.workflowId, {
-      watch,
-      dataDir: options.dataDir,
-      link,
-      follow: options.follow && !options.json,
-      io,
-    });
-    if (options.json)
-      printJson(io, {
-        workflowId: rerun.workflowId,
-        rerunOf: workflowId,
-        url: link,
-        plan: rerun.plan,
-        ...result,
-      });
-    else printResult(io, rerun.workflowId, result, link);
-    return result;
-  } finally {
-    await embedded.stop();
-  }
+    const { plan } = rerun;
+    return {
+      workflowId: rerun.workflowId,
+      firstExecutionRunId: rerun.firstExecutionRunId,
+      announce: (link) => [
+        `wharf: started ${rerun.workflowId}, a re-run of ${workflowId} from ${options.from}${link ? ` — ${link}` : ''}`,
+        `wharf: reuses ${plan.reused.length === 0 ? 'nothing' : plan.reused.join(', ')}`,
+        `wharf: runs again ${plan.rerun.map(({ task, reason }) => `${task} (${reason})`).join(', ')}`,
+      ],
+      json: { rerunOf: workflowId, plan },
+    };
+  });
 }

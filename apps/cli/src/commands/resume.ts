@@ -6,15 +6,12 @@ import {
   resolveDataPlane,
   startEmbedded,
 } from '@wharf/orchestrator/embedded';
-import { awaitRun } from '../await-run.js';
 import { CliError } from '../cli-error.js';
+import { connectServer } from '../connect-server.js';
 import { dataPlaneCliError } from '../data-plane-error.js';
-import { InterruptWatch, RUN_DRAIN_MS, RUN_EXIT_MARGIN_MS } from '../interrupt.js';
 import { modelChoice } from '../model-options.js';
-import { type CliIo, printJson } from '../output.js';
-import { startRunWorker } from '../start-run-worker.js';
-import { connectServer } from './control.js';
-import { printResult } from './run.js';
+import type { CliIo } from '../output.js';
+import { runToEnd } from '../run-lifecycle.js';
 
 /** Options of {@link resumeCommand}. */
 export interface ResumeOptions {
@@ -34,7 +31,7 @@ export interface ResumeOptions {
  * with this data directory's data plane, which must be the run's (else exit 2, naming both).
  * When no Temporal server answers and none is configured, it starts this data directory's dev
  * server again first (the one a `wharf run` that started its own left its runs in). Then
- * follows the swarm to its result like `wharf run`.
+ * follows the swarm to its result like `wharf run` (`runToEnd`).
  */
 export async function resumeCommand(
   workflowId: string,
@@ -83,51 +80,28 @@ async function resumeOn(
       `${workflowId} belongs to data plane ${run.dataPlane.id} (${run.dataPlane.description}), but --data-dir ${options.dataDir} is data plane ${own.id} (${own.description}): resume it with the data directory (or WHARF_STORE and WHARF_BLOBS) it was started with`,
     );
   }
-  const watch = new InterruptWatch({ io, drainMs: RUN_DRAIN_MS, exitMs: RUN_DRAIN_MS + RUN_EXIT_MARGIN_MS });
-  try {
-    return await resumeWithWorker(workflowId, run, options, watch, io);
-  } finally {
-    watch.dispose();
-  }
-}
-
-async function resumeWithWorker(
-  workflowId: string,
-  { taskQueue, restartedServer }: { taskQueue: string; restartedServer: boolean },
-  options: ResumeOptions,
-  watch: InterruptWatch,
-  io: CliIo,
-): Promise<SwarmResult> {
+  const { taskQueue } = run;
   // The models are the run's own (in its definition); the summarizer is this command's.
-  const embedded = await startRunWorker(
-    {
-      dataDir: options.dataDir,
-      address: options.address,
-      namespace: options.namespace,
-      taskQueue,
-      summarizer: options.summarizer,
-    },
-    io,
-  );
-  watch.setDataRoot(embedded.data.root);
-  try {
-    io.err(`wharf: resumed ${workflowId} (task queue ${taskQueue})`);
-    const link = embedded.workflowUrl(workflowId);
+  const worker = {
+    dataDir: options.dataDir,
+    address: options.address,
+    namespace: options.namespace,
+    taskQueue,
+    summarizer: options.summarizer,
+  };
+  const lifecycle = {
+    worker,
+    follow: options.follow,
+    json: options.json,
+    starting: 'the worker',
+    resumeHint: false,
     // A dev server this command started again stops with it, as `wharf run`'s own does.
-    const place = { ...embedded, startedServer: embedded.startedServer || restartedServer };
-    const result = await awaitRun(place, workflowId, {
-      watch,
-      dataDir: options.dataDir,
-      link,
-      follow: options.follow && !options.json,
-      io,
-    });
-    if (options.json) printJson(io, { workflowId, url: link, ...result });
-    else printResult(io, workflowId, result, link);
-    return result;
-  } finally {
-    await embedded.stop();
-  }
+    startedServer: run.restartedServer,
+  };
+  return runToEnd(lifecycle, io, async () => ({
+    workflowId,
+    announce: () => [`wharf: resumed ${workflowId} (task queue ${taskQueue})`],
+  }));
 }
 
 /** The run's task queue and data plane (from its memo); a typed CLI error when it is not running. */

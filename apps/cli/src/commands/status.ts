@@ -11,11 +11,11 @@ import {
   openDataPlane,
 } from '@wharf/output-store/config';
 import { CliError } from '../cli-error.js';
+import { connectServer } from '../connect-server.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
 import { queueWorkers } from '../queue-workers.js';
 import { memoStatusLines } from '../status-from-memo.js';
-import { connectServer } from './control.js';
 
 function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
   try {
