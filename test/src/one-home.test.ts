@@ -36,7 +36,8 @@ function filesMatching(files: readonly { path: string; text: string }[], pattern
 const rules: { rule: string; pattern: RegExp; home: string }[] = [
   {
     rule: 'how long a server asked to wait (retry-after-ms, Retry-After)',
-    pattern: /function retryAfterMs\b|get\(\s*['"]retry-after(?:-ms)?['"]|\[\s*['"]retry-after(?:-ms)?['"]\s*\]/i,
+    pattern:
+      /function retryAfterMs\b|get\(\s*['"]retry-after(?:-ms)?['"]|\[\s*['"]retry-after(?:-ms)?['"]\s*\]/i,
     home: 'packages/common/src/retry-after.ts',
   },
   {
