@@ -6,7 +6,7 @@ import { nextStep } from './plan-step.js';
 import { FakeResultsStore, okResult } from './subagent-results.test.data.js';
 import { nextGateDeadline, openGates, swarmProgress } from './swarm-report.js';
 import { carriedState, createSwarmState, type SwarmState, taskSpec } from './swarm-state.js';
-import { answerApproval, checkApproval } from './task-requests.js';
+import { answerTaskApproval, checkApproval } from './task-requests.js';
 
 const definition = parseSwarm(`
 name: control
@@ -95,7 +95,7 @@ describe('swarm state: with map loops and approval gates', () => {
 
   it('runs an approved task at the next step; a second answer is refused by name', () => {
     const run = runToGate('a\n');
-    expect(answerApproval(run, { task: 'deploy', approve: true, comment: 'ok', by: 'ana' }, 100)).toEqual({
+    expect(answerTaskApproval(run, { task: 'deploy', approve: true, comment: 'ok', by: 'ana' }, 100)).toEqual({
       task: 'deploy',
       decision: 'approved',
       status: 'waiting',
@@ -112,7 +112,7 @@ describe('swarm state: with map loops and approval gates', () => {
 
   it('skips a rejected task with the comment as its reason, and then its dependents', () => {
     const run = runToGate('a\n');
-    answerApproval(run, { task: 'deploy', approve: false, comment: 'not today' }, 100);
+    answerTaskApproval(run, { task: 'deploy', approve: false, comment: 'not today' }, 100);
     expect(nextStep(run, 101).instances).toEqual([]);
     const tasks = swarmProgress(run).tasks;
     expect(tasks.find((task) => task.task === 'deploy')).toMatchObject({

@@ -45,10 +45,10 @@ export function checkApproval(state: SwarmState, request: ApproveTaskRequest): v
  *
  * @example
  * ```ts
- * answerApproval(state, { task: 'deploy', approve: false, comment: 'not today' }, now).status; // 'skipped'
+ * answerTaskApproval(state, { task: 'deploy', approve: false, comment: 'not today' }, now).status; // 'skipped'
  * ```
  */
-export function answerApproval(
+export function answerTaskApproval(
   state: SwarmState,
   request: ApproveTaskRequest,
   now: number,

@@ -7,7 +7,7 @@ import { nextStep } from './plan-step.js';
 import { okResult } from './subagent-results.test.data.js';
 import { swarmProgress, swarmStatus } from './swarm-report.js';
 import { createSwarmState } from './swarm-state.js';
-import { answerApproval } from './task-requests.js';
+import { answerTaskApproval } from './task-requests.js';
 import { visibleProgress, waitingMemo } from './visible-progress.js';
 
 const definition = parseSwarm(`
@@ -65,7 +65,7 @@ describe('visibleProgress', () => {
       ],
     });
     expect(shown.details).toContain('wharf approve wf deploy');
-    answerApproval(state, { task: 'deploy', approve: true }, 4);
+    answerTaskApproval(state, { task: 'deploy', approve: true }, 4);
     state.pendingCalls = noteToolCall(state.pendingCalls, { call, open: false });
     expect(visibleProgress(state, 'wf')).toMatchObject({ status: 'running', pendingGates: 0 });
   });

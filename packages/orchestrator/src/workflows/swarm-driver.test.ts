@@ -17,7 +17,7 @@ import type { InstanceOutcome } from '../swarm/fold-step.js';
 import { okResult } from '../swarm/subagent-results.test.data.js';
 import { swarmStatus } from '../swarm/swarm-report.js';
 import { createSwarmState, type SwarmState } from '../swarm/swarm-state.js';
-import { answerApproval, cancelTask } from '../swarm/task-requests.js';
+import { answerTaskApproval, cancelTask } from '../swarm/task-requests.js';
 import { driveSwarm, type SwarmEnding, type SwarmPort } from './swarm-driver.js';
 
 const place = { ownerId: 'team', workflowId: 'wf-1' };
@@ -360,7 +360,7 @@ tasks:
     const run = createSwarmState(gated);
     port.onWait = (timeoutMs) => {
       if (timeoutMs === undefined) {
-        answerApproval(run, { task: 'notify', approve: false, comment: 'no' }, port.clock);
+        answerTaskApproval(run, { task: 'notify', approve: false, comment: 'no' }, port.clock);
         return true;
       }
       port.clock += timeoutMs;

@@ -15,7 +15,7 @@ import { noteToolCall } from '../swarm/pending-tool-calls.js';
 import { addInputs, checkInputs } from '../swarm/swarm-inputs.js';
 import { swarmProgress } from '../swarm/swarm-report.js';
 import { type SwarmState, taskSpec } from '../swarm/swarm-state.js';
-import { answerApproval, cancelTask, checkApproval } from '../swarm/task-requests.js';
+import { answerTaskApproval, cancelTask, checkApproval } from '../swarm/task-requests.js';
 
 /** What the handlers of a swarm run reach beyond its {@link SwarmState}. */
 export interface SwarmHandlerHooks {
@@ -94,7 +94,7 @@ export function registerSwarmHandlers(state: SwarmState, hooks: SwarmHandlerHook
   setHandler(
     approveTaskUpdate,
     (request) => {
-      const outcome = answerApproval(state, request, Date.now());
+      const outcome = answerTaskApproval(state, request, Date.now());
       inputsChanged();
       publish();
       return outcome;
