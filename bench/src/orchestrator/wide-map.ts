@@ -30,6 +30,10 @@ interface WideMapFigures {
   seconds: number;
   runs: number;
   historyBytes: number;
+  /** The chain's history as JSON (`temporal workflow show --output json`), every run. */
+  historyJsonBytes: number;
+  /** Temporal Cloud actions of every run of the chain (`billableActions`). */
+  actions: number;
   largestRun: number;
   largestPayload: number;
   peakRss: number;
@@ -156,6 +160,8 @@ export const wideMapBenchmark: Benchmark = {
             seconds,
             runs: runs.length,
             historyBytes: runs.reduce((sum, run) => sum + run.historyBytes, 0),
+            historyJsonBytes: runs.reduce((sum, run) => sum + run.historyJsonBytes, 0),
+            actions: runs.reduce((sum, run) => sum + run.actions, 0),
             largestRun: Math.max(...runs.map((run) => run.historyBytes)),
             largestPayload: Math.max(...runs.map((run) => run.largestPayloadBytes)),
             peakRss,
@@ -198,6 +204,18 @@ function report(figures: readonly WideMapFigures[]): string {
         unit: 'KiB',
       },
       { name: `${size.items}: worker peak RSS`, measured: size.peakRss / MIB, budget: 512, unit: 'MiB' },
+      {
+        name: `${size.items}: history JSON per subagent`,
+        measured: size.historyJsonBytes / size.items,
+        budget: 2_400,
+        unit: 'B',
+      },
+      {
+        name: `${size.items}: Temporal actions per subagent`,
+        measured: size.actions / size.items,
+        budget: 1.5,
+        unit: 'actions',
+      },
     );
     if (size.firstRunSeconds !== undefined && size.lastRunSeconds !== undefined)
       rows.push({
@@ -223,7 +241,8 @@ function report(figures: readonly WideMapFigures[]): string {
     (size) =>
       `${size.items} items: ${size.seconds.toFixed(1)} s, ${(size.items / size.seconds).toFixed(1)} subagents/s; ` +
       `${size.runs} runs, history ${size.historyBytes} B in total (largest run ${size.largestRun} B), ` +
-      `largest payload ${size.largestPayload} B; worker peak RSS ${(size.peakRss / MIB).toFixed(0)} MiB (${(size.startRss / MIB).toFixed(0)} MiB at its start)` +
+      `largest payload ${size.largestPayload} B; per subagent ${(size.historyBytes / size.items).toFixed(0)} B of history, ` +
+      `${(size.historyJsonBytes / size.items).toFixed(0)} B as JSON, ${(size.actions / size.items).toFixed(2)} Temporal actions (${size.actions} in all); worker peak RSS ${(size.peakRss / MIB).toFixed(0)} MiB (${(size.startRss / MIB).toFixed(0)} MiB at its start)` +
       (size.firstRunSeconds === undefined
         ? ''
         : `; a run took ${size.firstRunSeconds.toFixed(1)} s in the first half of the chain, ${size.lastRunSeconds?.toFixed(1)} s in the last`),

@@ -1,4 +1,5 @@
 export { InvalidConfigError } from '../invalid-config-error.js';
+export { billableActions } from './billable-actions.js';
 export { type FinishedSwarmRun, readFinishedSwarmRun } from './read-swarm-run.js';
 export { type RerunClient, type RerunHandle, type RerunOptions, rerunSwarm } from './rerun-swarm.js';
 export { type RunHistoryStats, runChainHistory } from './run-chain-history.js';

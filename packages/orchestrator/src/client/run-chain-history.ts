@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
 import proto from '@temporalio/proto';
+import { billableActions } from './billable-actions.js';
 
 const History = proto.temporal.api.history.v1.History;
 const Payload = proto.temporal.api.common.v1.Payload;
@@ -9,14 +11,18 @@ export interface RunHistoryStats {
   runId: string;
   /** Encoded size of the run's whole event history. */
   historyBytes: number;
+  /** Size of the history as JSON, as `temporal workflow show --output json` writes it. */
+  historyJsonBytes: number;
   events: number;
+  /** Temporal Cloud actions the run's events show (see {@link billableActions}). */
+  actions: number;
   /** Encoded size of the largest payload anywhere in the run's history. */
   largestPayloadBytes: number;
 }
 
 /**
  * Follows a workflow's continue-as-new chain from `firstRunId` and measures every run's
- * history: its encoded size, event count and largest payload. For checking that a swarm
+ * history: its encoded size and size as JSON, event count, billable actions and largest payload. For checking that a swarm
  * stays within Temporal's limits (4 MiB of history per run suggested, payloads well under
  * 2 MiB), in tests and benchmarks.
  *
@@ -41,7 +47,9 @@ export async function runChainHistory(
     runs.push({
       runId,
       historyBytes: History.encode(history).finish().length,
+      historyJsonBytes: Buffer.byteLength(historyToJSON(history as proto.temporal.api.history.v1.History)),
       events: events.length,
+      actions: billableActions(events),
       largestPayloadBytes: largestPayload(history),
     });
     const last = events[events.length - 1];
