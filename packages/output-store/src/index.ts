@@ -75,6 +75,7 @@ export {
   type ReadItemOptions,
   readItem,
   readManifest,
+  scopeRefusal,
   writeManifest,
   writeManifestChunk,
 } from './manifest/index.js';

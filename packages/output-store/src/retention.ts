@@ -40,12 +40,20 @@ export interface RetentionCandidate {
   readonly sizeBytes: number;
   readonly createdMs: number;
   readonly expiresMs: number | undefined;
+  /**
+   * Kept as long as its run keeps any other output: a run's stored definition, which the run's
+   * activities read by ref. Only its own expiry, the run's removal or the age of the run's last
+   * output removes it, and the byte cap never evicts it.
+   */
+  readonly keepWithRun?: boolean;
 }
 
 /**
  * Decides which outputs a {@link RetentionPolicy} removes and why, in this order: own expiry
  * and age (`expired`), the run (`deleted`), then oldest first until the total-bytes cap holds
- * (`evicted`). Pure: the same inputs give the same plan.
+ * (`evicted`). An output that is `keepWithRun` goes only by its own expiry, with its run (`runId`),
+ * or, once past the age, when no other output of its run is left (`expired`); the byte cap
+ * never evicts it. Pure: the same inputs give the same plan.
  *
  * @example
  * ```ts
@@ -59,15 +67,17 @@ export function planRetention(
 ): { outId: string; reason: NotFoundReason }[] {
   const plan: { outId: string; reason: NotFoundReason }[] = [];
   const kept: RetentionCandidate[] = [];
+  const anchors: RetentionCandidate[] = [];
   const cutoff = policy.olderThanMs === undefined ? undefined : nowMs - policy.olderThanMs;
   for (const candidate of candidates) {
-    if (
-      (candidate.expiresMs !== undefined && candidate.expiresMs <= nowMs) ||
-      (cutoff !== undefined && candidate.createdMs < cutoff)
-    ) {
+    if (candidate.expiresMs !== undefined && candidate.expiresMs <= nowMs) {
       plan.push({ outId: candidate.outId, reason: 'expired' });
     } else if (policy.runId !== undefined && candidate.runId === policy.runId) {
       plan.push({ outId: candidate.outId, reason: 'deleted' });
+    } else if (candidate.keepWithRun === true) {
+      anchors.push(candidate);
+    } else if (cutoff !== undefined && candidate.createdMs < cutoff) {
+      plan.push({ outId: candidate.outId, reason: 'expired' });
     } else {
       kept.push(candidate);
     }
@@ -80,6 +90,13 @@ export function planRetention(
       plan.push({ outId: candidate.outId, reason: 'evicted' });
       total -= candidate.sizeBytes;
     }
+  }
+  if (anchors.length > 0) {
+    const removed = new Set(plan.map((entry) => entry.outId));
+    const liveRuns = new Set(kept.filter((candidate) => !removed.has(candidate.outId)).map((c) => c.runId));
+    for (const anchor of anchors)
+      if (cutoff !== undefined && anchor.createdMs < cutoff && !liveRuns.has(anchor.runId))
+        plan.push({ outId: anchor.outId, reason: 'expired' });
   }
   return plan;
 }

@@ -13,6 +13,7 @@ export {
   type ListReadLimits,
   type ListReadOptions,
   type ListReadScope,
+  scopeRefusal,
 } from './list-walk.js';
 export {
   entryOutIds,
