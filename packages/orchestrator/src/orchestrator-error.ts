@@ -5,6 +5,8 @@ const marker = Symbol.for('@wharf/orchestrator/error');
 /** Stable machine-readable codes of {@link WharfOrchestratorError}. */
 export type WharfOrchestratorErrorCode =
   | 'INVALID_DEFINITION'
+  /** A subagent's stored definition ref that is missing, not a definition, or outside its run's owner and lineage. */
+  | 'DEFINITION_REF'
   | 'DEFINITION_TOO_LARGE'
   | 'TEMPORAL_CLI_NOT_FOUND'
   | 'DEV_SERVER_FAILED'

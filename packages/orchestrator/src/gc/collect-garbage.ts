@@ -1,5 +1,6 @@
 import type { ArtifactStore } from '@wharf/evidence';
 import { type OutputStore, planRetention, type RetentionCandidate } from '@wharf/output-store';
+import { subagentDefinitionContentType } from '../shared/subagent-definition-type.js';
 import type { GcPolicy } from './retention-policy.js';
 
 /** Options of {@link collectGarbage}. */
@@ -41,7 +42,8 @@ export interface GcReport {
 
 /**
  * Applies a retention policy to an output store and the evidence beside it: plans with
- * `planRetention` (own expiry and age, the run, then oldest first down to the byte cap),
+ * `planRetention` (own expiry and age, the run, then oldest first down to the byte cap; a run's
+ * stored task definitions stay while the run keeps any other output),
  * deletes each planned output, removes the evidence of every run none of whose outputs
  * remain, then the store's unreferenced bodies older than `orphanGraceMs` (stores that keep
  * bodies outside their records). Reports each removal, so a caller can print what went; with
@@ -71,6 +73,8 @@ export async function collectGarbage(options: CollectGarbageOptions): Promise<Gc
         createdMs: Date.parse(record.createdAt),
         createdAt: record.createdAt,
         expiresMs: record.expiresAt === undefined ? undefined : Date.parse(record.expiresAt),
+        // A run's stored definitions: its script instances read them by ref while it runs.
+        ...(record.contentType === subagentDefinitionContentType ? { keepWithRun: true } : {}),
       });
     }
     cursor = page.nextCursor;

@@ -31,6 +31,7 @@ export const swarmFailedErrorType = 'WharfSwarmFailed';
 export const wharfFailureTypes = Object.freeze({
   swarmFailed: swarmFailedErrorType,
   invalidDefinition: 'WharfInvalidDefinition',
+  definitionRef: 'WharfDefinitionRef',
   unknownModel: 'WharfUnknownModel',
   forbidden: 'WharfForbidden',
   wrongDataPlane: 'WharfWrongDataPlane',

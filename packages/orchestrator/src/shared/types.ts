@@ -308,6 +308,41 @@ export interface SubagentInput {
 }
 
 /**
+ * What every instance of a script task is given alike: the task as defined, the swarm's limits
+ * and sandbox, its IN_REFS and their manifests, its context plan, its stored items' index, its
+ * loop's size, its working directory. Stored once per run by `storeSubagentDefinition` (the
+ * same content gives the same out id) and named by each instance's {@link SubagentRefInput}, so
+ * a map of 12,000 items schedules it once, not 12,000 times.
+ */
+export type SubagentDefinition = Omit<
+  SubagentInput,
+  'ownerId' | 'workflowId' | 'instance' | 'inputs' | 'dataPlane' | 'readRuns'
+>;
+
+/**
+ * What `runSubagent` is called with for one instance of a script task: what is its own (its
+ * instance, its inputs), whose run it is (owner, workflow, lineage and data plane, against which
+ * the stored definition is checked), and its task's stored {@link SubagentDefinition} by ref.
+ */
+export type SubagentRefInput = Pick<
+  SubagentInput,
+  'ownerId' | 'workflowId' | 'task' | 'instance' | 'inputs' | 'dataPlane' | 'readRuns'
+> & {
+  /** Out id of the stored {@link SubagentDefinition}, stored by this run or a run of its lineage. */
+  definitionRef: string;
+};
+
+/** Input of the `storeSubagentDefinition` local activity. */
+export interface StoreSubagentDefinitionInput {
+  ownerId: string;
+  /** The swarm's workflow id: the definition is stored as this run's. */
+  workflowId: string;
+  definition: SubagentDefinition;
+  /** The run's data plane: a worker of another one refuses the step. */
+  dataPlane?: DataPlaneIdentity;
+}
+
+/**
  * One finished subagent's main output in the swarm's context pool: metadata only, the body
  * stays in the output store. Later tasks' contexts are chosen from the pool, and
  * `hooks.post_task` pruning removes entries from it (never from the store).
@@ -756,7 +791,10 @@ export interface AgentActivities {
 
 /** The activities the swarm workflow calls (implemented by `createActivities`). */
 export interface WharfActivities extends AgentActivities {
-  runSubagent(input: SubagentInput): Promise<SubagentResult>;
+  /** A script task's instance: inline, or (as the swarm workflow calls it) its task's stored definition by ref. */
+  runSubagent(input: SubagentInput | SubagentRefInput): Promise<SubagentResult>;
+  /** Local activity: stores what a script task's instances share, once per run; returns its out id. */
+  storeSubagentDefinition(input: StoreSubagentDefinitionInput): Promise<string>;
   /** Indexes a stored list's items for a map loop (one range read per item afterwards). */
   indexItems(
     input: IndexItemsInput,

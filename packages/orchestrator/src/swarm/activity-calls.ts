@@ -1,9 +1,16 @@
 // Pure: what a swarm's subagent and supervisor activities are called with, as plain data.
 import { formatBytes } from '@wharf/common';
 import { instanceLabel, isLooped } from '../dsl/task-instances.js';
+import { agentTaskInput, promptedTask } from '../shared/agent-task-input.js';
 import type { SwarmDefinition, TaskDefinition } from '../shared/swarm-schema.js';
-import { spawnWorkerToolName } from '../shared/tool-names.js';
-import type { AgentTaskInput, ContextPlan, DataPlaneIdentity, SubagentInput } from '../shared/types.js';
+import type {
+  AgentTaskInput,
+  ContextPlan,
+  DataPlaneIdentity,
+  SubagentDefinition,
+  SubagentInput,
+  SubagentRefInput,
+} from '../shared/types.js';
 import type { ScheduledInstance } from './plan-step.js';
 import { inputRefs, loopManifests } from './result-refs.js';
 import { orderedCompacts } from './swarm-report.js';
@@ -165,37 +172,66 @@ export function supervisorCall(state: SwarmState, place: RunPlace): SupervisorCa
   const agent = supervisor === undefined ? undefined : definition.agents[supervisor.agent];
   if (supervisor === undefined || agent === undefined) return undefined;
   const manifests = loopManifests(state);
-  return {
-    summary: `supervisor · ${supervisor.agent} · budget ${formatBytes(supervisor.evidence_budget_bytes)}`,
-    input: {
+  const task = promptedTask(
+    {
       swarm: definition.name,
       ownerId: place.ownerId,
       workflowId: place.workflowId,
+      limits: definition.limits,
+      sandbox: definition.sandbox,
+      workdir: place.workdir,
+      dataPlane: place.dataPlane,
+    },
+    {
       task: 'supervisor',
-      instance: 0,
-      definition: {
-        agent: supervisor.agent,
-        prompt: supervisor.question,
-        depends_on: [],
-        inject_context: false,
-        inputs: {},
-      },
+      agentName: supervisor.agent,
       agent,
-      ...(definition.limits === undefined ? {} : { limits: definition.limits }),
-      ...(definition.sandbox === undefined ? {} : { sandbox: definition.sandbox }),
+      prompt: supervisor.question,
       inputs: {},
-      inRefs: [],
       // A wide loop's compacts show a few instances and name its manifest: it may read the rest.
-      ...(manifests.length === 0 ? {} : { inManifests: manifests }),
-      ...(place.workdir === undefined ? {} : { workdir: place.workdir }),
-      ...(place.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: place.heartbeatTimeoutMs }),
-      ...(agent.tools.includes(spawnWorkerToolName) ? { spawnable: definition.agents } : {}),
+      inManifests: manifests,
+    },
+  );
+  return {
+    summary: `supervisor · ${supervisor.agent} · budget ${formatBytes(supervisor.evidence_budget_bytes)}`,
+    input: agentTaskInput(task, {
+      heartbeatTimeoutMs: place.heartbeatTimeoutMs,
+      agents: definition.agents,
       supervisor: {
         question: supervisor.question,
         budgetBytes: supervisor.evidence_budget_bytes,
         compacts: orderedCompacts(state),
       },
-      ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
+    }),
+  };
+}
+
+/**
+ * A script instance's input as `runSubagent` is called with it: what every instance of its
+ * task shares (stored once per run, see `storeSubagentDefinition`), and what is its own and its
+ * run's, to which `definitionRef` will name the stored part.
+ *
+ * @example
+ * ```ts
+ * const { definition, own } = splitSubagentInput(call.input);
+ * await runSubagent({ ...own, definitionRef: await storeSubagentDefinition({ ownerId, workflowId, definition }) });
+ * ```
+ */
+export function splitSubagentInput(input: SubagentInput): {
+  definition: SubagentDefinition;
+  own: Omit<SubagentRefInput, 'definitionRef'>;
+} {
+  const { ownerId, workflowId, instance, inputs, dataPlane, readRuns, ...definition } = input;
+  return {
+    definition,
+    own: {
+      ownerId,
+      workflowId,
+      task: input.task,
+      instance,
+      inputs,
+      ...(dataPlane === undefined ? {} : { dataPlane }),
+      ...(readRuns === undefined ? {} : { readRuns }),
     },
   };
 }

@@ -18,6 +18,7 @@ import { childEnvironment } from '../activities/child-env.js';
 import { guardDataPlane } from '../activities/data-plane-guard.js';
 import { runScript } from '../activities/run-script.js';
 import { indexMapItems, writeResultsPart } from '../activities/stored-lists.js';
+import { SubagentDefinitions, storeSubagentDefinition } from '../activities/subagent-definition.js';
 import { WorkerSandbox } from '../activities/worker-sandbox.js';
 import { createAgentActivities } from '../agent/agent-activities.js';
 import { contextMetrics } from '../context/context-metrics.js';
@@ -27,7 +28,13 @@ import { modelCallFailure } from '../models/model-call-failure.js';
 import { createModelRegistry, type ModelRegistry } from '../models/model-registry.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { wharfFailureTypes } from '../shared/swarm-failure.js';
-import type { DataPlaneIdentity, SubagentInput, SubagentResult, WharfActivities } from '../shared/types.js';
+import type {
+  DataPlaneIdentity,
+  SubagentInput,
+  SubagentRefInput,
+  SubagentResult,
+  WharfActivities,
+} from '../shared/types.js';
 import type { WharfTracing } from '../tracing/wharf-tracing.js';
 
 /** What the activities need: stores, models, and where to spill process output. */
@@ -143,21 +150,24 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
     ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
   });
+  // Script tasks' stored definitions, read once per worker.
+  const definitions = new SubagentDefinitions(dependencies.store);
   const activities: WharfActivities = {
     agentStart: (input) => classify(() => agent.agentStart(input)),
     agentModelStep: (input) => classify(() => agent.agentModelStep(input)),
     agentToolCall: (input) => classify(() => agent.agentToolCall(input)),
     agentSpawnRequest: (input) => classify(() => agent.agentSpawnRequest(input)),
     agentFinish: (input) => classify(() => agent.agentFinish(input)),
-    async runSubagent(input: SubagentInput): Promise<SubagentResult> {
+    async runSubagent(called: SubagentInput | SubagentRefInput): Promise<SubagentResult> {
       const info = Context.current().info;
-      const ids = subagentIds(input, {
-        workflowId: info.workflowExecution?.workflowId ?? 'standalone',
-        runId: info.workflowExecution?.runId ?? info.activityId,
-        activityId: info.activityId,
-      });
-      return classify(() =>
-        runScript(input, ids, {
+      return classify(async () => {
+        const input = await definitions.resolve(called);
+        const ids = subagentIds(input, {
+          workflowId: info.workflowExecution?.workflowId ?? 'standalone',
+          runId: info.workflowExecution?.runId ?? info.activityId,
+          activityId: info.activityId,
+        });
+        return runScript(input, ids, {
           store: dependencies.store,
           artifacts: dependencies.artifacts,
           workDir,
@@ -167,8 +177,11 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
           ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
           ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
-        }),
-      );
+        });
+      });
+    },
+    async storeSubagentDefinition(input) {
+      return storeSubagentDefinition(input, dependencies.store);
     },
     async indexItems(input) {
       const context = Context.current();
@@ -213,6 +226,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
 
 const NON_RETRYABLE: Record<string, string> = {
   INVALID_DEFINITION: wharfFailureTypes.invalidDefinition,
+  DEFINITION_REF: wharfFailureTypes.definitionRef,
   UNKNOWN_PROVIDER: wharfFailureTypes.unknownModel,
   INVALID_MODEL_ID: wharfFailureTypes.unknownModel,
   MISSING_MODEL_KEY: wharfFailureTypes.unknownModel,

@@ -53,8 +53,9 @@ export const { indexItems } = proxyActivities<WharfActivities>({
 });
 
 /**
- * `writeManifestPart` stores a chunk of a loop's instance records (or its manifest) next to the
- * workflow: its input, thousands of records, stays out of history; only the out id is recorded.
+ * `writeManifestPart` stores a chunk of a loop's instance records (or its manifest), and
+ * `storeSubagentDefinition` what a script task's instances share, next to the workflow: their
+ * input (thousands of records, a task's script) stays out of history; only the out id is recorded.
  * A store that does not answer is asked again for up to ten minutes.
  *
  * @example
@@ -62,7 +63,7 @@ export const { indexItems } = proxyActivities<WharfActivities>({
  * const outId = await writeManifestPart({ workflowId, ownerId, task: 'fan', part: 'chunk', seq: 0, entries });
  * ```
  */
-export const { writeManifestPart } = proxyLocalActivities<WharfActivities>({
+export const { writeManifestPart, storeSubagentDefinition } = proxyLocalActivities<WharfActivities>({
   startToCloseTimeout: '1 minute',
   scheduleToCloseTimeout: '10 minutes',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },

@@ -13,6 +13,7 @@ import {
 } from '@temporalio/workflow';
 import type { SpawnOutcome } from '../agent-loop/agent-loop-state.js';
 import { isLooped } from '../dsl/task-instances.js';
+import { agentTaskInput, promptedTask } from '../shared/agent-task-input.js';
 import type { ToolApprovalRule } from '../shared/swarm-schema.js';
 import type {
   AgentActivities,
@@ -85,30 +86,17 @@ export class TemporalAgentPort implements AgentPort {
     // nextAgentStep asks only for a spawnable agent; its definition is read here.
     if (agent === undefined) return { workflowId, failure: `no agent "${request.agent}" to spawn` };
     const looped = isLooped(input.definition);
-    const child: AgentTaskInput = {
-      swarm: input.swarm,
-      ownerId: input.ownerId,
-      workflowId: input.workflowId,
-      task: `${input.task}${looped ? `.${input.instance}` : ''}.spawn-${n}`,
-      instance: 0,
-      definition: {
-        agent: request.agent,
+    const child = agentTaskInput(
+      promptedTask(input, {
+        task: `${input.task}${looped ? `.${input.instance}` : ''}.spawn-${n}`,
+        agentName: request.agent,
+        agent,
         prompt: request.prompt,
-        depends_on: [],
-        inject_context: false,
-        inputs: {},
-      },
-      agent,
-      ...(input.limits === undefined ? {} : { limits: input.limits }),
-      ...(input.sandbox === undefined ? {} : { sandbox: input.sandbox }),
-      inputs: request.inputs,
-      inRefs: [],
-      ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
-      ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: input.heartbeatTimeoutMs }),
+        inputs: request.inputs,
+      }),
       // Its held tool calls show, and end, with the swarm instance that spawned it.
-      owner: input.owner ?? this.#label,
-      ...(input.dataPlane === undefined ? {} : { dataPlane: input.dataPlane }),
-    };
+      { heartbeatTimeoutMs: input.heartbeatTimeoutMs, owner: input.owner ?? this.#label },
+    );
     try {
       const result = await executeChild(this.#worker, {
         workflowId,

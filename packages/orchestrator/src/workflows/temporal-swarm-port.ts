@@ -9,9 +9,15 @@ import {
   log,
   workflowInfo,
 } from '@temporalio/workflow';
-import { spawnWorkerToolName } from '../shared/tool-names.js';
-import type { SubagentResult, SuperviseResult, SwarmWorkflowInput } from '../shared/types.js';
-import type { SubagentCall, SupervisorCall } from '../swarm/activity-calls.js';
+import { agentTaskInput } from '../shared/agent-task-input.js';
+import type {
+  SubagentInput,
+  SubagentRefInput,
+  SubagentResult,
+  SuperviseResult,
+  SwarmWorkflowInput,
+} from '../shared/types.js';
+import { type SubagentCall, type SupervisorCall, splitSubagentInput } from '../swarm/activity-calls.js';
 import type { InstanceOutcome } from '../swarm/fold-step.js';
 import { failedBeforeOutput } from '../swarm/subagent-failure.js';
 import type { SwarmState } from '../swarm/swarm-state.js';
@@ -24,6 +30,7 @@ import {
   planContext,
   pruneContext,
   runSubagent,
+  storeSubagentDefinition,
   writeManifestPart,
 } from './swarm-activities.js';
 import type { SwarmPort } from './swarm-driver.js';
@@ -55,6 +62,8 @@ export class TemporalSwarmPort implements SwarmPort {
   readonly #input: SwarmWorkflowInput;
   readonly #visibility: SwarmVisibility;
   readonly #scopes = new Map<string, CancellationScope>();
+  /** Per script task, the definition this run last stored for its instances (as JSON) and its ref. */
+  readonly #definitions = new Map<string, { json: string; ref: Promise<string> }>();
   /** Bumped by every signal or update that may let a waiting task run. */
   #version = 0;
 
@@ -169,23 +178,47 @@ export class TemporalSwarmPort implements SwarmPort {
    * activity per model call and per tool call, so a worker that dies mid-task never pays again
    * for a finished model call.
    */
-  #dispatch(call: SubagentCall): Promise<SubagentResult> {
-    if (call.input.agent === undefined) return runSubagent.executeWithOptions(call.options, [call.input]);
+  async #dispatch(call: SubagentCall): Promise<SubagentResult> {
+    const { agent } = call.input;
+    if (agent === undefined)
+      return runSubagent.executeWithOptions(call.options, [await this.#byRef(call.input)]);
     return executeChild(agentTaskWorkflow, {
       workflowId: agentWorkflowId(workflowInfo().workflowId, call.label),
       staticSummary: call.options.summary,
       args: [
-        {
-          ...call.input,
-          ...(this.#input.heartbeatTimeoutMs === undefined
-            ? {}
-            : { heartbeatTimeoutMs: this.#input.heartbeatTimeoutMs }),
+        agentTaskInput(
+          { ...call.input, agent },
           // The agents its `spawn_worker` tool may start.
-          ...(call.input.agent.tools.includes(spawnWorkerToolName)
-            ? { spawnable: this.#state.definition.agents }
-            : {}),
-        },
+          { heartbeatTimeoutMs: this.#input.heartbeatTimeoutMs, agents: this.#state.definition.agents },
+        ),
       ],
     });
+  }
+
+  /**
+   * A script instance's input with what its task's instances share stored once for the run
+   * (a local activity, again only when that changes, e.g. a new context plan) and named by ref:
+   * a map of 12,000 items schedules its task's definition once, not 12,000 times.
+   */
+  async #byRef(input: SubagentInput): Promise<SubagentRefInput> {
+    const { definition, own } = splitSubagentInput(input);
+    const json = JSON.stringify(definition);
+    let stored = this.#definitions.get(input.task);
+    if (stored?.json !== json) {
+      const ref = storeSubagentDefinition({
+        ownerId: own.ownerId,
+        workflowId: own.workflowId,
+        definition,
+        ...(own.dataPlane === undefined ? {} : { dataPlane: own.dataPlane }),
+      });
+      stored = { json, ref };
+      this.#definitions.set(input.task, stored);
+      // A store that failed is asked again by the next instance.
+      const current = stored;
+      ref.catch(() => {
+        if (this.#definitions.get(input.task) === current) this.#definitions.delete(input.task);
+      });
+    }
+    return { ...own, definitionRef: await stored.ref };
   }
 }
