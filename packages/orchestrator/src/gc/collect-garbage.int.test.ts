@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { FsArtifactStore } from '@wharf/evidence';
 import { SqliteOutputStore } from '@wharf/output-store';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { storeSubagentDefinition } from '../activities/subagent-definition.js';
 import { collectGarbage } from './collect-garbage.js';
 import { startGcSchedule } from './gc-schedule.js';
 
@@ -44,6 +45,39 @@ describe('collectGarbage on a real SQLite store and artifact directory', () => {
     });
     return ref.outId;
   }
+
+  it('keeps a run’s stored task definition past the age and the byte cap while the run keeps another output', async () => {
+    clock = START;
+    const definition = await storeSubagentDefinition(
+      {
+        ownerId: 'team',
+        workflowId: 'run-long',
+        definition: {
+          swarm: 's',
+          task: 'fan',
+          definition: { depends_on: [], inputs: {} } as never,
+          inRefs: [],
+        },
+      },
+      store,
+    );
+    const early = await emit('run-long', 1, 100);
+    const late = await emit('run-long', 9, 100);
+    const first = await collectGarbage({
+      store,
+      policy: { olderThanMs: 5 * DAY, maxTotalBytes: 100 },
+      now: START + 10 * DAY,
+    });
+    expect(first.outputs.map((output) => output.outId)).toEqual([early]);
+    // The run's last other output gone (the byte cap), its definition goes with it, past the age.
+    const second = await collectGarbage({
+      store,
+      policy: { olderThanMs: 5 * DAY, maxTotalBytes: 0 },
+      now: START + 10 * DAY,
+    });
+    expect(second.outputs.map((output) => output.outId)).toEqual([late, definition]);
+    expect(second.outputs.map((output) => output.reason)).toEqual(['evicted', 'expired']);
+  });
 
   it('removes outputs older than the age and the evidence of runs left empty; dry-run removes nothing', async () => {
     const old = await emit('run-old', 0, 100);

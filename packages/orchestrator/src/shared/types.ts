@@ -308,9 +308,9 @@ export interface SubagentInput {
 }
 
 /**
- * What every instance of a script task is given alike: the task as defined, the swarm's limits
- * and sandbox, its IN_REFS and their manifests, its context plan, its stored items' index, its
- * loop's size, its working directory. Stored once per run by `storeSubagentDefinition` (the
+ * What every instance of a script task's loop is given alike: the task as defined, the swarm's
+ * limits and sandbox, its IN_REFS and their manifests, its context plan, its stored items' index,
+ * its loop's size, its working directory. Stored once per run by `storeSubagentDefinition` (the
  * same content gives the same out id) and named by each instance's {@link SubagentRefInput}, so
  * a map of 12,000 items schedules it once, not 12,000 times.
  */
@@ -320,7 +320,7 @@ export type SubagentDefinition = Omit<
 >;
 
 /**
- * What `runSubagent` is called with for one instance of a script task: what is its own (its
+ * What `runSubagent` is called with for one instance of a script task's loop: what is its own (its
  * instance, its inputs), whose run it is (owner, workflow, lineage and data plane, against which
  * the stored definition is checked), and its task's stored {@link SubagentDefinition} by ref.
  */

@@ -9,6 +9,7 @@ import {
   log,
   workflowInfo,
 } from '@temporalio/workflow';
+import { isLooped } from '../dsl/task-instances.js';
 import { agentTaskInput } from '../shared/agent-task-input.js';
 import type {
   SubagentInput,
@@ -180,8 +181,12 @@ export class TemporalSwarmPort implements SwarmPort {
    */
   async #dispatch(call: SubagentCall): Promise<SubagentResult> {
     const { agent } = call.input;
+    // A loop's instances share their task's definition: it is stored once and named by ref. A
+    // task without a loop is scheduled once, so it carries its own.
     if (agent === undefined)
-      return runSubagent.executeWithOptions(call.options, [await this.#byRef(call.input)]);
+      return runSubagent.executeWithOptions(call.options, [
+        isLooped(call.input.definition) ? await this.#byRef(call.input) : call.input,
+      ]);
     return executeChild(agentTaskWorkflow, {
       workflowId: agentWorkflowId(workflowInfo().workflowId, call.label),
       staticSummary: call.options.summary,
@@ -196,7 +201,7 @@ export class TemporalSwarmPort implements SwarmPort {
   }
 
   /**
-   * A script instance's input with what its task's instances share stored once for the run
+   * A loop instance's input with what its task's instances share stored once for the run
    * (a local activity, again only when that changes, e.g. a new context plan) and named by ref:
    * a map of 12,000 items schedules its task's definition once, not 12,000 times.
    */
