@@ -50,6 +50,11 @@ const rules: { rule: string; pattern: RegExp; home: string }[] = [
     pattern: /function (?:clampUtf8|clipHead)\b/,
     home: 'packages/common/src/utf8.ts',
   },
+  {
+    rule: 'the input of an agent task (a swarm instance, the supervisor, a spawned worker)',
+    pattern: /:\s*AgentTaskInput\s*=\s*\{|inject_context:\s*false,|\bspawnable:\s*[\w.#]*agents\b/,
+    home: 'packages/orchestrator/src/shared/agent-task-input.ts',
+  },
 ];
 
 describe('one home per rule', () => {
@@ -66,7 +71,12 @@ describe('one home per rule', () => {
   }
 
   it('sees a second definition or reading', () => {
-    const [retry, range, clamp] = rules.map(({ pattern }) => pattern) as [RegExp, RegExp, RegExp];
+    const [retry, range, clamp, agentTask] = rules.map(({ pattern }) => pattern) as [
+      RegExp,
+      RegExp,
+      RegExp,
+      RegExp,
+    ];
     expect(retry.test("const after = response.headers.get('Retry-After');")).toBe(true);
     expect(retry.test("const millis = lower['retry-after-ms'];")).toBe(true);
     expect(retry.test("headers.push(['Retry-After', String(seconds)]);")).toBe(false);
@@ -75,5 +85,12 @@ describe('one home per rule', () => {
       false,
     );
     expect(clamp.test('function clipHead(text: string, maxBytes: number): string {')).toBe(true);
+    expect(agentTask.test('const child: AgentTaskInput = {')).toBe(true);
+    expect(
+      agentTask.test('definition: { agent, prompt, depends_on: [], inject_context: false, inputs: {} },'),
+    ).toBe(true);
+    expect(agentTask.test('{ ...call.input, spawnable: this.#state.definition.agents }')).toBe(true);
+    expect(agentTask.test("spawnable?: SwarmDefinition['agents'];")).toBe(false);
+    expect(agentTask.test('spawnable: Object.keys(input.spawnable)')).toBe(false);
   });
 });
