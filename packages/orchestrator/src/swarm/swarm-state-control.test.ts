@@ -95,11 +95,13 @@ describe('swarm state: with map loops and approval gates', () => {
 
   it('runs an approved task at the next step; a second answer is refused by name', () => {
     const run = runToGate('a\n');
-    expect(answerTaskApproval(run, { task: 'deploy', approve: true, comment: 'ok', by: 'ana' }, 100)).toEqual({
-      task: 'deploy',
-      decision: 'approved',
-      status: 'waiting',
-    });
+    expect(answerTaskApproval(run, { task: 'deploy', approve: true, comment: 'ok', by: 'ana' }, 100)).toEqual(
+      {
+        task: 'deploy',
+        decision: 'approved',
+        status: 'waiting',
+      },
+    );
     expect(() => checkApproval(run, { task: 'deploy', approve: false })).toThrow(
       'task deploy was already approved',
     );
