@@ -60,7 +60,39 @@ const mustNotInstall = {
   // Encryption and the codec server: node:crypto, zod and jose; no store, no worker, no HTTP framework.
   '@wharf/codec': { never: ['better-sqlite3', '@wharf/output-store', '@temporalio/worker', 'hono'] },
   '@wharf/stdio-limits': { never: ['better-sqlite3', 'hono', '@temporalio/worker'] },
+  // The swarm core is pure: no Temporal, no Node-only package, no model provider.
+  '@wharf/swarm': {
+    never: [
+      '@temporalio/workflow',
+      '@temporalio/common',
+      '@temporalio/worker',
+      '@temporalio/client',
+      'ai',
+      'better-sqlite3',
+    ],
+  },
+  // The workflows bring the workflow SDK and the pure packages, never the worker, client or AI SDK.
+  '@wharf/workflows': {
+    never: [
+      '@temporalio/worker',
+      '@temporalio/client',
+      '@temporalio/activity',
+      'ai',
+      'better-sqlite3',
+      '@wharf/runtime',
+    ],
+  },
+  // The client never brings the worker (native core bridge), the runtime or the AI SDK.
+  '@wharf/client': { never: ['@temporalio/worker', '@wharf/runtime', 'ai', 'better-sqlite3'] },
   // OpenTelemetry is an optional peer, loaded only when tracing is on: no trace, no download.
+  '@wharf/runtime': {
+    never: [
+      '@temporalio/interceptors-opentelemetry',
+      '@ai-sdk/otel',
+      '@opentelemetry/sdk-trace-base',
+      '@opentelemetry/exporter-trace-otlp-proto',
+    ],
+  },
   '@wharf/orchestrator': {
     never: [
       '@temporalio/interceptors-opentelemetry',
@@ -108,8 +140,8 @@ try {
   const needsTemporal = [...manifests.keys()].some((dir) => readmeExample(dir)?.includes('127.0.0.1:7233'));
   let address = '127.0.0.1:7233';
   if (needsTemporal) {
-    const { startDevServer } = await import(join(root, 'packages/orchestrator/dist/dev-server/index.js'));
-    const { wharfSearchAttributeKinds } = await import(join(root, 'packages/orchestrator/dist/index.js'));
+    const { startDevServer } = await import(join(root, 'packages/client/dist/index.js'));
+    const { wharfSearchAttributeKinds } = await import(join(root, 'packages/workflows/dist/index.js'));
     server = await startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds });
     address = server.address;
     log(`Temporal dev server at ${address}`);

@@ -53,7 +53,7 @@ const rules: { rule: string; pattern: RegExp; home: string }[] = [
   {
     rule: 'the input of an agent task (a swarm instance, the supervisor, a spawned worker)',
     pattern: /:\s*AgentTaskInput\s*=\s*\{|inject_context:\s*false,|\bspawnable:\s*[\w.#]*agents\b/,
-    home: 'packages/orchestrator/src/shared/agent-task-input.ts',
+    home: 'packages/swarm/src/contracts/agent-task-input.ts',
   },
 ];
 

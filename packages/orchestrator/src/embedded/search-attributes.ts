@@ -1,6 +1,6 @@
 import type { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import { wharfSearchAttributeKinds } from '../shared/search-attributes.js';
+import { wharfSearchAttributeKinds } from '@wharf/workflows';
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
 

@@ -4,24 +4,23 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import type { IntakeServer } from '@wharf/output-store';
-import type { Summarizer } from '@wharf/stdio-limits';
-import type { ToolSet } from 'ai';
-import { z } from 'zod';
 import {
   DEFAULT_TEMPORAL_ADDRESS,
+  type DevServer,
   loadTemporalConfig,
+  startDevServer,
   type TemporalConnectionOptions,
-} from '../client/temporal-connection.js';
-import { WharfClient } from '../client/wharf-client.js';
-import { type DevServer, startDevServer } from '../dev-server/start-dev-server.js';
-import type { ModelRegistry } from '../models/model-registry.js';
-import { wharfSearchAttributeKinds } from '../shared/search-attributes.js';
-import { tracingFromEnv } from '../tracing/create-wharf-tracing.js';
-import type { WharfTracing } from '../tracing/wharf-tracing.js';
-import { composeWorker } from '../worker/compose-worker.js';
-import type { DataDir } from '../worker/data-dir.js';
-import { workflowBundleCacheDir } from '../worker/workflow-bundle-cache.js';
+  WharfClient,
+} from '@wharf/client';
+import type { IntakeServer } from '@wharf/output-store';
+import type { DataDir, ModelRegistry } from '@wharf/runtime';
+import type { WharfTracing } from '@wharf/runtime/tracing';
+import { tracingFromEnv } from '@wharf/runtime/tracing';
+import { composeWorker, workflowBundleCacheDir } from '@wharf/runtime/worker';
+import type { Summarizer } from '@wharf/stdio-limits';
+import { wharfSearchAttributeKinds } from '@wharf/workflows';
+import type { ToolSet } from 'ai';
+import { z } from 'zod';
 import { ensureSearchAttributes } from './search-attributes.js';
 import { swarmOutcomeLogger } from './swarm-outcome-logger.js';
 

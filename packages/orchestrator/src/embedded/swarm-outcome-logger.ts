@@ -1,5 +1,5 @@
 import type { Logger, LogLevel, LogMetadata } from '@temporalio/common';
-import { swarmFailedErrorType } from '../shared/swarm-failure.js';
+import { swarmFailedErrorType } from '@wharf/swarm';
 
 /** Options of {@link swarmOutcomeLogger}. */
 export interface SwarmOutcomeLoggerOptions {

@@ -158,5 +158,5 @@ describe('SqliteOutputStore under SIGKILL at random points', () => {
     );
     expect(broken).toEqual([]);
     expect(checked).toBeGreaterThan(0);
-  }, 60_000);
+  }, 180_000);
 });

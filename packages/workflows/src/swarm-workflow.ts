@@ -1,0 +1,69 @@
+// The swarm workflow: a SwarmState driven by driveSwarm against the Temporal port, its handlers,
+// and how it ends (continue-as-new, a result, or a failed swarm's failure). Planning, folding,
+// the context pool and carried state are pure, in ../swarm/. Deterministic: imports only @temporalio/workflow
+// and pure modules.
+import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { SwarmResult, SwarmWorkflowInput } from '@wharf/swarm';
+import { createSwarmState, remainingReuse } from '@wharf/swarm';
+import { endSwarm } from './end-swarm.js';
+import { driveSwarm } from './swarm-driver.js';
+import { registerSwarmHandlers } from './swarm-handlers.js';
+import { SwarmVisibility } from './swarm-visibility.js';
+import { TemporalSwarmPort } from './temporal-swarm-port.js';
+
+/** Most activities one run may have pending (Temporal's per-run cap is 2,000). */
+const MAX_PENDING = 1_900;
+
+/**
+ * Runs a swarm: in each superstep every task whose dependencies are done and whose `†`
+ * inputs resolve runs (scripts as `runSubagent` activities, agents as child
+ * `agentTaskWorkflow`s, loop instances too); the results fold into the channel state in task
+ * order, outputs are written to the context, and history carries only refs and compact
+ * payloads. Continues as new when history grows. Ends with the supervisor's answer, when the
+ * swarm has one. A swarm whose tasks failed fails its workflow with a non-retryable
+ * `WharfSwarmFailed` failure whose details hold the whole {@link SwarmResult}, unless the
+ * definition says `on_failure: complete`.
+ *
+ * @example
+ * ```ts
+ * await client.workflow.start(swarmWorkflow, { taskQueue, workflowId, args: [{ definition }] });
+ * ```
+ */
+export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmResult> {
+  const { definition } = input;
+  const place = {
+    ownerId: input.ownerId ?? 'default',
+    workflowId: workflowInfo().workflowId,
+    workdir: input.workdir,
+    heartbeatTimeoutMs: input.heartbeatTimeoutMs,
+    dataPlane: input.dataPlane,
+    readRuns: input.rerunOf?.readsFrom,
+  };
+  const state = createSwarmState(definition, {
+    input: input.input ?? {},
+    carried: input.carried,
+    reuse: input.reuse,
+    contextPoolCap: input.contextPoolCap,
+  });
+  const visibility = new SwarmVisibility(place.workflowId);
+  const port = new TemporalSwarmPort(state, input, visibility);
+  registerSwarmHandlers(state, port.hooks);
+  if (input.carried === undefined) visibility.announce(definition, place.ownerId, input.rerunOf);
+  const ending = await driveSwarm(state, port, {
+    place,
+    maxConcurrent: Math.max(1, Math.min(input.maxConcurrentTasks ?? 200, MAX_PENDING)),
+    waitForInputsMs: input.waitForInputsMs ?? 0,
+  });
+  if (ending.next === 'continue-as-new') {
+    await condition(allHandlersFinished);
+    // What is left of a re-run's reused results goes along; what was folded is in the state.
+    const { reuse: _folded, ...rest } = input;
+    const reuse = remainingReuse(state);
+    return continueAsNew<typeof swarmWorkflow>({
+      ...rest,
+      carried: ending.carried,
+      ...(reuse === undefined ? {} : { reuse }),
+    });
+  }
+  return endSwarm(ending.result, definition);
+}

@@ -1,0 +1,233 @@
+// The SwarmPort of a real swarm run: activities, child workflows, conditions and the workflow
+// clock of @temporalio/workflow. Deterministic: imports only @temporalio/workflow and pure modules.
+import {
+  CancellationScope,
+  condition,
+  createEventGroup,
+  executeChild,
+  isCancellation,
+  log,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type {
+  InstanceOutcome,
+  SubagentInput,
+  SubagentRefInput,
+  SubagentResult,
+  SuperviseResult,
+  SwarmState,
+  SwarmWorkflowInput,
+} from '@wharf/swarm';
+import {
+  agentTaskInput,
+  failedBeforeOutput,
+  isLooped,
+  type SubagentCall,
+  type SupervisorCall,
+  splitSubagentInput,
+} from '@wharf/swarm';
+import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
+import {
+  contextMetrics,
+  failureMessage,
+  indexItems,
+  localActivityOptions,
+  planContext,
+  pruneContext,
+  runSubagent,
+  storeSubagentDefinition,
+  writeManifestPart,
+} from './swarm-activities.js';
+import type { SwarmPort } from './swarm-driver.js';
+import type { SwarmHandlerHooks } from './swarm-handlers.js';
+import type { SwarmVisibility } from './swarm-visibility.js';
+
+/**
+ * History size past which a run starts no further subagent of a wide superstep: the ones in
+ * flight finish, then the run continues as new (Temporal suggests staying under 4 MiB).
+ */
+const SPLIT_HISTORY_BYTES = 3 * 1024 * 1024;
+
+/**
+ * The port `driveSwarm` runs against inside the workflow, and the hooks its handlers call:
+ * each task's instances run in a cancellation scope of the task (the `cancelTask` update
+ * cancels it) and an event group of their own; a signal or update bumps the version
+ * `waitForChange` waits on.
+ *
+ * @example
+ * ```ts
+ * const port = new TemporalSwarmPort(state, input, visibility);
+ * registerSwarmHandlers(state, port.hooks);
+ * const ending = await driveSwarm(state, port, options);
+ * ```
+ */
+export class TemporalSwarmPort implements SwarmPort {
+  /** Read only: the cancel reason of a task, the agents a `spawn_worker` tool may start. */
+  readonly #state: Readonly<SwarmState>;
+  readonly #input: SwarmWorkflowInput;
+  readonly #visibility: SwarmVisibility;
+  readonly #scopes = new Map<string, CancellationScope>();
+  /** Per script task, the definition this run last stored for its instances (as JSON) and its ref. */
+  readonly #definitions = new Map<string, { json: string; ref: Promise<string> }>();
+  /** Bumped by every signal or update that may let a waiting task run. */
+  #version = 0;
+
+  constructor(state: Readonly<SwarmState>, input: SwarmWorkflowInput, visibility: SwarmVisibility) {
+    this.#state = state;
+    this.#input = input;
+    this.#visibility = visibility;
+  }
+
+  /** What the swarm's handlers reach beyond the run. */
+  get hooks(): SwarmHandlerHooks {
+    return {
+      cancelRunning: (task) => this.#scopes.get(task)?.cancel(),
+      publish: () => this.publish(this.#state),
+      inputsChanged: () => {
+        this.#version += 1;
+      },
+    };
+  }
+
+  now(): number {
+    return Date.now();
+  }
+
+  async runInstance(call: SubagentCall): Promise<InstanceOutcome> {
+    const { task } = call.input;
+    let scope = this.#scopes.get(task);
+    if (scope === undefined) {
+      scope = new CancellationScope();
+      this.#scopes.set(task, scope);
+    }
+    // One event group per subagent: the Web UI groups its events under its label.
+    const group = createEventGroup(call.title, { id: `subagent:${call.label}` });
+    try {
+      return await scope.run(() => group.withScope(() => this.#dispatch(call)));
+    } catch (error) {
+      if (isCancellation(error))
+        return { cancelled: true, reason: this.#state.tasks.cancelReason(task) ?? 'cancelled' };
+      return failedBeforeOutput(call.label, failureMessage(error));
+    }
+  }
+
+  async indexItems(input: Parameters<SwarmPort['indexItems']>[0]): ReturnType<SwarmPort['indexItems']> {
+    try {
+      return await indexItems.executeWithOptions(
+        { summary: `${input.task} · index the items of ${input.source}` },
+        [input],
+      );
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return { error: `could not index loop.over ${input.source}: ${failureMessage(error)}` };
+    }
+  }
+
+  writeManifestPart: SwarmPort['writeManifestPart'] = (input) => writeManifestPart(input);
+
+  planContext: SwarmPort['planContext'] = (input) => planContext(input);
+
+  pruneContext: SwarmPort['pruneContext'] = (input) => pruneContext(input);
+
+  contextMetrics: SwarmPort['contextMetrics'] = (input, options = {}) =>
+    contextMetrics.executeWithOptions(
+      { ...localActivityOptions(), ...(options.summary === undefined ? {} : { summary: options.summary }) },
+      [input],
+    );
+
+  /** The supervisor as a child `agentTaskWorkflow` `<swarm>/supervisor`, one activity per step. */
+  async supervise(call: SupervisorCall): Promise<SuperviseResult> {
+    try {
+      const answer = await executeChild(agentTaskWorkflow, {
+        workflowId: `${workflowInfo().workflowId}/supervisor`,
+        staticSummary: call.summary,
+        args: [call.input],
+      });
+      return answer.supervisor ?? { answer: '', evidenceBytes: 0, error: 'the supervisor gave no answer' };
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      return { answer: '', evidenceBytes: 0, error: failureMessage(error) };
+    }
+  }
+
+  async waitForChange(timeoutMs?: number): Promise<boolean> {
+    const seen = this.#version;
+    if (timeoutMs === undefined) {
+      await condition(() => this.#version !== seen);
+      return true;
+    }
+    return condition(() => this.#version !== seen, timeoutMs);
+  }
+
+  historyFull(): boolean {
+    return this.shouldContinueAsNew() || workflowInfo().historySize >= SPLIT_HISTORY_BYTES;
+  }
+
+  shouldContinueAsNew(): boolean {
+    const current = workflowInfo();
+    return (
+      current.continueAsNewSuggested || current.historyLength >= (this.#input.historyEventLimit ?? 10_000)
+    );
+  }
+
+  publish(state: Readonly<SwarmState>): void {
+    this.#visibility.publish(state);
+  }
+
+  warn(message: string, attributes: Record<string, unknown>): void {
+    log.warn(message, attributes);
+  }
+
+  /**
+   * A script runs as a `runSubagent` activity; an agent as an `agentTaskWorkflow` child, one
+   * activity per model call and per tool call, so a worker that dies mid-task never pays again
+   * for a finished model call.
+   */
+  async #dispatch(call: SubagentCall): Promise<SubagentResult> {
+    const { agent } = call.input;
+    // A loop's instances share their task's definition: it is stored once and named by ref. A
+    // task without a loop is scheduled once, so it carries its own.
+    if (agent === undefined)
+      return runSubagent.executeWithOptions(call.options, [
+        isLooped(call.input.definition) ? await this.#byRef(call.input) : call.input,
+      ]);
+    return executeChild(agentTaskWorkflow, {
+      workflowId: agentWorkflowId(workflowInfo().workflowId, call.label),
+      staticSummary: call.options.summary,
+      args: [
+        agentTaskInput(
+          { ...call.input, agent },
+          // The agents its `spawn_worker` tool may start.
+          { heartbeatTimeoutMs: this.#input.heartbeatTimeoutMs, agents: this.#state.definition.agents },
+        ),
+      ],
+    });
+  }
+
+  /**
+   * A loop instance's input with what its task's instances share stored once for the run
+   * (a local activity, again only when that changes, e.g. a new context plan) and named by ref:
+   * a map of 12,000 items schedules its task's definition once, not 12,000 times.
+   */
+  async #byRef(input: SubagentInput): Promise<SubagentRefInput> {
+    const { definition, own } = splitSubagentInput(input);
+    const json = JSON.stringify(definition);
+    let stored = this.#definitions.get(input.task);
+    if (stored?.json !== json) {
+      const ref = storeSubagentDefinition({
+        ownerId: own.ownerId,
+        workflowId: own.workflowId,
+        definition,
+        ...(own.dataPlane === undefined ? {} : { dataPlane: own.dataPlane }),
+      });
+      stored = { json, ref };
+      this.#definitions.set(input.task, stored);
+      // A store that failed is asked again by the next instance.
+      const current = stored;
+      ref.catch(() => {
+        if (this.#definitions.get(input.task) === current) this.#definitions.delete(input.task);
+      });
+    }
+    return { ...own, definitionRef: await stored.ref };
+  }
+}
