@@ -277,6 +277,8 @@ function installRuntime(logger: Logger): void {
         warn: (message: string, meta?: Record<string, unknown>) => logger.warn(meta ?? {}, message),
         error: (message: string, meta?: Record<string, unknown>) => logger.error(meta ?? {}, message),
       },
+      // Core's own logs too, instead of Core's console logger on stdout.
+      telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
     });
   } catch {
     // already installed by the embedding application

@@ -356,6 +356,9 @@ function quietRuntime(options: { logSwarmFailures: boolean }): void {
       logger: swarmOutcomeLogger(new DefaultLogger('WARN'), {
         swarmFailures: options.logSwarmFailures ? 'line' : 'none',
       }),
+      // Core's own logs go through that logger (stderr) too: left to Core's console logger they
+      // would be written to stdout, inside `wharf run --json`'s output.
+      telemetryOptions: { logging: { forward: {}, filter: { core: 'WARN', other: 'ERROR' } } },
       shutdownSignals: [],
     });
   } catch {
