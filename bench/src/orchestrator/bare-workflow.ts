@@ -1,5 +1,6 @@
-// Baseline workflow for the orchestrator benchmark: the same scripts as plain activities,
-// no channels, no context, no store. Runs in the Temporal sandbox.
+// The orchestrator benchmark's information row: a workflow that forks the worker per script (the
+// same scripts as plain activities, each started by the worker itself; no channels, no context,
+// no store). Runs in the Temporal sandbox.
 import { continueAsNew, proxyActivities } from '@temporalio/workflow';
 import type * as activities from './bare-activities.js';
 
