@@ -31,6 +31,20 @@ describe('bench harness', () => {
     expect(lines.find((line) => line.startsWith('p99'))).toMatch(/8 ms\s+<= 5 ms\s+0\.63\s+>= 1\s+MISS$/);
   });
 
+  it('judges a budget row that measured 0 on its figure alone', () => {
+    const table = formatTable('demo', [
+      { name: 'lost', measured: 0, budget: 0, unit: 'items' },
+      { name: 'lost-some', measured: 2, budget: 0, unit: 'items' },
+      { name: 'redone', measured: 0, budget: 32, unit: 'items' },
+    ]);
+    const lines = table.split('\n');
+    expect(lines.find((line) => line.startsWith('lost '))).toMatch(/0 items\s+<= 0 items\s+-\s+>= 1\s+ok$/);
+    expect(lines.find((line) => line.startsWith('lost-some'))).toMatch(
+      /2 items\s+<= 0 items\s+0\.00\s+>= 1\s+MISS$/,
+    );
+    expect(lines.find((line) => line.startsWith('redone'))).toMatch(/-\s+>= 1\s+ok$/);
+  });
+
   it('measures the best of several rounds', async () => {
     let calls = 0;
     const result = await measure(

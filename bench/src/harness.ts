@@ -62,20 +62,22 @@ export async function measure(
 /**
  * Formats rows as one aligned text table: every row shows its figures, its ratio, its target and
  * its verdict (`ok`, `MISS`, or `info` for rows printed for information only). A budget row's
- * ratio is budget / measured, so it passes at 1 or more like the others.
+ * ratio is budget / measured, so it passes at 1 or more like the others; one that measured 0
+ * prints no ratio and passes (a budget of 0 items lost is met by 0).
  */
 export function formatTable(title: string, rows: readonly BenchRow[]): string {
   const header = ['benchmark', 'ours', 'baseline / budget', 'ratio', 'target', 'verdict'];
   const body = rows.map((row) => {
     if ('budget' in row) {
-      const ratio = row.budget / row.measured;
+      // A count that must stay at 0 (items lost) has no ratio: it is judged on the figure alone.
+      const ratio = row.measured === 0 ? '-' : (row.budget / row.measured).toFixed(2);
       return [
         row.name,
         `${formatFigure(row.measured)} ${row.unit}`,
         `<= ${formatFigure(row.budget)} ${row.unit}`,
-        ratio.toFixed(2),
+        ratio,
         '>= 1',
-        ratio >= 1 ? 'ok' : 'MISS',
+        row.measured <= row.budget ? 'ok' : 'MISS',
       ];
     }
     const ratio = row.ours / row.baseline;

@@ -4,6 +4,7 @@ import { contextResolverBenchmark } from './context-resolver/index.js';
 import { evidenceBenchmark } from './evidence/index.js';
 import { contextPlanBenchmark } from './orchestrator/context-plan.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
+import { peersBenchmark } from './orchestrator/peers.js';
 import { swarmDefinitionBenchmark } from './orchestrator/swarm-definition.js';
 import { wideMapBenchmark } from './orchestrator/wide-map.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
@@ -27,4 +28,5 @@ export const benchmarks: Benchmark[] = [
   orchestratorBenchmark,
   wideSwarmBenchmark,
   wideMapBenchmark,
+  peersBenchmark,
 ];

@@ -16,17 +16,25 @@ export interface WorkerProcessOptions {
   concurrency: number;
   /** A workflow bundle cache already holding the bundle (`WHARF_CACHE_DIR`), so the worker loads it. */
   cacheDir: string;
+  /** Its working directory, the scripts' too (default: this process's). */
+  cwd?: string;
+  /** More environment variables (e.g. `WHARF_SANDBOX`). */
+  env?: Record<string, string>;
 }
 
 /** A running worker process and its memory, read from `/proc`. */
 export interface WorkerProcess {
   readonly pid: number;
+  /** What its `worker-start` line says of the sandbox (e.g. `sandbox on`). */
+  readonly sandbox: string;
   /** Resident set size now, in bytes. */
   rss(): Promise<number>;
   /** The largest resident set size of the process so far (the kernel's high-water mark), in bytes. */
   peakRss(): Promise<number>;
   /** SIGTERM, then waits for the process to end (its running scripts get no grace). */
   stop(): Promise<void>;
+  /** SIGKILL, then waits for the process to end: a crash, nothing flushed or told. */
+  kill(): Promise<void>;
 }
 
 /**
@@ -58,7 +66,9 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       WHARF_CACHE_DIR: options.cacheDir,
       WHARF_SHUTDOWN_GRACE_MS: '0',
       LOG_LEVEL: 'info',
+      ...options.env,
     },
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const pid = child.pid;
@@ -67,7 +77,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
   child.stderr?.setEncoding('utf8').on('data', (text: string) => {
     if (stderr.length < 50) stderr.push(text);
   });
-  await new Promise<void>((resolve, reject) => {
+  const sandbox = await new Promise<string>((resolve, reject) => {
     const lines = createInterface({ input: child.stdout as NonNullable<ChildProcess['stdout']> });
     const failed = (code: number | null) =>
       reject(
@@ -79,7 +89,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     lines.on('line', (line) => {
       if (!line.includes('"worker-start"')) return;
       child.off('exit', failed);
-      resolve();
+      resolve(sandboxOf(line));
     });
   });
   const status = async (field: 'VmRSS' | 'VmHWM') => {
@@ -88,17 +98,30 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     if (kib === undefined) throw new Error(`/proc/${pid}/status has no ${field}`);
     return Number(kib) * 1024;
   };
+  const end = async (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill(signal);
+    await exited;
+  };
   return {
     pid,
+    sandbox,
     rss: () => status('VmRSS'),
     peakRss: () => status('VmHWM'),
-    async stop() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-      child.kill('SIGTERM');
-      await exited;
-    },
+    stop: () => end('SIGTERM'),
+    kill: () => end('SIGKILL'),
   };
+}
+
+/** The `sandbox` field of a JSON log line, or `unknown`. */
+function sandboxOf(line: string): string {
+  try {
+    const sandbox = (JSON.parse(line) as { sandbox?: unknown }).sandbox;
+    return typeof sandbox === 'string' ? sandbox : 'unknown';
+  } catch {
+    return 'unknown';
+  }
 }
 
 /** The Node flags a script's `#!/usr/bin/env -S node …` line starts it with (none for plain `node`). */

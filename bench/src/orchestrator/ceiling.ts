@@ -1,0 +1,94 @@
+import { fileURLToPath } from 'node:url';
+import { Client, type Connection } from '@temporalio/client';
+import { bundleWorkflowCode, type NativeConnection, Worker } from '@temporalio/worker';
+import * as ceilingActivities from './ceiling-activities.js';
+import type { ceilingWorkflow } from './ceiling-workflow.js';
+import { type RunEvents, runChainEvents } from './run-chain-events.js';
+
+const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+
+/** What {@link runCeiling} runs: the Wharf side's concurrency structure. */
+export interface CeilingOptions {
+  items: number;
+  connection: Connection;
+  nativeConnection: NativeConnection;
+  /** Worker activity slots (`maxConcurrentActivityTaskExecutions`), as Wharf's worker has. */
+  workerConcurrency: number;
+  /** Activities in flight, as the swarm's `maxConcurrentTasks`. */
+  inFlight: number;
+  /** Events a run holds before it continues as new, as the swarm's `historyEventLimit`. */
+  historyEventLimit: number;
+}
+
+/** What the ceiling run left. */
+export interface CeilingFigures {
+  seconds: number;
+  runs: RunEvents[];
+  /** The worker's settings, printed with the row. */
+  settings: string;
+}
+
+/**
+ * The engine's own limit: `items` activities that do nothing, through `ceilingWorkflow` on the
+ * given server, on a plain Temporal worker with the settings Wharf's worker has
+ * (`createWharfWorker` sets `maxConcurrentActivityTaskExecutions` and leaves every other option
+ * at the SDK's default), in this process. The worker is warmed with a short run first.
+ *
+ * @example
+ * ```ts
+ * const { seconds } = await runCeiling({ items: 10_000, connection, nativeConnection,
+ *   workerConcurrency: 32, inFlight: 64, historyEventLimit: 2_000 });
+ * ```
+ */
+export async function runCeiling(options: CeilingOptions): Promise<CeilingFigures> {
+  const taskQueue = 'bench-ceiling';
+  const worker = await Worker.create({
+    connection: options.nativeConnection,
+    taskQueue,
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: fileURLToPath(new URL('./ceiling-workflow.js', import.meta.url)),
+      logger: quiet,
+    }),
+    activities: ceilingActivities,
+    maxConcurrentActivityTaskExecutions: options.workerConcurrency,
+  });
+  const client = new Client({ connection: options.connection });
+  const start = (items: number, id: string) =>
+    client.workflow.start<typeof ceilingWorkflow>('ceilingWorkflow', {
+      taskQueue,
+      workflowId: `${id}-${Date.now()}`,
+      args: [items, options.inFlight, options.historyEventLimit],
+    });
+  return worker.runUntil(async () => {
+    await (await start(Math.min(options.items, 50), 'ceiling-warmup')).result();
+    const started = performance.now();
+    const handle = await start(options.items, 'ceiling');
+    const done = await handle.result();
+    const seconds = (performance.now() - started) / 1000;
+    if (done !== options.items) throw new Error(`the ceiling ran ${done} activities of ${options.items}`);
+    const runs = await runChainEvents(client, handle.workflowId, handle.firstExecutionRunId);
+    return { seconds, runs, settings: workerSettings(worker) };
+  });
+}
+
+/** The worker options that decide its throughput, as the SDK compiled them. */
+function workerSettings(worker: Worker): string {
+  const options = worker.options as unknown as Record<string, unknown>;
+  const slots = (kind: string) => {
+    const tuner = options.tuner as Record<string, { numSlots?: number } | undefined> | undefined;
+    return tuner?.[kind]?.numSlots;
+  };
+  const poller = (key: string) => {
+    const behavior = options[key] as { maximum?: number; type?: string } | undefined;
+    return behavior?.maximum ?? behavior?.type;
+  };
+  return [
+    `activity slots ${slots('activityTaskSlotSupplier') ?? options.maxConcurrentActivityTaskExecutions}`,
+    `workflow task slots ${slots('workflowTaskSlotSupplier') ?? options.maxConcurrentWorkflowTaskExecutions}`,
+    `workflow task pollers ${poller('workflowTaskPollerBehavior')}`,
+    `activity task pollers ${poller('activityTaskPollerBehavior')}`,
+    `max cached workflows ${options.maxCachedWorkflows}`,
+    `workflow thread pool ${options.workflowThreadPoolSize}`,
+    `reuseV8Context ${options.reuseV8Context}`,
+  ].join(', ');
+}

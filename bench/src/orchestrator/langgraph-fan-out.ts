@@ -1,0 +1,80 @@
+import { Annotation, END, Send, START, StateGraph } from '@langchain/langgraph';
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
+import { captureProcess, type ProcessSpawner } from '@wharf/stdio-limits';
+
+/** What {@link runLangGraphFanOut} runs. */
+export interface LangGraphFanOutOptions {
+  /** Items fanned out with `Send`, one node run each (on resume: the same as the first start). */
+  items: number;
+  /** The shell script each node runs, with `WHARF_INSTANCE` set to its item's index. */
+  script: string;
+  /** The shell that runs it (`bash`, as a Wharf script's default). */
+  shell: string;
+  /** The SQLite saver's file. */
+  checkpointPath: string;
+  threadId: string;
+  /** Nodes run at once (`maxConcurrency`). */
+  concurrency: number;
+  /** Starts the scripts (a `SpawnServer`, as the Wharf worker's default). */
+  spawner: ProcessSpawner;
+  /** Resume the thread from its last checkpoint instead of starting it. */
+  resume: boolean;
+}
+
+/** What the graph's final state holds. */
+export interface LangGraphFanOutResult {
+  /** Outputs in the final state (one per node run whose writes the state took). */
+  outputs: number;
+  /** Distinct outputs among them. */
+  distinctOutputs: number;
+}
+
+/**
+ * A LangGraph.js graph that fans `items` out with `Send` to one node, each running `script`
+ * through `captureProcess` (default limits, the given spawner) and returning its stdout into a
+ * list channel; checkpointed by the SQLite saver into `checkpointPath`. Starting it or resuming
+ * the thread (`invoke(null)` with the same thread id: the nodes whose writes the saver kept are
+ * not run again) runs it to the end.
+ *
+ * @example
+ * ```ts
+ * const spawner = new SpawnServer();
+ * const result = await runLangGraphFanOut({ items: 100, script: 'echo "$WHARF_INSTANCE"', shell: 'bash',
+ *   checkpointPath: '/tmp/lg.db', threadId: 't', concurrency: 32, spawner, resume: false });
+ * result.distinctOutputs; // 100
+ * ```
+ */
+export async function runLangGraphFanOut(options: LangGraphFanOutOptions): Promise<LangGraphFanOutResult> {
+  const State = Annotation.Root({
+    items: Annotation<number>(),
+    outputs: Annotation<string[]>({ reducer: (all, more) => all.concat(more), default: () => [] }),
+  });
+  const Item = Annotation.Root({ index: Annotation<number>() });
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' };
+  const graph = new StateGraph(State)
+    .addNode(
+      'run',
+      async (item: typeof Item.State) => {
+        const capture = await captureProcess(options.shell, {
+          args: ['-c', options.script],
+          env: { ...env, WHARF_INSTANCE: String(item.index) },
+          spawner: options.spawner,
+        });
+        if (capture.exitCode !== 0) throw new Error(`item ${item.index} exited ${capture.exitCode}`);
+        return { outputs: [capture.stdout.text] };
+      },
+      { input: Item },
+    )
+    .addConditionalEdges(START, (state) =>
+      Array.from({ length: state.items }, (_, index) => new Send('run', { index })),
+    )
+    .addEdge('run', END)
+    .compile({ checkpointer: SqliteSaver.fromConnString(options.checkpointPath) });
+  const config = {
+    configurable: { thread_id: options.threadId },
+    maxConcurrency: options.concurrency,
+  };
+  const final = await graph.invoke(options.resume ? null : { items: options.items }, config);
+  const outputs = final.outputs ?? [];
+  return { outputs: outputs.length, distinctOutputs: new Set(outputs).size };
+}

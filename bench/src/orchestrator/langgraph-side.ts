@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { itemScript, readItemLog, untilLogged } from './item-log.js';
+import { filesBytes } from './wharf-fan-out.js';
+
+/** What {@link runLangGraphSide} runs. */
+export interface LangGraphSideOptions {
+  items: number;
+  /** Nodes run at once (`maxConcurrency`). */
+  concurrency: number;
+  /** A directory of this run's own: the saver's file, the item log. */
+  dir: string;
+  /** SIGKILL the process once half the items have run, then resume the thread in a new one. */
+  killAtHalf: boolean;
+}
+
+/** What one LangGraph.js fan-out left. */
+export interface LangGraphSideFigures {
+  /** From the first start to the end (a resume's included). */
+  seconds: number;
+  /** The peak RSS of the process that finished the run (`maxRSS`). */
+  peakRss: number;
+  /** Distinct outputs in the final state: the items in the result. */
+  itemsInResult: number;
+  /** Outputs in the final state beyond the distinct ones (an item's writes taken twice). */
+  duplicateOutputs: number;
+  runsBeforeKill: number;
+  redone: number;
+  /** The SQLite saver's file and write-ahead log after the run. */
+  checkpointBytes: number;
+}
+
+/** What the child prints. */
+interface ChildResult {
+  outputs: number;
+  distinctOutputs: number;
+  seconds: number;
+  peakRss: number;
+}
+
+const CHILD = fileURLToPath(new URL('./langgraph-child.js', import.meta.url));
+
+/**
+ * The headline fan-out through LangGraph.js in a process of its own (`langgraph-child.js`): a
+ * `Send` per item to a node that runs the same script as the Wharf side through a `SpawnServer`,
+ * checkpointed by `@langchain/langgraph-checkpoint-sqlite` into a file. With `killAtHalf` the
+ * process is SIGKILLed once half the scripts have run, and a new one resumes the thread (same
+ * thread id, `invoke(null)`). Counts the items redone and those in the final state.
+ *
+ * @example
+ * ```ts
+ * const figures = await runLangGraphSide({ items: 1000, concurrency: 32, dir, killAtHalf: true });
+ * figures.redone; // at most the nodes in flight at the kill
+ * ```
+ */
+export async function runLangGraphSide(options: LangGraphSideOptions): Promise<LangGraphSideFigures> {
+  const log = join(options.dir, 'items.log');
+  const checkpointPath = join(options.dir, 'checkpoints.db');
+  const childOptions = {
+    items: options.items,
+    script: itemScript(log),
+    shell: 'bash',
+    checkpointPath,
+    threadId: 'fan-out',
+    concurrency: options.concurrency,
+  };
+  const started = performance.now();
+  let runsBeforeKill = 0;
+  let result: ChildResult;
+  if (options.killAtHalf) {
+    const first = startChild({ ...childOptions, resume: false });
+    await Promise.race([
+      untilLogged(log, Math.ceil(options.items / 2)),
+      first.result.then(() => {
+        throw new Error('the LangGraph.js run ended before half its items had run');
+      }),
+    ]);
+    first.kill();
+    await first.result.catch(() => undefined);
+    runsBeforeKill = (await readItemLog(log)).runs;
+    result = await startChild({ ...childOptions, resume: true }).result;
+  } else {
+    result = await startChild({ ...childOptions, resume: false }).result;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return {
+    seconds,
+    peakRss: result.peakRss,
+    itemsInResult: result.distinctOutputs,
+    duplicateOutputs: result.outputs - result.distinctOutputs,
+    runsBeforeKill,
+    redone: (await readItemLog(log)).redone,
+    checkpointBytes: await filesBytes(checkpointPath),
+  };
+}
+
+/** Starts `langgraph-child.js`; its printed result, and a SIGKILL. */
+function startChild(options: object): { result: Promise<ChildResult>; kill: () => void } {
+  const child = spawn(process.execPath, [CHILD, JSON.stringify(options)], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => {
+    stdout += text;
+  });
+  child.stderr.setEncoding('utf8').on('data', (text: string) => {
+    if (stderr.length < 4_000) stderr += text;
+  });
+  const result = new Promise<ChildResult>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (code === 0) resolve(JSON.parse(stdout.trim()) as ChildResult);
+      else reject(new Error(`the LangGraph.js process ended (${code ?? signal}): ${stderr.slice(0, 2_000)}`));
+    });
+  });
+  return { result, kill: () => child.kill('SIGKILL') };
+}

@@ -1,0 +1,189 @@
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
+import { startDevServer } from '@wharf/orchestrator/dev-server';
+import { cachedWorkflowBundle } from '@wharf/orchestrator/worker';
+import type { Benchmark } from '../benchmark.js';
+import { type BenchRow, formatTable } from '../harness.js';
+import { type CeilingFigures, runCeiling } from './ceiling.js';
+import { historyActions, percentile } from './history-actions.js';
+import { type LangGraphSideFigures, runLangGraphSide } from './langgraph-side.js';
+import type { RunEvents } from './run-chain-events.js';
+import { runWharfFanOut, type WharfFanOutFigures, type WharfFanOutSettings } from './wharf-fan-out.js';
+
+const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
+const MIB = 1024 * 1024;
+
+/** Wharf's side, as `orchestrator-wide-map` runs it; the ceiling copies it. */
+const WHARF: WharfFanOutSettings = { workerConcurrency: 32, swarmConcurrency: 64, historyEventLimit: 2_000 };
+/** Smoke runs bound the history lower, so that even their few items span several runs. */
+const SMOKE_HISTORY_EVENT_LIMIT = 300;
+
+/** The items: `WHARF_BENCH_PEERS_ITEMS`, else 10,000 (smoke: 100). */
+function itemCount(smoke: boolean): number {
+  const text = process.env.WHARF_BENCH_PEERS_ITEMS?.trim();
+  if (text === undefined || text === '') return smoke ? 100 : 10_000;
+  const value = Number(text);
+  if (!Number.isSafeInteger(value) || value < 2)
+    throw new Error(`WHARF_BENCH_PEERS_ITEMS must be a whole number of at least 2, not ${text}`);
+  return value;
+}
+
+/**
+ * The headline fan-out against the peer and against the engine's own limit. The same N items
+ * (10,000; 100 in smoke runs), one trivial script each (it logs its item and prints it), run
+ * (1) through Wharf (a map over a stored list, the shipped worker in a process of its own) and
+ * (2) through LangGraph.js (`Send` per item, each node running the script through a
+ * `SpawnServer`, checkpointed by the SQLite saver into a file), at the same concurrency: then
+ * each again with a SIGKILL once half the items ran (Wharf: the worker, a new one takes over;
+ * LangGraph.js: its process, a new one resumes the thread), counting the items redone and lost;
+ * and (3) N no-op activities on the same server with Wharf's worker settings and concurrency
+ * structure: the ceiling, with Temporal actions per subagent and scheduling latency.
+ * `WHARF_BENCH_PEERS_SANDBOX` sets the Wharf worker's `WHARF_SANDBOX` (default: its own, `auto`).
+ */
+export const peersBenchmark: Benchmark = {
+  name: 'orchestrator-peers',
+  async run(options) {
+    const items = itemCount(options.smoke);
+    const sandbox = process.env.WHARF_BENCH_PEERS_SANDBOX?.trim();
+    const settings: WharfFanOutSettings = {
+      ...WHARF,
+      historyEventLimit: options.smoke ? SMOKE_HISTORY_EVENT_LIMIT : WHARF.historyEventLimit,
+      ...(sandbox === undefined || sandbox === '' ? {} : { sandbox }),
+    };
+    try {
+      Runtime.install({ logger: new DefaultLogger('ERROR') });
+    } catch {
+      // installed already
+    }
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-bench-peers-'));
+    const cacheDir = join(dir, 'cache');
+    const server = await startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds });
+    const connection = await Connection.connect({ address: server.address });
+    const nativeConnection = await NativeConnection.connect({ address: server.address });
+    const runDir = async (name: string) => {
+      const path = join(dir, name);
+      await mkdir(path, { recursive: true });
+      return path;
+    };
+    try {
+      await cachedWorkflowBundle({ dir: cacheDir, logger: quiet });
+      const wharfSide = (killAtHalf: boolean, name: string) => async () =>
+        runWharfFanOut({
+          ...settings,
+          items,
+          address: server.address,
+          connection,
+          dir: await runDir(name),
+          cacheDir,
+          killAtHalf,
+        });
+      const langGraphSide = (killAtHalf: boolean, name: string) => async () =>
+        runLangGraphSide({
+          items,
+          concurrency: settings.workerConcurrency,
+          dir: await runDir(name),
+          killAtHalf,
+        });
+      const wharf = await wharfSide(false, 'wharf')();
+      const langGraph = await langGraphSide(false, 'langgraph')();
+      const ceiling = await runCeiling({
+        items,
+        connection,
+        nativeConnection,
+        workerConcurrency: settings.workerConcurrency,
+        inFlight: settings.swarmConcurrency,
+        historyEventLimit: settings.historyEventLimit,
+      });
+      const wharfKilled = await wharfSide(true, 'wharf-kill')();
+      const langGraphKilled = await langGraphSide(true, 'langgraph-kill')();
+      return report({ items, settings, wharf, langGraph, ceiling, wharfKilled, langGraphKilled });
+    } finally {
+      await connection.close();
+      await nativeConnection.close();
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** Everything the benchmark measured. */
+interface PeersFigures {
+  items: number;
+  settings: WharfFanOutSettings;
+  wharf: WharfFanOutFigures;
+  langGraph: LangGraphSideFigures;
+  ceiling: CeilingFigures;
+  wharfKilled: WharfFanOutFigures;
+  langGraphKilled: LangGraphSideFigures;
+}
+
+/** The table and the lines under it. */
+function report(figures: PeersFigures): string {
+  const { items, settings, wharf, langGraph, ceiling, wharfKilled, langGraphKilled } = figures;
+  const rate = (seconds: number) => items / seconds;
+  const inFlight = settings.workerConcurrency;
+  const rows: BenchRow[] = [
+    {
+      name: `${items}: Wharf vs LangGraph.js + SQLite saver, subagents/s`,
+      ours: rate(wharf.seconds),
+      baseline: rate(langGraph.seconds),
+      target: 1,
+    },
+    {
+      name: `${items}: Wharf vs no-op activities on the same server (ceiling), subagents/s`,
+      ours: rate(wharf.seconds),
+      baseline: rate(ceiling.seconds),
+      target: 0.6,
+    },
+    {
+      name: 'SIGKILL halfway, Wharf: items lost',
+      measured: items - Math.min(items, wharfKilled.itemsInResult),
+      budget: 0,
+      unit: 'items',
+    },
+    {
+      name: `SIGKILL halfway, Wharf: items redone (budget: the ${inFlight} in flight)`,
+      measured: wharfKilled.redone,
+      budget: inFlight,
+      unit: 'items',
+    },
+  ];
+  const wharfActions = actionsOf(wharf.runs, items);
+  const ceilingActions = actionsOf(ceiling.runs, items);
+  const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
+  return [
+    formatTable(`the headline fan-out: ${items} items, one trivial script each`, rows),
+    `configuration, Wharf: a map over a stored list of ${items} lines + a join over every ref; the shipped @wharf/worker in a process of its own (${wharf.sandbox}${settings.sandbox === undefined ? ', its default' : `, WHARF_SANDBOX=${settings.sandbox}`}), ${settings.workerConcurrency} activity slots (WHARF_MAX_CONCURRENT), scripts through its spawn server; maxConcurrentTasks ${settings.swarmConcurrency}, historyEventLimit ${settings.historyEventLimit}; Temporal dev server (SQLite); outputs in its SQLite store`,
+    `configuration, LangGraph.js: a Send per item to one node, maxConcurrency ${inFlight}, each node runs the same script by captureProcess (default limits) through a SpawnServer, stdout into a list channel; SqliteSaver (WAL) in a file; one process`,
+    `configuration, ceiling: ceilingWorkflow, ${items} no-op activities, ${settings.swarmConcurrency} in flight, continue-as-new at ${settings.historyEventLimit} events, the script activity's timeouts; a plain Temporal worker in the bench process: ${ceiling.settings}`,
+    `subagents/s: Wharf ${rate(wharf.seconds).toFixed(1)} (${wharf.seconds.toFixed(1)} s), LangGraph.js ${rate(langGraph.seconds).toFixed(1)} (${langGraph.seconds.toFixed(1)} s), ceiling ${rate(ceiling.seconds).toFixed(1)} (${ceiling.seconds.toFixed(1)} s)`,
+    `peak RSS: Wharf worker ${mib(wharf.peakRss)}, LangGraph.js process ${mib(langGraph.peakRss)}`,
+    `bytes written per item: Wharf ${perItem(wharf.historyBytes + wharf.storeBytes, items)} (history ${perItem(wharf.historyBytes, items)} in ${wharf.runs.length} runs, output store ${perItem(wharf.storeBytes, items)}), LangGraph.js ${perItem(langGraph.checkpointBytes, items)} (SQLite saver file + WAL)`,
+    `SIGKILL once ${Math.ceil(items / 2)} scripts ran: Wharf ${killLine(wharfKilled.runsBeforeKill, wharfKilled.redone, items - wharfKilled.itemsInResult, wharfKilled.seconds)}; LangGraph.js ${killLine(langGraphKilled.runsBeforeKill, langGraphKilled.redone, items - langGraphKilled.itemsInResult, langGraphKilled.seconds)}${langGraphKilled.duplicateOutputs > 0 ? `, ${langGraphKilled.duplicateOutputs} outputs twice in the state` : ''}`,
+    `Temporal actions per subagent (billable, counted from history): Wharf ${wharfActions.perItem}, ceiling ${ceilingActions.perItem}; activities per subagent: Wharf ${wharfActions.activitiesPerItem}, ceiling ${ceilingActions.activitiesPerItem}`,
+    `scheduling latency (ActivityTaskScheduled → Started), p50/p99: Wharf ${wharfActions.latency}, ceiling ${ceilingActions.latency}`,
+  ].join('\n');
+}
+
+/** Actions and activities per item, and the scheduling latency, of a run chain. */
+function actionsOf(runs: readonly RunEvents[], items: number) {
+  const counted = historyActions(runs.map((run) => run.events));
+  const latencies = counted.schedulingLatenciesMs;
+  return {
+    perItem: (counted.actions / items).toFixed(2),
+    activitiesPerItem: (counted.activities / items).toFixed(2),
+    latency: `${percentile(latencies, 0.5)}/${percentile(latencies, 0.99)} ms`,
+  };
+}
+
+function perItem(bytes: number, items: number): string {
+  return `${(bytes / items).toFixed(0)} B`;
+}
+
+function killLine(before: number, redone: number, lost: number, seconds: number): string {
+  return `${before} runs logged by the kill, ${redone} items redone, ${lost} lost, ${seconds.toFixed(1)} s in all`;
+}
