@@ -1,6 +1,7 @@
 // The LangGraph.js side of `orchestrator-peers` in a process of its own, so that its memory is its
 // own and a SIGKILL ends it as it would end a user's process. Reads its options as JSON from
-// argv[2], prints one JSON line with the result, its seconds and its peak RSS.
+// argv[2], prints one JSON line with the result, its seconds (from the graph's start, the modules
+// loaded) and its peak RSS.
 import { SpawnServer } from '@wharf/stdio-limits';
 import { runLangGraphFanOut } from './langgraph-fan-out.js';
 

@@ -17,7 +17,10 @@ export interface LangGraphSideOptions {
 
 /** What one LangGraph.js fan-out left. */
 export interface LangGraphSideFigures {
-  /** From the first start to the end (a resume's included). */
+  /**
+   * Without a kill: from the graph's start to its end, in its process. With one: from the first
+   * process's start to the end of the resume.
+   */
   seconds: number;
   /** The peak RSS of the process that finished the run (`maxRSS`). */
   peakRss: number;
@@ -83,7 +86,10 @@ export async function runLangGraphSide(options: LangGraphSideOptions): Promise<L
   } else {
     result = await startChild({ ...childOptions, resume: false }).result;
   }
-  const seconds = (performance.now() - started) / 1000;
+  // A run without a kill is timed in its process, from the graph's start (the process already up
+  // and its modules loaded, as the Wharf side's worker is); a killed one from the first start to
+  // the end of the resume.
+  const seconds = options.killAtHalf ? (performance.now() - started) / 1000 : result.seconds;
   return {
     seconds,
     peakRss: result.peakRss,

@@ -157,7 +157,7 @@ function report(figures: PeersFigures): string {
   const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
   return [
     formatTable(`the headline fan-out: ${items} items, one trivial script each`, rows),
-    `configuration, Wharf: a map over a stored list of ${items} lines + a join over every ref; the shipped @wharf/worker in a process of its own (${wharf.sandbox}${settings.sandbox === undefined ? ', its default' : `, WHARF_SANDBOX=${settings.sandbox}`}), ${settings.workerConcurrency} activity slots (WHARF_MAX_CONCURRENT), scripts through its spawn server; maxConcurrentTasks ${settings.swarmConcurrency}, historyEventLimit ${settings.historyEventLimit}; Temporal dev server (SQLite); outputs in its SQLite store`,
+    `configuration, Wharf: a map over a stored list of ${items} lines + a join over every ref; the shipped @wharf/worker in a process of its own (${wharf.sandbox}${sandboxNote(wharf.sandbox, settings.sandbox)}), ${settings.workerConcurrency} activity slots (WHARF_MAX_CONCURRENT), scripts through its spawn server; maxConcurrentTasks ${settings.swarmConcurrency}, historyEventLimit ${settings.historyEventLimit}; Temporal dev server (SQLite); outputs in its SQLite store`,
     `configuration, LangGraph.js: a Send per item to one node, maxConcurrency ${inFlight}, each node runs the same script by captureProcess (default limits) through a SpawnServer, stdout into a list channel; SqliteSaver (WAL) in a file; one process`,
     `configuration, ceiling: ceilingWorkflow, ${items} no-op activities, ${settings.swarmConcurrency} in flight, continue-as-new at ${settings.historyEventLimit} events, the script activity's timeouts; a plain Temporal worker in the bench process: ${ceiling.settings}`,
     `subagents/s: Wharf ${rate(wharf.seconds).toFixed(1)} (${wharf.seconds.toFixed(1)} s), LangGraph.js ${rate(langGraph.seconds).toFixed(1)} (${langGraph.seconds.toFixed(1)} s), ceiling ${rate(ceiling.seconds).toFixed(1)} (${ceiling.seconds.toFixed(1)} s)`,
@@ -178,6 +178,12 @@ function actionsOf(runs: readonly RunEvents[], items: number) {
     activitiesPerItem: (counted.activities / items).toFixed(2),
     latency: `${percentile(latencies, 0.5)}/${percentile(latencies, 0.99)} ms`,
   };
+}
+
+/** What to add to the worker's own word on its sandbox: that it is its default, or what set it. */
+function sandboxNote(described: string, setting: string | undefined): string {
+  if (setting === undefined) return ', its default';
+  return described.includes(`WHARF_SANDBOX=${setting}`) ? '' : `, WHARF_SANDBOX=${setting}`;
 }
 
 function perItem(bytes: number, items: number): string {
