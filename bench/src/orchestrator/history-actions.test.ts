@@ -17,6 +17,14 @@ const int64 = (value: number): Int64 =>
     toString: () => String(value),
   }) as unknown as Int64;
 
+/** The attributes field each event type of these tests carries, as a decoded history has it. */
+const attributesOf: Record<number, keyof HistoryEvent> = {
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED]: 'workflowExecutionStartedEventAttributes',
+  [EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]: 'activityTaskScheduledEventAttributes',
+  [EventType.EVENT_TYPE_TIMER_STARTED]: 'timerStartedEventAttributes',
+  [EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED]: 'workflowExecutionSignaledEventAttributes',
+};
+
 /** An event at `ms` milliseconds past the epoch. */
 function event(
   eventId: number,
@@ -28,6 +36,7 @@ function event(
     eventId: int64(eventId),
     eventType,
     eventTime: { seconds: int64(Math.floor(ms / 1000)), nanos: (ms % 1000) * 1e6 },
+    ...(attributesOf[eventType] === undefined ? {} : { [attributesOf[eventType]]: {} }),
     ...more,
   };
 }
@@ -40,10 +49,16 @@ describe('historyActions', () => {
       event(5, EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, 1_000),
       event(6, EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED, 1_000),
       event(7, EventType.EVENT_TYPE_MARKER_RECORDED, 1_000, {
-        markerRecordedEventAttributes: { workflowTaskCompletedEventId: int64(4) },
+        markerRecordedEventAttributes: {
+          markerName: 'core_local_activity',
+          workflowTaskCompletedEventId: int64(4),
+        },
       }),
       event(8, EventType.EVENT_TYPE_MARKER_RECORDED, 1_000, {
-        markerRecordedEventAttributes: { workflowTaskCompletedEventId: int64(4) },
+        markerRecordedEventAttributes: {
+          markerName: 'core_local_activity',
+          workflowTaskCompletedEventId: int64(4),
+        },
       }),
       event(9, EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED, 1_004, {
         activityTaskStartedEventAttributes: { scheduledEventId: int64(5), attempt: 1 },

@@ -1,4 +1,5 @@
 import proto from '@temporalio/proto';
+import { billableActions } from '@wharf/orchestrator/client';
 
 const EventType = proto.temporal.api.enums.v1.EventType;
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -17,13 +18,9 @@ export interface HistoryActions {
 }
 
 /**
- * Counts what Temporal Cloud bills as actions in the events of one or more runs, and every
- * activity's scheduling latency. Counted, one each: a run started (`WorkflowExecutionStarted`,
- * a continue-as-new's next run included), an activity scheduled and each of its retries
- * (`ActivityTaskStarted.attempt` − 1), a timer, a signal received, a child workflow or an
- * external signal started, a search-attribute or memo upsert, an accepted update; local
- * activities and side effects (`MarkerRecorded`) once per workflow task that records any.
- * Heartbeats never reach the history and are not counted.
+ * Counts what Temporal Cloud bills as actions in the events of one or more runs (with
+ * `billableActions`, the one counter Wharf has), the activities scheduled, and every activity's
+ * scheduling latency (`ActivityTaskScheduled` → the last attempt's `ActivityTaskStarted`).
  *
  * @example
  * ```ts
@@ -36,40 +33,17 @@ export function historyActions(runs: readonly (readonly HistoryEvent[])[]): Hist
   let activities = 0;
   const latencies: number[] = [];
   for (const events of runs) {
+    actions += billableActions(events);
     const scheduledAt = new Map<string, number>();
-    const markerTasks = new Set<string>();
     for (const event of events) {
-      switch (event.eventType) {
-        case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
-        case EventType.EVENT_TYPE_TIMER_STARTED:
-        case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
-        case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
-        case EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
-        case EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
-        case EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED:
-        case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
-          actions++;
-          break;
-        case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-          actions++;
-          activities++;
-          scheduledAt.set(String(event.eventId), millisOf(event));
-          break;
-        case EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED: {
-          const attributes = event.activityTaskStartedEventAttributes;
-          actions += Math.max(0, (attributes?.attempt ?? 1) - 1);
-          const scheduled = scheduledAt.get(String(attributes?.scheduledEventId));
-          if (scheduled !== undefined) latencies.push(millisOf(event) - scheduled);
-          break;
-        }
-        case EventType.EVENT_TYPE_MARKER_RECORDED:
-          markerTasks.add(String(event.markerRecordedEventAttributes?.workflowTaskCompletedEventId));
-          break;
-        default:
-          break;
+      if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
+        activities++;
+        scheduledAt.set(String(event.eventId), millisOf(event));
+      } else if (event.eventType === EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED) {
+        const scheduled = scheduledAt.get(String(event.activityTaskStartedEventAttributes?.scheduledEventId));
+        if (scheduled !== undefined) latencies.push(millisOf(event) - scheduled);
       }
     }
-    actions += markerTasks.size;
   }
   return { actions, activities, schedulingLatenciesMs: latencies.sort((a, b) => a - b) };
 }
