@@ -232,6 +232,12 @@ export class PostgresOutputStore implements OutputStore {
       this.#pool.on('error', () => undefined);
       this.#ownsPool = true;
     }
+    // Nor may a checked-out one (the pool listens only to idle ones): a server restarted while
+    // a body uploads under its lock would end the process with an unhandled 'error' event. The
+    // query in flight on it fails on its own, and the connection is released broken.
+    this.#pool.on('connect', (client) => {
+      client.on('error', () => undefined);
+    });
     this.#ownership = this.#migrate().then((owner) => this.#claimBlobs(owner));
     this.#ready = this.#ownership.then(() => undefined);
     this.#ready.catch(() => undefined);
