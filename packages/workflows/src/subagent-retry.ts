@@ -19,3 +19,18 @@ export const subagentRetryPolicy: RetryPolicy = {
   maximumAttempts: 4,
   nonRetryableErrorTypes: [...nonRetryableFailureTypes],
 };
+
+/**
+ * How `runSubagent` (a script task) and `indexItems` retry: as {@link subagentRetryPolicy}, for
+ * up to 10 attempts. A script's exit status is its result, never a retry: what fails its activity
+ * is the infrastructure (the data plane, the Temporal server, a worker's disk or the worker
+ * itself), whose outages last tens of seconds. Four attempts span 7 s of backoff and a 20 s
+ * PostgreSQL restart failed swarms; ten span about 2.5 minutes (1 + 2 + 4 + 8 + 16 + 30 × 4 s).
+ * Still bounded: an oversized result cannot loop.
+ *
+ * @example
+ * ```ts
+ * proxyActivities<WharfActivities>({ startToCloseTimeout: '30 minutes', retry: scriptRetryPolicy });
+ * ```
+ */
+export const scriptRetryPolicy: RetryPolicy = { ...subagentRetryPolicy, maximumAttempts: 10 };

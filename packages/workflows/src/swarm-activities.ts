@@ -8,11 +8,11 @@ import {
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { WharfActivities } from '@wharf/swarm';
-import { subagentRetryPolicy } from './subagent-retry.js';
+import { scriptRetryPolicy } from './subagent-retry.js';
 
 /**
  * `runSubagent` (a script task): a long activity that heartbeats, retried a bounded number of
- * times.
+ * times, through an infrastructure outage of a couple of minutes ({@link scriptRetryPolicy}).
  *
  * @example
  * ```ts
@@ -22,7 +22,7 @@ import { subagentRetryPolicy } from './subagent-retry.js';
 export const { runSubagent } = proxyActivities<WharfActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '20 seconds',
-  retry: subagentRetryPolicy,
+  retry: scriptRetryPolicy,
 });
 
 /**
@@ -49,7 +49,7 @@ export function localActivityOptions(): LocalActivityOptions {
 export const { indexItems } = proxyActivities<WharfActivities>({
   startToCloseTimeout: '30 minutes',
   heartbeatTimeout: '1 minute',
-  retry: subagentRetryPolicy,
+  retry: scriptRetryPolicy,
 });
 
 /**
