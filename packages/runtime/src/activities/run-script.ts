@@ -26,6 +26,7 @@ import { recordWorker } from './record-worker.js';
 import { expandedInRefs, instanceInputs } from './stored-lists.js';
 import { subagentContext } from './subagent-context.js';
 import { subagentResult } from './subagent-result.js';
+import { watchTemporalReach } from './temporal-reach.js';
 import type { WorkerSandbox } from './worker-sandbox.js';
 
 /** What {@link runScript} needs besides its input. */
@@ -143,7 +144,7 @@ export async function runScript(
       },
       spillName: 'output',
       ...(script.timeout_ms === undefined ? {} : { timeoutMs: script.timeout_ms }),
-      signal: context.cancellationSignal,
+      signal: AbortSignal.any([context.cancellationSignal, reach.signal]),
       ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
       ...(dependencies.spawner === undefined ? {} : { spawner: dependencies.spawner }),
       progressIntervalMs: PROGRESS_INTERVAL_MS,
@@ -156,8 +157,22 @@ export async function runScript(
         context.heartbeat({ task: input.task, bytes });
       },
     });
-  const capture = await (dependencies.sandbox?.using(workdir, run) ?? run());
+  // A worker cut off from the server stops the script once the server gave its retry away.
+  const reach = watchTemporalReach(context);
+  let capture: ProcessCapture;
+  try {
+    capture = await (dependencies.sandbox?.using(workdir, run) ?? run());
+  } finally {
+    reach.stop();
+  }
   const endedAt = new Date();
+  if (reach.signal.aborted && !context.cancellationSignal.aborted) {
+    await rm(spillDir, { recursive: true, force: true });
+    throw ApplicationFailure.retryable(
+      String((reach.signal.reason as Error).message),
+      'WharfTemporalUnreachable',
+    );
+  }
   if (context.cancellationSignal.aborted) {
     // Temporal asked to cancel: the process is gone; report the cancellation, store nothing.
     await recordWorker(artifacts, ids, { task: input.task, status: 'cancelled', startedAt, endedAt });
