@@ -3,6 +3,7 @@ import type { Embedded } from '@wharf/orchestrator/embedded';
 import { followRun } from './follow-run.js';
 import { type InterruptWatch, stoppedMessage } from './interrupt.js';
 import type { CliIo } from './output.js';
+import { retryingLines } from './retrying-lines.js';
 import { approveCommandFor } from './run-hints.js';
 
 /** Options of {@link awaitRun}. */
@@ -45,18 +46,67 @@ export async function awaitRun(
   // The wait for the result is a long poll: cancelled at an interruption, before the
   // connection closes (a poll retried on a closed connection would crash the process).
   const waiting = new AbortController();
-  const result = embedded.wharf.client.withAbortSignal(waiting.signal, () =>
-    embedded.wharf.result(workflowId),
+  const result = waitThroughOutages(
+    () => embedded.wharf.client.withAbortSignal(waiting.signal, () => embedded.wharf.result(workflowId)),
+    { io, address: embedded.address, signal: waiting.signal },
   );
   const until = Promise.race([result, watch.interrupted]);
   until.catch(() => {});
   void watch.interrupted.then(() => waiting.abort());
   if (options.follow) {
     const approveCommand = approveCommandFor(workflowId, embedded.address);
-    await followRun(embedded.wharf, workflowId, { result, until, io }, { approveCommand });
+    const retrying = async () =>
+      retryingLines(
+        (await embedded.wharf.client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [],
+      );
+    await followRun(embedded.wharf, workflowId, { result, until, io }, { approveCommand, retrying });
   }
   const outcome = await until;
   // Interrupted: the message is out; the caller stops the worker (the drain) in its `finally`.
   if (typeof outcome === 'string') throw watch.error(stoppedMessage(run));
   return outcome;
+}
+
+/**
+ * Waits for `read`, asking again while the Temporal server does not answer (gRPC UNAVAILABLE or
+ * DEADLINE_EXCEEDED: restarting, or its database restarting): a swarm outlives such an outage,
+ * and so does the command that waits for it. Each new reason is said once; `signal` ends the wait.
+ *
+ * @example
+ * ```ts
+ * const result = await waitThroughOutages(() => wharf.result(workflowId), { io, address, signal });
+ * ```
+ */
+export async function waitThroughOutages<T>(
+  read: () => Promise<T>,
+  options: { io: CliIo; address: string; signal: AbortSignal; retryMs?: number },
+): Promise<T> {
+  let said: string | undefined;
+  for (;;) {
+    try {
+      const value = await read();
+      if (said !== undefined)
+        options.io.err(`wharf: the Temporal server at ${options.address} answers again`);
+      return value;
+    } catch (error) {
+      const reason = unavailableReason(error);
+      if (reason === undefined || options.signal.aborted) throw error;
+      if (reason !== said)
+        options.io.err(
+          `wharf: the Temporal server at ${options.address} does not answer (${reason}); waiting`,
+        );
+      said = reason;
+      await new Promise((resolve) => setTimeout(resolve, options.retryMs ?? 2_000));
+    }
+  }
+}
+
+/** The message of a gRPC UNAVAILABLE (14) or DEADLINE_EXCEEDED (4) failure, anywhere in `error`'s causes. */
+function unavailableReason(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 5; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (code === 14 || code === 4) return current.message.replace(/^\d+ [A-Z_]+: /, '');
+    current = current.cause;
+  }
+  return undefined;
 }

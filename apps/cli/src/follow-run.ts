@@ -8,6 +8,8 @@ import { changedLines, type ProgressViewOptions, progressLines } from './progres
 export interface FollowRunOptions extends ProgressViewOptions {
   /** How often progress is read. Default 500 ms. */
   intervalMs?: number;
+  /** The swarm's activities that wait for a retry, one line per failure (`retryingLines`); read every 5 s, each new set printed once. */
+  retrying?: () => Promise<string[]>;
 }
 
 /**
@@ -45,12 +47,42 @@ export async function followRun(
       for (const line of changedLines(progress, seen, options)) io.out(line);
     }
   };
+  // A read that fails (the server or every worker out of reach) is said once, not hidden: the
+  // wait goes on, and the table comes back when a read does.
+  let unreadable: string | undefined;
+  let retryingReadAt = 0;
+  let retryingShown = '';
   while (!finished) {
-    const progress = await wharf.progress(workflowId).catch(() => undefined);
+    const progress = await wharf.progress(workflowId).catch((error: unknown) => {
+      const why = unreadableReason(error);
+      if (why !== unreadable && !finished) io.err(`wharf: cannot read progress (${why}); retrying`);
+      unreadable = why;
+      return undefined;
+    });
+    if (progress !== undefined && unreadable !== undefined) {
+      io.err('wharf: progress readable again');
+      unreadable = undefined;
+    }
     if (progress !== undefined && !finished) draw(progress);
+    if (options.retrying !== undefined && Date.now() - retryingReadAt >= 5_000 && !finished) {
+      retryingReadAt = Date.now();
+      const lines = await options.retrying().catch(() => undefined);
+      const text = lines?.join('\n');
+      if (text !== undefined && text !== retryingShown) {
+        for (const line of lines ?? []) io.err(`wharf: ${line}`);
+        if (text === '' && retryingShown !== '') io.err('wharf: no activity is retrying');
+        retryingShown = text;
+      }
+    }
     await Promise.race([sleep(options.intervalMs ?? 500), run.until.catch(() => {})]);
   }
   const result = await Promise.race([run.result, run.until.then(() => undefined)]).catch(() => undefined);
   if (result !== undefined)
     draw({ swarm: result.swarm, status: result.status, step: 0, tasks: result.tasks });
+}
+
+/** The first line of a failed read's message, without the gRPC status prefix (`14 UNAVAILABLE: `). */
+export function unreadableReason(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  return (message.split('\n')[0] ?? '').replace(/^\d+ [A-Z_]+: /, '').slice(0, 300) || 'no answer';
 }

@@ -15,6 +15,7 @@ import { connectServer } from '../connect-server.js';
 import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
 import { queueWorkers } from '../queue-workers.js';
+import { retryingLines } from '../retrying-lines.js';
 import { memoStatusLines } from '../status-from-memo.js';
 
 function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
@@ -122,6 +123,7 @@ export async function statusCommand(
           cause: error,
         });
       for (const line of memoStatusLines(workflowId, description)) io.out(line);
+      for (const line of retryingLines(description.raw.pendingActivities ?? [])) io.out(`  ${line}`);
       return undefined;
     });
     if (progress === undefined) return where();
@@ -130,6 +132,10 @@ export async function statusCommand(
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
     const usage = swarmUsage(progress.tasks);
     if (usage !== undefined) io.out(`model usage so far: ${formatUsage(usage)}`);
+    // What holds its activities back while an outage lasts: their last failures.
+    const retrying = retryingLines(description.raw.pendingActivities ?? []);
+    if (retrying.length > 0) io.out(`\nRetrying (${retrying.length}):`);
+    for (const line of retrying) io.out(`  ${line}`);
     // Whether the workers running its scripts sandbox them: their identity says.
     for (const identity of await queueWorkers(wharf, description.taskQueue)) io.out(`worker ${identity}`);
     const gates = pendingApprovals(progress);
