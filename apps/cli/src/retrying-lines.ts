@@ -24,7 +24,10 @@ export function retryingLines(pending: readonly PendingActivityLike[]): string[]
   for (const activity of pending) {
     const message = activity.lastFailure?.message;
     if (message === undefined || message === null || message === '') continue;
-    const reason = (message.split('\n')[0] ?? '').slice(0, 300);
+    // Bodies' content addresses told apart would give one line per body: one line per failure.
+    const reason = (message.split('\n')[0] ?? '')
+      .replace(/\b(?:[0-9a-f]{2}\/)?[0-9a-f]{64}\b/g, '…')
+      .slice(0, 300);
     const entry = byFailure.get(reason) ?? { count: 0, attempt: 0, types: new Set<string>() };
     entry.count += 1;
     entry.attempt = Math.max(entry.attempt, activity.attempt ?? 0);
