@@ -9,6 +9,7 @@ import {
   type ClusterConfig,
   clusterSecrets,
   dataPlaneEnvironment,
+  type ProcessEnv,
   serviceEnvironments,
   temporalPorts,
   workerEnvironment,
@@ -31,6 +32,12 @@ export interface ClusterTopologyOptions {
   readonly onProgress?: (line: string) => void;
   /** How long a process gets to answer once started. Default 120 s. */
   readonly readyTimeoutMs?: number;
+  /**
+   * Rewrites worker `n`'s environment before each start: the fault tests point one worker's
+   * Temporal, PostgreSQL or S3 endpoint at a proxy in front of it, as if its network broke.
+   * Default: the environment as is.
+   */
+  readonly workerEnvironment?: (n: number, env: ProcessEnv) => ProcessEnv;
 }
 
 /** The long-lived processes, in start order (the compose service names; workers numbered). */
@@ -58,6 +65,7 @@ export class ClusterTopology {
   private readonly env: Env;
   private readonly progress: (line: string) => void;
   private readonly readyTimeoutMs: number;
+  private readonly workerEnvironment: (n: number, env: ProcessEnv) => ProcessEnv;
   private binariesFound: ClusterBinaries | undefined;
   private readonly processes = new Map<string, ManagedProcess>();
 
@@ -66,6 +74,7 @@ export class ClusterTopology {
     this.env = options.env ?? process.env;
     this.progress = options.onProgress ?? (() => {});
     this.readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
+    this.workerEnvironment = options.workerEnvironment ?? ((_n, env) => env);
     this.binariesFound = options.binaries;
   }
 
@@ -317,7 +326,10 @@ export class ClusterTopology {
         return {
           command: process.execPath,
           args: [join(root, 'apps', 'worker', 'dist', 'main.js')],
-          env: { ...this.baseEnv(), ...workerEnvironment(this.config, this.env, n) },
+          env: this.workerEnvironment(n, {
+            ...this.baseEnv(),
+            ...workerEnvironment(this.config, this.env, n),
+          }),
           cwd: workerHome(this.config, n),
         };
       }

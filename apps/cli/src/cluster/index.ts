@@ -10,6 +10,7 @@ export {
   clusterSecrets,
   dataPlaneEnvironment,
   defaultClusterPorts,
+  type ProcessEnv,
   passedWorkerVariables,
   serviceEnvironments,
   temporalPorts,
