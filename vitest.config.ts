@@ -1,10 +1,11 @@
 import { defineConfig } from 'vitest/config';
 import { ClosingLineReporter } from './test/src/closing-line-reporter.js';
 
-// One config, three tiers chosen by file suffix:
-//   *.test.ts      unit: pure, fast, no servers
-//   *.int.test.ts  integration: real SQLite files, real child processes, real Temporal
-//   *.e2e.test.ts  end to end: black box through worker, client and CLI (test/)
+// One config, four tiers chosen by file suffix:
+//   *.test.ts         unit: pure, fast, no servers
+//   *.int.test.ts     integration: real SQLite files, real child processes, real Temporal
+//   *.e2e.test.ts     end to end: black box through worker, client and CLI (test/)
+//   *.faults.test.ts  infrastructure faults on the native cluster topology (test/)
 // The int and e2e tiers share one Temporal dev server per run (test/src/global-setup.ts).
 const exclude = ['**/node_modules/**', '**/dist/**'];
 
@@ -31,7 +32,7 @@ export default defineConfig({
             'test/src/**/*.test.ts',
             'bench/src/**/*.test.ts',
           ],
-          exclude: [...exclude, '**/*.int.test.ts', '**/*.e2e.test.ts'],
+          exclude: [...exclude, '**/*.int.test.ts', '**/*.e2e.test.ts', '**/*.faults.test.ts'],
         },
       },
       {
@@ -58,6 +59,20 @@ export default defineConfig({
           globalSetup: ['test/src/global-setup.ts'],
           testTimeout: 300_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        test: {
+          // Infrastructure faults on the native cluster (`wharf cluster`): one file, one cluster,
+          // one swarm that the faults hit in turn (test/src/cluster-faults.faults.test.ts).
+          name: 'faults',
+          include: ['test/src/**/*.faults.test.ts'],
+          exclude,
+          // The journeys share the swarm: they run in order, never beside one another.
+          sequence: { concurrent: false },
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 600_000,
         },
       },
     ],

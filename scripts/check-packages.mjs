@@ -3,8 +3,9 @@
 // an exports map (types first, ./package.json exposed) and sideEffects: false; a
 // published one ships the root LICENSE, word for word, under the license it declares, and
 // refuses to be packed by anything but pnpm (scripts/pack-with-pnpm.mjs); a workspace with
-// tests of a tier (`*.test.ts`, `*.int.test.ts`, `*.e2e.test.ts`) has that tier's turbo task
-// script (`test:unit`, `test:int`, `test:e2e`), so no test file is left out of `pnpm test`.
+// tests of a tier (`*.test.ts`, `*.int.test.ts`, `*.e2e.test.ts`, `*.faults.test.ts`) has that
+// tier's turbo task script (`test:unit`, `test:int`, `test:e2e`, `test:faults`), so no test file
+// is left out of `pnpm test`.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -50,9 +51,10 @@ for (const dir of dirs) {
         .filter((file) => file.endsWith('.test.ts'))
     : [];
   const tiers = {
-    'test:unit': testFiles.filter((file) => !/\.(int|e2e)\.test\.ts$/.test(file)),
+    'test:unit': testFiles.filter((file) => !/\.(int|e2e|faults)\.test\.ts$/.test(file)),
     'test:int': testFiles.filter((file) => file.endsWith('.int.test.ts')),
     'test:e2e': testFiles.filter((file) => file.endsWith('.e2e.test.ts')),
+    'test:faults': testFiles.filter((file) => file.endsWith('.faults.test.ts')),
   };
   for (const [script, files] of Object.entries(tiers))
     need(

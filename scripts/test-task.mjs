@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const tiers = ['unit', 'int', 'e2e'];
+const tiers = ['unit', 'int', 'e2e', 'faults'];
 const [tier, ...rest] = process.argv.slice(2);
 if (tier === undefined || !tiers.includes(tier)) {
   console.error(`usage: test-task.mjs <${tiers.join('|')}> [vitest options]`);

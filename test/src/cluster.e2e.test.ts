@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { ClusterTopology, defaultClusterPorts, findClusterBinaries, temporalPorts } from '@wharf/cli/cluster';
+import { ClusterTopology, findClusterBinaries } from '@wharf/cli/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeClusterPorts } from './cluster-ports.js';
 import { runWharf } from './wharf-cli.js';
 
 // The compose topology as native processes (`wharf cluster up`): the real Temporal server on
@@ -23,39 +23,6 @@ try {
 }
 if (notBuilt !== undefined)
   console.warn(`[cluster e2e] skipped: the cluster's binaries are not built (${notBuilt})`);
-
-function canBind(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
-  });
-}
-
-/** Ports off the defaults (another cluster or dev server may hold those), all of them free. */
-async function freeClusterPorts() {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    // Temporal's PostgreSQL schema keeps membership ports as smallint: all of them under 32768.
-    const base = 10_000 + Math.floor(Math.random() * 200) * 100;
-    const ports = {
-      temporal: base + 33,
-      ui: base + 50,
-      postgres: base + 60,
-      s3: base + 70,
-      workerHealth: base + 81,
-    };
-    const all = [
-      ...Object.values(temporalPorts(ports.temporal)),
-      ports.ui,
-      ports.postgres,
-      ports.s3,
-      base + 81,
-      base + 82,
-    ];
-    if ((await Promise.all(all.map(canBind))).every(Boolean)) return ports;
-  }
-  return defaultClusterPorts;
-}
 
 describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf cluster)', () => {
   let scratch: string;
