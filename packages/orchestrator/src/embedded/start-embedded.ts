@@ -196,7 +196,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     options.tracing === undefined
       ? await tracingFromEnv(process.env, { serviceName: 'wharf' })
       : options.tracing || undefined;
-  quietRuntime({ logSwarmFailures: options.logSwarmFailures ?? true });
+  // Only a worker needs Temporal's Core runtime: one installed without one (`wharf run
+  // --no-worker`) is never shut down, and its forwarded logs keep the process from exiting.
+  if (options.worker !== false) quietRuntime({ logSwarmFailures: options.logSwarmFailures ?? true });
   const namespace = temporal.namespace;
   const taskQueue = options.taskQueue ?? (options.worker === false ? 'wharf' : ownTaskQueue());
   // The stores, the intake server, the converter and Wharf's plugin, put together as apps/worker does.
