@@ -53,6 +53,29 @@ describe('loadWorkerConfig', () => {
     expect((caught as Error).message).toContain('OTEL_TRACES_EXPORTER: "zipkin" is not supported');
   });
 
+  it('reads the Worker Deployment version: both variables or neither', () => {
+    expect(loadWorkerConfig({}).version).toBeUndefined();
+    expect(loadWorkerConfig({ WHARF_DEPLOYMENT_NAME: '', WHARF_BUILD_ID: '' }).version).toBeUndefined();
+    expect(loadWorkerConfig({ WHARF_DEPLOYMENT_NAME: 'wharf', WHARF_BUILD_ID: '0.1.0-abc' }).version).toEqual(
+      {
+        deploymentName: 'wharf',
+        buildId: '0.1.0-abc',
+      },
+    );
+    let refused: unknown;
+    try {
+      loadWorkerConfig({ WHARF_BUILD_ID: '0.1.0-abc' });
+    } catch (error) {
+      refused = error;
+    }
+    expect(WorkerConfigError.isInstance(refused)).toBe(true);
+    expect((refused as WorkerConfigError).variables).toEqual(['WHARF_BUILD_ID']);
+    expect((refused as Error).message).toContain('WHARF_BUILD_ID: is set without WHARF_DEPLOYMENT_NAME');
+    expect(() => loadWorkerConfig({ WHARF_DEPLOYMENT_NAME: 'wharf.v2', WHARF_BUILD_ID: 'b' })).toThrow(
+      /WHARF_DEPLOYMENT_NAME: the deployment name contains "\." or ":"/,
+    );
+  });
+
   it('coerces numbers from the environment', () => {
     expect(loadWorkerConfig({ WHARF_HEALTH_PORT: '8080', WHARF_MAX_CONCURRENT: '32' })).toMatchObject({
       WHARF_HEALTH_PORT: 8080,

@@ -1,6 +1,13 @@
 import { InvalidConfigError, loadTemporalConfig, type TemporalConfig } from '@wharf/orchestrator/client';
 import { readTracingEnv, type TracingSettings } from '@wharf/orchestrator/tracing';
-import { type IntakeLimits, parseAge, parseSize, passEnvNames } from '@wharf/orchestrator/worker';
+import {
+  type IntakeLimits,
+  parseAge,
+  parseSize,
+  passEnvNames,
+  WorkerVersionError,
+  workerVersionFromEnv,
+} from '@wharf/orchestrator/worker';
 import { InvalidStoreUrlError, parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { z } from 'zod';
 import { mcpServersVariable } from './mcp-servers-variable.js';
@@ -115,6 +122,29 @@ export const workerEnvSchema = z
     WHARF_MODEL: modelOverridesVariable,
     /** The model summarizing scripts' stdout under `truncation_strategy: summary`; default WHARF_MODEL's. */
     WHARF_SUMMARIZER: summarizerVariable,
+    /**
+     * The Worker Deployment this worker belongs to (`wharf`) and its build (one per release of
+     * the workflow code): both or neither (empty counts as unset). Set, the worker runs with
+     * Worker Versioning, its workflows pinned; unset, unversioned. See docs/cluster.md.
+     */
+    WHARF_DEPLOYMENT_NAME: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    WHARF_BUILD_ID: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+  })
+  .superRefine((env, context) => {
+    try {
+      workerVersionFromEnv({
+        WHARF_DEPLOYMENT_NAME: env.WHARF_DEPLOYMENT_NAME,
+        WHARF_BUILD_ID: env.WHARF_BUILD_ID,
+      });
+    } catch (error) {
+      if (!WorkerVersionError.isInstance(error)) throw error;
+      for (const variable of error.variables)
+        context.addIssue({
+          code: 'custom',
+          path: [variable],
+          message: error.message.replace(`${variable} `, ''),
+        });
+    }
   })
   .superRefine((env, context) => {
     if (env.WHARF_GC_INTERVAL !== undefined) return;
@@ -130,6 +160,8 @@ export type WorkerConfig = z.output<typeof workerEnvSchema> & {
   temporal: TemporalConfig;
   /** Tracing as the `OTEL_*` variables ask; undefined when off (the default). */
   tracing: TracingSettings | undefined;
+  /** The Worker Deployment version (`WHARF_DEPLOYMENT_NAME` and `WHARF_BUILD_ID`); undefined: unversioned. */
+  version: ReturnType<typeof workerVersionFromEnv>;
 };
 
 /**
@@ -168,7 +200,7 @@ export function loadWorkerConfig(env: Record<string, string | undefined>): Worke
       variables: [...variables],
     });
   }
-  return { ...parsed.data, temporal, tracing };
+  return { ...parsed.data, temporal, tracing, version: workerVersionFromEnv(env) };
 }
 
 /**

@@ -35,6 +35,11 @@ export interface StartWorkerExtras {
    * environment) with `WHARF_MODEL`'s overrides.
    */
   models?: ModelRegistry;
+  /**
+   * A workflow module of your own to bundle instead of Wharf's (it re-exports Wharf's
+   * workflows: `export * from '@wharf/workflows/bundle'`); default Wharf's own.
+   */
+  workflowsPath?: string;
 }
 
 /**
@@ -99,6 +104,7 @@ async function run(
     tools: mcp.tools,
     sandbox,
     dataDir: config.WHARF_DATA_DIR,
+    ...(config.version === undefined ? {} : { version: config.version }),
     ...(config.WHARF_STORE === undefined ? {} : { store: config.WHARF_STORE }),
     ...(config.WHARF_BLOBS === undefined ? {} : { blobs: config.WHARF_BLOBS }),
     intake: {
@@ -129,7 +135,10 @@ async function run(
     namespace: config.temporal.namespace,
     taskQueue: config.WHARF_TASK_QUEUE,
     maxConcurrentActivities: config.WHARF_MAX_CONCURRENT,
-    workerOptions: { shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS },
+    workerOptions: {
+      shutdownGraceTime: config.WHARF_SHUTDOWN_GRACE_MS,
+      ...(extras.workflowsPath === undefined ? {} : { workflowsPath: extras.workflowsPath }),
+    },
     ...(config.WHARF_CACHE_DIR === undefined ? {} : { bundleCache: config.WHARF_CACHE_DIR }),
     ...(config.WHARF_GC_INTERVAL === undefined
       ? {}
@@ -170,6 +179,7 @@ async function run(
           status: ok ? 'ok' : 'unavailable',
           worker: state,
           taskQueue: config.WHARF_TASK_QUEUE,
+          ...(config.version === undefined ? {} : { version: config.version }),
         }),
       );
     }),
@@ -183,6 +193,10 @@ async function run(
       temporal: config.temporal.summary,
       tracing: config.tracing === undefined ? 'off' : config.tracing.exporters.join(','),
       taskQueue: config.WHARF_TASK_QUEUE,
+      version:
+        config.version === undefined
+          ? 'unversioned'
+          : `${config.version.deploymentName}:${config.version.buildId}`,
       intake: intake.url,
       health: healthUrl,
       store: parts.data.location.store,

@@ -1,6 +1,6 @@
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
 import { ProcessGroupRegistry, type Summarizer } from '@wharf/stdio-limits';
@@ -74,6 +74,14 @@ export interface ComposeWorkerOptions extends DataPlaneOptions {
    * over a Unix socket in the data directory.
    */
   sandbox?: WorkerSandboxOptions | WorkerSandbox;
+  /**
+   * The Worker Deployment version of this worker (`workerVersionFromEnv` reads
+   * `WHARF_DEPLOYMENT_NAME` / `WHARF_BUILD_ID`): Worker Versioning on, workflows pinned to the
+   * version they started on (see `wharfPlugin`). Default: unversioned, as the embedded mode and
+   * tests run; never read from `env`, since a versioned worker takes no workflow task until its
+   * version is made current.
+   */
+  version?: WorkerDeploymentVersion;
 }
 
 /** What {@link ComposedWorker.startWorker} takes: where the worker polls, and how much it runs. */
@@ -196,6 +204,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
     ...(summarizer === undefined ? {} : { summarizer }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(options.tracing === undefined ? {} : { tracing: options.tracing }),
+    ...(options.version === undefined ? {} : { version: options.version }),
   });
   return {
     data,

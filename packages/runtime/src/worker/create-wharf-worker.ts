@@ -55,7 +55,12 @@ export async function createWorkerWith(
 ): Promise<Worker> {
   const extraPlugins = placement.workerOptions?.plugins ?? [];
   let workflowBundle = placement.workflowBundle;
-  if (workflowBundle === undefined && placement.bundleCache !== undefined) {
+  // A worker of workflows of its own (`workerOptions.workflowsPath`) bundles them at start.
+  if (
+    workflowBundle === undefined &&
+    placement.bundleCache !== undefined &&
+    placement.workerOptions?.workflowsPath === undefined
+  ) {
     const logger = Runtime.instance().logger;
     const { code } = await cachedWorkflowBundle({
       dir: placement.bundleCache,

@@ -41,6 +41,15 @@ export {
 } from './create-wharf-worker.js';
 export { WharfPlugin, type WharfPluginOptions, wharfPlugin, workflowsPath } from './wharf-plugin.js';
 export {
+  BUILD_ID_VARIABLE,
+  checkWorkerVersion,
+  DEPLOYMENT_NAME_VARIABLE,
+  MAX_VERSION_PART_LENGTH,
+  pinnedDeploymentOptions,
+  workerVersionFromEnv,
+} from './worker-version.js';
+export { WorkerVersionError, type WorkerVersionErrorCode } from './worker-version-error.js';
+export {
   type CachedWorkflowBundle,
   cachedWorkflowBundle,
   type WorkflowBundleCacheOptions,

@@ -31,6 +31,28 @@ describe('wharfPlugin', () => {
     expect(bundled.workflowsPath).toBeUndefined();
   });
 
+  it('with a version, runs the worker versioned with its workflows pinned; unversioned without one', () => {
+    const version = { deploymentName: 'wharf', buildId: 'b1' };
+    expect(
+      wharfPlugin({ ...parts(), version }).configureWorker({ taskQueue: 'q' }).workerDeploymentOptions,
+    ).toEqual({ version, useWorkerVersioning: true, defaultVersioningBehavior: 'PINNED' });
+    expect(wharfPlugin(parts()).configureWorker({ taskQueue: 'q' }).workerDeploymentOptions).toBeUndefined();
+    // The worker's own deployment options win.
+    const own = {
+      version,
+      useWorkerVersioning: true as const,
+      defaultVersioningBehavior: 'AUTO_UPGRADE' as const,
+    };
+    expect(
+      wharfPlugin({ ...parts(), version }).configureWorker({ taskQueue: 'q', workerDeploymentOptions: own })
+        .workerDeploymentOptions,
+    ).toBe(own);
+    // A version the server would refuse fails when the plugin is made.
+    expect(() => wharfPlugin({ ...parts(), version: { deploymentName: 'a.b', buildId: 'b1' } })).toThrow(
+      /deployment name contains/,
+    );
+  });
+
   it('gives a client the converter; `dataConverter: {}` turns offloading off', () => {
     expect(wharfPlugin(parts()).configureClient({}).dataConverter?.externalStorage).toBeDefined();
     expect(wharfPlugin({ ...parts(), dataConverter: {} }).configureClient({}).dataConverter).toEqual({});

@@ -1,11 +1,12 @@
 import { createRequire } from 'node:module';
 import type { ClientOptions } from '@temporalio/client';
-import type { DataConverter } from '@temporalio/common';
+import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import type { WharfTracing } from '../tracing/wharf-tracing.js';
 import { type ActivityDependencies, createActivities } from './create-activities.js';
+import { checkWorkerVersion, pinnedDeploymentOptions } from './worker-version.js';
 
 /** Path of the bundled workflow entry point (the deterministic part of Wharf). */
 export const workflowsPath = createRequire(import.meta.url).resolve('@wharf/workflows/bundle');
@@ -17,13 +18,21 @@ export interface WharfPluginOptions extends ActivityDependencies {
    * payloads over 256 KiB go to the output store and history holds a small claim.
    */
   dataConverter?: DataConverter;
+  /**
+   * The Worker Deployment version of the workers this plugin configures (`workerVersionFromEnv`
+   * reads it from `WHARF_DEPLOYMENT_NAME` / `WHARF_BUILD_ID`): Worker Versioning on, workflows
+   * PINNED (`pinnedDeploymentOptions`), unless the worker sets `workerDeploymentOptions` itself.
+   * Default: unversioned.
+   */
+  version?: WorkerDeploymentVersion;
 }
 
 /**
  * Wharf as a Temporal plugin (`@temporalio/plugin`'s `SimplePlugin`). On a worker it adds
  * Wharf's activities and its data converter, and `swarmWorkflow` / `agentTaskWorkflow`
  * ({@link workflowsPath}) unless the worker has workflows of its own (then re-export Wharf's from
- * them: `export * from '@wharf/orchestrator/workflows'`). On a client it adds the data converter.
+ * them: `export * from '@wharf/orchestrator/workflows'`), and with `version` Worker Versioning
+ * (workflows pinned). On a client it adds the data converter.
  * With `tracing`, Temporal's OpenTelemetry plugin comes along: client, workflow (bundled only
  * then) and activity interceptors and the span sink, and the activities trace model and tool
  * calls.
@@ -40,16 +49,20 @@ export class WharfPlugin extends SimplePlugin {
   readonly dataConverter: DataConverter;
   /** The tracing this plugin adds, if any. */
   readonly tracing: WharfTracing | undefined;
+  /** The deployment version it gives workers, if any. */
+  readonly version: WorkerDeploymentVersion | undefined;
 
   constructor(options: WharfPluginOptions) {
     const dataConverter = options.dataConverter ?? createWharfDataConverter({ store: options.store });
     super({ name: 'wharf', dataConverter, activities: createActivities(options) });
     this.dataConverter = dataConverter;
     this.tracing = options.tracing;
+    // Checked here, so a bad version fails before any worker is made.
+    this.version = options.version === undefined ? undefined : checkWorkerVersion(options.version);
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const configured = withWorkflows(super.configureWorker(options));
+    const configured = withVersion(withWorkflows(super.configureWorker(options)), this.version);
     return this.tracing?.temporalPlugin.configureWorker(configured) ?? configured;
   }
 
@@ -79,6 +92,13 @@ function withWorkflows<TOptions extends { workflowsPath?: string; workflowBundle
   return options.workflowsPath === undefined && options.workflowBundle === undefined
     ? { ...options, workflowsPath }
     : options;
+}
+
+/** The worker's deployment options, else pinned ones of `version` (unversioned without one). */
+function withVersion(options: WorkerOptions, version: WorkerDeploymentVersion | undefined): WorkerOptions {
+  return version === undefined || options.workerDeploymentOptions !== undefined
+    ? options
+    : { ...options, workerDeploymentOptions: pinnedDeploymentOptions(version) };
 }
 
 /**
