@@ -44,6 +44,7 @@ describe('docker-compose.yml', () => {
         'temporal-schema',
         'temporal-ui',
         'wharf-worker',
+        'wharf-version',
       ].sort(),
     );
     expect(compose.services.postgresql?.image).toMatch(/^postgres:16\.\d+$/);
@@ -81,7 +82,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('mounts scripts that exist; the workers share no volume, only the data plane', async () => {
-    for (const name of ['temporal-schema', 'temporal-namespace', 'wharf-database']) {
+    for (const name of ['temporal-schema', 'temporal-namespace', 'wharf-database', 'wharf-version']) {
       const script = services(name).entrypoint?.[1] as string;
       const text = await readFile(new URL(`../../${script.replace(/^\//, '')}`, import.meta.url), 'utf8');
       expect(text).toMatch(/^#!\/bin\/sh/);
@@ -155,6 +156,26 @@ describe('docker-compose.yml', () => {
     expect(script).toContain('"$$MINIO_ROOT_USER" "$$MINIO_ROOT_PASSWORD"');
   });
 
+  it('runs the workers as a version of the Worker Deployment `wharf`, made current once they are healthy', async () => {
+    const worker = services('wharf-worker').environment ?? {};
+    const job = services('wharf-version');
+    expect(defaulted(worker.WHARF_DEPLOYMENT_NAME)).toBe('wharf');
+    expect(worker.WHARF_BUILD_ID).toMatch(/^\$\{WHARF_BUILD_ID:-[^}]+\}$/);
+    // The job makes current exactly the version the workers poll with.
+    expect(job.environment?.WHARF_DEPLOYMENT_NAME).toBe(worker.WHARF_DEPLOYMENT_NAME);
+    expect(job.environment?.WHARF_BUILD_ID).toBe(worker.WHARF_BUILD_ID);
+    expect(job.depends_on?.['wharf-worker']?.condition).toBe('service_healthy');
+    expect(job.image).toBe(services('temporal-namespace').image);
+    const script = await readFile(new URL('../../deploy/wharf-version.sh', import.meta.url), 'utf8');
+    expect(script).toContain('temporal worker deployment set-current-version');
+    // The versioning keys Wharf depends on are on in the dynamic config both topologies read.
+    const dynamic = parse(
+      await readFile(new URL('../../deploy/dynamicconfig/wharf.yaml', import.meta.url), 'utf8'),
+    ) as Record<string, [{ value: unknown }]>;
+    expect(dynamic['system.enableDeploymentVersions']?.[0].value).toBe(true);
+    expect(dynamic['frontend.workerVersioningWorkflowAPIs']?.[0].value).toBe(true);
+  });
+
   it('lets the worker sandbox its scripts with bubblewrap, and requires it', () => {
     const worker = services('wharf-worker');
     expect(defaulted(worker.environment?.WHARF_SANDBOX)).toBe('required');
@@ -170,7 +191,14 @@ describe('docker-compose.yml', () => {
 // with the compose file must stay the same in both.
 describe('docker-compose.yml and the native cluster', () => {
   const root = new URL('../../', import.meta.url).pathname;
-  const native: ClusterConfig = { dir: '/cluster', root, ports: defaultClusterPorts, workers: 2 };
+  // With compose's default build id (the native cluster derives its own from the workflow code).
+  const native: ClusterConfig = {
+    dir: '/cluster',
+    root,
+    ports: defaultClusterPorts,
+    workers: 2,
+    version: { deploymentName: 'wharf', buildId: 'local' },
+  };
   const nativeEnv = serviceEnvironments(native, {});
   // Values that name where a service is: a host name in compose, 127.0.0.1 natively; a
   // container port or path; the UI's port inside its container (compose publishes it on 8233).
@@ -184,6 +212,7 @@ describe('docker-compose.yml and the native cluster', () => {
     },
     'temporal-namespace': { TEMPORAL_ADDRESS: 'temporal:7233' },
     'temporal-ui': { TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_UI_PORT: '8080' },
+    'wharf-version': { TEMPORAL_ADDRESS: 'temporal:7233' },
   };
 
   it('pins the versions deploy/versions.env names, which the native cluster builds', async () => {
@@ -255,6 +284,17 @@ describe('docker-compose.yml and the native cluster', () => {
       expect(one[key], key).not.toBe(two[key]);
   });
 
+  it("gives the workers and the version job the cluster's version; a cluster without one runs unversioned", () => {
+    const version = { deploymentName: 'wharf', buildId: '0.1.0-633aa3997e0f' };
+    const versioned = { ...native, version };
+    const expected = { WHARF_DEPLOYMENT_NAME: 'wharf', WHARF_BUILD_ID: '0.1.0-633aa3997e0f' };
+    expect(workerEnvironment(versioned, {}, 2)).toMatchObject(expected);
+    expect(serviceEnvironments(versioned, {})['wharf-version']).toMatchObject(expected);
+    const { version: _none, ...unversioned } = native;
+    expect(workerEnvironment(unversioned, {}, 1)).not.toHaveProperty('WHARF_BUILD_ID');
+    expect(workerEnvironment(unversioned, {}, 1)).not.toHaveProperty('WHARF_DEPLOYMENT_NAME');
+  });
+
   it('runs the same deploy/ scripts and dynamic config, with no path of the image left in them', async () => {
     const script = await readFile(new URL('../../deploy/temporal-schema.sh', import.meta.url), 'utf8');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
@@ -265,7 +305,7 @@ describe('docker-compose.yml and the native cluster', () => {
       './deploy/dynamicconfig:/etc/temporal/config/dynamicconfig:ro',
     ]);
     expect(nativeEnv.temporal.DYNAMIC_CONFIG_FILE_PATH).toBe(`${root}deploy/dynamicconfig/wharf.yaml`);
-    for (const job of ['temporal-schema', 'temporal-namespace', 'wharf-database'])
+    for (const job of ['temporal-schema', 'temporal-namespace', 'wharf-database', 'wharf-version'])
       expect(services(job).entrypoint, job).toEqual(['/bin/sh', `/deploy/${job}.sh`]);
   });
 });

@@ -1,8 +1,18 @@
-import { type Command, Option } from 'commander';
+import { checkWorkerVersion } from '@wharf/orchestrator/worker';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { integerIn } from './option-parsers.js';
 import type { CliIo } from './output.js';
 
 const port = (name: string) => integerIn(name, 1, 65_535);
+
+/** A build id the Temporal server accepts, else a usage error naming what is wrong. */
+function buildId(value: string): string {
+  try {
+    return checkWorkerVersion({ deploymentName: 'wharf', buildId: value }).buildId;
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
 
 /**
  * Adds `wharf cluster up|down|status|env` to `program`: the compose topology run natively
@@ -52,6 +62,12 @@ export function addClusterCommand(program: Command, io: CliIo): void {
         '--worker-health-port <port>',
         "the first worker's health endpoint (the next ones follow)",
       ).argParser(port('--worker-health-port')),
+    )
+    .addOption(
+      new Option(
+        '--build-id <id>',
+        "the workers' build id in the Worker Deployment `wharf` (default: the workflow code's version and bundle hash, e.g. 0.1.0-633aa3997e0f)",
+      ).argParser(buildId),
     )
     .action(act('up'));
   cluster

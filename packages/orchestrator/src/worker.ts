@@ -50,9 +50,11 @@ export {
   type WorkerSandboxOptions,
   WorkerVersionError,
   type WorkerVersionErrorCode,
+  type WorkflowBuildIdOptions,
   type WorkflowBundleCacheOptions,
   wharfPlugin,
   workerVersionFromEnv,
+  workflowBuildId,
   workflowBundleCacheDir,
   workflowsPath,
 } from '@wharf/runtime/worker';

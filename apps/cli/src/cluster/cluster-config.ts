@@ -45,6 +45,25 @@ export interface ClusterConfig {
   readonly ports: ClusterPorts;
   /** How many Wharf workers (`wharf-worker-1` … `wharf-worker-<n>`), at least one. */
   readonly workers: number;
+  /**
+   * The workers' Worker Deployment version (`WHARF_DEPLOYMENT_NAME`, `WHARF_BUILD_ID`), made
+   * current once they poll. Default: the deployment `wharf` and the build id of the checkout's
+   * workflow code (`workflowBuildId`), derived by `up`.
+   */
+  readonly version?: ClusterVersion;
+}
+
+/**
+ * A Worker Deployment version of the cluster's workers.
+ *
+ * @example
+ * ```ts
+ * const version: ClusterVersion = { deploymentName: 'wharf', buildId: '0.1.0-633aa3997e0f' };
+ * ```
+ */
+export interface ClusterVersion {
+  readonly deploymentName: string;
+  readonly buildId: string;
 }
 
 /**
@@ -75,7 +94,7 @@ export function temporalPorts(frontend: number): Record<string, number> {
  * The credentials and names the compose file uses, with the same variables overriding them:
  * PostgreSQL's superuser `temporal`/`temporal`, the store role's password `WHARF_DB_PASSWORD`,
  * the S3 root credentials `WHARF_S3_ACCESS_KEY_ID`/`WHARF_S3_SECRET_ACCESS_KEY`, the bucket
- * `wharf`, the namespace `default`, the task queue `wharf`.
+ * `wharf`, the namespace `default`, the task queue `wharf`, the Worker Deployment `wharf`.
  *
  * @example
  * ```ts
@@ -92,6 +111,7 @@ export function clusterSecrets(env: Readonly<Record<string, string | undefined>>
     bucket: 'wharf',
     namespace: 'default',
     taskQueue: 'wharf',
+    deploymentName: 'wharf',
   } as const;
 }
 
@@ -113,7 +133,7 @@ export function serviceEnvironments(
   config: ClusterConfig,
   env: Readonly<Record<string, string | undefined>>,
 ): Record<
-  'temporal-schema' | 'wharf-database' | 'temporal' | 'temporal-namespace' | 'temporal-ui',
+  'temporal-schema' | 'wharf-database' | 'temporal' | 'temporal-namespace' | 'temporal-ui' | 'wharf-version',
   ProcessEnv
 > {
   const secrets = clusterSecrets(env);
@@ -156,7 +176,28 @@ export function serviceEnvironments(
       TEMPORAL_CORS_ORIGINS: `http://localhost:${ports.ui}`,
       TEMPORAL_UI_PORT: String(ports.ui),
     },
+    'wharf-version': {
+      TEMPORAL_ADDRESS: temporalAddress,
+      TEMPORAL_NAMESPACE: secrets.namespace,
+      ...versionEnvironment(config),
+    },
   };
+}
+
+/**
+ * The variables naming the workers' Worker Deployment version, as the compose file passes them
+ * to its workers and its `wharf-version` job; none for a config without a version (unversioned).
+ *
+ * @example
+ * ```ts
+ * versionEnvironment({ ...config, version: { deploymentName: 'wharf', buildId: 'b1' } });
+ * // { WHARF_DEPLOYMENT_NAME: 'wharf', WHARF_BUILD_ID: 'b1' }
+ * ```
+ */
+export function versionEnvironment(config: ClusterConfig): ProcessEnv {
+  return config.version === undefined
+    ? {}
+    : { WHARF_DEPLOYMENT_NAME: config.version.deploymentName, WHARF_BUILD_ID: config.version.buildId };
 }
 
 /** The optional worker settings compose passes through unset (`${NAME:-}`): passed on when set. */
@@ -227,6 +268,7 @@ export function workerEnvironment(
     WHARF_SHUTDOWN_GRACE_MS: '30000',
     WHARF_SANDBOX: env.WHARF_SANDBOX || 'required',
     ...passed,
+    ...versionEnvironment(config),
     HOME: home,
     TMPDIR: join(home, 'tmp'),
   };

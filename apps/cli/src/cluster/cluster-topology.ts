@@ -4,6 +4,8 @@ import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { workflowBuildId } from '@wharf/orchestrator/worker';
 import { type ClusterBinaries, findClusterBinaries } from './cluster-binaries.js';
 import {
   type ClusterConfig,
@@ -20,6 +22,7 @@ import { ManagedProcess, type ProcessState } from './managed-process.js';
 import { assertPortsFree, waitFor } from './port-check.js';
 
 const run = promisify(execFile);
+const versioned = temporal.api.enums.v1.WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED;
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Options of {@link ClusterTopology}. */
@@ -61,7 +64,7 @@ const serviceOrder = ['postgresql', 's3', 'temporal', 'temporal-ui'] as const;
  * ```
  */
 export class ClusterTopology {
-  readonly config: ClusterConfig;
+  private configured: ClusterConfig;
   private readonly env: Env;
   private readonly progress: (line: string) => void;
   private readonly readyTimeoutMs: number;
@@ -70,7 +73,7 @@ export class ClusterTopology {
   private readonly processes = new Map<string, ManagedProcess>();
 
   constructor(config: ClusterConfig, options: ClusterTopologyOptions = {}) {
-    this.config = { ...config, dir: resolve(config.dir), root: resolve(config.root) };
+    this.configured = { ...config, dir: resolve(config.dir), root: resolve(config.root) };
     this.env = options.env ?? process.env;
     this.progress = options.onProgress ?? (() => {});
     this.readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
@@ -99,6 +102,11 @@ export class ClusterTopology {
       );
     }
     return new ClusterTopology(JSON.parse(text) as ClusterConfig, options);
+  }
+
+  /** The cluster's configuration; after `up`, with its workers' version. */
+  get config(): ClusterConfig {
+    return this.configured;
   }
 
   /** Every process's name, in start order: postgresql, s3, temporal, temporal-ui, wharf-worker-1, … */
@@ -137,6 +145,15 @@ export class ClusterTopology {
    */
   async up(): Promise<void> {
     await mkdir(this.config.dir, { recursive: true });
+    if (this.configured.version === undefined) {
+      const started = Date.now();
+      const buildId = await workflowBuildId({ cacheDir: join(this.config.dir, 'cache') });
+      this.configured = {
+        ...this.configured,
+        version: { deploymentName: clusterSecrets(this.env).deploymentName, buildId },
+      };
+      this.progress(`build id ${buildId} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+    }
     await writeFile(join(this.config.dir, 'cluster.json'), `${JSON.stringify(this.config, null, 2)}\n`);
     const binaries = this.binaries();
     const stopped: string[] = [];
@@ -162,6 +179,9 @@ export class ClusterTopology {
     await Promise.all(
       this.names.filter((name) => name.startsWith('wharf-worker-')).map((name) => this.start(name)),
     );
+    // Once they poll, their version becomes current: new swarms start on it.
+    if (this.config.version !== undefined)
+      await this.job('wharf-version', serviceEnvironments(this.config, this.env)['wharf-version']);
     await writeFile(
       join(this.config.dir, 'env'),
       Object.entries(this.clientEnvironment())
@@ -178,6 +198,46 @@ export class ClusterTopology {
   /** Each process's pid, whether it runs, and its log. */
   async status(): Promise<ProcessState[]> {
     return Promise.all(this.names.map((name) => this.process(name).state()));
+  }
+
+  /**
+   * The Worker Deployment version each worker polls with, as the Temporal server sees it (its
+   * pollers of the task queue): pid → `<deployment>:<build id>`, or `unversioned`. Empty when the
+   * server does not answer.
+   *
+   * @example
+   * ```ts
+   * const versions = await cluster.workerVersions(); // Map { 4242 => 'wharf:0.1.0-633aa3997e0f' }
+   * ```
+   */
+  async workerVersions(): Promise<Map<number, string>> {
+    const versions = new Map<number, string>();
+    let connection: Connection | undefined;
+    try {
+      connection = await Connection.connect({ address: this.temporalAddress, connectTimeout: 2_000 });
+      const secrets = clusterSecrets(this.env);
+      const { pollers } = await connection.workflowService.describeTaskQueue({
+        namespace: secrets.namespace,
+        taskQueue: { name: secrets.taskQueue },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      for (const poller of pollers ?? []) {
+        const pid = Number(poller.identity?.split('@')[0]);
+        const options = poller.deploymentOptions;
+        if (Number.isInteger(pid))
+          versions.set(
+            pid,
+            options?.workerVersioningMode === versioned && options.deploymentName
+              ? `${options.deploymentName}:${options.buildId}`
+              : 'unversioned',
+          );
+      }
+    } catch {
+      // The server is down: no versions to show.
+    } finally {
+      await connection?.close();
+    }
+    return versions;
   }
 
   /** Starts `name` unless it runs, and resolves once it answers (`START_FAILED` with its log's tail if not). */

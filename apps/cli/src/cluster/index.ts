@@ -7,6 +7,7 @@ export {
 export {
   type ClusterConfig,
   type ClusterPorts,
+  type ClusterVersion,
   clusterSecrets,
   dataPlaneEnvironment,
   defaultClusterPorts,
@@ -14,7 +15,9 @@ export {
   passedWorkerVariables,
   serviceEnvironments,
   temporalPorts,
+  versionEnvironment,
   workerEnvironment,
+  workerHome,
 } from './cluster-config.js';
 export { ClusterError, type ClusterErrorCode } from './cluster-error.js';
 export { ClusterTopology, type ClusterTopologyOptions } from './cluster-topology.js';

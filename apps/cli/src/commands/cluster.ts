@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CliError } from '../cli-error.js';
-import { type ClusterPorts, defaultClusterPorts } from '../cluster/cluster-config.js';
+import { type ClusterPorts, clusterSecrets, defaultClusterPorts } from '../cluster/cluster-config.js';
 import { ClusterError } from '../cluster/cluster-error.js';
 import { ClusterTopology } from '../cluster/cluster-topology.js';
 import type { CliIo } from '../output.js';
@@ -16,6 +16,8 @@ export interface ClusterUpOptions {
   postgresPort?: number;
   s3Port?: number;
   workerHealthPort?: number;
+  /** The workers' build id (`--build-id`); default derived from the workflow code (`workflowBuildId`). */
+  buildId?: string;
 }
 
 /**
@@ -45,12 +47,28 @@ export async function clusterCommand(
         workerHealth: options.workerHealthPort ?? defaultClusterPorts.workerHealth,
       };
       const cluster = new ClusterTopology(
-        { dir: options.dir, root: checkoutRoot(), ports, workers: options.workers },
+        {
+          dir: options.dir,
+          root: checkoutRoot(),
+          ports,
+          workers: options.workers,
+          ...(options.buildId === undefined
+            ? {}
+            : {
+                version: {
+                  deploymentName: clusterSecrets(process.env).deploymentName,
+                  buildId: options.buildId,
+                },
+              }),
+        },
         { onProgress },
       );
       await cluster.up();
       io.err(`wharf cluster: up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      io.out(`Temporal ${cluster.temporalAddress}, Web UI ${cluster.uiUrl}, task queue wharf`);
+      const version = cluster.config.version;
+      io.out(
+        `Temporal ${cluster.temporalAddress}, Web UI ${cluster.uiUrl}, task queue wharf${version === undefined ? '' : `, current version ${version.deploymentName}:${version.buildId}`}`,
+      );
       io.out(
         `Run a swarm on its workers: eval "$(wharf cluster env --dir ${options.dir})" && wharf run <swarm.yaml> --task-queue wharf --no-worker`,
       );
@@ -62,10 +80,20 @@ export async function clusterCommand(
       for (const [name, value] of Object.entries(cluster.clientEnvironment()))
         io.out(`export ${name}='${value.replaceAll("'", `'\\''`)}'`);
     } else {
-      for (const state of await cluster.status())
+      const versions = await cluster.workerVersions();
+      for (const state of await cluster.status()) {
+        // A worker's version as the server sees it polling, else as configured (not polling yet).
+        const configured = cluster.config.version;
+        const version = !state.name.startsWith('wharf-worker-')
+          ? ''
+          : ((state.pid === undefined ? undefined : versions.get(state.pid)) ??
+            (configured === undefined
+              ? 'unversioned'
+              : `${configured.deploymentName}:${configured.buildId} (not polling)`));
         io.out(
-          `${state.name.padEnd(16)} ${state.running ? `running  pid ${state.pid}` : 'stopped'.padEnd(8)}  ${state.log}`,
+          `${state.name.padEnd(16)} ${state.running ? `running  pid ${state.pid}` : 'stopped'.padEnd(8)}  ${state.log}${version === '' ? '' : `  version ${version}`}`,
         );
+      }
     }
   } catch (error) {
     if (!ClusterError.isInstance(error)) throw error;

@@ -49,6 +49,7 @@ export {
   workerVersionFromEnv,
 } from './worker-version.js';
 export { WorkerVersionError, type WorkerVersionErrorCode } from './worker-version-error.js';
+export { type WorkflowBuildIdOptions, workflowBuildId } from './workflow-build-id.js';
 export {
   type CachedWorkflowBundle,
   cachedWorkflowBundle,
