@@ -4,7 +4,7 @@ import { chown, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { Connection } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 import { workflowBuildId } from '@wharf/orchestrator/worker';
 import { type ClusterBinaries, findClusterBinaries } from './cluster-binaries.js';
 import {
@@ -22,6 +22,7 @@ import { ManagedProcess, type ProcessState } from './managed-process.js';
 import { assertPortsFree, waitFor } from './port-check.js';
 
 const run = promisify(execFile);
+const { temporal } = proto;
 const versioned = temporal.api.enums.v1.WorkerVersioningMode.WORKER_VERSIONING_MODE_VERSIONED;
 type Env = Readonly<Record<string, string | undefined>>;
 
