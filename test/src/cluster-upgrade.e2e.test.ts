@@ -130,6 +130,7 @@ describe.skipIf(notBuilt !== undefined)(
       await connection?.close();
       await cluster?.down();
       await rm(scratch, { recursive: true, force: true });
+      if (gate !== undefined) await rm(gate, { recursive: true, force: true });
     }, 180_000);
 
     /**
