@@ -40,6 +40,30 @@ describe('encryptedDataConverter', () => {
     expect(restored.message).toContain(secret);
   });
 
+  it("keeps a codec failure's message readable: it names the key id the reader lacks, nothing secret", () => {
+    const { failureConverter } = encryptedDataConverter({
+      keyRing: KeyRing.from([{ id: 'k1', key: randomBytes(32) }]),
+    });
+    const direct = failureConverter.errorToFailure(new UnknownKeyIdError('k0'), defaultPayloadConverter);
+    expect(direct.message).toContain('"k0"');
+    expect(direct.encodedAttributes).toBeFalsy();
+    // What the worker makes of an activity input it cannot decode.
+    const activity = ApplicationFailure.fromError(new UnknownKeyIdError('k0'), {
+      message: 'Failed to parse activity args for activity runSubagent: under key id "k0"',
+      nonRetryable: false,
+    });
+    const failure = failureConverter.errorToFailure(activity, defaultPayloadConverter);
+    expect(failure.message).toContain('"k0"');
+    expect(failure.applicationFailureInfo?.type).toBe('UnknownKeyIdError');
+    // Any other failure, even wrapping one, is encoded.
+    const wrapped = failureConverter.errorToFailure(
+      new Error(`${secret}`, { cause: new UnknownKeyIdError('k0') }),
+      defaultPayloadConverter,
+    );
+    expect(wrapped.message).toBe('Encoded failure');
+    expect(wrapped.cause?.message).toContain('"k0"');
+  });
+
   it('names the error classes a retry policy should not retry by their Temporal failure type', () => {
     const failure = ApplicationFailure.fromError(new UnknownKeyIdError('k0'), { nonRetryable: false });
     expect(codecNonRetryableErrorTypes).toContain(failure.type);

@@ -1,11 +1,24 @@
-import { DefaultFailureConverter, type FailureConverter, type PayloadCodec } from '@temporalio/common';
+import {
+  ApplicationFailure,
+  DefaultFailureConverter,
+  type FailureConverter,
+  type PayloadCodec,
+  type PayloadConverter,
+  type ProtoFailure,
+  type SerializationContext,
+} from '@temporalio/common';
+import { CodecError } from './codec-error.js';
 import { createEncryptionCodec } from './encryption-codec.js';
 import type { KeyRing } from './key-ring.js';
 
 /**
  * Temporal's default failure converter with `encodeCommonAttributes: true`: a failure's
  * message and stack trace move into its encoded attributes, a payload the codecs encrypt, and
- * history keeps only the placeholder message `Encoded failure`.
+ * history keeps only the placeholder message `Encoded failure`. One kind stays readable: the
+ * failure of a payload the codec could not open (an activity whose input is under an unknown
+ * key, a workflow task that cannot decode its activation). Its message names a key id and
+ * nothing else, and it must be read without the key it lacks: history and the Web UI show it
+ * as it is.
  *
  * @example
  * ```ts
@@ -13,7 +26,34 @@ import type { KeyRing } from './key-ring.js';
  * ```
  */
 export function encryptedFailureConverter(): FailureConverter {
-  return new DefaultFailureConverter({ encodeCommonAttributes: true });
+  return new EncryptedFailureConverter();
+}
+
+class EncryptedFailureConverter extends DefaultFailureConverter {
+  constructor() {
+    super({ encodeCommonAttributes: true });
+  }
+
+  override errorToFailure(
+    err: unknown,
+    payloadConverter: PayloadConverter,
+    context?: SerializationContext,
+  ): ProtoFailure {
+    return isCodecFailure(err)
+      ? this.errorToFailureInner(err, payloadConverter, context)
+      : super.errorToFailure(err, payloadConverter, context);
+  }
+}
+
+/** A codec error, or the activity failure the worker made of one (typed by its class name). */
+function isCodecFailure(err: unknown): boolean {
+  if (CodecError.isInstance(err)) return true;
+  return (
+    err instanceof ApplicationFailure &&
+    err.type !== undefined &&
+    err.type !== null &&
+    codecNonRetryableErrorTypes.includes(err.type)
+  );
 }
 
 /**
