@@ -1,11 +1,19 @@
 // @wharf/runtime: the Node side without the Temporal worker: the data converter, the models and the
 // data directory (what commands that only read stored outputs and evidence load).
 
+export { codecEnvNames, KeyRing, loadKeyRing, parseKeyRing } from '@wharf/codec';
 export { type SubagentIds, safeId, subagentIds } from './activities/activity-identity.js';
+export {
+  type DataPlaneCodecServerOptions,
+  startDataPlaneCodecServer,
+  storedPayloadResolver,
+} from './converter/data-plane-codec-server.js';
 export {
   createOutputStoreStorageDriver,
   createWharfDataConverter,
   type OutputStoreStorageDriverOptions,
+  readStoredPayload,
+  temporalPayloadOwner,
   type WharfDataConverterOptions,
 } from './converter/output-store-storage-driver.js';
 export { applyModelOverrides } from './models/apply-model-overrides.js';

@@ -143,3 +143,28 @@ describe('childEnvironment', () => {
     }
   });
 });
+
+describe('childEnvironment and the payload encryption keys', () => {
+  const key = Buffer.alloc(32, 7).toString('base64');
+  const codecEnv = {
+    PATH: '/usr/bin',
+    WHARF_CODEC_KEYS: `k2:${key},k1:${Buffer.alloc(32, 9).toString('base64')}`,
+    WHARF_CODEC_KEYS_FILE: '/run/secrets/wharf-codec-keys',
+    COPIED_KEY: `x=${key}`,
+  };
+
+  it('never hands a script the keys, their file, or a copy of one key of the ring', () => {
+    expect(childEnvironment({ base: codecEnv })).toEqual({ PATH: '/usr/bin' });
+    expect(isWharfCredential('WHARF_CODEC_KEYS_FILE', '/run/secrets/k')).toBe(true);
+  });
+
+  it('keeps them out even when WHARF_PASS_ENV names them', () => {
+    const env = childEnvironment({
+      base: { ...codecEnv, WHARF_PASS_ENV: 'WHARF_CODEC_KEYS,WHARF_CODEC_KEYS_FILE,COPIED_KEY' },
+    });
+    expect(env).toEqual({
+      PATH: '/usr/bin',
+      WHARF_PASS_ENV: 'WHARF_CODEC_KEYS,WHARF_CODEC_KEYS_FILE,COPIED_KEY',
+    });
+  });
+});

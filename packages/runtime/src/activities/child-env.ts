@@ -1,3 +1,4 @@
+import { codecEnvNames } from '@wharf/codec';
 import { WharfOrchestratorError } from '@wharf/swarm';
 
 /** Options of {@link childEnvironment}. */
@@ -84,6 +85,14 @@ function passwordOf(value: string): string | undefined {
   }
 }
 
+/** The keys of a `WHARF_CODEC_KEYS` value (`k2:<base64>,k1:<base64>`), each a secret of its own. */
+function keyRingParts(value: string): string[] {
+  return value
+    .split(/[\s,]+/)
+    .map((entry) => entry.slice(entry.indexOf(':') + 1))
+    .filter((key) => key.length > 0);
+}
+
 /**
  * The names `WHARF_PASS_ENV` lists (comma-separated variable names), checked.
  *
@@ -114,7 +123,8 @@ export function passEnvNames(env: Readonly<Record<string, string | undefined>>):
  * the S3 client's keys and tokens (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
  * `AWS_SESSION_TOKEN`, `AWS_WEB_IDENTITY_TOKEN_FILE`, …), PostgreSQL's (`PGPASSWORD`,
  * `PGPASSFILE`, `PGSSLKEY`), Temporal's (`TEMPORAL_API_KEY`, `TEMPORAL_TLS_*`, client keys and
- * certificates) and the model providers' (`*_API_KEY`, `*_AUTH_TOKEN`).
+ * certificates), the model providers' (`*_API_KEY`, `*_AUTH_TOKEN`) and the payload encryption
+ * keys (`WHARF_CODEC_KEYS`, `WHARF_CODEC_KEYS_FILE`).
  *
  * @example
  * ```ts
@@ -123,6 +133,7 @@ export function passEnvNames(env: Readonly<Record<string, string | undefined>>):
  * ```
  */
 export function isWharfCredential(name: string, value: string): boolean {
+  if (codecEnvNames.includes(name)) return true;
   if (name === 'WHARF_STORE' || name === 'WHARF_BLOBS') return urlHoldsSecret(value);
   return CREDENTIAL_NAMES.some((pattern) => pattern.test(name));
 }
@@ -134,7 +145,8 @@ export function isWharfCredential(name: string, value: string): boolean {
  * whose value holds one of them (a copied database URL, say), percent-encoded or in base64 (see
  * {@link secretForms}; values under 8 characters are not searched for), then `extra` as given. A variable named in the worker's `WHARF_PASS_ENV`
  * (comma-separated names) is kept whatever it holds: that is how a worker's operator gives
- * scripts a credential they need. A malformed `WHARF_PASS_ENV` is an `INVALID_ENV` error.
+ * scripts a credential they need. The payload encryption keys are the exception: no script is
+ * ever given them (nor any key of the ring copied into another variable). A malformed `WHARF_PASS_ENV` is an `INVALID_ENV` error.
  *
  * @example
  * ```ts
@@ -148,9 +160,16 @@ export function childEnvironment(options: ChildEnvironmentOptions = {}): Record<
   const base = options.base ?? process.env;
   const passed = new Set(passEnvNames(base));
   const secrets = new Set<string>();
+  // The encryption keys: never passed, not even as a copy in a variable WHARF_PASS_ENV names.
+  const keys = new Set<string>();
   const kept: [string, string][] = [];
   for (const [name, value] of Object.entries(base)) {
     if (value === undefined) continue;
+    if (codecEnvNames.includes(name)) {
+      for (const key of [value, ...keyRingParts(value)])
+        if (key.length >= MIN_SECRET_LENGTH) for (const form of secretForms(key)) keys.add(form);
+      continue;
+    }
     if (passed.has(name) || !isWharfCredential(name, value)) {
       kept.push([name, value]);
       continue;
@@ -160,9 +179,11 @@ export function childEnvironment(options: ChildEnvironmentOptions = {}): Record<
         for (const form of secretForms(secret)) secrets.add(form);
     }
   }
+  const holds = (value: string, forms: Set<string>) => [...forms].some((form) => value.includes(form));
   const environment: Record<string, string> = {};
   for (const [name, value] of kept) {
-    if (passed.has(name) || ![...secrets].some((secret) => value.includes(secret))) environment[name] = value;
+    if (holds(value, keys)) continue;
+    if (passed.has(name) || !holds(value, secrets)) environment[name] = value;
   }
   return { ...environment, ...options.extra };
 }

@@ -7,11 +7,52 @@ import {
   StorageDriverClaim,
 } from '@temporalio/common';
 import proto from '@temporalio/proto';
+import { encryptedDataConverter, type KeyRing } from '@wharf/codec';
 import { asWharfWrite, type OutputStore } from '@wharf/output-store';
 import { WharfOrchestratorError } from '@wharf/swarm';
 
 const ProtoPayload = proto.temporal.api.common.v1.Payload;
 const PAYLOAD_CONTENT_TYPE = 'application/x-temporal-payload';
+
+/**
+ * The owner the External Storage driver records on the payloads it stores, unless given
+ * another: payloads belong to the data plane, not to one swarm's owner. A codec server that
+ * resolves the driver's references serves this owner (`wharf codec-server --owner`).
+ */
+export const temporalPayloadOwner = 'temporal';
+
+/**
+ * The payload stored under an out id by the External Storage driver, checked: stored by the
+ * driver (its content type), its body's SHA-256 as the claim says when one is given. Answers the
+ * owner it was stored for; the caller decides whether that owner may read it.
+ *
+ * @example
+ * ```ts
+ * const { payload, ownerId } = await readStoredPayload(store, { outId, sha256 });
+ * ```
+ */
+export async function readStoredPayload(
+  store: Pick<OutputStore, 'get'>,
+  claim: { outId: string; sha256?: string | undefined },
+): Promise<{ payload: Payload; ownerId: string }> {
+  const { outId, sha256 } = claim;
+  const { body, record } = await store.get({ outId });
+  if (record.contentType !== PAYLOAD_CONTENT_TYPE)
+    throw new WharfOrchestratorError(
+      'PAYLOAD_UNAVAILABLE',
+      `external payload ${outId} is not a payload this driver stored (content type ${record.contentType})`,
+    );
+  if (sha256 !== undefined) {
+    const actual = createHash('sha256').update(body).digest('hex');
+    if (actual !== sha256) {
+      throw new WharfOrchestratorError(
+        'PAYLOAD_UNAVAILABLE',
+        `external payload ${outId} is corrupt: sha256 ${actual}, expected ${sha256}`,
+      );
+    }
+  }
+  return { payload: ProtoPayload.decode(body) as Payload, ownerId: record.producer.ownerId };
+}
 
 /** Options of {@link createOutputStoreStorageDriver}. */
 export interface OutputStoreStorageDriverOptions {
@@ -19,7 +60,7 @@ export interface OutputStoreStorageDriverOptions {
   store: OutputStore;
   /** Routing name written into the wire format; keep it stable. Default `wharf-output-store`. */
   name?: string;
-  /** Owner recorded on the stored payloads. Default `temporal`. */
+  /** Owner recorded on the stored payloads. Default `temporal` ({@link temporalPayloadOwner}). */
   ownerId?: string;
 }
 
@@ -37,7 +78,7 @@ export interface OutputStoreStorageDriverOptions {
  */
 export function createOutputStoreStorageDriver(options: OutputStoreStorageDriverOptions): StorageDriver {
   const { store } = options;
-  const ownerId = options.ownerId ?? 'temporal';
+  const ownerId = options.ownerId ?? temporalPayloadOwner;
   return {
     name: options.name ?? 'wharf-output-store',
     type: 'wharf.output-store',
@@ -73,20 +114,13 @@ export function createOutputStoreStorageDriver(options: OutputStoreStorageDriver
               `malformed external payload claim: ${JSON.stringify(claim.claimData)}`,
             );
           }
-          const { body, record } = await store.get({ outId });
-          if (record.contentType !== PAYLOAD_CONTENT_TYPE || record.producer.ownerId !== ownerId)
+          const stored = await readStoredPayload(store, { outId, sha256 });
+          if (stored.ownerId !== ownerId)
             throw new WharfOrchestratorError(
               'PAYLOAD_UNAVAILABLE',
-              `external payload ${outId} is not a payload this driver stored (content type ${record.contentType})`,
+              `external payload ${outId} is not a payload this driver stored (owner ${stored.ownerId})`,
             );
-          const actual = createHash('sha256').update(body).digest('hex');
-          if (actual !== sha256) {
-            throw new WharfOrchestratorError(
-              'PAYLOAD_UNAVAILABLE',
-              `external payload ${outId} is corrupt: sha256 ${actual}, expected ${sha256}`,
-            );
-          }
-          return ProtoPayload.decode(body) as Payload;
+          return stored.payload;
         }),
       );
     },
@@ -97,20 +131,30 @@ export function createOutputStoreStorageDriver(options: OutputStoreStorageDriver
 export interface WharfDataConverterOptions extends OutputStoreStorageDriverOptions {
   /** Payloads larger than this many bytes are offloaded. Default 256 KiB (Temporal warns at 512 KiB, fails at 2 MiB). */
   payloadSizeThreshold?: number;
+  /**
+   * Encrypts every payload and failure message with this key ring (`loadKeyRing` reads
+   * `WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE`). Default: no encryption. Temporal's SDK
+   * encrypts first and then offloads: the output store holds ciphertext, and its content-hash
+   * deduplication no longer finds a value stored before (every encryption differs).
+   */
+  keyRing?: KeyRing | undefined;
 }
 
 /**
- * A data converter whose External Storage is the given output store. Use the same options for
- * the client and the worker.
+ * A data converter whose External Storage is the given output store, and with `keyRing` the
+ * payload encryption codec and a failure converter that encrypts messages and stacks. Use the
+ * same options for the client and the worker.
  *
  * @example
  * ```ts
- * const dataConverter = createWharfDataConverter({ store });
+ * const keyRing = await loadKeyRing({ env: process.env }); // undefined: encryption off
+ * const dataConverter = createWharfDataConverter({ store, keyRing });
  * const client = new Client({ connection, dataConverter });
  * ```
  */
 export function createWharfDataConverter(options: WharfDataConverterOptions): DataConverter {
   return {
+    ...(options.keyRing === undefined ? {} : encryptedDataConverter({ keyRing: options.keyRing })),
     externalStorage: new ExternalStorage({
       drivers: [createOutputStoreStorageDriver(options)],
       payloadSizeThreshold: options.payloadSizeThreshold ?? 256 * 1024,

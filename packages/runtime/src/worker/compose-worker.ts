@@ -2,6 +2,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { type KeyRing, loadKeyRing } from '@wharf/codec';
 import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
 import { ProcessGroupRegistry, type Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
@@ -82,6 +83,12 @@ export interface ComposeWorkerOptions extends DataPlaneOptions {
    * version is made current.
    */
   version?: WorkerDeploymentVersion;
+  /**
+   * Payload encryption: the key ring every payload and failure message is encrypted with, or
+   * `false` for none. Default: what `WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE` of `env` (else
+   * `process.env`) hold, else none. A malformed ring is an `InvalidKeyRingError` before anything opens.
+   */
+  keyRing?: KeyRing | false;
 }
 
 /** What {@link ComposedWorker.startWorker} takes: where the worker polls, and how much it runs. */
@@ -120,8 +127,10 @@ export interface ComposedWorker {
   intake: IntakeServer;
   /** Whether scripts run sandboxed (`sandbox.status`; say so when they do not). */
   sandbox: WorkerSandbox;
-  /** Offloads payloads over 256 KiB to `data.store`; give clients the same one. */
+  /** Offloads payloads over 256 KiB to `data.store` (encrypted with `keyRing`); give clients the same one. */
   dataConverter: DataConverter;
+  /** The key ring payloads are encrypted with; undefined when encryption is off. */
+  keyRing: KeyRing | undefined;
   /**
    * Wharf's plugin on these parts: what `startWorker` runs, and what a client of this data
    * plane takes (`plugins: [parts.plugin]`: the converter, and with tracing its interceptors).
@@ -161,6 +170,11 @@ export interface ComposedWorker {
 export async function composeWorker(options: ComposeWorkerOptions): Promise<ComposedWorker> {
   // Bad WHARF_MODEL or WHARF_SUMMARIZER values fail here, before any store is opened.
   const { models, summarizer } = workerModels(options);
+  // So does a malformed WHARF_CODEC_KEYS or a key file others may read.
+  const keyRing =
+    options.keyRing === undefined
+      ? await loadKeyRing({ env: options.env ?? process.env })
+      : options.keyRing || undefined;
   // WHARF_SANDBOX=required without a sandbox fails here, before anything is opened.
   const detected =
     options.sandbox instanceof WorkerSandbox
@@ -185,7 +199,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
     await data.close();
     throw error;
   }
-  const dataConverter = createWharfDataConverter({ store: data.store });
+  const dataConverter = createWharfDataConverter({ store: data.store, keyRing });
   const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
   const sandbox = detected.with({
     hidden: [data.root, data.workDir],
@@ -211,6 +225,7 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
     intake,
     sandbox,
     dataConverter,
+    keyRing,
     plugin,
     async startWorker(start) {
       const reaped = await processGroups.reap();

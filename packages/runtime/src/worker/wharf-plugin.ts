@@ -3,6 +3,7 @@ import type { ClientOptions } from '@temporalio/client';
 import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { BundleOptions, ReplayWorkerOptions, WorkerOptions } from '@temporalio/worker';
+import type { KeyRing } from '@wharf/codec';
 import { createWharfDataConverter } from '../converter/output-store-storage-driver.js';
 import type { WharfTracing } from '../tracing/wharf-tracing.js';
 import { type ActivityDependencies, createActivities } from './create-activities.js';
@@ -14,7 +15,7 @@ export const workflowsPath = createRequire(import.meta.url).resolve('@wharf/work
 /** Options of {@link wharfPlugin}: what the activities need, and optionally tracing. */
 export interface WharfPluginOptions extends ActivityDependencies {
   /**
-   * The converter of the workers and clients. Default `createWharfDataConverter({ store })`:
+   * The converter of the workers and clients. Default `createWharfDataConverter({ store, keyRing })`:
    * payloads over 256 KiB go to the output store and history holds a small claim.
    */
   dataConverter?: DataConverter;
@@ -25,6 +26,12 @@ export interface WharfPluginOptions extends ActivityDependencies {
    * Default: unversioned.
    */
   version?: WorkerDeploymentVersion;
+  /**
+   * Payload encryption for the default converter (`loadKeyRing` reads `WHARF_CODEC_KEYS` /
+   * `WHARF_CODEC_KEYS_FILE`). Default none. With a `dataConverter` of your own, build it with
+   * the ring instead (`createWharfDataConverter({ store, keyRing })`).
+   */
+  keyRing?: KeyRing | undefined;
 }
 
 /**
@@ -53,7 +60,8 @@ export class WharfPlugin extends SimplePlugin {
   readonly version: WorkerDeploymentVersion | undefined;
 
   constructor(options: WharfPluginOptions) {
-    const dataConverter = options.dataConverter ?? createWharfDataConverter({ store: options.store });
+    const dataConverter =
+      options.dataConverter ?? createWharfDataConverter({ store: options.store, keyRing: options.keyRing });
     super({ name: 'wharf', dataConverter, activities: createActivities(options) });
     this.dataConverter = dataConverter;
     this.tracing = options.tracing;

@@ -41,7 +41,9 @@ export const wharfFailureTypes = Object.freeze({
 } as const);
 
 /**
- * The failure types an activity retry policy should not retry.
+ * The failure types an activity retry policy should not retry: Wharf's own, and those of a
+ * payload the worker's codec cannot open (`@wharf/codec`'s `codecNonRetryableErrorTypes`: an
+ * input under a key id its ring lacks, or one that fails authentication), which no retry mends.
  *
  * @example
  * ```ts
@@ -53,6 +55,9 @@ export const nonRetryableFailureTypes: readonly string[] = Object.freeze([
   wharfFailureTypes.forbidden,
   wharfFailureTypes.unknownModel,
   wharfFailureTypes.wrongDataPlane,
+  'UnknownKeyIdError',
+  'PayloadAuthenticationError',
+  'InvalidEncryptedPayloadError',
 ]);
 
 /** True for a task that failed or was cancelled (see `isFailure`): reports list these first, with their reasons. */
