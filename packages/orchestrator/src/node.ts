@@ -1,15 +1,20 @@
 // Node-only parts that the workflow-safe root leaves out: the data converter (hashes with
 // node:crypto, reads the output store) and the models (AI SDK providers, the offline models,
-// model overrides and the failures of model calls).
+// model overrides and the failures of model calls), and payload encryption (the key ring, the
+// data plane's codec server).
 export {
   applyModelOverrides,
   checkSwarmModels,
+  codecEnvNames,
   createModelRegistry,
   createOutputStoreStorageDriver,
   createWharfDataConverter,
+  type DataPlaneCodecServerOptions,
   echoAnswer,
   echoModel,
   hasOverrides,
+  KeyRing,
+  loadKeyRing,
   loadScriptedModel,
   MODEL_ID_FORMS,
   ModelError,
@@ -30,10 +35,12 @@ export {
   modelSettingsFromEnv,
   type OutputStoreStorageDriverOptions,
   type ProviderErrorData,
+  parseKeyRing,
   parseModelId,
   parseModelOverrides,
   providerErrors,
   providerKeyVariables,
+  readStoredPayload,
   registrySummarizer,
   type ScriptedModelFile,
   type ScriptedModelOptions,
@@ -41,7 +48,10 @@ export {
   type ScriptedStep,
   scriptedModel,
   scriptedModelFileSchema,
+  startDataPlaneCodecServer,
+  storedPayloadResolver,
   summarizerId,
+  temporalPayloadOwner,
   type WharfDataConverterOptions,
   type WharfLanguageModel,
 } from '@wharf/runtime';

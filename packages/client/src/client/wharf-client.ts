@@ -5,6 +5,7 @@ import {
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
+import { encryptedDataConverter, type KeyRing, loadKeyRing } from '@wharf/codec';
 import type {
   AddInputsResult,
   ApproveTaskResult,
@@ -53,6 +54,11 @@ export type WharfClientOptions = WharfClientSettings &
         namespace?: string;
         /** Use the same data converter as the workers (e.g. `createWharfDataConverter`). */
         dataConverter?: DataConverter;
+        /**
+         * Payload encryption, as the workers have it: its codec and failure converter replace
+         * those of `dataConverter` (whose External Storage stays). Default none.
+         */
+        keyRing?: KeyRing | undefined;
         /** Client plugins, e.g. `wharfPlugin(…)` (its data converter, and with tracing its interceptors). */
         plugins?: ClientPlugin[];
       }
@@ -83,6 +89,11 @@ export interface WharfClientSettings {
 /** Options of {@link WharfClient.connect}. */
 export interface ConnectWharfClientOptions extends LoadTemporalConfigOptions, WharfClientSettings {
   dataConverter?: DataConverter;
+  /**
+   * Payload encryption (see {@link WharfClientOptions}), or `false` for none. Default: what
+   * `WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE` of `env` (else `process.env`) hold, else none.
+   */
+  keyRing?: KeyRing | false;
   plugins?: ClientPlugin[];
   /** How long to wait for the server. Default: Temporal's (10 s). */
   connectTimeoutMs?: number;
@@ -109,13 +120,15 @@ export class WharfClient {
   readonly dataPlane: DataPlaneIdentity | undefined;
 
   constructor(options: WharfClientOptions) {
+    const dataConverter =
+      'client' in options ? undefined : withKeyRing(options.dataConverter, options.keyRing);
     this.client =
       'client' in options
         ? options.client
         : new Client({
             connection: options.connection,
             ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-            ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
+            ...(dataConverter === undefined ? {} : { dataConverter }),
             ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
           });
     this.taskQueue = options.taskQueue ?? 'wharf';
@@ -126,7 +139,8 @@ export class WharfClient {
   /**
    * Connects to the cluster Temporal's standard configuration names (`loadTemporalConfig`:
    * `TEMPORAL_ADDRESS`, `TEMPORAL_NAMESPACE`, `TEMPORAL_API_KEY`, TLS certificates, a
-   * `TEMPORAL_PROFILE` of the config file; else a local server on 127.0.0.1:7233). Close it with
+   * `TEMPORAL_PROFILE` of the config file; else a local server on 127.0.0.1:7233), encrypting
+   * payloads when `WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE` hold a key ring. Close it with
    * `wharf.client.connection.close()`.
    *
    * @example
@@ -137,6 +151,10 @@ export class WharfClient {
    */
   static async connect(options: ConnectWharfClientOptions = {}): Promise<WharfClient> {
     const temporal = loadTemporalConfig(options);
+    const keyRing =
+      options.keyRing === undefined
+        ? await loadKeyRing({ env: options.env ?? process.env })
+        : options.keyRing || undefined;
     const connection = await connectTemporal(
       temporal,
       options.connectTimeoutMs === undefined ? {} : { connectTimeoutMs: options.connectTimeoutMs },
@@ -145,6 +163,7 @@ export class WharfClient {
       connection,
       namespace: temporal.namespace,
       ...(options.dataConverter === undefined ? {} : { dataConverter: options.dataConverter }),
+      ...(keyRing === undefined ? {} : { keyRing }),
       ...(options.plugins === undefined ? {} : { plugins: options.plugins }),
       ...(options.taskQueue === undefined ? {} : { taskQueue: options.taskQueue }),
       ...(options.tools === undefined ? {} : { tools: options.tools }),
@@ -470,4 +489,12 @@ function heartbeatOf(data: Uint8Array | null | undefined): SubagentHeartbeat | u
     ...(step === undefined ? {} : { step }),
     ...(toolCalls === undefined ? {} : { toolCalls }),
   };
+}
+
+/** The converter with the key ring's codec and failure converter in place of its own, if a ring is given. */
+function withKeyRing(
+  dataConverter: DataConverter | undefined,
+  keyRing: KeyRing | undefined,
+): DataConverter | undefined {
+  return keyRing === undefined ? dataConverter : { ...dataConverter, ...encryptedDataConverter({ keyRing }) };
 }

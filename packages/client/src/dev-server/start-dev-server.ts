@@ -19,6 +19,12 @@ export interface StartDevServerOptions {
   uiPort?: number;
   /** Serve the Web UI. Default `true`. */
   ui?: boolean;
+  /**
+   * The codec server the Web UI decodes payloads through (`--ui-codec-endpoint`), e.g. the one
+   * `wharf codec-server` or `startDataPlaneCodecServer` runs. Default none: the UI shows
+   * encrypted payloads as they are.
+   */
+  uiCodecEndpoint?: string;
   /** SQLite file for durable state. Default: in memory. */
   dbFilename?: string;
   /** Namespace to create and wait for. Default `default`. */
@@ -132,6 +138,8 @@ async function startOnce(cliPath: string, options: StartDevServerOptions): Promi
   const args = ['server', 'start-dev', '--ip', ip, '--port', String(port), '--namespace', namespace];
   if (uiPort !== undefined) args.push('--ui-port', String(uiPort), '--ui-disable-news-fetch');
   else args.push('--headless');
+  if (uiPort !== undefined && options.uiCodecEndpoint !== undefined)
+    args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   if (options.dbFilename !== undefined) args.push('--db-filename', options.dbFilename);
   for (const [name, kind] of Object.entries(options.searchAttributes ?? {})) {
     args.push('--search-attribute', `${name}=${kind}`);

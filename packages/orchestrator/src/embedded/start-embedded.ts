@@ -7,13 +7,16 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import {
   DEFAULT_TEMPORAL_ADDRESS,
   type DevServer,
+  getFreePort,
   loadTemporalConfig,
   startDevServer,
   type TemporalConnectionOptions,
   WharfClient,
 } from '@wharf/client';
+import type { KeyRing } from '@wharf/codec';
+import type { CodecServer } from '@wharf/codec/server';
 import type { IntakeServer } from '@wharf/output-store';
-import type { DataDir, ModelRegistry } from '@wharf/runtime';
+import { type DataDir, type ModelRegistry, startDataPlaneCodecServer } from '@wharf/runtime';
 import type { WharfTracing } from '@wharf/runtime/tracing';
 import { tracingFromEnv } from '@wharf/runtime/tracing';
 import { composeWorker, workflowBundleCacheDir } from '@wharf/runtime/worker';
@@ -102,6 +105,17 @@ export interface EmbeddedOptions {
    * (`tracingFromEnv`; off unless they name an exporter or endpoint), shut down by `stop()`.
    */
   tracing?: WharfTracing | false;
+  /**
+   * Payload encryption of the worker and the client, or `false` for none. Default: what
+   * `WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE` hold, else none (see `composeWorker`).
+   */
+  keyRing?: KeyRing | false;
+  /**
+   * With encryption on and a dev server started here with its Web UI: a codec server for this
+   * data plane on loopback (decrypting, opening External Storage references), the UI pointed at
+   * it (`--ui-codec-endpoint`) and its URL in {@link Embedded.codecUrl}. Default true.
+   */
+  codecServer?: boolean;
   /** Progress lines (starting the server, ...). */
   onProgress?: (message: string) => void;
 }
@@ -113,6 +127,11 @@ export interface Embedded {
   taskQueue: string;
   /** Web UI base URL, when known. */
   uiUrl: string | undefined;
+  /**
+   * The codec server this call started for the Web UI (encryption on, a dev server started
+   * here): give it to `temporal workflow show --codec-endpoint` too. Undefined otherwise.
+   */
+  codecUrl: string | undefined;
   /** True when this process started the Temporal dev server. */
   startedServer: boolean;
   data: DataDir;
@@ -210,6 +229,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     ...(options.summarizer === undefined ? {} : { summarizer: options.summarizer }),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
     ...(tracing === undefined ? {} : { tracing }),
+    ...(options.keyRing === undefined ? {} : { keyRing: options.keyRing }),
   }).catch(async (error: unknown) => {
     if (options.tracing === undefined) await tracing?.shutdown();
     throw error;
@@ -234,6 +254,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       ? temporal.connection
       : { address: running?.address ?? DEFAULT_TEMPORAL_ADDRESS };
     let devServer: DevServer | undefined;
+    let codecServer: CodecServer | undefined;
     let uiUrl: string | undefined =
       options.uiUrl ?? (running?.address === server.address ? running.uiUrl : undefined);
     if (
@@ -245,11 +266,25 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       progress('starting a local Temporal dev server');
       // The usual ports when they are free, so other tools find the server where they expect it.
       const port = (await isFree(7233)) ? 7233 : undefined;
-      const uiPort = (await isFree(8233)) ? 8233 : undefined;
+      const ui = options.ui ?? true;
+      let uiPort = (await isFree(8233)) ? 8233 : undefined;
+      if (ui && parts.keyRing !== undefined && (options.codecServer ?? true)) {
+        // The UI's origin must be known to the codec server before the UI is started.
+        uiPort ??= await getFreePort('127.0.0.1');
+        codecServer = await startDataPlaneCodecServer({
+          store: data.store,
+          keyRing: parts.keyRing,
+          allowedOrigins: [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
+        });
+        const started = codecServer;
+        cleanups.push(() => started.close());
+        progress(`codec server for the Web UI at ${codecServer.url}`);
+      }
       devServer = await startDevServer({
         dbFilename: data.temporalDb,
         namespace,
-        ui: options.ui ?? true,
+        ui,
+        ...(codecServer === undefined ? {} : { uiCodecEndpoint: codecServer.url }),
         searchAttributes: wharfSearchAttributeKinds,
         ...(port === undefined ? {} : { port }),
         ...(uiPort === undefined ? {} : { uiPort }),
@@ -308,6 +343,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       namespace,
       taskQueue,
       uiUrl,
+      codecUrl: codecServer?.url,
       startedServer: devServer !== undefined,
       data,
       intake,
