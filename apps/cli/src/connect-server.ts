@@ -1,6 +1,8 @@
 import type { Connection } from '@temporalio/client';
+import type { KeyRing } from '@wharf/codec';
 import { connectTemporal, loadTemporalConfig, WharfClient } from '@wharf/orchestrator/client';
 import { CliError } from './cli-error.js';
+import { cliKeyRing } from './codec-keys.js';
 
 /**
  * Where the swarm runs: the Temporal server and namespace, beating what Temporal's standard
@@ -23,17 +25,19 @@ export async function withClient<TResult>(
   options: ServerOptions,
   fn: (wharf: WharfClient) => Promise<TResult>,
 ): Promise<TResult> {
-  const { connection, namespace } = await connectServer(options);
+  const { connection, namespace, keyRing } = await connectServer(options);
   try {
-    return await fn(new WharfClient({ connection, namespace }));
+    return await fn(new WharfClient({ connection, namespace, keyRing }));
   } finally {
     await connection.close();
   }
 }
 
 /**
- * A client connection to the cluster the options, else Temporal's standard configuration, name;
- * a bad setting is an `InvalidConfigError` (exit 2), a server that does not answer exit 4.
+ * A client connection to the cluster the options, else Temporal's standard configuration, name,
+ * and the payload encryption key ring (`WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE`, else
+ * none) its clients use; a bad setting is an `InvalidConfigError` or a usage error (exit 2), a
+ * server that does not answer exit 4.
  *
  * @example
  * ```ts
@@ -42,7 +46,8 @@ export async function withClient<TResult>(
  */
 export async function connectServer(
   options: ServerOptions,
-): Promise<{ connection: Connection; namespace: string }> {
+): Promise<{ connection: Connection; namespace: string; keyRing: KeyRing | undefined }> {
+  const keyRing = await cliKeyRing();
   const temporal = loadTemporalConfig({
     ...(options.address === undefined ? {} : { address: options.address }),
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
@@ -52,5 +57,5 @@ export async function connectServer(
       cause: error,
     });
   });
-  return { connection, namespace: temporal.namespace };
+  return { connection, namespace: temporal.namespace, keyRing };
 }

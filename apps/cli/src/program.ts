@@ -461,6 +461,52 @@ export function createProgram(io: CliIo = processIo): Command {
       },
     );
 
+  program
+    .command('codec-server')
+    .description(
+      'Serve the Temporal Codec Server of this data plane, so the Web UI and `temporal … --codec-endpoint` show encrypted payloads and External Storage values (keys from WHARF_CODEC_KEYS / WHARF_CODEC_KEYS_FILE)',
+    )
+    .addOption(dataDirOption())
+    .option(
+      '--host <address>',
+      'address to bind (anything but loopback needs a token or an OIDC issuer)',
+      '127.0.0.1',
+    )
+    .option('--port <port>', 'port to listen on (0: any free port)', integerIn('--port', 0, 65_535), 8081)
+    .option('--origin <url>', 'a Web UI origin allowed to call it from a browser (repeatable)', collect, [])
+    .option('--token-file <path>', 'require this bearer token (read from the file; else WHARF_CODEC_TOKEN)')
+    .option(
+      '--oidc-issuer <url>',
+      "accept the Web UI's forwarded access tokens of this OIDC issuer (its iss, exactly)",
+    )
+    .option('--oidc-audience <aud>', 'the audience those tokens must name')
+    .option(
+      '--oidc-jwks-uri <url>',
+      "the issuer's JWKS (default: from its discovery document)",
+      httpUrl('--oidc-jwks-uri'),
+    )
+    .option(
+      '--owner <owner>',
+      "the owner whose stored payloads it opens (the External Storage driver's; default temporal)",
+    )
+    .action(
+      async (options: {
+        dataDir: string;
+        host: string;
+        port: number;
+        origin: string[];
+        tokenFile?: string;
+        oidcIssuer?: string;
+        oidcAudience?: string;
+        oidcJwksUri?: string;
+        owner?: string;
+      }) => {
+        await ensureDataDir(options.dataDir);
+        const { codecServerCommand } = await import('./commands/codec-server.js');
+        await codecServerCommand(options, io);
+      },
+    );
+
   addClusterCommand(program, io);
   return program;
 }

@@ -203,6 +203,11 @@ async function run(
       blobs: parts.data.location.blobs,
       tools: Object.keys(mcp.tools),
       sandbox: parts.sandbox.describe(),
+      // Key ids only (WHARF_CODEC_KEYS / WHARF_CODEC_KEYS_FILE): never a key.
+      encryption:
+        parts.keyRing === undefined
+          ? 'off'
+          : `on (active ${parts.keyRing.activeKeyId}; ${parts.keyRing.keyIds.join(', ')})`,
       // The JavaScript heap's ceiling, as the Node flags that started the process set it.
       heapLimitMiB: Math.round(getHeapStatistics().heap_size_limit / 2 ** 20),
       ...(overrides === undefined ? {} : { models: overrides }),

@@ -13,7 +13,9 @@ export interface DevOptions extends ModelOptions {
 
 /**
  * `wharf dev`: the embedded default — a Temporal dev server (unless one answers), the
- * intake server and a worker — until Ctrl-C, which stops everything cleanly. `--model`
+ * intake server and a worker — until Ctrl-C, which stops everything cleanly. With
+ * `WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE` payloads are encrypted, and a dev server it starts
+ * gets a codec server on loopback for its Web UI (`--ui-codec-endpoint`), printed for the CLI. `--model`
  * (else `WHARF_MODEL`) makes the worker run agents on other models than their definitions name.
  */
 export async function devCommand(options: DevOptions, io: CliIo, until?: Promise<void>): Promise<void> {
@@ -36,6 +38,11 @@ export async function devCommand(options: DevOptions, io: CliIo, until?: Promise
       `Wharf dev is running (data in ${options.dataDir}/).`,
       `  Temporal:   ${embedded.address} (namespace ${embedded.namespace}, task queue ${embedded.taskQueue})`,
       ...(embedded.uiUrl === undefined ? [] : [`  Web UI:     ${embedded.uiUrl}`]),
+      ...(embedded.codecUrl === undefined
+        ? []
+        : [
+            `  Codec:      ${embedded.codecUrl} (the Web UI decrypts through it; for the CLI: export TEMPORAL_CODEC_ENDPOINT=${embedded.codecUrl})`,
+          ]),
       `  Intake:     ${embedded.intake.url}`,
       '  Run a swarm from another terminal: wharf run examples/repo-health.yaml --follow',
       'Press Ctrl-C to stop.',

@@ -1,4 +1,5 @@
 import { Client } from '@temporalio/client';
+import { encryptedDataConverter } from '@wharf/codec';
 import type { DataPlaneIdentity, SwarmResult } from '@wharf/orchestrator';
 import {
   dataPlaneIdentity,
@@ -109,7 +110,7 @@ async function describeRun(
   workflowId: string,
   options: Pick<ResumeOptions, 'address' | 'namespace'>,
 ): Promise<{ taskQueue: string; dataPlane: DataPlaneIdentity | undefined }> {
-  const { connection, namespace } = await connectServer(options).catch((error: unknown) => {
+  const { connection, namespace, keyRing } = await connectServer(options).catch((error: unknown) => {
     if (!CliError.isInstance(error) || error.code !== 'UNREACHABLE') throw error;
     throw new CliError(
       'UNREACHABLE',
@@ -118,7 +119,12 @@ async function describeRun(
     );
   });
   try {
-    const client = new Client({ connection, namespace });
+    // The memo is encrypted when payloads are: read it with the same key ring.
+    const client = new Client({
+      connection,
+      namespace,
+      ...(keyRing === undefined ? {} : { dataConverter: encryptedDataConverter({ keyRing }) }),
+    });
     const description = await client.workflow
       .getHandle(workflowId)
       .describe()

@@ -85,7 +85,7 @@ export async function statusCommand(
   io: CliIo,
 ): Promise<void> {
   const plane = resolveOrRefuse(options.dataDir ?? '.wharf');
-  const { connection, namespace } = await connectServer(options);
+  const { connection, namespace, keyRing } = await connectServer(options);
   const opened = await openExistingStore(plane).catch(async (error: unknown) => {
     await connection.close();
     throw error;
@@ -96,6 +96,7 @@ export async function statusCommand(
     const wharf = new WharfClient({
       connection,
       namespace,
+      keyRing,
       ...(store === undefined ? {} : { dataConverter: createWharfDataConverter({ store }) }),
     });
     const notFound = (error: Error): never => {
