@@ -3,6 +3,7 @@ import { channelsBenchmark } from './channels/index.js';
 import { contextResolverBenchmark } from './context-resolver/index.js';
 import { evidenceBenchmark } from './evidence/index.js';
 import { contextPlanBenchmark } from './orchestrator/context-plan.js';
+import { encryptionBenchmark } from './orchestrator/encryption.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
 import { peersBenchmark } from './orchestrator/peers.js';
 import { swarmDefinitionBenchmark } from './orchestrator/swarm-definition.js';
@@ -29,4 +30,5 @@ export const benchmarks: Benchmark[] = [
   wideSwarmBenchmark,
   wideMapBenchmark,
   peersBenchmark,
+  encryptionBenchmark,
 ];
