@@ -71,6 +71,10 @@ describe('loadKeyRing', () => {
     expect(await loadKeyRing({ env: {} })).toBeUndefined();
   });
 
+  it('is off with empty variables, as Compose passes an unset one', async () => {
+    expect(await loadKeyRing({ env: { WHARF_CODEC_KEYS: '', WHARF_CODEC_KEYS_FILE: ' ' } })).toBeUndefined();
+  });
+
   it('reads WHARF_CODEC_KEYS', async () => {
     expect((await loadKeyRing({ env: { WHARF_CODEC_KEYS: inline } }))?.keyIds).toEqual(['k2', 'k1']);
   });

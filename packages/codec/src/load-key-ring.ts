@@ -52,7 +52,8 @@ export interface LoadKeyRingOptions {
  * The key ring the environment configures, or `undefined` when it configures none (encryption
  * off). `WHARF_CODEC_KEYS` holds the keys itself; `WHARF_CODEC_KEYS_FILE` names a regular file
  * holding them that only its owner may read (mode 0600 or 0400: a file with any group or other
- * permission is refused, as ssh refuses a private key). Setting both is refused.
+ * permission is refused, as ssh refuses a private key). Setting both is refused; an empty
+ * variable counts as unset.
  *
  * @example
  * ```ts
@@ -64,7 +65,9 @@ export async function loadKeyRing(options: LoadKeyRingOptions): Promise<KeyRing 
   const parsed = codecEnvSchema.safeParse(options.env);
   if (!parsed.success)
     throw new InvalidKeyRingError(`${parsed.error.issues[0]?.path.join('.') ?? 'environment'} is malformed`);
-  const { WHARF_CODEC_KEYS: inline, WHARF_CODEC_KEYS_FILE: file } = parsed.data;
+  // An empty variable is unset: Compose's `${WHARF_CODEC_KEYS:-}` passes one when none is given.
+  const inline = parsed.data.WHARF_CODEC_KEYS?.trim() || undefined;
+  const file = parsed.data.WHARF_CODEC_KEYS_FILE?.trim() || undefined;
   if (inline !== undefined && file !== undefined)
     throw new InvalidKeyRingError('set WHARF_CODEC_KEYS or WHARF_CODEC_KEYS_FILE, not both');
   if (inline !== undefined) return parseKeyRing(inline, 'WHARF_CODEC_KEYS');

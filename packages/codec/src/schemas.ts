@@ -12,7 +12,7 @@ import { z } from 'zod';
  */
 export const codecEnvSchema = z.object({
   WHARF_CODEC_KEYS: z.string().optional(),
-  WHARF_CODEC_KEYS_FILE: z.string().min(1).optional(),
+  WHARF_CODEC_KEYS_FILE: z.string().optional(),
 });
 
 /**
