@@ -22,3 +22,22 @@ export async function cliKeyRing(
     throw error;
   }
 }
+
+/**
+ * A hint for an error met reading an encrypted payload without the keys (Temporal's payload
+ * converter names the encoding it does not know), else undefined.
+ *
+ * @example
+ * ```ts
+ * const hint = encryptedPayloadHint(error); // 'the run's payloads are encrypted: set WHARF_CODEC_KEYS …'
+ * ```
+ */
+export function encryptedPayloadHint(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current !== undefined && current !== null && depth < 5; depth++) {
+    if (current instanceof Error && current.message.includes('encoding: binary/encrypted'))
+      return "the run's payloads are encrypted: set WHARF_CODEC_KEYS or WHARF_CODEC_KEYS_FILE to the workers' key ring";
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return undefined;
+}

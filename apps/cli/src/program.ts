@@ -538,6 +538,8 @@ export async function runCli(argv: readonly string[], io: CliIo = processIo): Pr
       io.err(`wharf: ${config.message}`);
       return exitCodes.USAGE;
     }
+    const hint = (await import('./codec-keys.js')).encryptedPayloadHint(error);
+    if (hint !== undefined) io.err(`wharf: ${hint}`);
     const expected = CliError.isInstance(error)
       ? error
       : (await import('./data-plane-error.js')).dataPlaneCliError(error);
