@@ -51,7 +51,7 @@ const SPLIT_HISTORY_BYTES = 3 * 1024 * 1024;
 /**
  * The port `driveSwarm` runs against inside the workflow, and the hooks its handlers call:
  * each task's instances run in a cancellation scope of the task (the `cancelTask` update
- * cancels it) and an event group of their own; a signal or update bumps the version
+ * cancels it) and an event group of their own (but a wide script loop's instances past its first few); a signal or update bumps the version
  * `waitForChange` waits on.
  *
  * @example
@@ -100,10 +100,17 @@ export class TemporalSwarmPort implements SwarmPort {
       scope = new CancellationScope();
       this.#scopes.set(task, scope);
     }
-    // One event group per subagent: the Web UI groups its events under its label.
-    const group = createEventGroup(call.title, { id: `subagent:${call.label}` });
+    // One event group per subagent: the Web UI groups its events under its label. A script
+    // loop's instance past its first few (its result omits its compact payload) is one activity
+    // whose summary names it: a group would only repeat its label in every such schedule.
+    const group =
+      call.input.omit === undefined
+        ? createEventGroup(call.title, { id: `subagent:${call.label}` })
+        : undefined;
     try {
-      return await scope.run(() => group.withScope(() => this.#dispatch(call)));
+      return await scope.run(() =>
+        group === undefined ? this.#dispatch(call) : group.withScope(() => this.#dispatch(call)),
+      );
     } catch (error) {
       if (isCancellation(error))
         return { cancelled: true, reason: this.#state.tasks.cancelReason(task) ?? 'cancelled' };

@@ -74,7 +74,7 @@ describe('runSubagent (script) in an activity context', () => {
     expect(stderr).toBe('disk on fire\n');
     expect(result.bytes).toBe(Buffer.byteLength(stdout) + Buffer.byteLength(stderr));
     expect(result.stderrTail).toContain('disk on fire');
-    expect(Buffer.byteLength(result.compact)).toBeLessThan(1_500);
+    expect(Buffer.byteLength(result.compact ?? '')).toBeLessThan(1_500);
     expect(result.compact).toContain('[EVIDENCE:run_id=wf-1,job_id=build,worker_id=wf-1:build]');
     expect(result.compact).not.toContain('199999');
     expect(heartbeats.some((details) => (details as { bytes: number }).bytes > 0)).toBe(true);
@@ -172,6 +172,47 @@ describe('runSubagent (script) in an activity context', () => {
     large.on('heartbeat', (details: unknown) => heartbeats.push(details));
     await large.run(activities.runSubagent, scriptInput('head -c 2000000 /dev/zero'));
     expect(heartbeats).toEqual([{ task: 'build', bytes: 2_000_000 }]);
+  });
+
+  it('leaves what its input omits out of an ok result, and returns a failed one whole', async () => {
+    const store = new InMemoryOutputStore();
+    const activities = createActivities({
+      store,
+      artifacts: new InMemoryArtifactStore({ spoolDirectories: [join(dir, 'work')] }),
+      workDir: join(dir, 'work'),
+      env: { PATH: process.env.PATH },
+    });
+    const run = (activityId: string, content: string, omit: SubagentInput['omit']) =>
+      new MockActivityEnvironment({ ...identity, activityId, attempt: 1 }).run(activities.runSubagent, {
+        ...scriptInput(content),
+        ...(omit === undefined ? {} : { omit }),
+      }) as Promise<SubagentResult>;
+
+    const whole = await run('20', 'echo kept', undefined);
+    expect(whole.compact).toContain('[EVIDENCE:');
+    expect(whole.preview).toBe('kept\n');
+
+    const lean = await run('21', 'echo lean', ['compact', 'preview']);
+    expect(lean).toMatchObject({ status: 'ok', exitCode: 0, bytes: 5 });
+    expect(lean).not.toHaveProperty('compact');
+    expect(lean).not.toHaveProperty('preview');
+    // Its output is stored all the same; only the texts stay out of the result.
+    expect(Buffer.from((await store.get(lean.outputs[0] as { outId: string })).body).toString()).toBe(
+      'lean\n',
+    );
+    // No signal and no timeout are left out; the duration is whole milliseconds.
+    expect(lean).not.toHaveProperty('signal');
+    expect(lean).not.toHaveProperty('timedOut');
+    expect(Number.isInteger(lean.durationMs)).toBe(true);
+
+    const withPreview = await run('22', 'echo read', ['compact']);
+    expect(withPreview).not.toHaveProperty('compact');
+    expect(withPreview.preview).toBe('read\n');
+
+    // The fold keeps the first failures' compacts and reasons: a failure returns everything.
+    const failed = await run('23', 'echo broke; exit 4', ['compact', 'preview']);
+    expect(failed).toMatchObject({ status: 'failed', exitCode: 4, preview: 'broke\n' });
+    expect(failed.compact).toContain('failed');
   });
 
   it("stores a retried script's own EMITs once and returns them among the task's outputs", async () => {

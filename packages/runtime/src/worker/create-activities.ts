@@ -33,6 +33,7 @@ import { guardDataPlane } from '../activities/data-plane-guard.js';
 import { runScript } from '../activities/run-script.js';
 import { indexMapItems, writeResultsPart } from '../activities/stored-lists.js';
 import { SubagentDefinitions, storeSubagentDefinition } from '../activities/subagent-definition.js';
+import { withoutOmitted } from '../activities/subagent-result.js';
 import { WorkerSandbox } from '../activities/worker-sandbox.js';
 import { createAgentActivities } from '../agent/agent-activities.js';
 import { modelCallFailure } from '../models/model-call-failure.js';
@@ -169,7 +170,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           runId: info.workflowExecution?.runId ?? info.activityId,
           activityId: info.activityId,
         });
-        return runScript(input, ids, {
+        const result = await runScript(input, ids, {
           store: dependencies.store,
           artifacts: dependencies.artifacts,
           workDir,
@@ -180,6 +181,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
           ...(dependencies.summarizer === undefined ? {} : { summarizer: dependencies.summarizer }),
         });
+        return withoutOmitted(result, input.omit);
       });
     },
     async storeSubagentDefinition(input) {

@@ -213,7 +213,7 @@ export function nextAgentStep(state: AgentLoopState, event: AgentEvent): AgentDe
         workflowId: worker.workflowId,
         agent: worker.agent,
         status: worker.result.status,
-        compact: worker.result.compact,
+        compact: worker.result.compact ?? '',
         outputs: worker.result.outputs.map((ref) => ref.outId),
       };
       const usage = addUsage(state.usage, worker.result.usage) ?? state.usage;

@@ -55,6 +55,13 @@ export interface SubagentInput {
   dataPlane?: DataPlaneIdentity;
   /** A re-run's earlier runs (`RerunOrigin.readsFrom`): their outputs may be read like the run's own. */
   readRuns?: string[];
+  /**
+   * What an `ok` result leaves out, for a script loop's instance whose text the fold does not
+   * keep (past its first few): its compact payload, and its preview when neither an `output:`
+   * path nor a channel reads it. A failed result carries both. Set by `subagentCall`, so that a
+   * wide map's history holds refs and figures per instance, not text.
+   */
+  omit?: ('compact' | 'preview')[];
 }
 
 /**
@@ -66,7 +73,7 @@ export interface SubagentInput {
  */
 export type SubagentDefinition = Omit<
   SubagentInput,
-  'ownerId' | 'workflowId' | 'instance' | 'inputs' | 'dataPlane' | 'readRuns'
+  'ownerId' | 'workflowId' | 'instance' | 'inputs' | 'dataPlane' | 'readRuns' | 'omit'
 >;
 
 /**
@@ -76,7 +83,7 @@ export type SubagentDefinition = Omit<
  */
 export type SubagentRefInput = Pick<
   SubagentInput,
-  'ownerId' | 'workflowId' | 'task' | 'instance' | 'inputs' | 'dataPlane' | 'readRuns'
+  'ownerId' | 'workflowId' | 'task' | 'instance' | 'inputs' | 'dataPlane' | 'readRuns' | 'omit'
 > & {
   /** Out id of the stored {@link SubagentDefinition}, stored by this run or a run of its lineage. */
   definitionRef: string;
@@ -97,16 +104,22 @@ export interface SubagentResult {
   status: 'ok' | 'failed';
   /** Everything the subagent EMITted; the first is its main output. */
   outputs: OutputRefJson[];
-  /** `formatSpawnResult` text: status, tool index, summary, evidence marker (≈1 KB). */
-  compact: string;
+  /**
+   * `formatSpawnResult` text: status, tool index, summary, evidence marker (≈1 KB). Absent from
+   * an `ok` result whose input asked to omit it (see {@link SubagentInput.omit}).
+   */
+  compact?: string;
   /** Bytes the subagent produced in total (before any truncation). */
   bytes: number;
   exitCode?: number | null;
   signal?: string | null;
   timedOut?: boolean;
   durationMs: number;
-  /** A short preview of the output (a few hundred bytes), for `†` wiring and the UI. */
-  preview: string;
+  /**
+   * A short preview of the output (a few hundred bytes), for `†` wiring and the UI. Absent from
+   * an `ok` result whose input asked to omit it (see {@link SubagentInput.omit}).
+   */
+  preview?: string;
   /** The last lines of stderr when the task failed. */
   stderrTail?: string;
   /** Tokens (and cost, when the model has a price) of an agent task's model calls. */

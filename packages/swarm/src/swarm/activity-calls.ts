@@ -11,6 +11,7 @@ import type { DataPlaneIdentity } from '../contracts/data-plane-contracts.js';
 import type { ContextPlan } from '../contracts/relevance-pool-contracts.js';
 import type { SwarmDefinition, TaskDefinition } from '../contracts/swarm-schema.js';
 import { instanceLabel, isLooped } from '../dsl/task-instances.js';
+import { COMPACTS_PER_LOOP } from './fold-step.js';
 import type { ScheduledInstance } from './plan-step.js';
 import { inputRefs, loopManifests } from './result-refs.js';
 import { orderedCompacts } from './swarm-report.js';
@@ -116,6 +117,7 @@ export function subagentCall(
   const title = `${label} · ${spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`}`;
   const agent = spec.agent === undefined ? undefined : definition.agents[spec.agent];
   const { refs, manifests } = inputRefs(state, item.task);
+  const omit = resultOmissions(state, item);
   const input: SubagentInput = {
     swarm: definition.name,
     ownerId: place.ownerId,
@@ -135,6 +137,7 @@ export function subagentCall(
     ...(isLooped(spec) ? { loopTotal: instanceTotal(state, item.task) } : {}),
     ...(place.dataPlane === undefined ? {} : { dataPlane: place.dataPlane }),
     ...(place.readRuns === undefined || place.readRuns.length === 0 ? {} : { readRuns: [...place.readRuns] }),
+    ...(omit.length === 0 ? {} : { omit }),
   };
   const options = subagentCallOptions({
     definition,
@@ -143,6 +146,30 @@ export function subagentCall(
     heartbeatTimeoutMs: place.heartbeatTimeoutMs,
   });
   return { label, title, options, input };
+}
+
+/**
+ * What an instance's `ok` result may leave out (see `SubagentInput.omit`): a script loop's
+ * instance past its first {@link COMPACTS_PER_LOOP}, whose compact payload the fold does not keep,
+ * leaves that out, and its preview too when neither the task's `output:` path nor a channel reads
+ * it. A failed result still carries both (the fold keeps the first failures' compacts), and an
+ * agent task always returns its whole result. A 12,000-item map's history then holds refs and
+ * figures per instance, not 12,000 texts.
+ *
+ * @example
+ * ```ts
+ * resultOmissions(state, { task: 'fan', instance: 7, inputs: {} }); // ['compact', 'preview']
+ * resultOmissions(state, { task: 'fan', instance: 0, inputs: {} }); // []
+ * ```
+ */
+export function resultOmissions(
+  state: SwarmState,
+  item: Pick<ScheduledInstance, 'task' | 'instance'>,
+): ('compact' | 'preview')[] {
+  const spec = taskSpec(state, item.task);
+  if (spec.script === undefined || !isLooped(spec) || item.instance < COMPACTS_PER_LOOP) return [];
+  const channels = state.channelTargets.get(item.task)?.success ?? [];
+  return spec.output === undefined && channels.length === 0 ? ['compact', 'preview'] : ['compact'];
 }
 
 /** What the workflow needs to run the supervisor. */
@@ -221,7 +248,7 @@ export function splitSubagentInput(input: SubagentInput): {
   definition: SubagentDefinition;
   own: Omit<SubagentRefInput, 'definitionRef'>;
 } {
-  const { ownerId, workflowId, instance, inputs, dataPlane, readRuns, ...definition } = input;
+  const { ownerId, workflowId, instance, inputs, dataPlane, readRuns, omit, ...definition } = input;
   return {
     definition,
     own: {
@@ -232,6 +259,7 @@ export function splitSubagentInput(input: SubagentInput): {
       inputs,
       ...(dataPlane === undefined ? {} : { dataPlane }),
       ...(readRuns === undefined ? {} : { readRuns }),
+      ...(omit === undefined ? {} : { omit }),
     },
   };
 }

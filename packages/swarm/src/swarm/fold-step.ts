@@ -138,7 +138,8 @@ export function foldStep(
         !looped ||
         item.instance < COMPACTS_PER_LOOP ||
         (outcome.status === 'failed' && failedBefore < COMPACTS_PER_LOOP);
-      if (keep) writes.compacts.push([label, outcome.compact]);
+      // An instance past the kept ones returns none (`resultOmissions`).
+      if (keep && outcome.compact !== undefined) writes.compacts.push([label, outcome.compact]);
       if (outcome.status === 'failed') {
         const reason = failureReason(outcome);
         transition({ task: item.task, event: { type: 'instance-failed', reason } });
@@ -154,7 +155,7 @@ export function foldStep(
           skipKind: CHANNELS_KIND,
         });
       } else if (spec.output !== undefined) {
-        record.preview = outcome.preview;
+        if (outcome.preview !== undefined) record.preview = outcome.preview;
         if (outcome.status === 'failed') record.message = outcome.stderrTail ?? 'task failed';
       }
       channelWrites.push(...userChannelWrites(state, item.task, label, outcome));

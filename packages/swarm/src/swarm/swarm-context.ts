@@ -205,7 +205,7 @@ export function taskOutputValue(result: SubagentResult): TaskOutputValue {
     status: result.status,
     bytes: result.bytes,
     exitCode: result.exitCode ?? null,
-    preview: result.preview,
+    preview: result.preview ?? '',
   };
 }
 
