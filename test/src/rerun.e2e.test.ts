@@ -205,4 +205,70 @@ tasks:
       'cannot re-run from "gret": the swarm has no such task; tasks: fetch, greet',
     );
   });
+
+  it('`wharf rerun --from`: the task run again gets the context the run gave it, and the supervisor and `wharf evidence` see the reused tasks', async () => {
+    // z_next ends after a_base: in the run its output ranks first among equally relevant ones.
+    // Were the reused outputs pooled as if all had ended at once, a_base would rank first.
+    await writeFile(
+      join(env.dir, 'fidelity.yaml'),
+      `name: rerun-fidelity
+agents:
+  lead: { model: echo, system: You review. }
+tasks:
+  a_base: { script: { content: 'echo base-output' } }
+  z_next: { depends_on: [a_base], script: { content: 'echo next-output' } }
+  report:
+    depends_on: [a_base, z_next]
+    script: { content: 'cat "$WHARF_CONTEXT_FILE" >> contexts.log; echo "=====" >> contexts.log; echo reported' }
+supervisor: { agent: lead, question: Is it fine?, evidence_budget_bytes: 16000 }
+`,
+    );
+    const common = ['--address', env.temporal.address, '--data-dir', 'fidelity-data', '--json'];
+    const first = await runWharf(['run', 'fidelity.yaml', '--model', 'echo', ...common], env.dir);
+    expect(first.code, first.stderr).toBe(0);
+    const run = JSON.parse(first.stdout) as SwarmResult & { workflowId: string };
+    const again = await runWharf(['rerun', run.workflowId, '--from', 'report', ...common], env.dir);
+    expect(again.code, again.stderr).toBe(0);
+    const rerun = JSON.parse(again.stdout) as SwarmResult & { workflowId: string };
+    expect(rerun.outputs.a_base).toEqual(run.outputs.a_base);
+
+    // The same context, byte for byte: same entries, same order, same bytes.
+    const [before = '', after = ''] = (await readFile(join(env.dir, 'contexts.log'), 'utf8')).split(
+      '=====\n',
+    );
+    expect(before.indexOf('Task: z_next')).toBeLessThan(before.indexOf('Task: a_base'));
+    expect(after).toBe(before);
+
+    // The supervisor mounts the evidence of every task, reused or not, as the run's did.
+    const mounted = (answer: string | undefined) => /evidence mounted for (\d+)/.exec(answer ?? '')?.[1];
+    expect(rerun.supervisor?.answer).not.toContain('refused');
+    expect(mounted(rerun.supervisor?.answer)).toBe('3');
+    expect(mounted(rerun.supervisor?.answer)).toBe(mounted(run.supervisor?.answer));
+
+    // `wharf evidence <re-run>` lists the reused tasks too, marked reused.
+    const evidence = await runWharf(
+      [
+        'evidence',
+        rerun.workflowId,
+        '--address',
+        env.temporal.address,
+        '--data-dir',
+        'fidelity-data',
+        '--json',
+      ],
+      env.dir,
+    );
+    expect(evidence.code, evidence.stderr).toBe(0);
+    const listed = JSON.parse(evidence.stdout) as {
+      evidence: Record<string, string>;
+      reused?: Record<string, string>;
+    };
+    expect(Object.keys(listed.evidence).sort()).toEqual(['a_base', 'report', 'supervisor', 'z_next']);
+    expect(listed.reused).toEqual({ a_base: run.workflowId, z_next: run.workflowId });
+    const text = await runWharf(
+      ['evidence', rerun.workflowId, '--address', env.temporal.address, '--data-dir', 'fidelity-data'],
+      env.dir,
+    );
+    expect(text.stdout).toContain(`(reused: a_base ran in ${run.workflowId})`);
+  });
 });

@@ -362,11 +362,23 @@ export function createProgram(io: CliIo = processIo): Command {
     )
     .option('--owner <id>', 'owner id', 'default')
     .option('--json', 'print JSON', false)
+    .option(
+      '--address <host:port>',
+      `${addressHelp}: asked whether the run is a re-run, whose reused tasks' evidence it shows too`,
+    )
+    .option('--namespace <name>', namespaceHelp)
     .addOption(dataDirOption())
     .action(
       async (
         workflowId: string,
-        options: { budget: number; owner: string; json: boolean; dataDir: string },
+        options: {
+          budget: number;
+          owner: string;
+          json: boolean;
+          dataDir: string;
+          address?: string;
+          namespace?: string;
+        },
       ) => {
         await ensureDataDir(options.dataDir);
         const { evidenceCommand } = await import('./commands/inspect.js');

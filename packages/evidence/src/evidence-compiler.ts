@@ -46,6 +46,15 @@ export interface CompileOptions {
   budgetBytes?: number;
   /** Only these jobs of the run (default: every worker of the run). */
   jobIds?: readonly string[];
+  /**
+   * The workers of these runs too (a re-run's source runs, whose outputs it reuses), after the
+   * run's own. Job ids may then repeat across runs: select with `workerIds`, key by worker.
+   */
+  readRuns?: readonly string[];
+  /** Only these workers (default: every worker of the runs, as `jobIds` leaves them). */
+  workerIds?: readonly string[];
+  /** What the evidence map is keyed by (default `jobId`; `workerId` is unique across runs). */
+  keyBy?: 'jobId' | 'workerId';
 }
 
 /**
@@ -177,6 +186,14 @@ export class EvidenceCompiler {
       throw new EvidenceError('INVALID_OPTIONS', `budgetBytes must be a non-negative integer; got ${budget}`);
     }
     let workers = await this.store.listWorkers({ ownerId: options.ownerId, runId: options.runId });
+    for (const runId of options.readRuns ?? [])
+      if (runId !== options.runId)
+        workers = [...workers, ...(await this.store.listWorkers({ ownerId: options.ownerId, runId }))];
+    if (options.workerIds) {
+      const wanted = new Set(options.workerIds);
+      workers = workers.filter((worker) => wanted.has(worker.workerId));
+    }
+    const keyOf = (worker: WorkerMetadata) => (options.keyBy === 'workerId' ? worker.workerId : worker.jobId);
     if (options.jobIds) {
       const wanted = new Set(options.jobIds);
       workers = workers.filter((worker) => wanted.has(worker.jobId));
@@ -210,18 +227,19 @@ export class EvidenceCompiler {
     for (const [index, plan] of plans.entries()) {
       const share = shares[index] ?? 0;
       if (overflow && share === 0) {
-        report.evidence.set(plan.worker.jobId, '');
+        report.evidence.set(keyOf(plan.worker), '');
         report.outputsOmitted += plan.calls.length;
         continue;
       }
       const text = await this.#renderWorker(plan, { share, total: budget }, report);
-      report.evidence.set(plan.worker.jobId, text);
+      report.evidence.set(keyOf(plan.worker), text);
       report.bytesEmitted += utf8Length(text);
-      lastShown = plan.worker.jobId;
+      lastShown = keyOf(plan.worker);
     }
     if (overflow) {
       const omitted = plans.filter((_, index) => (shares[index] ?? 0) === 0);
-      const host = lastShown ?? omitted[0]?.worker.jobId;
+      const first = omitted[0]?.worker;
+      const host = lastShown ?? (first === undefined ? undefined : keyOf(first));
       const hostText = host === undefined ? '' : (report.evidence.get(host) ?? '');
       const separator = hostText === '' ? '' : '\n';
       const limit = budget - report.bytesEmitted - utf8Length(separator);

@@ -24,6 +24,8 @@ export interface EvidenceToolsOptions {
   /** The caller's run and owner: every lookup is confined to them. */
   runId: string;
   ownerId: string;
+  /** Runs whose workers may be read too: a re-run's source runs (see `mountEvidence`). */
+  readRuns?: readonly string[] | undefined;
   /** Budget of `get_worker_evidence` when the model gives none (default 16 000). */
   defaultBudgetBytes?: number;
   /** Largest budget the model may ask for (default 64 000). */
@@ -70,7 +72,12 @@ export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTool
   const maxBudget = options.maxBudgetBytes ?? 64_000;
   const defaultBudget = Math.min(options.defaultBudgetBytes ?? 16_000, maxBudget);
   const maxOutput = options.maxOutputBytes ?? 16_000;
-  const scope = { runId: options.runId, ownerId: options.ownerId, store: options.compiler.store };
+  const scope = {
+    runId: options.runId,
+    ownerId: options.ownerId,
+    store: options.compiler.store,
+    readRuns: options.readRuns,
+  };
 
   const getWorkerEvidence = tool({
     description:
@@ -80,16 +87,25 @@ export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTool
     execute: async (input) => {
       let workerId = input.worker_id;
       if (workerId === undefined) {
-        const workers = await scope.store.listWorkers({ ownerId: scope.ownerId, runId: scope.runId });
+        const workers = await scope.store.listWorkers({
+          ownerId: scope.ownerId,
+          runId: input.run_id ?? scope.runId,
+        });
         workerId = workers.find((worker) => worker.jobId === input.job_id)?.workerId;
         if (workerId === undefined) return `[evidence no longer available for job ${input.job_id}]`;
       }
       const access = await checkEvidenceAccess({ runId: input.run_id, jobId: input.job_id, workerId }, scope);
       if (access.outcome === 'refused') return `[evidence refused for job ${input.job_id}: ${access.reason}]`;
-      if (access.outcome === 'unavailable') return `[evidence no longer available for job ${input.job_id}]`;
+      if (access.outcome !== 'allowed') return `[evidence no longer available for job ${input.job_id}]`;
       const budgetBytes = Math.min(input.budget_bytes ?? defaultBudget, maxBudget);
-      const evidence = await options.compiler.compile({ ...scope, budgetBytes, jobIds: [input.job_id] });
-      return evidence.get(input.job_id) ?? `[evidence no longer available for job ${input.job_id}]`;
+      const evidence = await options.compiler.compile({
+        runId: access.worker.runId,
+        ownerId: scope.ownerId,
+        budgetBytes,
+        workerIds: [workerId],
+        keyBy: 'workerId',
+      });
+      return evidence.get(workerId) ?? `[evidence no longer available for job ${input.job_id}]`;
     },
   });
 

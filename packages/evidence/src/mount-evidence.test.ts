@@ -169,4 +169,36 @@ describe('mountEvidence', () => {
     expect(result.messages).toEqual(messages);
     expect(result.messages).not.toBe(messages);
   });
+
+  it("mounts a re-run's source run (readRuns) by worker, even where job ids repeat, and still refuses any other run", async () => {
+    const { store, compiler } = await setup();
+    // The re-run (49) ran job 1 again; the source run's job 1 is w1, of run 48.
+    await store.putWorker({
+      workerId: 'w1b',
+      jobId: '1',
+      ownerId: 'o1',
+      runId: '49',
+      status: 'succeeded',
+      startedAt: 't',
+    });
+    await store.putToolCall(
+      'w1b',
+      { seq: 1, toolName: 'ssh_exec', exitCode: 0, durationMs: 5, startedAt: 'a', endedAt: 'b' },
+      'the re-run output\n',
+    );
+    const text = [marker('48', '1', 'w1'), marker('49', '1', 'w1b'), marker('47', '7', 'w7')].join('\n');
+    const options = { compiler, runId: '49', ownerId: 'o1', budgetBytes: 4000 };
+    const reading = await mountEvidence([{ role: 'user', content: text }], { ...options, readRuns: ['48'] });
+    expect(reading.markers.map((entry) => [entry.workerId, entry.outcome])).toEqual([
+      ['w1', 'mounted'],
+      ['w1b', 'mounted'],
+      ['w7', 'refused'],
+    ]);
+    const mounted = String(reading.messages[0]?.content);
+    expect(mounted).toContain('/dev/sda1');
+    expect(mounted).toContain('the re-run output');
+    expect(mounted).not.toContain('SECRET of another run');
+    const alone = await mountEvidence([{ role: 'user', content: text }], options);
+    expect(alone.markers.map((entry) => entry.outcome)).toEqual(['refused', 'mounted', 'refused']);
+  });
 });

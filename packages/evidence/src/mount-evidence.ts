@@ -22,6 +22,11 @@ export interface MountEvidenceOptions {
   runId: string;
   /** The supervisor's owner: workers of other owners are refused. */
   ownerId: string;
+  /**
+   * Runs whose workers' evidence mounts too: a re-run's source runs, whose outputs it reuses
+   * (its `readRuns`); markers of any other run are refused.
+   */
+  readRuns?: readonly string[] | undefined;
   /** Total bytes of evidence mounted per call, shared by all markers (default 32 000). */
   budgetBytes?: number;
 }
@@ -129,10 +134,15 @@ export async function mountEvidence<TMessage extends MountableMessage>(
   let failure: string | undefined;
   if (mountable.length > 0) {
     try {
+      // By worker: a re-run's job ids repeat those of the runs it reads.
       evidence = await options.compiler.compile({
         runId: options.runId,
         ownerId: options.ownerId,
-        jobIds: mountable.map((outcome) => outcome.jobId),
+        ...(options.readRuns === undefined || options.readRuns.length === 0
+          ? {}
+          : { readRuns: options.readRuns }),
+        workerIds: mountable.map((outcome) => outcome.workerId),
+        keyBy: 'workerId',
         ...(options.budgetBytes === undefined ? {} : { budgetBytes: options.budgetBytes }),
       });
     } catch (error) {
@@ -141,7 +151,7 @@ export async function mountEvidence<TMessage extends MountableMessage>(
   }
 
   for (const outcome of mountable) {
-    if (!evidence.has(outcome.jobId)) {
+    if (!evidence.has(outcome.workerId)) {
       outcome.outcome = 'unavailable';
       outcome.reason = failure ?? 'the worker was collected while evidence was compiled';
     }
@@ -160,13 +170,13 @@ export async function mountEvidence<TMessage extends MountableMessage>(
       if (!outcome) continue;
       if (outcome.outcome === 'refused') {
         output += `\n[evidence refused for job ${marker.jobId}: ${outcome.reason}]`;
-      } else if (outcome.outcome === 'unavailable' || !evidence.has(marker.jobId)) {
+      } else if (outcome.outcome === 'unavailable' || !evidence.has(marker.workerId)) {
         output += `\n[evidence no longer available for job ${marker.jobId}]`;
       } else if (expanded.has(key)) {
         output += ` (evidence for job ${marker.jobId} is mounted above)`;
       } else {
         expanded.add(key);
-        output += `\n\n${neutralizeEvidenceMarkers(evidence.get(marker.jobId) ?? '')}\n`;
+        output += `\n\n${neutralizeEvidenceMarkers(evidence.get(marker.workerId) ?? '')}\n`;
       }
     }
     return output + text.slice(position);

@@ -187,6 +187,7 @@ export {
   type ReusableProgress,
   reusableWhole,
 } from './swarm/rerun-plan.js';
+export { reusePoolTimes } from './swarm/reuse-pool-times.js';
 export { type ResultsPart, resultsParts, storedResultsPart } from './swarm/stored-results.js';
 export { failedBeforeOutput } from './swarm/subagent-failure.js';
 export { addInputs, checkInputs } from './swarm/swarm-inputs.js';

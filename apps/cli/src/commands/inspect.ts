@@ -1,4 +1,4 @@
-import { EvidenceCompiler, isEvidenceRecord } from '@wharf/evidence';
+import { EvidenceCompiler, isEvidenceRecord, type WorkerMetadata } from '@wharf/evidence';
 import { safeId } from '@wharf/orchestrator/data-dir';
 import { InvalidOutputEventError, type OutputRecord, OutputStoreError } from '@wharf/output-store';
 import { clampRange } from '../clamp-range.js';
@@ -7,6 +7,7 @@ import { evidenceInStore, evidenceLines, runEvidence, runsOf } from '../evidence
 import { openData } from '../open-data.js';
 import { type CliIo, printJson } from '../output.js';
 import { parseRange } from '../parse-inputs.js';
+import { rerunLineage } from '../rerun-lineage.js';
 
 /**
  * `wharf outputs list`: outputs in the store (`WHARF_STORE`, else the data directory's), oldest
@@ -111,31 +112,80 @@ export async function outputsShow(
   }
 }
 
-/** `wharf evidence <runId>`: exactly the evidence a supervisor of that run would see. */
+/**
+ * `wharf evidence <runId>`: exactly the evidence a supervisor of that run would see. A re-run's
+ * supervisor also sees the evidence of the tasks it reused (their workers ran in the run it
+ * re-ran, which its memo names): they are listed after its own, each marked reused. Temporal is
+ * asked for that memo; when it does not answer, the run's own workers are shown and stderr
+ * says what was left out.
+ */
 export async function evidenceCommand(
   runId: string,
-  options: { dataDir: string; owner: string; budget: number; json: boolean },
+  options: {
+    dataDir: string;
+    owner: string;
+    budget: number;
+    json: boolean;
+    address?: string;
+    namespace?: string;
+  },
   io: CliIo,
 ): Promise<void> {
+  const lineage = await rerunLineage(runId, {
+    ...(options.address === undefined ? {} : { address: options.address }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+  });
   const data = await openData(options.dataDir);
   try {
+    const ownerId = safeId(options.owner);
+    const own = await data.artifacts.listWorkers({ ownerId, runId: safeId(runId) });
+    // A reused task's worker: of the most recent run it comes from, for a job this run did not run.
+    const jobs = new Set(own.map((worker) => worker.jobId));
+    const reused: WorkerMetadata[] = [];
+    for (const source of 'readsFrom' in lineage ? lineage.readsFrom : []) {
+      for (const worker of await data.artifacts.listWorkers({ ownerId, runId: safeId(source) })) {
+        if (jobs.has(worker.jobId)) continue;
+        jobs.add(worker.jobId);
+        reused.push(worker);
+      }
+    }
     const compiler = new EvidenceCompiler({ store: data.artifacts });
     const report = await compiler.compileWithReport({
       runId: safeId(runId),
-      ownerId: safeId(options.owner),
+      ownerId,
       budgetBytes: options.budget,
+      readRuns: [...new Set(reused.map((worker) => worker.runId))],
+      workerIds: [...own, ...reused].map((worker) => worker.workerId),
+      keyBy: 'workerId',
     });
+    const byWorker = new Map([...own, ...reused].map((worker) => [worker.workerId, worker]));
+    const reusedFrom = new Map(reused.map((worker) => [worker.workerId, worker.runId]));
     if (options.json) {
+      const entries = [...report.evidence].map(([workerId, text]) => [
+        byWorker.get(workerId)?.jobId ?? workerId,
+        text,
+      ]);
       return printJson(io, {
-        evidence: Object.fromEntries(report.evidence),
+        evidence: Object.fromEntries(entries),
+        ...(reused.length === 0
+          ? {}
+          : { reused: Object.fromEntries(reused.map((worker) => [worker.jobId, worker.runId])) }),
         bytesRead: report.bytesRead,
         bytesEmitted: report.bytesEmitted,
       });
     }
     if (report.evidence.size === 0) throw new CliError('NOT_FOUND', `no workers recorded for run ${runId}`);
-    for (const text of report.evidence.values()) io.out(text);
+    for (const [workerId, text] of report.evidence) {
+      const source = reusedFrom.get(workerId);
+      if (source !== undefined) io.out(`(reused: ${byWorker.get(workerId)?.jobId} ran in ${source})`);
+      io.out(text);
+    }
+    if ('unknown' in lineage)
+      io.err(
+        `wharf: Temporal did not say whether ${runId} is a re-run (${lineage.unknown}): the evidence of tasks it reused is not shown`,
+      );
     io.err(
-      `wharf: ${report.bytesEmitted} B of evidence (budget ${options.budget}), ${report.bytesRead} B read`,
+      `wharf: ${report.bytesEmitted} B of evidence (budget ${options.budget}), ${report.bytesRead} B read${reused.length === 0 ? '' : `; ${reused.length} reused`}`,
     );
   } finally {
     await data.close();

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { DataPlaneIdentity, RerunOrigin, SwarmDefinition } from '@wharf/swarm';
-import { parseSwarm, planRerun, type RerunPlan, WharfOrchestratorError } from '@wharf/swarm';
+import { parseSwarm, planRerun, type RerunPlan, reusePoolTimes, WharfOrchestratorError } from '@wharf/swarm';
 import { readFinishedSwarmRun } from './read-swarm-run.js';
 import type { StartSwarmOptions, SwarmHandle } from './start-swarm-options.js';
 
@@ -87,7 +87,8 @@ export async function rerunSwarm(
     ...(plane === undefined ? {} : { dataPlane: plane }),
     rerun: {
       of: { workflowId, from, readsFrom: readsFrom(workflowId, started.rerunOf) },
-      reuse: plan.reuse,
+      // Reused outputs enter the context pool at the times they did in the run, moved to now.
+      reuse: reusePoolTimes(plan.reuse, previous.result.tasks, Date.now()),
     },
   });
   return { ...handle, rerunOf: workflowId, plan };

@@ -15,7 +15,7 @@ import type {
 } from '@wharf/swarm';
 import { isLooped, isStoredListValue, mergeSandboxSettings, WharfOrchestratorError } from '@wharf/swarm';
 import { generateText, type ModelMessage } from 'ai';
-import type { SubagentIds } from '../activities/activity-identity.js';
+import { type SubagentIds, safeId } from '../activities/activity-identity.js';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
 import { instanceInputs } from '../activities/stored-lists.js';
@@ -184,6 +184,8 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
               compiler: new EvidenceCompiler({ store: artifacts }),
               runId: ids.runId,
               ownerId: ids.ownerId,
+              // A re-run's supervisor mounts the evidence of the tasks it reused too.
+              readRuns: (brief.readRuns ?? []).map(safeId),
               budgetBytes: brief.evidenceBudgetBytes,
               onMeasure: (bytes) => {
                 evidenceBytes = Math.max(evidenceBytes ?? 0, bytes);

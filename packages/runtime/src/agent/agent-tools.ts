@@ -141,6 +141,8 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
       compiler: new EvidenceCompiler({ store: artifacts }),
       runId: ids.runId,
       ownerId: ids.ownerId,
+      // A re-run's supervisor reads the evidence of the tasks it reused, as the run's did.
+      readRuns: (brief.readRuns ?? []).map(safeId),
     }),
   };
 }

@@ -128,6 +128,12 @@ export interface SubagentResult {
   supervisor?: SuperviseResult;
   /** Set when the swarm folded this result from an earlier run instead of running the task (a re-run). */
   reused?: boolean;
+  /**
+   * A result a re-run reuses: when its output entered the context pool, on the earlier run's
+   * clock shifted to end at the re-run's start (see `reusePoolTimes`), so its pool entry ranks
+   * among the others as it did in the run (epoch ms).
+   */
+  pooledAt?: number;
 }
 
 /**

@@ -50,7 +50,7 @@ export function agentTaskInput(
 
 /** Whose run a {@link promptedTask} belongs to, and what it inherits from it. */
 export type PromptedTaskRun = Pick<SubagentInput, 'swarm' | 'ownerId' | 'workflowId'> & {
-  [Key in 'limits' | 'sandbox' | 'workdir' | 'dataPlane']?: SubagentInput[Key] | undefined;
+  [Key in 'limits' | 'sandbox' | 'workdir' | 'dataPlane' | 'readRuns']?: SubagentInput[Key] | undefined;
 };
 
 /**
@@ -97,5 +97,7 @@ export function promptedTask(
       : { inManifests: task.inManifests }),
     ...(run.workdir === undefined ? {} : { workdir: run.workdir }),
     ...(run.dataPlane === undefined ? {} : { dataPlane: run.dataPlane }),
+    // A re-run's agent reads (and its supervisor mounts the evidence of) what it reused.
+    ...(run.readRuns === undefined || run.readRuns.length === 0 ? {} : { readRuns: [...run.readRuns] }),
   };
 }

@@ -208,6 +208,7 @@ export function supervisorCall(state: SwarmState, place: RunPlace): SupervisorCa
       sandbox: definition.sandbox,
       workdir: place.workdir,
       dataPlane: place.dataPlane,
+      readRuns: place.readRuns === undefined ? undefined : [...place.readRuns],
     },
     {
       task: 'supervisor',

@@ -37,6 +37,8 @@ export interface PoolRemoval {
 /** A finished output as the pool receives it. */
 export type PooledOutput = Pick<ContextPoolEntry, 'taskId' | 'task' | 'outId'> & {
   agent?: string | undefined;
+  /** When it finished, when not now: a re-run's reused output keeps the time it had in the run. */
+  completedAt?: number | undefined;
 };
 
 /**
@@ -52,8 +54,9 @@ export function emptyContextPool(): ContextPool {
 }
 
 /**
- * Adds finished outputs in order, each completed and last read at `now`, not yet relevant to
- * anything: one metadata entry per output, never a body.
+ * Adds finished outputs in order, each completed and last read at `now` (or at its own
+ * `completedAt`: a reused output), not yet relevant to anything: one metadata entry per
+ * output, never a body.
  *
  * @example
  * ```ts
@@ -67,8 +70,8 @@ export function addOutputs(pool: ContextPool, outputs: readonly PooledOutput[], 
       taskId: output.taskId,
       task: output.task,
       outId: output.outId,
-      completedAt: now,
-      lastAccessed: now,
+      completedAt: output.completedAt ?? now,
+      lastAccessed: output.completedAt ?? now,
       relevanceScore: 0,
       ...(output.agent === undefined ? {} : { agent: output.agent }),
     }),

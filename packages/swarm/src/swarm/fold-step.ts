@@ -161,7 +161,14 @@ export function foldStep(
       channelWrites.push(...userChannelWrites(state, item.task, label, outcome));
       const main = record.outIds[0];
       if (main !== undefined)
-        writes.pooled.push({ taskId: label, task: item.task, outId: main, agent: spec.agent });
+        writes.pooled.push({
+          taskId: label,
+          task: item.task,
+          outId: main,
+          agent: spec.agent,
+          // A reused result enters the pool when it did in the run, as if it had run.
+          ...(outcome.pooledAt === undefined ? {} : { completedAt: outcome.pooledAt }),
+        });
     }
     if (looped) writes.records.push([item.task, record]);
     if (channelWrites.length > 0) writes.updates.push(ChannelUpdate.fromList(channelWrites, { label }));
