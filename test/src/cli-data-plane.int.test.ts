@@ -91,8 +91,14 @@ describe('wharf on a shared data plane: connection errors, status and gc', () =>
 
   it('connects in wharf status and says so, and refuses what the other commands refuse', async () => {
     const env = { ...s3Env, WHARF_STORE: database.url, WHARF_BLOBS: blobsUrl };
-    const status = await wharf(['status'], dir, env);
-    expect(status.code, status.stderr).toBe(0);
+    // No Temporal server answers here: the data plane is checked and shown all the same, then
+    // status exits 4 naming what failed.
+    const status = await wharf(['status'], dir, {
+      ...env,
+      TEMPORAL_ADDRESS: `127.0.0.1:${await freePort()}`,
+    });
+    expect(status.code, status.stderr).toBe(4);
+    expect(status.stderr).toContain('wharf: Temporal failed the check: no Temporal server at 127.0.0.1:');
     expect(status.stdout).toContain(`blobs:    s3://${BUCKET}/${prefix}`);
     expect(status.stdout).toContain(
       'status:   connected; the store answered, the blob store took, gave back and removed a probe body',
@@ -145,8 +151,10 @@ describe('wharf on a shared data plane: connection errors, status and gc', () =>
       ...s3Env,
       WHARF_STORE: `postgresql://wharf_locked:the-right-password@127.0.0.1:${locked.port}/locked`,
       WHARF_BLOBS: `file://${join(dir, 'locked-blobs')}`,
+      TEMPORAL_ADDRESS: `127.0.0.1:${port}`,
     });
-    expect(right.code, right.stderr).toBe(0);
+    expect(right.code, right.stderr).toBe(4); // the store answered; no Temporal server does
+    expect(right.stdout).toContain('status:   connected');
     // The right password, without the right to create the store's schema: a configuration to fix.
     const unprivileged = await wharf(['status'], dir, {
       ...s3Env,

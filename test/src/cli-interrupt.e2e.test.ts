@@ -100,6 +100,20 @@ describe.concurrent('Ctrl-C on wharf run', () => {
     // Neither the script's shell nor its background child outlives the command.
     expect(processGroupAlive(scriptGroup)).toBe(false);
 
+    // Its worker left a moment ago (its poller still shows as recent): status answers at once
+    // from the memo, saying no worker serves the run and how to give it one.
+    // (What every status costs, node and the CLI's modules included, is timed on no run.)
+    let asked = Date.now();
+    await runWharf(['status', 'no-such-run', '--address', env.address], dir);
+    const base = Date.now() - asked;
+    asked = Date.now();
+    const status = await runWharf(['status', workflowId, '--address', env.address], dir);
+    const took = Date.now() - asked;
+    console.log(`wharf status right after Ctrl-C: ${took} ms, ${took - base} ms beyond a status of no run`);
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`no worker answers for it: \`wharf resume ${workflowId}\` gives it one`);
+    expect(took - base).toBeLessThan(2_000);
+
     // The message's way on: a worker for this data directory, on the run's queue, picks the step up again.
     const resumed = await runWharf(
       ['resume', workflowId, '--address', env.address, '--data-dir', '.wharf-interrupted'],

@@ -90,4 +90,26 @@ describe('wharf refuses Temporal and tracing settings that cannot work', { timeo
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('wharf: OTEL_TRACES_EXPORTER: "zipkin" is not supported');
   });
+
+  it('no Temporal server: status checks it and exits 4 naming it; status <run> says how to reach the run again', async () => {
+    const gone = { ...env, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const plain = await runWharf(['status', '--data-dir', join(dir, 'status-data')], dir, {
+      timeoutMs: 60_000,
+      env: gone,
+    });
+    expect(plain.code, plain.stderr).toBe(4);
+    expect(plain.stdout).toContain(
+      'temporal: 127.0.0.1:1 (namespace default): no Temporal server at 127.0.0.1:1',
+    );
+    expect(plain.stderr).toContain('wharf: Temporal failed the check: no Temporal server at 127.0.0.1:1');
+    expect(plain.stdout).not.toContain('status:   connected');
+    const run = await runWharf(['status', 'some-run', '--data-dir', 'mine'], dir, {
+      timeoutMs: 60_000,
+      env: gone,
+    });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain(
+      '`wharf resume some-run --data-dir mine` starts it again and gives the run a worker, `wharf dev --data-dir mine` starts it to look around',
+    );
+  });
 });

@@ -180,7 +180,7 @@ describe('the wharf command', () => {
     expect(run.stderr).toMatch(/WHARF_OUTPUT_URL|WHARF_OUTPUT_TOKEN/);
   });
 
-  it('status --json of a running swarm no worker answers for exits 5, the memo in its message, no text on stdout', async () => {
+  it('status of a running swarm no worker answers for: at once, from its memo (--json: exits 5, the memo in its message, no text on stdout); terminated, it reads as ended', async () => {
     const temporal = await connectTestEnv();
     try {
       const taskQueue = taskQueueFor('status with no worker');
@@ -193,9 +193,32 @@ describe('the wharf command', () => {
         expect(run.code).toBe(5);
         expect(run.stdout).toBe('');
         expect(run.stderr).toContain('no worker answers for it');
+        // It answers at once from the memo: no query left waiting for a worker that never comes.
+        // What every status costs (node, the CLI's modules, a connection, a describe) is timed
+        // on a run that does not exist; the run no worker serves may add under 2 s to it.
+        let started = Date.now();
+        expect((await wharf(['status', 'no-such-run', '--address', address], dir)).code).toBe(3);
+        const base = Date.now() - started;
+        started = Date.now();
+        const text = await wharf(['status', workflowId, '--address', address], dir);
+        const took = Date.now() - started;
+        console.log(
+          `wharf status of a run no worker serves: ${took} ms, of which ${took - base} ms beyond a status of no run (${base} ms)`,
+        );
+        expect(text.code, text.stderr).toBe(0);
+        expect(text.stdout).toContain(
+          `unserved: running · 0 waiting for approval (no worker answers for it: \`wharf resume ${workflowId}\` gives it one)`,
+        );
+        expect(took - base).toBeLessThan(2_000);
       } finally {
         await handle.terminate('test done');
       }
+      // A terminated run reads like a finished one: no query waits.
+      const terminated = await wharf(['status', workflowId, '--address', address], dir);
+      expect(terminated.code, terminated.stderr).toBe(0);
+      expect(terminated.stdout).toContain('unserved: terminated (it ended without a swarm result)');
+      const json = await wharf(['status', workflowId, '--json', '--address', address], dir);
+      expect(JSON.parse(json.stdout)).toMatchObject({ workflowId, status: 'terminated', result: null });
     } finally {
       await temporal.close();
     }

@@ -135,7 +135,8 @@ describe('a data plane that spans machines', () => {
 
   async function wharfCli(args: string[], dataDir: string): Promise<string> {
     const { stdout } = await execFileAsync(process.execPath, [cli, ...args, '--data-dir', dataDir], {
-      env: { ...process.env, ...planeEnv },
+      // `wharf status` checks the Temporal server too: the one the swarm ran on.
+      env: { ...process.env, ...planeEnv, TEMPORAL_ADDRESS: temporal.address },
       timeout: 120_000,
       maxBuffer: 64 * 2 ** 20,
     });

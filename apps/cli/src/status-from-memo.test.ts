@@ -33,4 +33,14 @@ describe('memoStatusLines', () => {
       '    wharf approve run-1 clean#1 --call call-0-0 [--reject] [--comment …]',
     ]);
   });
+
+  it('promises no commands below when nothing waits for a person', () => {
+    const lines = memoStatusLines('run-2', {
+      memo: { swarm: 'ops' },
+      typedSearchAttributes: { get: () => undefined } as never,
+    });
+    expect(lines).toEqual([
+      'ops: running · 0 waiting for approval (no worker answers for it: `wharf resume run-2` gives it one)',
+    ]);
+  });
 });

@@ -18,15 +18,18 @@ export function memoStatusLines(
   const memo = description.memo ?? {};
   const status = description.typedSearchAttributes.get(swarmSearchAttributes.status) ?? 'running';
   const waiting = description.typedSearchAttributes.get(swarmSearchAttributes.pendingGates) ?? 0;
-  const lines = [
-    `${typeof memo.swarm === 'string' ? memo.swarm : workflowId}: ${status} · ${waiting} waiting for approval (no worker answers for it: \`wharf resume ${workflowId}\` gives it one; the commands below are answered once it runs)`,
-  ];
+  const lines: string[] = [];
   const gates = Array.isArray(memo.pendingApprovals)
     ? memo.pendingApprovals.filter((task) => typeof task === 'string')
     : [];
   const calls = Array.isArray(memo.pendingToolCalls)
     ? (memo.pendingToolCalls as Record<string, unknown>[])
     : [];
+  // The commands below are promised only when there are some.
+  const answers = gates.length + calls.length > 0 ? '; the commands below are answered once it runs' : '';
+  lines.push(
+    `${typeof memo.swarm === 'string' ? memo.swarm : workflowId}: ${status} · ${waiting} waiting for approval (no worker answers for it: \`wharf resume ${workflowId}\` gives it one${answers})`,
+  );
   for (const task of gates)
     lines.push(`  ${task}`, `    ${approveCommand(workflowId, { task, requestedAt: 0 })}`);
   for (const call of calls) {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { approveCommand, formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
-import { WharfClient } from '@wharf/orchestrator/client';
+import { loadTemporalConfig, WharfClient } from '@wharf/orchestrator/client';
 import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/data-dir';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import {
@@ -16,6 +16,7 @@ import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
 import { queueWorkers } from '../queue-workers.js';
 import { retryingLines } from '../retrying-lines.js';
+import { serverHint, withServerHint } from '../server-hint.js';
 import { memoStatusLines } from '../status-from-memo.js';
 
 function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
@@ -43,7 +44,7 @@ async function openExistingStore(plane: ResolvedDataPlane): Promise<DataPlane | 
  * server. A data directory whose SQLite store was never created is reported as such.
  */
 export async function dataPlaneStatus(
-  options: { json: boolean; dataDir?: string },
+  options: { json: boolean; dataDir?: string; address?: string; namespace?: string },
   io: CliIo,
 ): Promise<void> {
   const plane = resolveOrRefuse(options.dataDir ?? '.wharf');
@@ -60,16 +61,83 @@ export async function dataPlaneStatus(
   } finally {
     await opened?.close();
   }
+  const temporal = await temporalCheck(options);
   if (options.json) {
-    printJson(io, { ...location, connection: check === undefined ? 'not created yet' : 'ok', check });
-    return;
+    printJson(io, {
+      ...location,
+      connection: check === undefined ? 'not created yet' : 'ok',
+      check,
+      temporal,
+    });
   }
-  if (check === undefined) io.out('status:   not created yet (the first run creates the store)');
-  else
+  if (!options.json) {
+    if (check === undefined) io.out('status:   not created yet (the first run creates the store)');
+    else
+      io.out(
+        `status:   connected; the store answered${check.blobs === 'none' ? '' : `, the blob store took, gave back and removed a probe body`}`,
+      );
     io.out(
-      `status:   connected; the store answered${check.blobs === 'none' ? '' : `, the blob store took, gave back and removed a probe body`}`,
+      `temporal: ${temporal.server} (namespace ${temporal.namespace}): ${temporal.ok ? 'answered' : temporal.error}`,
+    );
+  }
+  if (!temporal.ok)
+    throw new CliError(
+      temporal.code,
+      `Temporal failed the check: ${temporal.error}${temporal.code === 'UNREACHABLE' ? `; ${serverHint(undefined, options.dataDir ?? '.wharf')}` : ''}`,
     );
 }
+
+/** What `wharf status` found of the Temporal server: it answered for the namespace, or what failed. */
+type TemporalCheck = { server: string; namespace: string } & (
+  | { ok: true }
+  | { ok: false; code: 'UNREACHABLE' | 'NOT_FOUND' | 'USAGE'; error: string }
+);
+
+/** Connects as every command does and asks the server about the namespace (auth and namespace included). */
+async function temporalCheck(options: { address?: string; namespace?: string }): Promise<TemporalCheck> {
+  const temporal = loadTemporalConfig({
+    ...(options.address === undefined ? {} : { address: options.address }),
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+  });
+  const where = { server: temporal.address, namespace: temporal.namespace };
+  let connection: Awaited<ReturnType<typeof connectServer>>['connection'];
+  try {
+    ({ connection } = await connectServer(options));
+  } catch (error) {
+    const code = CliError.isInstance(error) && error.code === 'USAGE' ? 'USAGE' : 'UNREACHABLE';
+    return { ...where, ok: false, code, error: error instanceof Error ? error.message : String(error) };
+  }
+  try {
+    await connection.withDeadline(Date.now() + 3_000, () =>
+      connection.workflowService.describeNamespace({ namespace: temporal.namespace }),
+    );
+    return { ...where, ok: true };
+  } catch (error) {
+    const grpc = (error as { code?: number }).code;
+    const message = error instanceof Error ? error.message : String(error);
+    // gRPC 5 NOT_FOUND: no such namespace; 7 and 16: the server refused the credentials.
+    if (grpc === 5)
+      return {
+        ...where,
+        ok: false,
+        code: 'NOT_FOUND',
+        error: `no namespace ${temporal.namespace}: ${message}`,
+      };
+    if (grpc === 7 || grpc === 16)
+      return {
+        ...where,
+        ok: false,
+        code: 'USAGE',
+        error: `the server answered but refused the credentials: ${message}`,
+      };
+    return { ...where, ok: false, code: 'UNREACHABLE', error: message };
+  } finally {
+    await connection.close();
+  }
+}
+
+/** How long `wharf status` waits for a worker to answer its query before reading the memo. */
+export const QUERY_WAIT_MS = 1_000;
 
 /**
  * `wharf status <workflowId>`: a running swarm's progress table (a worker answers the query);
@@ -85,7 +153,11 @@ export async function statusCommand(
   io: CliIo,
 ): Promise<void> {
   const plane = resolveOrRefuse(options.dataDir ?? '.wharf');
-  const { connection, namespace, keyRing } = await connectServer(options);
+  const { connection, namespace, keyRing } = await withServerHint(
+    connectServer(options),
+    workflowId,
+    options.dataDir ?? '.wharf',
+  );
   const opened = await openExistingStore(plane).catch(async (error: unknown) => {
     await connection.close();
     throw error;
@@ -114,19 +186,30 @@ export async function statusCommand(
         return where();
       }
     }
-    const progress = await wharf.progress(workflowId).catch((error: Error) => {
-      // A running swarm whose worker is gone answers no query: what its memo says still shows.
-      if (description.status.name !== 'RUNNING') return notFound(error);
-      // --json promises the run's progress: what the memo says is no such thing, so it is an
-      // error (exit 5) whose message holds it, never text on stdout where JSON is parsed.
-      if (options.json)
-        throw new CliError('NO_WORKER', memoStatusLines(workflowId, description).join('\n'), {
-          cause: error,
-        });
-      for (const line of memoStatusLines(workflowId, description)) io.out(line);
-      for (const line of retryingLines(description.raw.pendingActivities ?? [])) io.out(`  ${line}`);
-      return undefined;
-    });
+    if (description.status.name !== 'RUNNING') {
+      // Ended without a swarm result (terminated, cancelled, timed out): it reads like a finished
+      // run, from its memo; no worker is asked (none would answer).
+      const ended = description.status.name.toLowerCase();
+      const swarm = typeof description.memo?.swarm === 'string' ? description.memo.swarm : workflowId;
+      if (options.json) return printJson(io, { workflowId, swarm, status: ended, result: null });
+      io.out(`${swarm}: ${ended} (it ended without a swarm result)`);
+      return where();
+    }
+    // A worker answers a query at once; a run no worker serves (gone a second ago or never
+    // there) would keep the query waiting: after QUERY_WAIT_MS its memo is read instead.
+    const progress = await connection
+      .withDeadline(Date.now() + QUERY_WAIT_MS, () => wharf.progress(workflowId))
+      .catch((error: Error) => {
+        // --json promises the run's progress: what the memo says is no such thing, so it is an
+        // error (exit 5) whose message holds it, never text on stdout where JSON is parsed.
+        if (options.json)
+          throw new CliError('NO_WORKER', memoStatusLines(workflowId, description).join('\n'), {
+            cause: error,
+          });
+        for (const line of memoStatusLines(workflowId, description)) io.out(line);
+        for (const line of retryingLines(description.raw.pendingActivities ?? [])) io.out(`  ${line}`);
+        return undefined;
+      });
     if (progress === undefined) return where();
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
