@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { CliError, exitCodes } from './cli-error.js';
 import { addClusterCommand } from './cluster-program.js';
 import { ensureDataDir } from './ensure-data-dir.js';
+import { exitCodesHelp } from './exit-codes-help.js';
 import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
 import { type CliIo, processIo } from './output.js';
 
@@ -520,6 +521,8 @@ export function createProgram(io: CliIo = processIo): Command {
     );
 
   addClusterCommand(program, io);
+  // Every command's --help (and `wharf help <command>`) ends with the exit codes.
+  program.addHelpText('afterAll', exitCodesHelp());
   return program;
 }
 
