@@ -1,5 +1,7 @@
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { SwarmResult } from '@wharf/orchestrator';
 import type { Embedded } from '@wharf/orchestrator/embedded';
+import { CliError } from './cli-error.js';
 import { followRun } from './follow-run.js';
 import { type InterruptWatch, stoppedMessage } from './interrupt.js';
 import type { CliIo } from './output.js';
@@ -49,7 +51,16 @@ export async function awaitRun(
   const result = waitThroughOutages(
     () => embedded.wharf.client.withAbortSignal(waiting.signal, () => embedded.wharf.result(workflowId)),
     { io, address: embedded.address, signal: waiting.signal },
-  );
+  ).catch((error: unknown) => {
+    // Cancelled from outside (`wharf cancel`): the run ended as asked, not by a bug of ours.
+    if (error instanceof WorkflowFailedError && error.cause instanceof CancelledFailure)
+      throw new CliError(
+        'SWARM_FAILED',
+        `${workflowId} was cancelled (\`wharf cancel\`); what it stored stays (\`wharf outputs list --run ${workflowId}\`)`,
+        { cause: error },
+      );
+    throw error;
+  });
   const until = Promise.race([result, watch.interrupted]);
   until.catch(() => {});
   void watch.interrupted.then(() => waiting.abort());

@@ -520,6 +520,84 @@ export function createProgram(io: CliIo = processIo): Command {
       },
     );
 
+  program
+    .command('list')
+    .description(
+      'List swarm runs, most recent first: run, swarm, status (incl. waiting), start, duration (a visibility query on Wharf’s search attributes)',
+    )
+    .option('--swarm <name>', 'only runs of this swarm')
+    .option('--owner <id>', 'only runs of this owner')
+    .option(
+      '--status <status>',
+      'only runs in this status: running, waiting, supervising, completed, failed, cancelled, terminated, timed-out',
+    )
+    .option('--limit <n>', 'most runs listed (1 to 1000)', integerIn('--limit', 1, 1000), 20)
+    .option('--json', 'print { schema: "wharf.list/v1", query, runs, more }', false)
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
+    .addOption(dataDirOption())
+    .action(
+      async (options: {
+        swarm?: string;
+        owner?: string;
+        status?: string;
+        limit: number;
+        json: boolean;
+        address?: string;
+        namespace?: string;
+        dataDir: string;
+      }) => {
+        const { listCommand } = await import('./commands/list.js');
+        await listCommand(options, io);
+      },
+    );
+
+  for (const [verb, description] of [
+    [
+      'cancel',
+      'Cancel a running swarm (a Temporal cancellation): it stops scheduling, its tasks in flight are cancelled, what it stored stays; it ends CANCELED',
+    ],
+    [
+      'terminate',
+      'End a running swarm at once on the server, for one that will not cancel (no worker runs it)',
+    ],
+  ] as const) {
+    program
+      .command(`${verb} <workflowId>`)
+      .description(description)
+      .addOption(
+        new Option('--wait <duration>', 'wait this long for the run to end (e.g. 30s)')
+          .argParser(durationIn('--wait'))
+          .default(10_000, '10s'),
+      )
+      .option('--reason <text>', 'recorded with a termination')
+      .option('--json', 'print JSON', false)
+      .option('--address <host:port>', addressHelp)
+      .option('--namespace <name>', namespaceHelp)
+      .addOption(dataDirOption())
+      .action(
+        async (
+          workflowId: string,
+          options: {
+            wait: number;
+            reason?: string;
+            json: boolean;
+            address?: string;
+            namespace?: string;
+            dataDir: string;
+          },
+        ) => {
+          const { cancelCommand, terminateCommand } = await import('./commands/cancel.js');
+          const { wait, ...rest } = options;
+          await (verb === 'cancel' ? cancelCommand : terminateCommand)(
+            workflowId,
+            { ...rest, waitMs: wait },
+            io,
+          );
+        },
+      );
+  }
+
   addClusterCommand(program, io);
   // Every command's --help (and `wharf help <command>`) ends with the exit codes.
   program.addHelpText('afterAll', exitCodesHelp());

@@ -2,10 +2,21 @@
 // and how it ends (continue-as-new, a result, or a failed swarm's failure). Planning, folding,
 // the context pool and carried state are pure, in ../swarm/. Deterministic: imports only @temporalio/workflow
 // and pure modules.
-import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  CancellationScope,
+  CancelledFailure,
+  condition,
+  continueAsNew,
+  patched,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { SwarmResult, SwarmWorkflowInput } from '@wharf/swarm';
 import { createSwarmState, remainingReuse } from '@wharf/swarm';
 import { endSwarm } from './end-swarm.js';
+import { swarmSearchAttributes } from './search-attributes.js';
 import { driveSwarm } from './swarm-driver.js';
 import { registerSwarmHandlers } from './swarm-handlers.js';
 import { SwarmVisibility } from './swarm-visibility.js';
@@ -22,7 +33,9 @@ const MAX_PENDING = 1_900;
  * payloads. Continues as new when history grows. Ends with the supervisor's answer, when the
  * swarm has one. A swarm whose tasks failed fails its workflow with a non-retryable
  * `WharfSwarmFailed` failure whose details hold the whole {@link SwarmResult}, unless the
- * definition says `on_failure: complete`.
+ * definition says `on_failure: complete`. A cancelled run (a Temporal cancellation) schedules
+ * nothing more, folds what was in flight as cancelled, and ends CANCELED (memo `status:
+ * cancelled`, `cancelledAt`; `WharfStatus=cancelled`); what it stored stays.
  *
  * @example
  * ```ts
@@ -64,6 +77,16 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       carried: ending.carried,
       ...(reuse === undefined ? {} : { reuse }),
     });
+  }
+  // A cancelled run (`wharf cancel`) folded its tasks in flight as cancelled and scheduled
+  // nothing more: it ends CANCELED, its memo saying so beside what it did, never as completed.
+  if (CancellationScope.current().consideredCancelled && patched('wharf-cancelled-run')) {
+    const { result } = ending;
+    upsertMemo({ status: 'cancelled', cancelledAt: new Date(Date.now()).toISOString() });
+    upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: 'cancelled' }]);
+    throw new CancelledFailure(
+      `${result.swarm} was cancelled: ${result.tasks.filter((task) => task.status === 'done').length} of ${result.tasks.length} tasks done`,
+    );
   }
   return endSwarm(ending.result, definition);
 }

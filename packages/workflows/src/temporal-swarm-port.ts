@@ -182,6 +182,8 @@ export class TemporalSwarmPort implements SwarmPort {
   }
 
   warn(message: string, attributes: Record<string, unknown>): void {
+    // A cancelled run's last steps fail as cancelled, as asked: nothing to warn about.
+    if (CancellationScope.current().consideredCancelled) return;
     log.warn(message, attributes);
   }
 

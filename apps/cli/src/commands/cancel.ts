@@ -1,0 +1,82 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import { CliError } from '../cli-error.js';
+import { connectServer } from '../connect-server.js';
+import { type CliIo, printJson } from '../output.js';
+import { withServerHint } from '../server-hint.js';
+
+/** Options of {@link cancelCommand} and {@link terminateCommand}. */
+export interface StopOptions {
+  address?: string;
+  namespace?: string;
+  dataDir?: string;
+  json: boolean;
+  /** `--wait`: how long to wait for the run to end (ms). */
+  waitMs: number;
+  /** `--reason`: recorded with a termination. */
+  reason?: string;
+}
+
+/**
+ * `wharf cancel <workflowId>`: a Temporal cancellation of a running swarm (not a termination):
+ * its worker stops scheduling, the activities and agent children in flight are cancelled (a
+ * script is stopped as on Ctrl-C), outputs already stored stay, and the run ends CANCELED.
+ * Waits up to `--wait` for it to end (a run no worker serves ends once one runs it: the message
+ * says so). A run that has ended is refused (exit 2), an unknown one is exit 3.
+ */
+export async function cancelCommand(workflowId: string, options: StopOptions, io: CliIo): Promise<void> {
+  await stop(workflowId, options, io, 'cancel', (handle) => handle.cancel());
+}
+
+/**
+ * `wharf terminate <workflowId>`: ends a run at once on the server, for one that will not cancel
+ * (no worker runs its cancellation): nothing of it runs again, what it stored stays, and the run
+ * ends TERMINATED with `--reason`.
+ */
+export async function terminateCommand(workflowId: string, options: StopOptions, io: CliIo): Promise<void> {
+  await stop(workflowId, options, io, 'terminate', (handle) =>
+    handle.terminate(options.reason ?? `wharf terminate by ${process.env.USER ?? 'someone'}`),
+  );
+}
+
+async function stop(
+  workflowId: string,
+  options: StopOptions,
+  io: CliIo,
+  verb: 'cancel' | 'terminate',
+  request: (handle: WorkflowHandle) => Promise<unknown>,
+): Promise<void> {
+  const { connection, namespace } = await withServerHint(
+    connectServer(options),
+    workflowId,
+    options.dataDir ?? '.wharf',
+  );
+  try {
+    const { Client } = await import('@temporalio/client');
+    const handle = new Client({ connection, namespace }).workflow.getHandle(workflowId);
+    const before = await handle.describe().catch((error: Error) => {
+      throw new CliError('NOT_FOUND', `cannot ${verb} ${workflowId}: ${error.message}`, { cause: error });
+    });
+    if (before.status.name !== 'RUNNING')
+      throw new CliError(
+        'USAGE',
+        `${workflowId} has already ended (${before.status.name.toLowerCase()}): nothing to ${verb}`,
+      );
+    await request(handle);
+    const deadline = Date.now() + options.waitMs;
+    let status = before.status.name as string;
+    while (status === 'RUNNING' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      status = (await handle.describe()).status.name;
+    }
+    const ended = status !== 'RUNNING';
+    if (options.json)
+      return printJson(io, { workflowId, requested: verb, status: status.toLowerCase(), ended });
+    if (ended) io.out(`wharf: ${workflowId} ${status === 'CANCELLED' ? 'cancelled' : status.toLowerCase()}`);
+    else
+      io.out(
+        `wharf: ${verb === 'cancel' ? 'cancellation' : 'termination'} of ${workflowId} requested; it still runs: it ends once a worker runs it (\`wharf resume ${workflowId}\` gives it one, \`wharf terminate ${workflowId}\` ends it without one)`,
+      );
+  } finally {
+    await connection.close();
+  }
+}

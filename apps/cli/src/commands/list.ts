@@ -1,0 +1,129 @@
+import type { WorkflowExecutionInfo } from '@temporalio/client';
+import { swarmSearchAttributes } from '@wharf/orchestrator';
+import { connectServer } from '../connect-server.js';
+import { listQuery } from '../list-query.js';
+import { type CliIo, printJson } from '../output.js';
+import { withServerHint } from '../server-hint.js';
+
+/** The version of `wharf list --json`'s shape: a change that breaks a reader gets a new one. */
+export const LIST_SCHEMA = 'wharf.list/v1';
+
+/** One run as `wharf list --json` prints it (schema {@link LIST_SCHEMA}). */
+export interface ListedRun {
+  workflowId: string;
+  runId: string;
+  /** `WharfSwarm`: the swarm's name. */
+  swarm: string | null;
+  /** `WharfOwner`. */
+  owner: string | null;
+  /** Wharf's status (`running`, `waiting`, `supervising`, `completed`, `failed`), else how Temporal ended the run (`cancelled`, `terminated`, `timed-out`). */
+  status: string;
+  /** ISO times; `endedAt` and `durationMs` are null while it runs. */
+  startedAt: string;
+  endedAt: string | null;
+  durationMs: number | null;
+  /** `WharfRerunOf`: the run this one re-runs. */
+  rerunOf: string | null;
+}
+
+/** Options of {@link listCommand}. */
+export interface ListOptions {
+  swarm?: string;
+  owner?: string;
+  status?: string;
+  limit: number;
+  json: boolean;
+  address?: string;
+  namespace?: string;
+  dataDir?: string;
+}
+
+/**
+ * `wharf list`: the most recent swarm runs first, by a visibility query on Wharf's search
+ * attributes (`listQuery`; `--swarm`, `--owner`, `--status`), read page by page until `--limit`
+ * runs, never a scan of every workflow. Prints a table (run, swarm, status, start, duration),
+ * or with `--json` `{ schema: 'wharf.list/v1', query, runs: ListedRun[], more }`.
+ */
+export async function listCommand(options: ListOptions, io: CliIo): Promise<void> {
+  const query = listQuery(options);
+  const { connection, namespace } = await withServerHint(
+    connectServer(options),
+    undefined,
+    options.dataDir ?? '.wharf',
+  );
+  try {
+    const { Client } = await import('@temporalio/client');
+    const client = new Client({ connection, namespace });
+    const runs: ListedRun[] = [];
+    let more = false;
+    for await (const execution of client.workflow.list({
+      query,
+      pageSize: Math.min(options.limit + 1, 1000),
+    })) {
+      if (runs.length === options.limit) {
+        more = true;
+        break;
+      }
+      runs.push(listedRun(execution));
+    }
+    if (options.json) return printJson(io, { schema: LIST_SCHEMA, query, runs, more });
+    if (runs.length === 0) {
+      io.err(`wharf: no swarm runs match (${query})`);
+      return;
+    }
+    const rows = runs.map((run) => [
+      run.workflowId,
+      run.swarm ?? '-',
+      run.status,
+      run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+      run.durationMs === null ? '-' : formatDuration(run.durationMs),
+    ]);
+    const header = ['RUN', 'SWARM', 'STATUS', 'STARTED', 'DURATION'];
+    const widths = header.map((title, column) =>
+      Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+    );
+    for (const row of [header, ...rows])
+      io.out(
+        row
+          .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+          .join('  ')
+          .trimEnd(),
+      );
+    if (more) io.err(`wharf: more runs match; --limit ${options.limit * 2} shows more`);
+  } finally {
+    await connection.close();
+  }
+}
+
+/** A listed execution as {@link ListedRun}. */
+function listedRun(execution: WorkflowExecutionInfo): ListedRun {
+  const attributes = execution.typedSearchAttributes;
+  const started = execution.startTime;
+  const ended = execution.closeTime;
+  return {
+    workflowId: execution.workflowId,
+    runId: execution.runId,
+    swarm: attributes.get(swarmSearchAttributes.swarm) ?? null,
+    owner: attributes.get(swarmSearchAttributes.owner) ?? null,
+    status: statusOf(execution.status.name, attributes.get(swarmSearchAttributes.status)),
+    startedAt: started.toISOString(),
+    endedAt: ended?.toISOString() ?? null,
+    durationMs: ended === undefined ? null : ended.getTime() - started.getTime(),
+    rerunOf: attributes.get(swarmSearchAttributes.rerunOf) ?? null,
+  };
+}
+
+/** Wharf's status while the run is open or ended with a result, else how Temporal ended it. */
+function statusOf(execution: string, wharf: string | undefined): string {
+  if (execution === 'CANCELLED') return 'cancelled';
+  if (execution === 'TERMINATED') return 'terminated';
+  if (execution === 'TIMED_OUT') return 'timed-out';
+  return wharf ?? execution.toLowerCase();
+}
+
+function formatDuration(ms: number): string {
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const minutes = Math.floor(ms / 60_000);
+  if (minutes < 60) return `${minutes} min ${Math.round((ms % 60_000) / 1000)} s`;
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
+}
