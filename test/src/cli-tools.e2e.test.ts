@@ -66,7 +66,7 @@ describe('wharf run / validate and the tools of the workers', () => {
     expect(bad.stderr).toContain('--tools must be tool names separated by commas, got "a b".');
   });
 
-  it("without them, a typo of a Wharf tool is still refused at its line; other names are the worker's to check", async () => {
+  it("without them, validate and run refuse any tool but the built-ins run's own worker offers; a named one the worker lacks fails its task", async () => {
     await writeFile(join(dir, 'shel.yaml'), swarm('shel'));
     const typo = await wharf(['run', '--address', address, 'shel.yaml'], dir, {
       ANTHROPIC_API_KEY: 'sk-test',
@@ -75,11 +75,19 @@ describe('wharf run / validate and the tools of the workers', () => {
     expect(typo.stderr).toContain('3:49 agents.coder.tools[0]: unknown tool "shel" (did you mean "shell"?)');
     expect(typo.stderr).not.toContain('started');
 
-    // `lookup` passes the parse; this worker has no such tool, so the task fails when it starts,
-    // before any model call, naming the task, the agent and the tool.
+    // What `wharf run` offers its agents is its own worker's built-ins: `validate` and `run`
+    // refuse any other name before anything starts.
     await writeFile(join(dir, 'lookup.yaml'), swarm('shell, lookup'));
+    for (const command of [['validate'], ['run', '--address', address]]) {
+      const refused = await wharf([...command, 'lookup.yaml'], dir, { ANTHROPIC_API_KEY: 'sk-test' });
+      expect(refused.code, command[0]).toBe(2);
+      expect(refused.stderr, command[0]).toContain('3:56 agents.coder.tools[1]: unknown tool "lookup"');
+      expect(refused.stderr, command[0]).not.toContain('started');
+    }
+    // Named with --tools it passes the parse; this worker has no such tool, so the task fails
+    // when it starts, before any model call, naming the task, the agent and the tool.
     const run = await wharf(
-      ['run', '--address', address, '--data-dir', join(dir, 'data'), 'lookup.yaml'],
+      ['run', '--address', address, '--tools', 'lookup', '--data-dir', join(dir, 'data'), 'lookup.yaml'],
       dir,
       {
         ANTHROPIC_API_KEY: 'sk-test',
@@ -91,5 +99,9 @@ describe('wharf run / validate and the tools of the workers', () => {
     expect(run.stdout).toContain(
       'task build (agent coder): unknown tool "lookup"; tools on this worker: built-ins only',
     );
+    // Its in-process worker says so in one line, not the SDK's objects of task token and stack.
+    expect(run.stderr).toContain('[WARN] Activity failed: agentStart of ');
+    expect(run.stderr).not.toContain('taskToken');
+    expect(run.stderr.split('\n').filter((line) => line.includes('[WARN]')).length).toBeLessThanOrEqual(2);
   });
 });

@@ -210,11 +210,12 @@ describe('any Temporal cluster, configured the standard way', () => {
     expect([...agents].sort()).toEqual(['client', 'worker']);
     expect(calls.filter((call) => call.authorization !== 'Bearer wharf-test-key')).toEqual([]);
 
-    // With TLS turned off by hand, the same key cannot reach a TLS-only server.
+    // With TLS turned off by hand, the same key cannot reach a TLS-only server: a server is
+    // there, the handshake failed, and the message says so (a configuration to fix, exit 2).
     const plain = await wharf(['status', 'any-id'], scratch, { ...env, TEMPORAL_TLS: 'false' });
-    expect(plain.code).toBe(4);
-    expect(plain.stderr).toContain(
-      `no Temporal server at ${apiKeyFront.address} (namespace default, API key;`,
-    );
+    expect(plain.code).toBe(2);
+    expect(plain.stderr).toContain(`a server answers at ${apiKeyFront.address} (namespace default, API key;`);
+    expect(plain.stderr).toContain('does it expect TLS on, another certificate or an API key?');
+    expect(plain.stderr).not.toContain('DEP0123');
   });
 });

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import type { Connection } from '@temporalio/client';
 import type { KeyRing } from '@wharf/codec';
 import { connectTemporal, loadTemporalConfig, WharfClient } from '@wharf/orchestrator/client';
@@ -52,10 +53,37 @@ export async function connectServer(
     ...(options.address === undefined ? {} : { address: options.address }),
     ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
   });
-  const connection = await connectTemporal(temporal, { connectTimeoutMs: 3_000 }).catch((error: Error) => {
-    throw new CliError('UNREACHABLE', `no Temporal server at ${temporal.summary}: ${error.message}`, {
-      cause: error,
-    });
-  });
+  const connection = await connectTemporal(temporal, { connectTimeoutMs: 3_000 }).catch(
+    async (error: Error) => {
+      // Something answers on the port: the handshake (TLS, credentials) failed, not the server.
+      if (await portAnswers(temporal.address))
+        throw new CliError(
+          'USAGE',
+          `a server answers at ${temporal.summary}, but the connection failed: ${error.message} (does it expect TLS ${temporal.connection.tls ? 'off' : 'on'}, another certificate or an API key? TEMPORAL_TLS, TEMPORAL_TLS_*, TEMPORAL_API_KEY)`,
+          { cause: error },
+        );
+      throw new CliError('UNREACHABLE', `no Temporal server at ${temporal.summary}: ${error.message}`, {
+        cause: error,
+      });
+    },
+  );
   return { connection, namespace: temporal.namespace, keyRing };
+}
+
+/** True when a TCP connection to `address` (host:port) opens within a second. */
+function portAnswers(address: string): Promise<boolean> {
+  const at = address.lastIndexOf(':');
+  const host = address.slice(0, at).replace(/^\[|\]$/g, '');
+  const port = Number(address.slice(at + 1));
+  if (at < 0 || !Number.isInteger(port)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 1_000 });
+    const done = (answered: boolean) => {
+      socket.destroy();
+      resolve(answered);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
 }

@@ -44,7 +44,10 @@ export interface RunOptions extends ModelOptions {
 export async function runCommand(file: string, options: RunOptions, io: CliIo): Promise<SwarmResult> {
   // --model and WHARF_MODEL rewrite the definition: the models travel with the swarm.
   const models = modelChoice(options, process.env);
-  const loaded = await loadSwarm(file, { tools: options.tools });
+  // Its own worker offers the built-ins only (and what --tools names): an unknown tool is refused
+  // here, before anything starts; a cluster's workers (--no-worker) check theirs.
+  const ownWorker = options.worker !== false;
+  const loaded = await loadSwarm(file, { tools: options.tools ?? (ownWorker ? [] : undefined) });
   const definition = definitionWithModels(loaded, models, { check: true });
   const inputs = parseInputs(options.input);
   refuseMissingInputs(definition, inputs, options.waitForInputsMs);

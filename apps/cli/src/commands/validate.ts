@@ -13,11 +13,13 @@ export interface ValidateOptions extends ModelOptions {
  * `wharf validate <swarm.yaml>`: reads and checks a definition (every problem with its line and
  * column), with the models `--model` or `WHARF_MODEL` choose; when either names one, every model
  * the swarm would run on is checked here, keys included. Prints the normalised definition with
- * `--json`, else one line.
+ * `--json`, else one line. An agent's tool is checked against what `wharf run` offers: the
+ * built-ins, and the tools `--tools` (`WHARF_TOOLS`) names as the workers'.
  */
 export async function validateCommand(file: string, options: ValidateOptions, io: CliIo): Promise<void> {
   const models = modelChoice(options, process.env);
-  const loaded = await loadSwarm(file, { tools: options.tools });
+  // What `wharf run` offers: its own worker has the built-ins only, unless --tools names more.
+  const loaded = await loadSwarm(file, { tools: options.tools ?? [] });
   const check = (options.model?.length ?? 0) > 0 || Boolean(process.env.WHARF_MODEL?.trim());
   const definition = definitionWithModels(loaded, models, { check });
   if (options.json) printJson(io, definition);

@@ -149,6 +149,9 @@ async function startOnce(cliPath: string, options: StartDevServerOptions): Promi
   const child = spawn('/bin/sh', ['-c', WATCHDOG, cliPath, ...args], {
     detached: true,
     stdio: ['pipe', 'pipe', 'pipe'],
+    // The OTEL_* settings are Wharf's tracing, not the server's: it refuses some Wharf takes
+    // (`OTEL_TRACES_EXPORTER=console`) and would not start.
+    env: Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('OTEL_'))),
   });
   running.add(child);
   const exited = new Promise<void>((resolve) => {

@@ -55,10 +55,10 @@ describe('swarmOutcomeLogger', () => {
     wrapped.warn('Workflow failed', { workflowId: 'w1', workflowType: 'swarmWorkflow', error: cloned });
     const bug = ApplicationFailure.create({ type: 'Boom', message: 'bug' });
     wrapped.warn('Workflow failed', { workflowId: 'w2', error: bug });
-    wrapped.error('Activity failed', { activityType: 'runSubagent' });
+    wrapped.error('Worker failed', { activityType: 'runSubagent' });
     expect(entries).toEqual([
       ['WARN', 'Workflow failed', { workflowId: 'w2', error: bug }],
-      ['ERROR', 'Activity failed', { activityType: 'runSubagent' }],
+      ['ERROR', 'Worker failed', { activityType: 'runSubagent' }],
     ]);
   });
 
@@ -75,5 +75,45 @@ describe('swarmOutcomeLogger', () => {
       ['WARN', 'Workflow failed', { workflowId: 'w2', workflowType: 'otherWorkflow', error: bug }],
       ['INFO', 'Worker state changed', { state: 'RUNNING' }],
     ]);
+  });
+
+  it('logs a failed activity in one line, once per run and reason, without task token or stack; full keeps the SDK entry', () => {
+    const { logger, entries } = recorder();
+    const failed = (attempt: number) => ({
+      activityType: 'agentPrepare',
+      workflowId: 'w1/agent/build',
+      attempt,
+      taskToken: 'dG9rZW4=',
+      error: new Error(
+        'task build (agent coder): unknown tool "lookup"; tools on this worker: built-ins only\n    at prepare (x.js:1:1)',
+      ),
+    });
+    const quiet = swarmOutcomeLogger(logger);
+    for (const attempt of [1, 2, 3]) quiet.warn('Activity failed', failed(attempt));
+    expect(entries).toEqual([
+      [
+        'WARN',
+        'Activity failed: agentPrepare of w1/agent/build: task build (agent coder): unknown tool "lookup"; tools on this worker: built-ins only',
+        undefined,
+      ],
+    ]);
+    const cause = new Error('task build (agent coder): unknown tool "lookup"');
+    const childFailed = {
+      workflowType: 'agentTaskWorkflow',
+      workflowId: 'w1/agent/build',
+      error: new Error('Activity task failed', { cause }),
+    };
+    quiet.warn('Workflow failed', childFailed);
+    quiet.warn('Workflow failed', childFailed);
+    expect(entries.slice(1)).toEqual([
+      [
+        'WARN',
+        'Workflow failed: agent task w1/agent/build: task build (agent coder): unknown tool "lookup"',
+        undefined,
+      ],
+    ]);
+    entries.length = 1;
+    swarmOutcomeLogger(logger, { activityFailures: 'full' }).warn('Activity failed', failed(1));
+    expect(entries[1]?.[2]).toMatchObject({ taskToken: 'dG9rZW4=' });
   });
 });

@@ -8,13 +8,21 @@ export interface SwarmOutcomeLoggerOptions {
    * all, for a caller that reports the failure itself (`wharf run` prints the result).
    */
   swarmFailures?: 'line' | 'none';
+  /**
+   * How a failed activity is logged: `line` (default), one line the first time an activity of a
+   * run fails with a given reason (its type, run and reason; the task's own failure is reported
+   * with the result); `full`, the SDK's entry (task token, stack and all).
+   */
+  activityFailures?: 'line' | 'full';
 }
 
 /**
  * Wraps a worker logger so that a swarm ending failed (`WharfSwarmFailed`, an outcome the
  * caller reports with the result) logs one short line — workflow id and the failure's message
- * — instead of the SDK's stack trace, or nothing with `swarmFailures: 'none'`. Every other
- * entry passes through unchanged, other workflows' failures included.
+ * — instead of the SDK's stack trace, or nothing with `swarmFailures: 'none'`; and a failed
+ * activity, and an agent task's workflow failing, in one line, once per run, type and reason (not the SDK's object of task
+ * token, stack and details, again for each attempt). Every other entry passes through
+ * unchanged, other workflows' failures included.
  *
  * @example
  * ```ts
@@ -22,7 +30,29 @@ export interface SwarmOutcomeLoggerOptions {
  * ```
  */
 export function swarmOutcomeLogger(base: Logger, options: SwarmOutcomeLoggerOptions = {}): Logger {
+  const seen = new Set<string>();
   const log = (level: LogLevel, message: string, meta?: LogMetadata): void => {
+    if (message === 'Activity failed' && options.activityFailures !== 'full') {
+      const reason = firstLine((meta?.error as { message?: unknown } | undefined)?.message);
+      const line = `Activity failed: ${String(meta?.activityType ?? 'activity')} of ${String(meta?.workflowId ?? 'a workflow')}: ${reason}`;
+      if (seen.has(line)) return;
+      if (seen.size >= 1_000) seen.clear();
+      seen.add(line);
+      base.log(level, line);
+      return;
+    }
+    // An agent task's workflow failing is its task failing: the swarm's result reports it.
+    if (
+      message === 'Workflow failed' &&
+      meta?.workflowType === 'agentTaskWorkflow' &&
+      options.activityFailures !== 'full'
+    ) {
+      const line = `Workflow failed: agent task ${String(meta.workflowId)}: ${firstLine(deepestMessage(meta.error))}`;
+      if (seen.has(line)) return;
+      seen.add(line);
+      base.log(level, line);
+      return;
+    }
     if (message === 'Workflow failed' && isSwarmOutcome(meta)) {
       if (options.swarmFailures === 'none') return;
       const error = meta?.error as { message?: unknown };
@@ -53,4 +83,18 @@ function isSwarmOutcome(meta: LogMetadata | undefined): boolean {
     typeof error?.message === 'string' &&
     /^swarm .+ failed: /.test(error.message)
   );
+}
+
+function firstLine(message: unknown): string {
+  const text = typeof message === 'string' ? message : String(message ?? 'no reason given');
+  const line = text.split('\n', 1)[0] ?? '';
+  return line.length > 300 ? `${line.slice(0, 300)}…` : line;
+}
+
+/** The message of an error's last cause (the reason behind "Activity task failed"). */
+function deepestMessage(error: unknown): unknown {
+  let current = error as { message?: unknown; cause?: unknown } | undefined;
+  for (let depth = 0; current?.cause !== undefined && current.cause !== null && depth < 5; depth++)
+    current = current.cause as { message?: unknown; cause?: unknown };
+  return current?.message;
 }

@@ -6,13 +6,9 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { Resource } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ConsoleSpanExporter,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import { StderrSpanExporter } from './stderr-span-exporter.js';
 import type { TracingSettings } from './tracing-env.js';
 import type { WharfTracing } from './wharf-tracing.js';
 
@@ -93,13 +89,13 @@ export function tracingWith(parts: TracingParts): WharfTracing {
 
 /**
  * Tracing as the environment asks (see `readTracingEnv`): an OTLP/HTTP exporter and/or the
- * console exporter, each behind a `BatchSpanProcessor` (`OTEL_BSP_*` apply).
+ * console exporter (to stderr: stdout is where `--json` goes), each behind a `BatchSpanProcessor` (`OTEL_BSP_*` apply).
  */
 export function tracingForSettings(settings: TracingSettings, serviceName: string): WharfTracing {
   const exporters = settings.exporters.map((kind) =>
     kind === 'otlp'
       ? new OTLPTraceExporter({ url: settings.otlpUrl, headers: { ...settings.otlpHeaders } })
-      : new ConsoleSpanExporter(),
+      : new StderrSpanExporter(),
   );
   return tracingWith({
     spanProcessors: exporters.map((exporter) => new BatchSpanProcessor(exporter)),
