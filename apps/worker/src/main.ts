@@ -5,6 +5,7 @@
 // 16 MiB a semi-space instead of growing to 64, and a heap ceiling that makes V8 collect before
 // the old generation grows to several times what is live. They also keep each script's spawn
 // cheap: a spawn forks the worker, and a fork costs in proportion to its resident memory.
+import { Runtime } from '@temporalio/worker';
 import { InvalidConfigError } from '@wharf/orchestrator/client';
 import { loadWorkerConfig } from './config.js';
 import { startWorker } from './start-worker.js';
@@ -19,4 +20,7 @@ try {
     WorkerConfigError.isInstance(error) || InvalidConfigError.isInstance(error) ? error.message : error,
   );
   process.exitCode = 1;
+  // A runtime that forwards Core's logs keeps the event loop alive until it is shut down: a
+  // worker that failed to start must still exit.
+  await Runtime._instance?.shutdown().catch(() => undefined);
 }
