@@ -82,7 +82,7 @@ export async function createTimeSkippingSwarmEnv(name: string): Promise<TimeSkip
  * gives the Java server 5 s to start, which a loaded two-core machine (the suite's test tasks run
  * side by side) can exceed. Other errors are thrown at once.
  */
-async function startTimeSkippingServer(server: string, attempts = 3): Promise<TestWorkflowEnvironment> {
+async function startTimeSkippingServer(server: string, attempts = 5): Promise<TestWorkflowEnvironment> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await TestWorkflowEnvironment.createTimeSkipping({

@@ -207,7 +207,9 @@ export async function statusCommand(
             cause: error,
           });
         for (const line of memoStatusLines(workflowId, description)) io.out(line);
-        for (const line of retryingLines(description.raw.pendingActivities ?? [])) io.out(`  ${line}`);
+        const retrying = retryingLines(description.raw.pendingActivities ?? []);
+        if (retrying.length > 0) io.out(`\nRetrying (${retrying.length}):`);
+        for (const line of retrying) io.out(`  ${line}`);
         return undefined;
       });
     if (progress === undefined) return where();
