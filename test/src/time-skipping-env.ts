@@ -82,7 +82,7 @@ export async function createTimeSkippingSwarmEnv(name: string): Promise<TimeSkip
  * gives the Java server 5 s to start, which a loaded two-core machine (the suite's test tasks run
  * side by side) can exceed. Other errors are thrown at once.
  */
-async function startTimeSkippingServer(server: string, attempts = 5): Promise<TestWorkflowEnvironment> {
+async function startTimeSkippingServer(server: string, attempts = 8): Promise<TestWorkflowEnvironment> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await TestWorkflowEnvironment.createTimeSkipping({
@@ -93,6 +93,8 @@ async function startTimeSkippingServer(server: string, attempts = 5): Promise<Te
       console.warn(
         `[wharf test] the time-skipping server did not start in time (attempt ${attempt}); starting it again`,
       );
+      // A load spike (the e2e tier's cluster starting beside this one) passes: wait it out a little.
+      await new Promise((resolve) => setTimeout(resolve, 1_500 * attempt));
     }
   }
 }
