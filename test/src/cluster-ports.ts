@@ -11,15 +11,15 @@ function canBind(port: number): Promise<boolean> {
 
 /**
  * Ports for a test's cluster off the defaults (another cluster or dev server may hold those),
- * every one of them free: Temporal's (all under 32768), the UI's, PostgreSQL's, S3's and two
- * workers' health ports.
+ * every one of them free: Temporal's (all under 32768), the UI's, PostgreSQL's, S3's and
+ * `workerHealthPorts` workers' health ports (two by default).
  *
  * @example
  * ```ts
  * const cluster = new ClusterTopology({ dir, root, ports: await freeClusterPorts(), workers: 2 });
  * ```
  */
-export async function freeClusterPorts(): Promise<ClusterPorts> {
+export async function freeClusterPorts(workerHealthPorts = 2): Promise<ClusterPorts> {
   for (let attempt = 0; attempt < 50; attempt++) {
     // Temporal's PostgreSQL schema keeps membership ports as smallint: all of them under 32768.
     const base = 10_000 + Math.floor(Math.random() * 200) * 100;
@@ -35,8 +35,7 @@ export async function freeClusterPorts(): Promise<ClusterPorts> {
       ports.ui,
       ports.postgres,
       ports.s3,
-      base + 81,
-      base + 82,
+      ...Array.from({ length: workerHealthPorts }, (_, n) => ports.workerHealth + n),
     ];
     if ((await Promise.all(all.map(canBind))).every(Boolean)) return ports;
   }

@@ -1,6 +1,5 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, open, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,14 +9,13 @@ import type { temporal } from '@temporalio/proto';
 import {
   type ClusterConfig,
   ClusterTopology,
-  defaultClusterPorts,
   findClusterBinaries,
   serviceEnvironments,
-  temporalPorts,
   workerEnvironment,
   workerHome,
 } from '@wharf/cli/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freeClusterPorts } from './cluster-ports.js';
 import { runWharf, startWharf } from './wharf-cli.js';
 
 // A rolling upgrade of the native cluster's workers while a swarm runs, through Worker
@@ -50,38 +48,6 @@ if (notBuilt !== undefined)
 
 const log = (line: string) => console.log(`[cluster upgrade e2e] ${line}`);
 
-function canBind(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const server = createServer();
-    server.once('error', () => resolve(false));
-    server.listen({ port, host: '127.0.0.1', exclusive: true }, () => server.close(() => resolve(true)));
-  });
-}
-
-/** Ports off the defaults, all free: the cluster's, and four workers' health ports (A's two, B's two). */
-async function freeClusterPorts() {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    // Temporal's PostgreSQL schema keeps membership ports as smallint: all of them under 32768.
-    const base = 10_000 + Math.floor(Math.random() * 200) * 100;
-    const ports = {
-      temporal: base + 33,
-      ui: base + 50,
-      postgres: base + 60,
-      s3: base + 70,
-      workerHealth: base + 81,
-    };
-    const all = [
-      ...Object.values(temporalPorts(ports.temporal)),
-      ports.ui,
-      ports.postgres,
-      ports.s3,
-      ...[0, 1, 2, 3].map((n) => ports.workerHealth + n),
-    ];
-    if ((await Promise.all(all.map(canBind))).every(Boolean)) return ports;
-  }
-  return defaultClusterPorts;
-}
-
 /** What `wharf run --json` prints, as far as this test reads it. */
 interface SwarmJson {
   workflowId: string;
@@ -110,7 +76,7 @@ describe.skipIf(notBuilt !== undefined)(
       // Run as root, PostgreSQL runs as `postgres`, which must reach its folder inside.
       await chmod(scratch, 0o755);
       cluster = new ClusterTopology(
-        { dir: join(scratch, 'cluster'), root, ports: await freeClusterPorts(), workers: 2 },
+        { dir: join(scratch, 'cluster'), root, ports: await freeClusterPorts(4), workers: 2 },
         { onProgress: log },
       );
       const started = Date.now();
