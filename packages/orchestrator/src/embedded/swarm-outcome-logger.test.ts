@@ -116,4 +116,26 @@ describe('swarmOutcomeLogger', () => {
     swarmOutcomeLogger(logger, { activityFailures: 'full' }).warn('Activity failed', failed(1));
     expect(entries[1]?.[2]).toMatchObject({ taskToken: 'dG9rZW4=' });
   });
+
+  it('keeps an activity that completed after its run was cancelled at DEBUG, in one line; full keeps the entry', () => {
+    const { logger, entries } = recorder();
+    const meta = {
+      sdkComponent: 'core',
+      taskToken: 'TaskToken(abc)',
+      details: 'workflow execution already completed',
+    };
+    const message =
+      'Activity not found on completion. This may happen if the activity has already been cancelled but completed anyway.';
+    swarmOutcomeLogger(logger).warn(message, meta);
+    expect(entries).toEqual([
+      [
+        'DEBUG',
+        'An activity finished after its run had ended (cancelled or terminated); its result was dropped',
+        undefined,
+      ],
+    ]);
+    const full = recorder();
+    swarmOutcomeLogger(full.logger, { activityFailures: 'full' }).warn(message, meta);
+    expect(full.entries).toEqual([['WARN', message, meta]]);
+  });
 });

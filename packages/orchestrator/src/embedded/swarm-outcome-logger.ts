@@ -21,7 +21,8 @@ export interface SwarmOutcomeLoggerOptions {
  * caller reports with the result) logs one short line — workflow id and the failure's message
  * — instead of the SDK's stack trace, or nothing with `swarmFailures: 'none'`; and a failed
  * activity, and an agent task's workflow failing, in one line, once per run, type and reason (not the SDK's object of task
- * token, stack and details, again for each attempt). Every other entry passes through
+ * token, stack and details, again for each attempt); an activity completing after its run
+ * was cancelled, at DEBUG. Every other entry passes through
  * unchanged, other workflows' failures included.
  *
  * @example
@@ -32,6 +33,16 @@ export interface SwarmOutcomeLoggerOptions {
 export function swarmOutcomeLogger(base: Logger, options: SwarmOutcomeLoggerOptions = {}): Logger {
   const seen = new Set<string>();
   const log = (level: LogLevel, message: string, meta?: LogMetadata): void => {
+    // An activity that finished after its run was cancelled or terminated (`wharf cancel`): the
+    // server has nothing to hand the result to, which is what the user asked for. What the
+    // activity stored stays in the output store; the entry is kept at DEBUG, in one line.
+    if (message.startsWith('Activity not found on completion') && options.activityFailures !== 'full') {
+      base.log(
+        'DEBUG',
+        'An activity finished after its run had ended (cancelled or terminated); its result was dropped',
+      );
+      return;
+    }
     if (message === 'Activity failed' && options.activityFailures !== 'full') {
       const reason = firstLine((meta?.error as { message?: unknown } | undefined)?.message);
       const line = `Activity failed: ${String(meta?.activityType ?? 'activity')} of ${String(meta?.workflowId ?? 'a workflow')}: ${reason}`;
