@@ -46,6 +46,8 @@ function problemOf(error: unknown): ConnectionProblem | undefined {
     if (code === '3D000') return 'missing';
     // too_many_connections, cannot_connect_now, admin_shutdown…
     if (code === '53300' || code.startsWith('57P')) return 'refused';
+    // Any other SQLSTATE is the server answering (a statement timeout, 57014, included).
+    if (/^[0-9A-Z]{5}$/.test(code)) return undefined;
   }
   if (typeof message === 'string' && /timeout|terminated unexpectedly|Connection terminated/i.test(message))
     return 'unreachable';
@@ -53,9 +55,10 @@ function problemOf(error: unknown): ConnectionProblem | undefined {
 }
 
 /**
- * A typed {@link StoreConnectionError} for an error of `pg` while connecting, naming the server
- * (never the password) and what went wrong; `undefined` for an error that is not about the
- * connection.
+ * A typed {@link StoreConnectionError} for an error of `pg` while connecting or on a connection
+ * that broke (a server that stopped, a cut network), naming the server (never the password),
+ * what went wrong and, given `doing`, what it was doing; `undefined` for an error that is not
+ * about the connection.
  *
  * @example
  * ```ts
@@ -65,6 +68,7 @@ function problemOf(error: unknown): ConnectionProblem | undefined {
 export function connectionFailure(
   error: unknown,
   connectionString: string | undefined,
+  doing?: string,
 ): StoreConnectionError | undefined {
   const problem = problemOf(error);
   if (problem === undefined) return undefined;
@@ -78,5 +82,7 @@ export function connectionFailure(
         : problem === 'missing'
           ? text
           : `the server refused the connection (${text})`;
-  return new StoreConnectionError(server, problem, detail, { cause: error });
+  return new StoreConnectionError(server, problem, doing === undefined ? detail : `${detail} — ${doing}`, {
+    cause: error,
+  });
 }

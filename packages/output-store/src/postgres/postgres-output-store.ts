@@ -950,7 +950,12 @@ export class PostgresOutputStore implements OutputStore {
       return await work();
     } catch (error) {
       if (OutputStoreError.isInstance(error)) throw error;
-      throw new StorageFailureError(`${what}: ${String(error)}`, { cause: error });
+      // A server that stopped answering is named: `cannot use PostgreSQL server …: no server
+      // answers (read ECONNRESET) — cannot look up the key`.
+      throw (
+        connectionFailure(error, this.#connectionString, what) ??
+        new StorageFailureError(`${what}: ${String(error)}`, { cause: error })
+      );
     }
   }
 

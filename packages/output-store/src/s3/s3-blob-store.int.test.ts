@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BlobNotFoundError, StorageFailureError } from '../errors.js';
+import { BlobNotFoundError, StorageFailureError, StoreConnectionError } from '../errors.js';
 import {
   createS3Bucket,
   injectedS3Connection,
@@ -281,6 +281,28 @@ describe('S3BlobStore', () => {
       expect((error as Error).message).toContain('s3://no-such-bucket-here/');
     } finally {
       await nowhere.close();
+    }
+  });
+
+  it('names the server when none answers at its endpoint (a stopped S3 service), as a StoreConnectionError', async () => {
+    // A port nothing listens on: the endpoint of a service that is down.
+    const { createServer } = await import('node:net');
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise((resolve) => probe.close(resolve));
+    const down = new S3BlobStore(storeOptions({ endpoint: `http://127.0.0.1:${port}` }));
+    try {
+      const error = await down.has('ab'.repeat(32)).catch((caught: unknown) => caught);
+      expect(StoreConnectionError.isInstance(error)).toBe(true);
+      expect(error).toMatchObject({ code: 'STORAGE_FAILURE', problem: 'unreachable' });
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          `^cannot use s3://${bucket}/run-\\d+ at http://127\\.0\\.0\\.1:${port}: no server answers \\(.+\\) — cannot inspect s3://${bucket}/`,
+        ),
+      );
+    } finally {
+      await down.close();
     }
   });
 

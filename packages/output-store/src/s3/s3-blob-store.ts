@@ -361,6 +361,15 @@ export class S3BlobStore implements BlobStore {
 
   #failure(action: string, key: string, error: unknown): StorageFailureError {
     if (StorageFailureError.isInstance(error)) return error;
+    // A server that does not answer is named (`cannot use s3://b/p at http://host: no server
+    // answers (…) — cannot read <key>`): what an operator must mend, not a socket error alone.
+    if (s3ConnectionProblem(error) === 'unreachable')
+      return new StoreConnectionError(
+        this.#server,
+        'unreachable',
+        `no server answers (${describeS3Error(error)}) — cannot ${action} s3://${this.#bucket}/${key}`,
+        { cause: error },
+      );
     return new StorageFailureError(
       `cannot ${action} s3://${this.#bucket}/${key}: ${describeS3Error(error)}`,
       { cause: error },
