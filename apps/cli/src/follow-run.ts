@@ -8,6 +8,12 @@ import { changedLines, type ProgressViewOptions, progressLines } from './progres
 export interface FollowRunOptions extends ProgressViewOptions {
   /** How often progress is read. Default 500 ms. */
   intervalMs?: number;
+  /**
+   * How long a read may go unanswered before it is said (`cannot read progress (no answer for
+   * 3 s)`): the client waits through a short server outage rather than failing the read, and
+   * that wait is not left silent. Default 3,000 ms.
+   */
+  silentMs?: number;
   /** The swarm's activities that wait for a retry, one line per failure (`retryingLines`); read every 5 s, each new set printed once. */
   retrying?: () => Promise<string[]>;
 }
@@ -52,13 +58,22 @@ export async function followRun(
   let unreadable: string | undefined;
   let retryingReadAt = 0;
   let retryingShown = '';
+  const silentMs = options.silentMs ?? 3_000;
+  const say = (why: string) => {
+    if (why !== unreadable && !finished) io.err(`wharf: cannot read progress (${why}); retrying`);
+    unreadable = why;
+  };
   while (!finished) {
-    const progress = await wharf.progress(workflowId).catch((error: unknown) => {
-      const why = unreadableReason(error);
-      if (why !== unreadable && !finished) io.err(`wharf: cannot read progress (${why}); retrying`);
-      unreadable = why;
+    const read = wharf.progress(workflowId).catch((error: unknown) => {
+      say(unreadableReason(error));
       return undefined;
     });
+    const silence = new AbortController();
+    void sleep(silentMs, undefined, { signal: silence.signal }).then(
+      () => say(`no answer for ${Math.round(silentMs / 1000)} s`),
+      () => {},
+    );
+    const progress = await read.finally(() => silence.abort());
     if (progress !== undefined && unreadable !== undefined) {
       io.err('wharf: progress readable again');
       unreadable = undefined;
