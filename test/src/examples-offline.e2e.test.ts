@@ -109,6 +109,14 @@ describe.concurrent('every example runs offline through the wharf command', () =
       expect(task(result, 'publish')?.status).toBe('done');
       expect(task(result, 'hold')?.status).toBe('skipped');
     }
+    if (file === 'nested-release.yaml') {
+      // The child swarm's headline, read by a later task of the parent as †data.notes.preview.
+      expect(task(result, 'notes')?.status).toBe('done');
+      const announce = await body(task(result, 'announce')?.outIds[0] ?? '', dataDir);
+      expect(announce.trim()).toBe(
+        'announced: release notes for operators: 2 changes (2.4.0: faster map loops) [ok, 3 outputs]',
+      );
+    }
     if (file === 'dependency-review.yaml') {
       // One echo per reviewer, ending in one step; none says SAFE, so the upgrade is held.
       const review = task(result, 'review');

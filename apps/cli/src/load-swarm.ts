@@ -1,9 +1,10 @@
 import type { Stats } from 'node:fs';
 import { constants } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import {
   defaultSwarmSizeLimits,
-  parseSwarm,
+  loadSwarmTree,
   type SwarmDefinition,
   SwarmDefinitionError,
   SwarmDefinitionTooLargeError,
@@ -11,11 +12,15 @@ import {
 import { CliError } from './cli-error.js';
 
 /**
- * Reads and validates a swarm file; a bad definition becomes a `CliError` whose message lists
- * every problem with its line, column and field path; so does one over the size limits.
- * Anything but a regular file (a FIFO, a directory, a device) is refused at once, without
- * waiting on it. `tools` names the tools registered with the workers (`--tools`,
- * `WHARF_TOOLS`); without it, names that are not Wharf's own are left to the worker's check.
+ * Reads and validates a swarm file, and the swarm files its `swarm:` tasks name (relative to the
+ * file naming them, at most `maxDepth` deep: `--max-swarm-depth`, default 4), each child's read
+ * definition attached to its task (see `loadSwarmTree`); a bad definition becomes a `CliError`
+ * whose message names the file and lists every problem with its line, column and field path
+ * (a file that cannot be read, a cycle of files, nesting too deep, inputs the child does not
+ * read or needs); so does one over the size limits. Anything but a regular file (a FIFO, a
+ * directory, a device) is refused at once, without waiting on it. `tools` names the tools
+ * registered with the workers (`--tools`, `WHARF_TOOLS`); without it, names that are not
+ * Wharf's own are left to the worker's check.
  *
  * @example
  * ```ts
@@ -24,14 +29,27 @@ import { CliError } from './cli-error.js';
  */
 export async function loadSwarm(
   path: string,
-  options: { tools?: readonly string[] | undefined } = {},
+  options: { tools?: readonly string[] | undefined; maxDepth?: number | undefined } = {},
 ): Promise<SwarmDefinition> {
   const text = await readSwarmFile(path);
+  const file = (child: string, from = '.') => relative(process.cwd(), resolve(dirname(from), child)) || child;
   try {
-    return parseSwarm(text, {
-      source: path,
-      ...(options.tools === undefined ? {} : { tools: options.tools }),
-    });
+    return await loadSwarmTree(
+      { source: file(path), text },
+      {
+        ...(options.tools === undefined ? {} : { tools: options.tools }),
+        ...(options.maxDepth === undefined ? {} : { maxDepth: options.maxDepth }),
+        read: async (child, from) => {
+          const source = file(child, from);
+          try {
+            return { source, text: await readSwarmFile(source) };
+          } catch (error) {
+            // The loader says which file could not be read, and where it is named.
+            throw CliError.isInstance(error) && error.cause instanceof Error ? error.cause : error;
+          }
+        },
+      },
+    );
   } catch (error) {
     if (SwarmDefinitionError.isInstance(error) || SwarmDefinitionTooLargeError.isInstance(error)) {
       throw new CliError('INVALID_DEFINITION', error.message, { cause: error });

@@ -100,6 +100,11 @@ export function createProgram(io: CliIo = processIo): Command {
       integerIn('--concurrency', 1, 1_900),
     )
     .option(
+      '--max-swarm-depth <n>',
+      'most swarm files `swarm:` tasks may nest below this one (default 4)',
+      integerIn('--max-swarm-depth', 0, 64),
+    )
+    .option(
       '--task-queue <queue>',
       "start the swarm on this task queue (a cluster's workers poll `wharf`); default: one of this command's own",
     )
@@ -126,6 +131,7 @@ export function createProgram(io: CliIo = processIo): Command {
           dataDir: string;
           waitForInputs?: number;
           tools?: string;
+          maxSwarmDepth?: number;
         },
       ) => {
         const tools = toolNames(options.tools, process.env.WHARF_TOOLS);
@@ -399,10 +405,21 @@ export function createProgram(io: CliIo = processIo): Command {
       [],
     )
     .option('--summarizer <model>', summarizerHelp)
+    .option(
+      '--max-swarm-depth <n>',
+      'most swarm files `swarm:` tasks may nest below this one (default 4)',
+      integerIn('--max-swarm-depth', 0, 64),
+    )
     .action(
       async (
         file: string,
-        options: { json: boolean; tools?: string; model: string[]; summarizer?: string },
+        options: {
+          json: boolean;
+          tools?: string;
+          model: string[];
+          summarizer?: string;
+          maxSwarmDepth?: number;
+        },
       ) => {
         const { validateCommand } = await import('./commands/validate.js');
         const { tools, ...rest } = options;

@@ -120,6 +120,7 @@ export {
   type ApprovalDefinition,
   DEFAULT_MAX_ITEMS,
   durationSchema,
+  isReferenceInput,
   type LoopDefinition,
   type SwarmDefinition,
   swarmDefinitionSchema,
@@ -127,6 +128,7 @@ export {
   type ToolApprovalRule,
   toolApprovalRuleSchema,
 } from './contracts/swarm-schema.js';
+export { swarmTaskWorkflowId } from './contracts/swarm-task-workflow-id.js';
 export { FINISHED_TASK_STATUSES, isFailure, isFinished, isOpen } from './contracts/task-status.js';
 export {
   alwaysOnToolNames,
@@ -137,12 +139,20 @@ export {
 export { formatPath } from './dsl/format-path.js';
 export type { GraphDefinition, GraphTask } from './dsl/graph-definition.js';
 export { InvalidConditionError } from './dsl/invalid-condition-error.js';
+export {
+  childSwarm,
+  DEFAULT_SWARM_DEPTH,
+  type LoadSwarmTreeOptions,
+  loadSwarmTree,
+  type SwarmFile,
+} from './dsl/load-swarm-tree.js';
 export { type MissingInput, missingInputs } from './dsl/missing-inputs.js';
 export { MissingInputsError } from './dsl/missing-inputs-error.js';
-export { type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
+export { locateIssues, type ParseSwarmOptions, parseSwarm, validateSwarm } from './dsl/parse-swarm.js';
 export { nameHint } from './dsl/suggest-names.js';
 export { formatSwarmIssue, SwarmDefinitionError, type SwarmIssue } from './dsl/swarm-definition-error.js';
 export { SwarmDefinitionTooLargeError } from './dsl/swarm-definition-too-large-error.js';
+export { type MissingSwarmInput, missingSwarmInputs, swarmInputNames } from './dsl/swarm-input-names.js';
 export { defaultSwarmSizeLimits, type SwarmSizeLimits } from './dsl/swarm-size-limits.js';
 export { instanceLabel, isLooped } from './dsl/task-instances.js';
 export { ancestorsOf, dependencyOrder, findCycle, validateGraph } from './dsl/validate-graph.js';
@@ -172,6 +182,7 @@ export {
   subagentCall,
   supervisorCall,
 } from './swarm/activity-calls.js';
+export { CHILD_PREVIEW_CHARS, childSwarmResult } from './swarm/child-swarm-result.js';
 export { applyPrune, capPool, duePrunes, markRead } from './swarm/context-pool.js';
 export { contextRequest } from './swarm/context-request.js';
 export { type ConditionLookup, evaluateWhen, truthy, type WhenOutcome } from './swarm/evaluate-when.js';

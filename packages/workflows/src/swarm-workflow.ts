@@ -27,7 +27,8 @@ const MAX_PENDING = 1_900;
 
 /**
  * Runs a swarm: in each superstep every task whose dependencies are done and whose `†`
- * inputs resolve runs (scripts as `runSubagent` activities, agents as child
+ * inputs resolve runs (scripts as `runSubagent` activities, `swarm:` tasks as child
+ * `swarmWorkflow`s `<swarm>/swarm/<task>`, agents as child
  * `agentTaskWorkflow`s, loop instances too); the results fold into the channel state in task
  * order, outputs are written to the context, and history carries only refs and compact
  * payloads. Continues as new when history grows. Ends with the supervisor's answer, when the
@@ -72,10 +73,12 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
     // What is left of a re-run's reused results goes along; what was folded is in the state.
     const { reuse: _folded, ...rest } = input;
     const reuse = remainingReuse(state);
+    const { previews } = port;
     return continueAsNew<typeof swarmWorkflow>({
       ...rest,
       carried: ending.carried,
       ...(reuse === undefined ? {} : { reuse }),
+      ...(previews === undefined ? {} : { previews }),
     });
   }
   // A cancelled run (`wharf cancel`) folded its tasks in flight as cancelled and scheduled
@@ -88,5 +91,7 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
       `${result.swarm} was cancelled: ${result.tasks.filter((task) => task.status === 'done').length} of ${result.tasks.length} tasks done`,
     );
   }
-  return endSwarm(ending.result, definition);
+  // A nested run hands its parent's `swarm:` task the previews of its tasks.
+  const { previews } = port;
+  return endSwarm(previews === undefined ? ending.result : { ...ending.result, previews }, definition);
 }

@@ -15,16 +15,20 @@ import type {
   SubagentRefInput,
   SubagentResult,
   SuperviseResult,
+  SwarmResult,
   SwarmState,
   SwarmWorkflowInput,
 } from '@wharf/swarm';
 import {
   agentTaskInput,
+  childSwarm,
+  childSwarmResult,
   failedBeforeOutput,
   isLooped,
   type SubagentCall,
   type SupervisorCall,
   splitSubagentInput,
+  swarmTaskWorkflowId,
 } from '@wharf/swarm';
 import { agentTaskWorkflow, agentWorkflowId } from './agent-task-workflow.js';
 import {
@@ -71,11 +75,19 @@ export class TemporalSwarmPort implements SwarmPort {
   readonly #definitions = new Map<string, { json: string; ref: Promise<string> }>();
   /** Bumped by every signal or update that may let a waiting task run. */
   #version = 0;
+  /** A nested run only: the previews of its tasks without a loop, for its parent (carried across continue-as-new). */
+  readonly #previews: Record<string, string> | undefined;
 
   constructor(state: Readonly<SwarmState>, input: SwarmWorkflowInput, visibility: SwarmVisibility) {
     this.#state = state;
     this.#input = input;
     this.#visibility = visibility;
+    this.#previews = input.parent === undefined ? undefined : { ...input.previews };
+  }
+
+  /** A nested run's previews so far (see `SwarmResult.previews`); undefined for a run that is not nested. */
+  get previews(): Record<string, string> | undefined {
+    return this.#previews === undefined ? undefined : { ...this.#previews };
   }
 
   /** What the swarm's handlers reach beyond the run. */
@@ -108,9 +120,12 @@ export class TemporalSwarmPort implements SwarmPort {
         ? createEventGroup(call.title, { id: `subagent:${call.label}` })
         : undefined;
     try {
-      return await scope.run(() =>
+      const outcome = await scope.run(() =>
         group === undefined ? this.#dispatch(call) : group.withScope(() => this.#dispatch(call)),
       );
+      if (this.#previews !== undefined && outcome.preview !== undefined && !isLooped(call.input.definition))
+        this.#previews[task] = outcome.preview;
+      return outcome;
     } catch (error) {
       if (isCancellation(error))
         return { cancelled: true, reason: this.#state.tasks.cancelReason(task) ?? 'cancelled' };
@@ -194,6 +209,7 @@ export class TemporalSwarmPort implements SwarmPort {
    */
   async #dispatch(call: SubagentCall): Promise<SubagentResult> {
     const { agent } = call.input;
+    if (call.input.definition.swarm !== undefined) return this.#runChildSwarm(call);
     // A loop's instances share their task's definition: it is stored once and named by ref. A
     // task without a loop is scheduled once, so it carries its own.
     if (agent === undefined)
@@ -211,6 +227,46 @@ export class TemporalSwarmPort implements SwarmPort {
         ),
       ],
     });
+  }
+
+  /**
+   * A `swarm:` task runs its swarm as a child `swarmWorkflow` `<swarm>/swarm/<label>` (its own
+   * history, continue-as-new and manifests) on this run's task queue, with its owner, data
+   * plane, working directory and limits; its resolved `†` inputs and literal inputs are the
+   * child's `†input`. Cancelling the task (or the run) cancels the child and waits for it to end.
+   * A child that fails throws: the task fails with its reason.
+   */
+  async #runChildSwarm(call: SubagentCall): Promise<SubagentResult> {
+    const spec = call.input.definition;
+    const child = childSwarm(spec);
+    if (child === undefined)
+      return failedBeforeOutput(
+        call.label,
+        `swarm ${spec.swarm ?? ''} was not loaded: start the swarm from its file (wharf run), whose loader attaches the swarms its tasks name`,
+      );
+    const input = this.#input;
+    const args: SwarmWorkflowInput = {
+      definition: child,
+      input: { ...spec.swarm_inputs, ...call.input.inputs },
+      ownerId: call.input.ownerId,
+      parent: { workflowId: call.input.workflowId, task: call.input.task },
+      ...(input.historyEventLimit === undefined ? {} : { historyEventLimit: input.historyEventLimit }),
+      ...(input.maxConcurrentTasks === undefined ? {} : { maxConcurrentTasks: input.maxConcurrentTasks }),
+      ...(input.heartbeatTimeoutMs === undefined ? {} : { heartbeatTimeoutMs: input.heartbeatTimeoutMs }),
+      ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
+      ...(input.contextPoolCap === undefined ? {} : { contextPoolCap: input.contextPoolCap }),
+      ...(input.dataPlane === undefined ? {} : { dataPlane: input.dataPlane }),
+    };
+    const started = Date.now();
+    const result: SwarmResult = await executeChild<(input: SwarmWorkflowInput) => Promise<SwarmResult>>(
+      'swarmWorkflow',
+      {
+        workflowId: swarmTaskWorkflowId(workflowInfo().workflowId, call.label),
+        staticSummary: call.options.summary,
+        args: [args],
+      },
+    );
+    return childSwarmResult(result, child, Date.now() - started);
   }
 
   /**

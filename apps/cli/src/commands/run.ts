@@ -23,6 +23,8 @@ export interface RunOptions extends ModelOptions {
   waitForInputsMs?: number;
   /** Tools registered with the workers (`--tools`, `WHARF_TOOLS`); undefined when not known. */
   tools?: readonly string[] | undefined;
+  /** Most swarm files `swarm:` tasks may nest below this one (`--max-swarm-depth`, default 4). */
+  maxSwarmDepth?: number | undefined;
   /** Most subagents at once: the in-process worker's activities and the swarm's tasks in flight. */
   concurrency?: number;
   /** Web UI base URL of the server at `address` (`--ui-url`, `WHARF_UI_URL`), for the run's link. */
@@ -47,7 +49,10 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
   // Its own worker offers the built-ins only (and what --tools names): an unknown tool is refused
   // here, before anything starts; a cluster's workers (--no-worker) check theirs.
   const ownWorker = options.worker !== false;
-  const loaded = await loadSwarm(file, { tools: options.tools ?? (ownWorker ? [] : undefined) });
+  const loaded = await loadSwarm(file, {
+    maxDepth: options.maxSwarmDepth,
+    tools: options.tools ?? (ownWorker ? [] : undefined),
+  });
   const definition = definitionWithModels(loaded, models, { check: true });
   const inputs = parseInputs(options.input);
   refuseMissingInputs(definition, inputs, options.waitForInputsMs);

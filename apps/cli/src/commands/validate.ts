@@ -7,6 +7,8 @@ export interface ValidateOptions extends ModelOptions {
   json: boolean;
   /** Tools registered with the workers (`--tools`, `WHARF_TOOLS`); undefined when not known. */
   tools?: readonly string[] | undefined;
+  /** Most swarm files `swarm:` tasks may nest below this one (`--max-swarm-depth`, default 4). */
+  maxSwarmDepth?: number | undefined;
 }
 
 /**
@@ -19,7 +21,10 @@ export interface ValidateOptions extends ModelOptions {
 export async function validateCommand(file: string, options: ValidateOptions, io: CliIo): Promise<void> {
   const models = modelChoice(options, process.env);
   // What `wharf run` offers: its own worker has the built-ins only, unless --tools names more.
-  const loaded = await loadSwarm(file, { tools: options.tools ?? [] });
+  const loaded = await loadSwarm(file, {
+    maxDepth: options.maxSwarmDepth,
+    tools: options.tools ?? [],
+  });
   const check = (options.model?.length ?? 0) > 0 || Boolean(process.env.WHARF_MODEL?.trim());
   const definition = definitionWithModels(loaded, models, { check });
   if (options.json) printJson(io, definition);

@@ -1,4 +1,4 @@
-import { parseSwarm } from '@wharf/swarm';
+import { childSwarm, loadSwarmTree, parseSwarm, type TaskDefinition } from '@wharf/swarm';
 import { describe, expect, it } from 'vitest';
 import { applyModelOverrides } from './apply-model-overrides.js';
 import { ModelError } from './model-error.js';
@@ -53,5 +53,27 @@ describe('applyModelOverrides', () => {
     expect((caught as ModelError).message).toBe(
       '--model: swarm review has no agent "reviwer" (did you mean "reviewer"?)',
     );
+  });
+
+  it('applies to the swarms its swarm: tasks run: the default, and the named agents they have', async () => {
+    const child =
+      'name: child\nagents:\n  writer: { model: "openai:gpt-4o" }\n  other: { model: "openai:gpt-4o" }\ntasks:\n  w: { agent: writer }\n  o: { agent: other }\n';
+    const parent = `${yaml}\n  nested: { swarm: ./child.yaml }`.replace(
+      'supervisor: { agent: reviewer, question: Ready? }\n',
+      '',
+    );
+    const tree = await loadSwarmTree(
+      { source: 'parent.yaml', text: parent },
+      { read: async () => ({ source: 'child.yaml', text: child }) },
+    );
+    const definition = applyModelOverrides(
+      tree,
+      parseModelOverrides(['echo', 'writer=scripted:w.yaml'], '--model'),
+      '--model',
+    );
+    const nested = childSwarm(definition.tasks.nested as TaskDefinition);
+    expect(nested?.agents.writer?.model).toBe('scripted:w.yaml');
+    expect(nested?.agents.other?.model).toBe('echo');
+    expect(childSwarm(tree.tasks.nested as TaskDefinition)?.agents.other?.model).toBe('openai:gpt-4o');
   });
 });

@@ -1,5 +1,5 @@
 import type { SwarmDefinition } from '@wharf/swarm';
-import { nameHint, spawnWorkerToolName } from '@wharf/swarm';
+import { childSwarm, nameHint, spawnWorkerToolName } from '@wharf/swarm';
 import { ModelError } from './model-error.js';
 import { type ModelOverrides, modelFor } from './model-overrides.js';
 
@@ -10,7 +10,8 @@ import { type ModelOverrides, modelFor } from './model-overrides.js';
  * (or may be spawned), the supervisor gets a copy of the agent (named `supervisor`, or
  * `supervisor-2`, … when taken). A name that is neither an agent of the swarm nor `supervisor`
  * (with a supervisor step) is an `INVALID_MODEL_OVERRIDE` {@link ModelError} naming `source`
- * and the near names.
+ * and the near names. The swarms its `swarm:` tasks run get the default model and the named
+ * ones of their own agents.
  *
  * @example
  * ```ts
@@ -38,7 +39,11 @@ export function applyModelOverrides(
   for (const [name, agent] of Object.entries(definition.agents)) {
     agents[name] = { ...agent, model: modelFor(overrides, { model: agent.model, agent: name }) };
   }
-  const result: SwarmDefinition = { ...definition, agents };
+  const result: SwarmDefinition = {
+    ...definition,
+    agents,
+    tasks: nestedWithModels(definition, overrides, source),
+  };
   const supervisor = definition.supervisor;
   const used = supervisor === undefined ? undefined : agents[supervisor.agent];
   if (supervisor === undefined || used === undefined) return result;
@@ -56,6 +61,33 @@ export function applyModelOverrides(
   for (let index = 2; Object.hasOwn(agents, copy); index++) copy = `supervisor-${index}`;
   agents[copy] = { ...used, model };
   return { ...result, supervisor: { ...supervisor, agent: copy } };
+}
+
+/**
+ * The tasks, each `swarm:` task's child definition with the overrides applied too: the default
+ * model, and the named ones whose agent the child has (a child need not have the parent's agents).
+ */
+function nestedWithModels(
+  definition: SwarmDefinition,
+  overrides: ModelOverrides,
+  source: string,
+): SwarmDefinition['tasks'] {
+  const tasks: SwarmDefinition['tasks'] = { ...definition.tasks };
+  for (const [name, task] of Object.entries(definition.tasks)) {
+    const child = childSwarm(task);
+    if (child === undefined) continue;
+    const own = {
+      ...overrides,
+      agents: Object.fromEntries(
+        Object.entries(overrides.agents).filter(
+          ([agent]) =>
+            Object.hasOwn(child.agents, agent) || (agent === 'supervisor' && child.supervisor !== undefined),
+        ),
+      ),
+    };
+    tasks[name] = { ...task, swarm_definition: applyModelOverrides(child, own, source) };
+  }
+  return tasks;
 }
 
 /** Whether an agent runs tasks, or may be started by an agent's `spawn_worker`. */

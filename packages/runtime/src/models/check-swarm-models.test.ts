@@ -1,4 +1,4 @@
-import { parseSwarm } from '@wharf/swarm';
+import { loadSwarmTree, parseSwarm } from '@wharf/swarm';
 import { describe, expect, it } from 'vitest';
 import { checkSwarmModels } from './check-swarm-models.js';
 import { createModelRegistry } from './model-registry.js';
@@ -32,5 +32,17 @@ describe('checkSwarmModels', () => {
     expect(problems.map((problem) => problem.agent)).toEqual(['b', 'idle']);
     const overridden = createModelRegistry({ env: {}, overrides: { default: 'echo', agents: {} } });
     expect(checkSwarmModels(parseSwarm(spawning), overridden)).toEqual([]);
+  });
+
+  it('checks the swarms its swarm: tasks run, under the task path', async () => {
+    const tree = await loadSwarmTree(
+      { source: 'parent.yaml', text: 'name: p\ntasks:\n  nested: { swarm: ./c.yaml }\n' },
+      { read: async () => ({ source: 'c.yaml', text }) },
+    );
+    const problems = checkSwarmModels(tree, createModelRegistry({ env: {} }));
+    expect(problems.map((problem) => problem.path)).toEqual([
+      'tasks.nested.swarm(./c.yaml).agents.a.model',
+      'tasks.nested.swarm(./c.yaml).agents.b.model',
+    ]);
   });
 });

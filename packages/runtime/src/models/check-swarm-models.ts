@@ -1,11 +1,11 @@
 import type { SwarmDefinition } from '@wharf/swarm';
-import { spawnWorkerToolName } from '@wharf/swarm';
+import { childSwarm, spawnWorkerToolName } from '@wharf/swarm';
 import { ModelError } from './model-error.js';
 import type { ModelRegistry } from './model-registry.js';
 
 /** One agent whose model cannot be used here, and why. */
 export interface ModelProblem {
-  /** `agents.<name>.model`. */
+  /** `agents.<name>.model` (`tasks.<task>.swarm(<file>).agents.<name>.model` in a nested swarm). */
   path: string;
   agent: string;
   model: string;
@@ -16,7 +16,7 @@ export interface ModelProblem {
  * Resolves the model of every agent a swarm can run (its tasks' agents, its supervisor's, and
  * every agent when one may `spawn_worker`) with `models`, contacting no provider, and lists the
  * ones that fail: unknown provider, malformed id, a key missing from the environment (named),
- * a scripted model's bad file. Agents nothing runs are not checked.
+ * a scripted model's bad file. Agents nothing runs are not checked; the swarms `swarm:` tasks run are.
  *
  * @example
  * ```ts
@@ -40,6 +40,13 @@ export function checkSwarmModels(definition: SwarmDefinition, models: ModelRegis
       if (!ModelError.isInstance(error)) throw error;
       problems.push({ path: `agents.${name}.model`, agent: name, model, error });
     }
+  }
+  // The swarms its `swarm:` tasks run are checked too, their paths under the task's.
+  for (const [name, task] of Object.entries(definition.tasks)) {
+    const child = childSwarm(task);
+    if (child === undefined) continue;
+    for (const problem of checkSwarmModels(child, models))
+      problems.push({ ...problem, path: `tasks.${name}.swarm(${task.swarm}).${problem.path}` });
   }
   return problems;
 }

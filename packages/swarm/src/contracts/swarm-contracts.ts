@@ -39,6 +39,13 @@ export interface SwarmWorkflowInput {
    * (a re-run's reused tasks); dropped from the input once folded, at continue-as-new.
    */
   reuse?: ReusedResults;
+  /**
+   * Set on a swarm run as a `swarm:` task of another (a nested swarm): the run and the task
+   * that started it. Such a run keeps its tasks' previews for its parent (`SwarmResult.previews`).
+   */
+  parent?: { workflowId: string; task: string };
+  /** A nested run's previews so far, carried across continue-as-new. */
+  previews?: Record<string, string>;
 }
 
 /** Where a re-run comes from. */
@@ -121,6 +128,11 @@ export interface SwarmResult {
   manifests?: Record<string, string>;
   tasks: TaskProgress[];
   supervisor?: SuperviseResult;
+  /**
+   * A nested run only (see {@link SwarmWorkflowInput.parent}): the output preview of each task
+   * without a loop that finished, by task, which its parent's `swarm:` task hands on.
+   */
+  previews?: Record<string, string>;
   metrics: {
     totalBytes: number;
     taskCount: number;

@@ -136,12 +136,47 @@ export const approvalSchema = z.strictObject({
   on_reject: z.enum(['skip', 'fail']).default('skip'),
 });
 
-/** One task of a swarm: a script or an agent. */
+/** A literal input value of a swarm task (`inputs:` of a `swarm:` task that holds no `†` reference). */
+const literalInput = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/**
+ * Whether a task's input text is a `†` reference or expression (`†a || †b`, `(†a && †b)`) rather
+ * than a literal value: only a `swarm:` task's inputs may be literals.
+ *
+ * @example
+ * ```ts
+ * isReferenceInput('†data.pick.preview'); // true
+ * isReferenceInput('strict'); // false
+ * ```
+ */
+export function isReferenceInput(value: unknown): value is string {
+  return typeof value === 'string' && /^\s*[†(]/.test(value);
+}
+
+/**
+ * One task of a swarm: a script, an agent, or another swarm (`swarm: ./child.yaml`, run as a
+ * child workflow; the file's loader attaches its read definition as `swarm_definition`, and a
+ * swarm task's literal `inputs` are kept apart as `swarm_inputs`).
+ */
 export const taskSchema = z
   .strictObject({
     description: z.string().optional(),
     script: scriptSchema.optional(),
     agent: name.optional(),
+    /** Another swarm file, relative to this one, run as a child swarm workflow. */
+    swarm: z.string().min(1, 'must be the path of a swarm file').optional(),
+    /**
+     * The read definition of the `swarm:` file, attached by the loader that follows the files
+     * (`loadSwarmTree`); never written by hand.
+     */
+    swarm_definition: z
+      .custom<Record<string, unknown>>(
+        (value) => typeof value === 'object' && value !== null && !Array.isArray(value),
+        'must be a read swarm definition',
+      )
+      .optional(),
+    /** The read form: a swarm task's literal inputs (those holding no `†`), given to the child as they are. */
+    swarm_inputs: z.record(z.string(), literalInput).optional(),
     prompt: z.string().optional(),
     depends_on: z.array(name).default([]),
     /**
@@ -156,19 +191,42 @@ export const taskSchema = z
     sandbox: sandboxSchema.optional(),
     context: contextControlSchema.optional(),
     inject_context: z.boolean().default(true),
-    /** Named inputs holding `†` references or expressions, resolved before the task runs. */
-    inputs: z.record(z.string(), z.string()).default({}),
+    /**
+     * Named inputs holding `†` references or expressions, resolved before the task runs; a
+     * `swarm:` task's may also be literal values (the child's `†input.<name>`).
+     */
+    inputs: z.record(z.string(), literalInput).default({}),
     output: outputSchema.optional(),
   })
   .superRefine((task, context) => {
-    if (task.script === undefined && task.agent === undefined) {
-      context.addIssue({ code: 'custom', message: 'a task needs either `script` or `agent`', path: [] });
-    }
-    if (task.script !== undefined && task.agent !== undefined) {
+    const kinds = (['script', 'agent', 'swarm'] as const).filter((kind) => task[kind] !== undefined);
+    if (kinds.length === 0) {
       context.addIssue({
         code: 'custom',
-        message: 'a task has `script` or `agent`, not both',
-        path: ['agent'],
+        message: 'a task needs `script`, `agent` or `swarm`',
+        path: [],
+      });
+    }
+    if (kinds.length > 1) {
+      context.addIssue({
+        code: 'custom',
+        message: `a task has only one of \`script\`, \`agent\` or \`swarm\`, not both ${kinds.map((kind) => `\`${kind}\``).join(' and ')}`,
+        path: [kinds[1] as string],
+      });
+    }
+    for (const [input, value] of Object.entries(task.inputs)) {
+      if (typeof value === 'string' || task.swarm !== undefined) continue;
+      context.addIssue({
+        code: 'custom',
+        message: 'must be a †reference (only a `swarm:` task takes literal values)',
+        path: ['inputs', input],
+      });
+    }
+    if (task.swarm !== undefined && task.loop !== undefined) {
+      context.addIssue({
+        code: 'custom',
+        message: 'a `swarm:` task runs its swarm once: it takes no `loop`',
+        path: ['loop'],
       });
     }
     if (task.loop?.type === 'map') {
@@ -185,6 +243,21 @@ export const taskSchema = z
     if (task.prompt !== undefined && task.agent === undefined) {
       context.addIssue({ code: 'custom', message: '`prompt` only applies to agent tasks', path: ['prompt'] });
     }
+  })
+  .transform(({ inputs, ...task }) => {
+    if (task.swarm === undefined) return { ...task, inputs: inputs as Record<string, string> };
+    // A swarm task's literal inputs go to the child as they are; its references resolve as any task's.
+    const references: Record<string, string> = {};
+    const literals: Record<string, z.output<typeof literalInput>> = { ...task.swarm_inputs };
+    for (const [input, value] of Object.entries(inputs)) {
+      if (isReferenceInput(value)) references[input] = value;
+      else literals[input] = value;
+    }
+    return {
+      ...task,
+      inputs: references,
+      ...(Object.keys(literals).length === 0 ? {} : { swarm_inputs: literals }),
+    };
   });
 
 /** Activity timeouts of an agent's tasks and of the supervisor step it runs (milliseconds once parsed). */

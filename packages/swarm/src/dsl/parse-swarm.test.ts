@@ -100,10 +100,19 @@ describe('parseSwarm', () => {
     expect(error.issues.some((issue) => issue.message.includes('scirpt'))).toBe(true);
   });
 
-  it('requires script or agent, not both', () => {
-    expect(issuesOf('name: x\ntasks:\n  a:\n    description: nothing\n').issues[0]?.message).toMatch(
-      /either `script` or `agent`/,
+  it('requires script, agent or swarm, only one of them', () => {
+    expect(issuesOf('name: x\ntasks:\n  a:\n    description: nothing\n').issues[0]?.message).toBe(
+      'a task needs `script`, `agent` or `swarm`',
     );
+    const swarmAndScript = issuesOf(
+      'name: x\ntasks:\n  a:\n    swarm: ./b.yaml\n    script: { content: echo }\n',
+    );
+    expect(swarmAndScript.issues[0]).toMatchObject({
+      path: 'tasks.a.swarm',
+      message: expect.stringMatching(/not both `script` and `swarm`/),
+      line: 4,
+      column: 12,
+    });
     const both = issuesOf(
       'name: x\nagents: { r: { model: m } }\ntasks:\n  a:\n    agent: r\n    script: { content: echo }\n',
     );

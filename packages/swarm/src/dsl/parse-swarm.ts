@@ -12,6 +12,7 @@ import {
   LineCounter,
   type Node,
   Parser,
+  parseDocument,
   YAMLParseError,
 } from 'yaml';
 import type { z } from 'zod';
@@ -129,6 +130,24 @@ export function parseSwarm(text: string, options: ParseSwarmOptions = {}): Swarm
   const checked = check(value, (issue, keys) => locator.locate(issue, keys), options.tools);
   if (checked.definition === undefined) throw new SwarmDefinitionError(checked.issues, options.source);
   return checked.definition;
+}
+
+/**
+ * `issues` of a definition read from `text`, each with the line and column of its field path
+ * (or of the deepest part of it the text has). For checks made after {@link parseSwarm}
+ * accepted the text, such as the files its `swarm:` tasks name.
+ *
+ * @example
+ * ```ts
+ * locateIssues(text, [{ path: 'tasks.review.swarm', message: 'cannot read ./review.yaml' }]);
+ * // [{ path: 'tasks.review.swarm', message: '…', line: 4, column: 12 }]
+ * ```
+ */
+export function locateIssues(text: string, issues: readonly SwarmIssue[]): SwarmIssue[] {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, uniqueKeys: false });
+  const locator = new YamlLocator(document.contents, lineCounter);
+  return issues.map((issue) => locator.locate(issue, pathKeys(issue.path)));
 }
 
 /**

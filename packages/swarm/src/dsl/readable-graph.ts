@@ -1,3 +1,4 @@
+import { isReferenceInput } from '../contracts/swarm-schema.js';
 import type { GraphDefinition, GraphTask } from './graph-definition.js';
 
 /**
@@ -31,7 +32,8 @@ export function readableGraph(value: unknown): GraphDefinition | undefined {
     if (isRecord(spec.inputs)) {
       task.inputs = Object.fromEntries(
         Object.entries(spec.inputs).filter(
-          (entry): entry is [string, string] => typeof entry[1] === 'string',
+          (entry): entry is [string, string] =>
+            typeof entry[1] === 'string' && (spec.swarm === undefined || isReferenceInput(entry[1])),
         ),
       );
     }

@@ -88,7 +88,7 @@ export interface RunPlace {
 export interface SubagentCall {
   /** `task`, or `task#i` for a loop instance. */
   label: string;
-  /** `<label> · script` or `<label> · agent <name>`: the event group's name. */
+  /** `<label> · script`, `<label> · agent <name>` or `<label> · swarm <file>`: the event group's name. */
   title: string;
   options: CallOptions;
   input: SubagentInput;
@@ -114,7 +114,7 @@ export function subagentCall(
   const { definition } = state;
   const spec = taskSpec(state, item.task);
   const label = instanceLabel(item.task, spec, item.instance);
-  const title = `${label} · ${spec.script !== undefined ? 'script' : `agent ${spec.agent ?? ''}`}`;
+  const title = `${label} · ${spec.script !== undefined ? 'script' : spec.swarm !== undefined ? `swarm ${spec.swarm}` : `agent ${spec.agent ?? ''}`}`;
   const agent = spec.agent === undefined ? undefined : definition.agents[spec.agent];
   const { refs, manifests } = inputRefs(state, item.task);
   const omit = resultOmissions(state, item);

@@ -1,0 +1,103 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { swarmTaskWorkflowId } from '@wharf/orchestrator';
+import { processGroupAlive } from '@wharf/stdio-limits';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { envWithoutModels, runWharf, spawnWharf } from './wharf-cli.js';
+
+// Swarms as tasks through the real `wharf` command (apps/cli/dist: `pnpm build` first): `wharf
+// validate` follows the files and names a bad one at file:line:column, and `wharf cancel` of
+// the parent ends the child swarm it runs (examples-offline runs examples/nested-release.yaml).
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('wharf with swarms as tasks', () => {
+  let dir: string;
+  let address: string;
+  let connection: Connection;
+  let client: Client;
+  const env = envWithoutModels();
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wharf-nested-'));
+    await mkdir(join(dir, 'swarms'));
+    address = inject('temporalAddress');
+    connection = await Connection.connect({ address });
+    client = new Client({ connection });
+  });
+  afterAll(async () => {
+    await connection?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('wharf validate follows the files and names a cycle and an unknown input at file:line:column', async () => {
+    await writeFile(
+      join(dir, 'a.yaml'),
+      'name: a\ntasks:\n  run:\n    swarm: ./swarms/b.yaml\n    inputs: { who: ops }\n',
+    );
+    await writeFile(join(dir, 'swarms', 'b.yaml'), 'name: b\ntasks:\n  back:\n    swarm: ../a.yaml\n');
+    const cycle = await runWharf(['validate', 'a.yaml'], dir, { env });
+    expect(cycle.code).toBe(2);
+    expect(cycle.stderr).toContain('Invalid swarm definition in swarms/b.yaml (1 problem):');
+    expect(cycle.stderr).toContain(
+      '4:12 tasks.back.swarm: swarm files form a cycle: a.yaml → swarms/b.yaml → a.yaml',
+    );
+
+    await writeFile(
+      join(dir, 'swarms', 'b.yaml'),
+      "name: b\ntasks:\n  hello: { inputs: { w: †input.who }, script: { content: 'echo hi' } }\n",
+    );
+    expect((await runWharf(['validate', 'a.yaml'], dir, { env })).code).toBe(0);
+    await writeFile(
+      join(dir, 'a.yaml'),
+      'name: a\ntasks:\n  run:\n    swarm: ./swarms/b.yaml\n    inputs: { who: ops, how: fast }\n',
+    );
+    const unknown = await runWharf(['validate', 'a.yaml'], dir, { env });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Invalid swarm definition in a.yaml (1 problem):');
+    expect(unknown.stderr).toContain(
+      '5:30 tasks.run.inputs.how: ./swarms/b.yaml reads no †input.how (did you mean "who"?)',
+    );
+    const shallow = await runWharf(['validate', 'a.yaml', '--max-swarm-depth', '0'], dir, { env });
+    expect(shallow.stderr).toContain('swarms nest more than 0 deep (maxDepth)');
+  });
+
+  it('wharf cancel of the parent cancels the child swarm and stops its script', async () => {
+    await writeFile(
+      join(dir, 'parent.yaml'),
+      'name: parent\ntasks:\n  nap:\n    swarm: ./swarms/napper.yaml\n  after:\n    depends_on: [nap]\n    script: { content: echo never }\n',
+    );
+    await writeFile(
+      join(dir, 'swarms', 'napper.yaml'),
+      [
+        'name: napper',
+        'tasks:',
+        '  nap:',
+        "    script: { content: 'echo $$ > nap.pid; sleep 60 & wait' }",
+      ].join('\n'),
+    );
+    const run = spawnWharf(['run', 'parent.yaml', '--address', address, '--data-dir', 'data'], dir, { env });
+    const workflowId = (await run.waitFor(/started (\S+)/))[1] as string;
+    await until(() => existsSync(join(dir, 'nap.pid')), 60_000);
+    const scriptGroup = Number(readFileSync(join(dir, 'nap.pid'), 'utf8'));
+    const child = client.workflow.getHandle(swarmTaskWorkflowId(workflowId, 'nap'));
+    expect((await child.describe()).status.name).toBe('RUNNING');
+
+    const cancelled = await runWharf(['cancel', workflowId, '--address', address, '--wait', '30s'], dir, {
+      env,
+    });
+    expect(cancelled.code, cancelled.stderr).toBe(0);
+    expect((await client.workflow.getHandle(workflowId).describe()).status.name).toBe('CANCELLED');
+    expect((await child.describe()).status.name).toBe('CANCELLED');
+    await until(() => !processGroupAlive(scriptGroup), 30_000);
+    expect((await run.exited).code).toBe(1);
+  });
+});
