@@ -318,6 +318,14 @@ describe.skipIf(notBuilt !== undefined)('infrastructure faults on the native clu
       inject: () => cluster.kill('temporal'),
       during: async () => {
         expect(await statusDuring()).toMatch(/no Temporal server at 127\.0\.0\.1:\d+/);
+        // `--follow` says it too while the server is down (a read that fails, or one that goes
+        // unanswered for 3 s): the server stays down until it has.
+        const said = await Promise.race([
+          run.waitFor(/wharf: (cannot read progress|the Temporal server at \S+ does not answer)[^\n]*/),
+          sleep(30_000).then(() => undefined),
+        ]);
+        console.log(`[faults] wharf run --follow said: ${said?.[0] ?? 'nothing within 30 s'}`);
+        expect(said, 'wharf run --follow said nothing while the Temporal server was down').toBeDefined();
       },
       end: () => cluster.start('temporal'),
     });
@@ -389,7 +397,9 @@ describe.skipIf(notBuilt !== undefined)('infrastructure faults on the native clu
     const slow = join(clientDir, 'slow');
     await writeFile(slow, '');
     let onWorker2: number[] = [];
-    for (let wait = 0; wait < 40 && onWorker2.length === 0; wait++) {
+    // Up to a minute: on a loaded machine, or with slots still held by the last fault's retries,
+    // worker 2 may start nothing for a while.
+    for (let wait = 0; wait < 120 && onWorker2.length === 0; wait++) {
       await sleep(500);
       onWorker2 = await scriptsOf('wharf-worker-2', `sleep ${SLOW_SLEEP}`);
     }
@@ -441,8 +451,7 @@ describe.skipIf(notBuilt !== undefined)('infrastructure faults on the native clu
     const { stdout, stderr } = run.output();
     expect(ended.code, `${stdout.slice(-4_000)}\n${stderr.slice(-4_000)}`).toBe(0);
     expect(stdout).toContain(`Swarm faults: completed (${workflowId})`);
-    // `--follow` said what was wrong while it lasted: the server out of reach, activities retrying.
-    expect(stderr).toMatch(/wharf: (cannot read progress|the Temporal server at \S+ does not answer)/);
+    // `--follow` said which activities were retrying, and why (the server's outage: checked above).
     expect(stderr).toMatch(/wharf: \d+ activit(y|ies) retrying \(attempt \d+; runSubagent\): /);
     const result: SwarmResult = await wharf.result(workflowId);
     expect(result.status).toBe('completed');
