@@ -6,6 +6,7 @@ import { contextPlanBenchmark } from './orchestrator/context-plan.js';
 import { encryptionBenchmark } from './orchestrator/encryption.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
 import { peersBenchmark } from './orchestrator/peers.js';
+import { serversBenchmark } from './orchestrator/servers.js';
 import { swarmDefinitionBenchmark } from './orchestrator/swarm-definition.js';
 import { wideMapBenchmark } from './orchestrator/wide-map.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
@@ -31,4 +32,5 @@ export const benchmarks: Benchmark[] = [
   wideMapBenchmark,
   peersBenchmark,
   encryptionBenchmark,
+  serversBenchmark,
 ];

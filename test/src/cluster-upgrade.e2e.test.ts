@@ -10,12 +10,12 @@ import {
   type ClusterConfig,
   ClusterTopology,
   findClusterBinaries,
+  freeClusterPorts,
   serviceEnvironments,
   workerEnvironment,
   workerHome,
 } from '@wharf/cli/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeClusterPorts } from './cluster-ports.js';
 import { runWharf, startWharf } from './wharf-cli.js';
 
 // A rolling upgrade of the native cluster's workers while a swarm runs, through Worker

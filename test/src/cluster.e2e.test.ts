@@ -5,9 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { ClusterTopology, findClusterBinaries } from '@wharf/cli/cluster';
+import { ClusterTopology, findClusterBinaries, freeClusterPorts } from '@wharf/cli/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freeClusterPorts } from './cluster-ports.js';
 import { runWharf } from './wharf-cli.js';
 
 // The compose topology as native processes (`wharf cluster up`): the real Temporal server on

@@ -21,4 +21,5 @@ export {
 } from './cluster-config.js';
 export { ClusterError, type ClusterErrorCode } from './cluster-error.js';
 export { ClusterTopology, type ClusterTopologyOptions } from './cluster-topology.js';
+export { freeClusterPorts } from './free-cluster-ports.js';
 export type { ProcessState } from './managed-process.js';

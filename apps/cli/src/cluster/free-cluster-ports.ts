@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { type ClusterPorts, defaultClusterPorts, temporalPorts } from '@wharf/cli/cluster';
+import { type ClusterPorts, defaultClusterPorts, temporalPorts } from './cluster-config.js';
 
 function canBind(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -10,7 +10,8 @@ function canBind(port: number): Promise<boolean> {
 }
 
 /**
- * Ports for a test's cluster off the defaults (another cluster or dev server may hold those),
+ * Ports for a cluster off the defaults (another cluster or dev server may hold those), for a
+ * test or a benchmark,
  * every one of them free: Temporal's (all under 32768), the UI's, PostgreSQL's, S3's and
  * `workerHealthPorts` workers' health ports (two by default).
  *

@@ -1,0 +1,51 @@
+import { readdir, readFile } from 'node:fs/promises';
+
+/** Clock ticks per second of `/proc/<pid>/stat`'s times (`getconf CLK_TCK`: 100 on Linux). */
+const TICKS_PER_SECOND = 100;
+
+interface ProcStat {
+  pid: number;
+  ppid: number;
+  /** utime + stime + cutime + cstime, in ticks: its own CPU and its reaped children's. */
+  ticks: number;
+}
+
+async function readStat(pid: string): Promise<ProcStat | undefined> {
+  try {
+    const text = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) is in parentheses and may hold spaces: fields after its `)`.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    const number = (index: number) => Number(fields[index - 3]);
+    return { pid: Number(pid), ppid: number(4), ticks: number(14) + number(15) + number(16) + number(17) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds a process and every live descendant have used so far (user + system, with the
+ * children each has reaped): a server that forks (PostgreSQL's backends) or is started through a
+ * wrapper (the `temporal` CLI's launcher) is measured whole. Read it before and after a piece of
+ * work: the difference is the work's CPU. Linux only (`/proc`).
+ *
+ * @example
+ * ```ts
+ * const before = await treeCpuSeconds(server.pid);
+ * await runSwarm();
+ * console.log(`${(await treeCpuSeconds(server.pid)) - before} s of server CPU`);
+ * ```
+ */
+export async function treeCpuSeconds(root: number): Promise<number> {
+  const stats = (
+    await Promise.all((await readdir('/proc')).filter((name) => /^\d+$/.test(name)).map(readStat))
+  ).filter((stat) => stat !== undefined);
+  const children = new Map<number, ProcStat[]>();
+  for (const stat of stats) children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat]);
+  let ticks = 0;
+  const queue = stats.filter((stat) => stat.pid === root);
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    ticks += next.ticks;
+    queue.push(...(children.get(next.pid) ?? []));
+  }
+  return ticks / TICKS_PER_SECOND;
+}
