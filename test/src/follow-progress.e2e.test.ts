@@ -1,3 +1,6 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { TaskProgress } from '@wharf/orchestrator';
 import { createModelRegistry } from '@wharf/orchestrator/node';
 import { MockLanguageModelV4 } from 'ai/test';
@@ -83,5 +86,34 @@ tasks:
     expect(calls).toBe(2);
     // A finished task reports no live instances.
     expect(result.tasks[0]?.live).toBeUndefined();
+  }, 90_000);
+
+  it("counts a map's finished instances while its one step still runs, before the step folds", async () => {
+    const flag = join(await mkdtemp(join(tmpdir(), 'wharf-live-map-')), 'go');
+    // Items 0–3 finish at once; 4–5 wait for the flag, so the step (and its fold) waits too.
+    const { workflowId } = await env.wharf.startSwarm(`
+name: live-map
+tasks:
+  list: { script: { content: 'seq 0 5' }, output: †data.list }
+  fan:
+    depends_on: [list]
+    loop: { type: map, over: †data.list }
+    script: { content: 'if [ "$WHARF_INSTANCE" -ge 4 ]; then while [ ! -e ${flag} ]; do sleep 0.1; done; fi; echo "$WHARF_INSTANCE"' }
+`);
+    const result = await env.withWorker(async () => {
+      let fan: TaskProgress | undefined;
+      for (let read = 0; read < 200 && (fan?.instances.done ?? 0) < 4; read++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        fan = (await env.wharf.progress(workflowId).catch(() => undefined))?.tasks.find(
+          (task) => task.task === 'fan',
+        );
+      }
+      expect(fan?.status).toBe('running');
+      expect(fan?.instances).toEqual({ done: 4, total: 6 });
+      await writeFile(flag, '');
+      return env.wharf.result(workflowId);
+    });
+    expect(result.status).toBe('completed');
+    expect(result.tasks.find((task) => task.task === 'fan')?.instances).toEqual({ done: 6, total: 6 });
   }, 90_000);
 });

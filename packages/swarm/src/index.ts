@@ -203,6 +203,7 @@ export { type ResultsPart, resultsParts, storedResultsPart } from './swarm/store
 export { failedBeforeOutput } from './swarm/subagent-failure.js';
 export { addInputs, checkInputs } from './swarm/swarm-inputs.js';
 export {
+  liveProgress,
   nextGateDeadline,
   openGates,
   orderedCompacts,

@@ -165,9 +165,16 @@ export async function driveSwarm(
     const outcomes = await runPool(
       instances,
       options.maxConcurrent,
-      (item) => slots.run(item.task, () => runInstance(state, port, options.place, item, plans[item.task])),
+      (item) =>
+        slots.run(item.task, async () => {
+          const outcome = await runInstance(state, port, options.place, item, plans[item.task]);
+          // Counted by the progress query until the fold below (never by what the run decides).
+          state.settled.set(item.task, (state.settled.get(item.task) ?? 0) + 1);
+          return outcome;
+        }),
       { shouldStop: () => port.historyFull() },
     );
+    state.settled.clear();
     // Items start in order: the outcomes are those of a prefix of `instances`.
     foldOutcomes(state, instances.slice(0, outcomes.length), outcomes, port.now());
     const unstarted = [...new Set(instances.slice(outcomes.length).map((item) => item.task))];

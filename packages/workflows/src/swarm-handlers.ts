@@ -8,9 +8,9 @@ import {
   cancelTask,
   checkApproval,
   checkInputs,
+  liveProgress,
   noteToolCall,
   type SwarmState,
-  swarmProgress,
   taskSpec,
 } from '@wharf/swarm';
 import {
@@ -44,8 +44,9 @@ export interface SwarmHandlerHooks {
  */
 export function registerSwarmHandlers(state: SwarmState, hooks: SwarmHandlerHooks): void {
   const { cancelRunning, publish, inputsChanged } = hooks;
-  setHandler(progressQuery, () => swarmProgress(state), {
-    description: 'Per task: status, loop instances done, bytes captured, out ids, what it waits for.',
+  setHandler(progressQuery, () => liveProgress(state), {
+    description:
+      'Per task: status, loop instances done (those of the step in flight included), bytes captured, out ids, what it waits for.',
   });
   setHandler(stateQuery, () => state.channels.snapshot(), {
     description: 'The durable channel snapshot: results per task (refs, sizes, exit codes) and barriers.',

@@ -188,6 +188,31 @@ export function swarmProgress(state: SwarmState): SwarmProgress {
 }
 
 /**
+ * {@link swarmProgress} with the instances of the superstep in flight that finished but are not
+ * folded yet counted as done (`state.settled`): what the `progress` query answers, so that a map
+ * of thousands shows its count grow while its one step runs. The memo keeps
+ * {@link swarmProgress}, the folded state's.
+ *
+ * @example
+ * ```ts
+ * liveProgress(state).tasks[1].instances; // { done: 1200, total: 2000 } while fan's step runs
+ * ```
+ */
+export function liveProgress(state: SwarmState): SwarmProgress {
+  const progress = swarmProgress(state);
+  if (state.settled.size === 0) return progress;
+  return {
+    ...progress,
+    tasks: progress.tasks.map((task) => {
+      const settled = state.settled.get(task.task) ?? 0;
+      if (settled === 0) return task;
+      const done = Math.min(task.instances.total, task.instances.done + settled);
+      return { ...task, instances: { done, total: task.instances.total } };
+    }),
+  };
+}
+
+/**
  * The swarm's own status: its phase, reported `waiting` while it runs and a gate or a held tool
  * call waits for a person.
  *

@@ -67,6 +67,12 @@ export interface SwarmState {
    * in instance order. Never carried: every run stores them before it continues as new.
    */
   readonly pending: Map<string, InstanceRecord[]>;
+  /**
+   * Per task, instances of the superstep in flight that have finished but are not folded yet:
+   * the `progress` query counts them (see `liveProgress`), so a long map shows its count move
+   * before its step folds. Reset by the fold; never carried, never in the memo.
+   */
+  readonly settled: Map<string, number>;
   /** Results of an earlier run this run folds instead of running those tasks (a re-run). */
   readonly reuse: ReuseBook;
 }
@@ -112,6 +118,7 @@ export function createSwarmState(
     pendingCalls: [...(carried?.pendingToolCalls ?? [])],
     generation: carried?.generation ?? 0,
     pending: new Map(),
+    settled: new Map(),
     reuse: new ReuseBook(options.reuse),
   };
 }
