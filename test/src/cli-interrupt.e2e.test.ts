@@ -112,7 +112,9 @@ describe.concurrent('Ctrl-C on wharf run', () => {
     console.log(`wharf status right after Ctrl-C: ${took} ms, ${took - base} ms beyond a status of no run`);
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(`no worker answers for it: \`wharf resume ${workflowId}\` gives it one`);
-    expect(took - base).toBeLessThan(2_000);
+    // About 1.5 s beyond on a quiet machine (a 1 s query wait, then the memo); the bound is what
+    // no loaded run reaches while the old 30 s wait on a gone worker would still fail it.
+    expect(took - base).toBeLessThan(12_000);
 
     // The message's way on: a worker for this data directory, on the run's queue, picks the step up again.
     const resumed = await runWharf(

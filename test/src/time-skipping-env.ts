@@ -1,3 +1,6 @@
+import { spawn } from 'node:child_process';
+import { type AddressInfo, connect, createServer } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
@@ -78,25 +81,77 @@ export async function createTimeSkippingSwarmEnv(name: string): Promise<TimeSkip
 }
 
 /**
- * Starts the time-skipping test server, trying again when it does not answer in time: the SDK
- * gives the Java server 5 s to start, which a loaded two-core machine (the suite's test tasks run
- * side by side) can exceed. Other errors are thrown at once.
+ * Starts the time-skipping test server (a JVM) as a child process of its own on a free port and
+ * waits for it to accept connections for up to 90 s, then connects a time-skipping environment
+ * to it. The SDK's own start gives the server a fixed 5 s, which a loaded two-core machine (the
+ * suite's test tasks side by side, a cluster starting) exceeded eight times in a row: the JVM is
+ * slow to start under load, not broken. `teardown()` closes the connections and stops the server.
  */
-async function startTimeSkippingServer(server: string, attempts = 8): Promise<TestWorkflowEnvironment> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await TestWorkflowEnvironment.createTimeSkipping({
-        server: { executable: { type: 'existing-path', path: server } },
-      });
-    } catch (error) {
-      if (attempt >= attempts || !/did not start within/.test(String((error as Error).message))) throw error;
-      console.warn(
-        `[wharf test] the time-skipping server did not start in time (attempt ${attempt}); starting it again`,
-      );
-      // A load spike (the e2e tier's cluster starting beside this one) passes: wait it out a little.
-      await new Promise((resolve) => setTimeout(resolve, 1_500 * attempt));
+async function startTimeSkippingServer(server: string): Promise<TestWorkflowEnvironment> {
+  const port = await freePort();
+  const child = spawn(server, [String(port)], { stdio: ['ignore', 'ignore', 'pipe'], detached: false });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => {
+    if (stderr.length < 4_000) stderr += text;
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
+  };
+  try {
+    const deadline = Date.now() + 90_000;
+    while (!(await accepts(port))) {
+      if (child.exitCode !== null)
+        throw new Error(`the time-skipping server exited (${child.exitCode}): ${stderr}`);
+      if (Date.now() > deadline)
+        throw new Error(`the time-skipping server did not listen on ${port} within 90 s: ${stderr}`);
+      await sleep(200);
     }
+    // `create` is how the SDK's own factories connect (its `server: existing` keeps the process
+    // ours); the public `createFromExistingServer` would turn time skipping off.
+    const create = (
+      TestWorkflowEnvironment as unknown as {
+        create(options: Record<string, unknown>): Promise<TestWorkflowEnvironment>;
+      }
+    ).create.bind(TestWorkflowEnvironment);
+    const testEnv = await create({
+      supportsTimeSkipping: true,
+      server: { type: 'existing' },
+      address: `127.0.0.1:${port}`,
+    });
+    const teardown = testEnv.teardown.bind(testEnv);
+    testEnv.teardown = async () => {
+      await teardown();
+      await stop();
+    };
+    return testEnv;
+  } catch (error) {
+    await stop();
+    throw error;
   }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
 }
 
 const { IndexedValueType } = proto.temporal.api.enums.v1;
