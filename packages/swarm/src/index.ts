@@ -77,6 +77,7 @@ export type {
 } from './contracts/handler-contracts.js';
 export type {
   ApprovalState,
+  ChildSwarmProgress,
   LiveInstance,
   PendingToolCall,
   SubagentHeartbeat,
@@ -128,7 +129,7 @@ export {
   type ToolApprovalRule,
   toolApprovalRuleSchema,
 } from './contracts/swarm-schema.js';
-export { swarmTaskWorkflowId } from './contracts/swarm-task-workflow-id.js';
+export { nestedTask, swarmTaskWorkflowId } from './contracts/swarm-task-workflow-id.js';
 export { FINISHED_TASK_STATUSES, isFailure, isFinished, isOpen } from './contracts/task-status.js';
 export {
   alwaysOnToolNames,
