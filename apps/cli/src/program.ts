@@ -250,7 +250,7 @@ export function createProgram(io: CliIo = processIo): Command {
   program
     .command('approve <workflowId> <task>')
     .description(
-      "Approve (or with --reject, reject) a task's approval gate, or with --call one tool call an agent task holds",
+      "Approve (or with --reject, reject) a task's approval gate, or with --call one tool call an agent task holds; <task> <swarm task>.<inner task> answers one inside that swarm: task's child run",
     )
     .option(
       '--call <id>',
