@@ -99,6 +99,35 @@ describe('wharf with swarms as tasks', () => {
     expect((await child.describe()).status.name).toBe('CANCELLED');
     await until(() => !processGroupAlive(scriptGroup), 30_000);
     expect((await run.exited).code).toBe(1);
+
+    // wharf list shows both cancelled, the child under its parent (visibility lags a little).
+    type Listed = { runs: { workflowId: string; status: string; parent: string | null }[] };
+    const ours = (listed: Listed) => listed.runs.filter((entry) => entry.workflowId.startsWith(workflowId));
+    let listed: Listed = { runs: [] };
+    for (let attempt = 0; attempt < 50 && ours(listed).length < 2; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      const json = await runWharf(['list', '--json', '--status', 'cancelled', '--address', address], dir, {
+        env,
+      });
+      expect(json.code, json.stderr).toBe(0);
+      listed = JSON.parse(json.stdout) as Listed;
+    }
+    expect(ours(listed)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ workflowId, status: 'cancelled', parent: null }),
+        expect.objectContaining({
+          workflowId: swarmTaskWorkflowId(workflowId, 'nap'),
+          status: 'cancelled',
+          parent: workflowId,
+        }),
+      ]),
+    );
+    const table = await runWharf(['list', '--status', 'cancelled', '--address', address], dir, { env });
+    const lines = table.stdout.split('\n');
+    const at = lines.findIndex((line) => line.startsWith(`${workflowId} `));
+    expect(at, table.stdout).toBeGreaterThan(0);
+    expect(lines[at]).toMatch(/\sparent\s+cancelled\s/);
+    expect(lines[at + 1]).toMatch(new RegExp(`^↳ ${workflowId}/swarm/nap\\s+napper\\s+cancelled\\s`));
   });
 
   it('shows a gate inside the child in the parent’s status and --follow, and wharf approve <parent> <task>.<inner> answers it once', async () => {
