@@ -29,6 +29,7 @@ export type {
   LiveInstance,
   ManifestPartInput,
   MapItems,
+  NestedRerun,
   OutputRefJson,
   PendingToolCall,
   PlanContextInput,

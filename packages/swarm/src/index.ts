@@ -103,6 +103,7 @@ export { isStoredListValue, type StoredListValue, storedOutputOf } from './contr
 export { subagentDefinitionContentType } from './contracts/subagent-definition-type.js';
 export type {
   CarriedState,
+  NestedRerun,
   RerunOrigin,
   ReusedLoop,
   ReusedResults,

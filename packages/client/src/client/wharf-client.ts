@@ -208,6 +208,7 @@ export class WharfClient {
       ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
       ...(dataPlane === undefined ? {} : { dataPlane }),
       ...(rerun === undefined ? {} : { rerunOf: rerun.of, reuse: rerun.reuse }),
+      ...(rerun?.nested === undefined ? {} : { nestedRerun: rerun.nested }),
     };
     const taskCount = Object.keys(swarm.tasks).length;
     const visibility = newSwarmVisibility({ definition: swarm, ownerId, rerunOf: rerun?.of, dataPlane });
