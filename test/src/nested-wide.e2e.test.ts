@@ -16,6 +16,11 @@ const ITEMS = 1_000;
 const CONCURRENCY = 32;
 // Low, so the child's fan-out crosses continue-as-new a few times, the kill among them.
 const HISTORY_EVENT_LIMIT = 300;
+/** How many values its `all` input (the fan-out's stored list) holds: past 64 KiB inputs come in a file. */
+const countScript = [
+  'if [ -n "$WHARF_INPUTS_FILE" ]; then jq ".all | length" "$WHARF_INPUTS_FILE";',
+  'else printf "%s" "$WHARF_INPUTS" | jq ".all | length"; fi',
+].join(' ');
 
 /** The swarm `parent.yaml` with its files read from `files` (as `wharf run` reads them from disk). */
 function tree(files: Record<string, string>): Promise<SwarmDefinition> {
@@ -35,7 +40,8 @@ function tree(files: Record<string, string>): Promise<SwarmDefinition> {
 // A swarm whose `swarm:` task runs a map over a stored list of 1,000 items: the child's approval
 // gate is answered from the parent (`wharf approve <parent> fanout.gate`), its worker is SIGKILLed
 // a third of the way through the fan-out and replaced, and every item's output is stored once;
-// the parent reads the child's result and completes.
+// the parent reads the child's result and completes. A re-run from the child's last task then
+// reuses the whole fan-out and runs that task alone again.
 describe('a swarm: task running a 1,000-item map', () => {
   let env: SwarmTestEnv;
   let worker: ChildProcess | undefined;
@@ -51,7 +57,7 @@ describe('a swarm: task running a 1,000-item map', () => {
     await env?.close();
   });
 
-  it('is gated from the parent, survives a worker SIGKILL mid-child, and stores each item’s output once', async () => {
+  it('is gated from the parent, survives a worker SIGKILL mid-child, stores each item’s output once, and re-runs from a child task', async () => {
     const ranLog = join(env.dir, 'ran.log');
     const definition = await tree({
       'parent.yaml': `name: nested-wide
@@ -75,6 +81,10 @@ tasks:
     loop: { type: map, over: †data.list }
     script: { content: 'echo "$WHARF_INSTANCE" >> ${ranLog}; printf "%s\\n" "$WHARF_INPUTS"' }
     output: †data.fan
+  count:
+    depends_on: [fan]
+    inputs: { all: †data.fan }
+    script: { content: ${JSON.stringify(countScript)} }
 `,
     });
     const { workflowId } = await env.wharf.startSwarm(
@@ -117,6 +127,8 @@ tasks:
     console.log(`[nested-wide] worker killed with ${doneAtKill} of ${ITEMS} items done`);
     expect(doneAtKill).toBeLessThan(ITEMS);
 
+    const text = async (outId: string | undefined) =>
+      Buffer.from((await env.store.get({ outId: outId ?? '' })).body).toString('utf8');
     const result = await env.wharf.result(workflowId);
     expect(result.status).toBe('completed');
     const after = Buffer.from((await env.store.get({ outId: result.outputs.after?.[0] as string })).body);
@@ -174,5 +186,21 @@ tasks:
     for (const instance of ran) times.set(instance, (times.get(instance) ?? 0) + 1);
     expect(times.size).toBe(ITEMS);
     expect([...times.values()].filter((count) => count > 1).length).toBeLessThanOrEqual(CONCURRENCY);
+    expect(await text(childResult.outputs.count?.[0])).toBe(`${ITEMS}\n`);
+
+    // A re-run from the child's last task reuses the gate, the list and the whole fan-out (its
+    // manifest, stored by the earlier child run) and runs count alone again.
+    const rerun = await env.wharf.rerun(workflowId, { from: 'fanout.count' });
+    expect(rerun.plan.reused).toEqual(['fanout.gate', 'fanout.list', 'fanout.fan']);
+    expect(rerun.plan.rerun.map((entry) => entry.task)).toEqual(['fanout', 'fanout.count', 'after']);
+    const again = await env.wharf.result(rerun.workflowId);
+    expect(again.status).toBe('completed');
+    const rerunChild = await env.wharf.result(swarmTaskWorkflowId(rerun.workflowId, 'fanout'));
+    expect(rerunChild.tasks.find((task) => task.task === 'fan')).toMatchObject({
+      status: 'done',
+      instances: { done: ITEMS, total: ITEMS },
+    });
+    expect(await text(rerunChild.outputs.count?.[0])).toBe(`${ITEMS}\n`);
+    expect((await readFile(ranLog, 'utf8')).split('\n').filter(Boolean)).toHaveLength(ran.length);
   }, 600_000);
 });
