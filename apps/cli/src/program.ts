@@ -180,7 +180,10 @@ export function createProgram(io: CliIo = processIo): Command {
     .description(
       'Run a finished swarm again from one task: it and everything that depends on it run again, every other task reuses the outputs the run stored',
     )
-    .requiredOption('--from <task>', 'the task to run again (with every task that depends on it)')
+    .requiredOption(
+      '--from <task>',
+      "the task to run again (with every task that depends on it); <swarm task>.<inner task> re-runs that swarm: task's child run from its task",
+    )
     .option(
       '-i, --input <key=value>',
       'a new value for †input.<key> (repeatable; tasks reading it run again)',
@@ -250,7 +253,7 @@ export function createProgram(io: CliIo = processIo): Command {
   program
     .command('approve <workflowId> <task>')
     .description(
-      "Approve (or with --reject, reject) a task's approval gate, or with --call one tool call an agent task holds",
+      "Approve (or with --reject, reject) a task's approval gate, or with --call one tool call an agent task holds; <task> <swarm task>.<inner task> answers one inside that swarm: task's child run",
     )
     .option(
       '--call <id>',

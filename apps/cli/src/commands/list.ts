@@ -2,6 +2,7 @@ import type { WorkflowExecutionInfo } from '@temporalio/client';
 import { swarmSearchAttributes } from '@wharf/orchestrator';
 import { connectServer } from '../connect-server.js';
 import { listQuery } from '../list-query.js';
+import { nestRuns } from '../nest-runs.js';
 import { type CliIo, printJson } from '../output.js';
 import { withServerHint } from '../server-hint.js';
 
@@ -24,6 +25,8 @@ export interface ListedRun {
   durationMs: number | null;
   /** `WharfRerunOf`: the run this one re-runs. */
   rerunOf: string | null;
+  /** The run that started this one as a child (a `swarm:` task's run `<parent>/swarm/<task>`), else null. */
+  parent: string | null;
 }
 
 /** Options of {@link listCommand}. */
@@ -42,7 +45,9 @@ export interface ListOptions {
  * `wharf list`: the most recent swarm runs first, by a visibility query on Wharf's search
  * attributes (`listQuery`; `--swarm`, `--owner`, `--status`), read page by page until `--limit`
  * runs, never a scan of every workflow. Prints a table (run, swarm, status, start, duration),
- * or with `--json` `{ schema: 'wharf.list/v1', query, runs: ListedRun[], more }`.
+ * a `swarm:` task's child run indented under its parent when both are listed, or with `--json`
+ * `{ schema: 'wharf.list/v1', query, runs: ListedRun[], more }` (most recent first; `parent`
+ * names a child's parent run).
  */
 export async function listCommand(options: ListOptions, io: CliIo): Promise<void> {
   const query = listQuery(options);
@@ -71,8 +76,9 @@ export async function listCommand(options: ListOptions, io: CliIo): Promise<void
       io.err(`wharf: no swarm runs match (${query})`);
       return;
     }
-    const rows = runs.map((run) => [
-      run.workflowId,
+    // A swarm: task's child run right under its parent, indented.
+    const rows = nestRuns(runs).map(({ run, depth }) => [
+      depth === 0 ? run.workflowId : `${'  '.repeat(depth - 1)}↳ ${run.workflowId}`,
       run.swarm ?? '-',
       run.status,
       run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
@@ -110,6 +116,7 @@ function listedRun(execution: WorkflowExecutionInfo): ListedRun {
     endedAt: ended?.toISOString() ?? null,
     durationMs: ended === undefined ? null : ended.getTime() - started.getTime(),
     rerunOf: attributes.get(swarmSearchAttributes.rerunOf) ?? null,
+    parent: execution.parentExecution?.workflowId ?? null,
   };
 }
 

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { SwarmResult } from '@wharf/orchestrator';
+import { gatedTasks } from '../gated-tasks.js';
 import { loadSwarm } from '../load-swarm.js';
 import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
 import type { CliIo } from '../output.js';
@@ -86,12 +87,11 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       firstExecutionRunId,
       announce: (link) => [`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`],
       // Each gated task's own command, now; following, the table shows it again when the gate opens.
-      nextSteps: Object.entries(definition.tasks)
-        .filter(([, task]) => task.approval !== undefined)
-        .map(
-          ([name]) =>
-            `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
-        ),
+      // A gate inside a swarm: task's child run is answered from this run too (`notes.publish`).
+      nextSteps: gatedTasks(definition).map(
+        (name) =>
+          `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
+      ),
     };
   });
 }

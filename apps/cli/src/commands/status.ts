@@ -17,7 +17,7 @@ import { progressLines } from '../progress-view.js';
 import { queueWorkers } from '../queue-workers.js';
 import { retryingLines } from '../retrying-lines.js';
 import { serverHint, withServerHint } from '../server-hint.js';
-import { memoStatusLines } from '../status-from-memo.js';
+import { childMemoLines, memoStatusLines } from '../status-from-memo.js';
 
 function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
   try {
@@ -207,12 +207,21 @@ export async function statusCommand(
             cause: error,
           });
         for (const line of memoStatusLines(workflowId, description)) io.out(line);
-        const retrying = retryingLines(description.raw.pendingActivities ?? []);
-        if (retrying.length > 0) io.out(`\nRetrying (${retrying.length}):`);
-        for (const line of retrying) io.out(`  ${line}`);
         return undefined;
       });
-    if (progress === undefined) return where();
+    if (progress === undefined) {
+      // What its swarm: tasks' child runs wait for, from their memos too.
+      const describe = (id: string) =>
+        wharf.client.workflow
+          .getHandle(id)
+          .describe()
+          .catch(() => undefined);
+      for (const line of await childMemoLines(describe, workflowId, description)) io.out(line);
+      const retrying = retryingLines(description.raw.pendingActivities ?? []);
+      if (retrying.length > 0) io.out(`\nRetrying (${retrying.length}):`);
+      for (const line of retrying) io.out(`  ${line}`);
+      return where();
+    }
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
     for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
