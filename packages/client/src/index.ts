@@ -33,3 +33,10 @@ export {
   type StartDevServerOptions,
   startDevServer,
 } from './dev-server/start-dev-server.js';
+export {
+  type EventsServer,
+  type EventsServerOptions,
+  startEventsServer,
+} from './events/events-server.js';
+export { followRunEvents, type RunEventsOptions } from './events/follow-run-events.js';
+export { type DecodePayload, RunEventMapper } from './events/run-event-mapper.js';

@@ -4,16 +4,22 @@ export {
   type ConnectWharfClientOptions,
   connectTemporal,
   DEFAULT_TEMPORAL_ADDRESS,
+  type EventsServer,
+  type EventsServerOptions,
   type FinishedSwarmRun,
+  followRunEvents,
   type LoadTemporalConfigOptions,
   loadTemporalConfig,
   type RerunClient,
   type RerunHandle,
   type RerunOptions,
+  RunEventMapper,
+  type RunEventsOptions,
   type RunHistoryStats,
   readFinishedSwarmRun,
   rerunSwarm,
   runChainHistory,
+  startEventsServer,
   swarmResultFromFailure,
   type TemporalConfig,
   type TemporalConnectionOptions,
@@ -21,4 +27,4 @@ export {
   type WharfClientOptions,
   type WharfClientSettings,
 } from '@wharf/client';
-export { InvalidConfigError } from '@wharf/swarm';
+export { InvalidConfigError, RUN_EVENTS_SCHEMA, type RunEvent, runEventSchema } from '@wharf/swarm';

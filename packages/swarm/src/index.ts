@@ -98,6 +98,13 @@ export type {
 } from './contracts/relevance-pool-contracts.js';
 export { type GcPolicy, parseAge, parseSize } from './contracts/retention-policy.js';
 export { isReusedLoop, REUSED_WHOLE_FROM } from './contracts/reused-loop.js';
+export {
+  RUN_EVENTS_SCHEMA,
+  type RunEvent,
+  type RunEventType,
+  runEventSchema,
+  type UnnumberedRunEvent,
+} from './contracts/run-events.js';
 export { mergeSandboxSettings, type SandboxSettings, sandboxSchema } from './contracts/sandbox-schema.js';
 export { isStoredListValue, type StoredListValue, storedOutputOf } from './contracts/stored-list.js';
 export { subagentDefinitionContentType } from './contracts/subagent-definition-type.js';

@@ -13,6 +13,7 @@ import type {
   ApproveToolCallResult,
   DataPlaneIdentity,
   LiveInstance,
+  RunEvent,
   SubagentHeartbeat,
   SwarmDefinition,
   SwarmProgress,
@@ -40,6 +41,7 @@ import {
   progressQuery,
   stateQuery,
 } from '@wharf/workflows';
+import { followRunEvents, type RunEventsOptions } from '../events/follow-run-events.js';
 import { type RerunHandle, type RerunOptions, rerunSwarm } from './rerun-swarm.js';
 import type { StartSwarmOptions, SwarmHandle } from './start-swarm-options.js';
 import { swarmResultFromFailure } from './swarm-result-from-failure.js';
@@ -261,6 +263,26 @@ export class WharfClient {
       if (result === undefined) throw error;
       return result;
     }
+  }
+
+  /**
+   * The run's event stream (`wharf.events/v1`: tasks started, finished, failed; approvals
+   * waiting and answered; the run started, continued as new, ended), followed as it happens
+   * until the run ends or `options.signal` aborts. Derived from the run's Temporal history, so
+   * `seq` numbers are the same for every reader: resume with `after` set to the last `seq` you
+   * received and you get exactly the events after it (see `followRunEvents`).
+   *
+   * @example
+   * ```ts
+   * let last = 0;
+   * for await (const event of wharf.events(workflowId, { after: last })) {
+   *   last = event.seq;
+   *   if (event.type === 'approval.waiting') console.log(`${event.task} waits for approval`);
+   * }
+   * ```
+   */
+  events(workflowId: string, options: RunEventsOptions = {}): AsyncGenerator<RunEvent, void, undefined> {
+    return followRunEvents(this.client, workflowId, options);
   }
 
   /** The channel snapshot (refs and compact values only). */
