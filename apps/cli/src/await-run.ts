@@ -16,6 +16,8 @@ export interface AwaitRunOptions {
   link: string | undefined;
   /** Show live progress (`--follow`). */
   follow: boolean;
+  /** Print the run's events as JSON lines (`--follow --json`) until it ends. */
+  events?: boolean;
   io: CliIo;
 }
 
@@ -71,6 +73,16 @@ export async function awaitRun(
         (await embedded.wharf.client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [],
       );
     await followRun(embedded.wharf, workflowId, { result, until, io }, { approveCommand, retrying });
+  }
+  if (options.events === true) {
+    // Every event up to the run's end: the stream ends with the run (or at an interruption).
+    const reading = (async () => {
+      for await (const event of embedded.wharf.events(workflowId, { signal: waiting.signal }))
+        io.out(JSON.stringify(event));
+    })().catch((error: unknown) => {
+      io.err(`wharf: the run's events cannot be read (${(error as Error).message}); waiting for its result`);
+    });
+    await Promise.race([reading, watch.interrupted]);
   }
   const outcome = await until;
   // Interrupted: the message is out; the caller stops the worker (the drain) in its `finally`.

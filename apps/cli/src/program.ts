@@ -70,7 +70,7 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('-i, --input <key=value>', 'a value for †input.<key> (repeatable)', collect, [])
     .option(
       '-f, --follow',
-      "show live progress: each task's status, each running agent's step and tool calls",
+      "show live progress: each task's status, each running agent's step and tool calls (with --json: one JSON line per run event, wharf.events/v1)",
       false,
     )
     .addOption(
@@ -247,6 +247,63 @@ export function createProgram(io: CliIo = processIo): Command {
         await (workflowId === undefined
           ? dataPlaneStatus(options, io)
           : statusCommand(workflowId, options, io));
+      },
+    );
+
+  program
+    .command('events <workflowId>')
+    .description(
+      "Print a run's events (tasks started, finished, failed; approvals; the run's start, continues and end) as they happen, until it ends; numbered, so --after <seq> resumes without a gap or a repeat",
+    )
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
+    .option(
+      '--after <seq>',
+      'start after this event number (the last one read)',
+      integerIn('--after', 0, Number.MAX_SAFE_INTEGER),
+      0,
+    )
+    .option('--json', 'one JSON object per line (schema wharf.events/v1)', false)
+    .action(
+      async (
+        workflowId: string,
+        options: { address?: string; namespace?: string; after: number; json: boolean },
+      ) => {
+        const { eventsCommand } = await import('./commands/events.js');
+        await eventsCommand(workflowId, options, io);
+      },
+    );
+
+  program
+    .command('events-server')
+    .description(
+      "Serve runs' events as Server-Sent Events at GET /runs/<workflowId>/events, resuming after Last-Event-ID",
+    )
+    .option('--address <host:port>', addressHelp)
+    .option('--namespace <name>', namespaceHelp)
+    .option(
+      '--host <address>',
+      'address to bind (anything but loopback needs a token or an OIDC issuer)',
+      '127.0.0.1',
+    )
+    .option('--port <port>', 'port to listen on (0: any free port)', integerIn('--port', 0, 65_535), 8090)
+    .option('--origin <url>', 'a browser origin allowed to read the streams (repeatable)', collect, [])
+    .option('--token-file <path>', 'require this bearer token (read from the file; else WHARF_EVENTS_TOKEN)')
+    .option('--oidc-issuer <url>', 'accept access tokens of this OIDC issuer (its iss, exactly)')
+    .option('--oidc-audience <aud>', 'the audience those tokens must name')
+    .action(
+      async (options: {
+        address?: string;
+        namespace?: string;
+        host: string;
+        port: number;
+        origin: string[];
+        tokenFile?: string;
+        oidcIssuer?: string;
+        oidcAudience?: string;
+      }) => {
+        const { eventsServerCommand } = await import('./commands/events-server.js');
+        await eventsServerCommand(options, io);
       },
     );
 

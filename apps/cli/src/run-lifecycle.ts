@@ -13,7 +13,7 @@ import { type RunWorkerOptions, startRunWorker } from './start-run-worker.js';
 export interface RunLifecycleOptions {
   /** The worker this process gives the run: the data directory, the server, the task queue. */
   worker: RunWorkerOptions;
-  /** Show live progress (`--follow`); never with `json`. */
+  /** Show live progress (`--follow`); with `json`, one JSON line per run event instead. */
   follow: boolean;
   /** Print the result as JSON. */
   json: boolean;
@@ -77,9 +77,13 @@ export async function runToEnd(
         dataDir: options.worker.dataDir,
         link,
         follow: options.follow && !options.json,
+        events: options.follow && options.json,
         io,
       });
-      if (options.json) printJson(io, { workflowId: run.workflowId, ...run.json, url: link, ...result });
+      const printed = { workflowId: run.workflowId, ...run.json, url: link, ...result };
+      // After event lines, the result is one line too: the output stays JSON Lines.
+      if (options.json && options.follow) io.out(JSON.stringify(printed));
+      else if (options.json) printJson(io, printed);
       else printResult(io, run.workflowId, result, link);
       if (startedServer) {
         io.err(

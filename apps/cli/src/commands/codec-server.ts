@@ -83,8 +83,20 @@ export async function codecServerCommand(
   await data.close();
 }
 
-async function authOptions(options: CodecServerCommandOptions): Promise<CodecAuthOptions | undefined> {
-  let bearerToken = process.env.WHARF_CODEC_TOKEN;
+/**
+ * The auth a server command's options ask for: a bearer token (`--token-file`, else the
+ * `tokenVariable` environment variable) and/or an OIDC issuer; undefined for none.
+ *
+ * @example
+ * ```ts
+ * const auth = await authOptions({ tokenFile: 'token.txt' }, 'WHARF_EVENTS_TOKEN');
+ * ```
+ */
+export async function authOptions(
+  options: Pick<CodecServerCommandOptions, 'tokenFile' | 'oidcIssuer' | 'oidcAudience' | 'oidcJwksUri'>,
+  tokenVariable = 'WHARF_CODEC_TOKEN',
+): Promise<CodecAuthOptions | undefined> {
+  let bearerToken = process.env[tokenVariable];
   if (options.tokenFile !== undefined) {
     bearerToken = (
       await readFile(options.tokenFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
