@@ -41,10 +41,10 @@ interface ServerFigures {
   postgresCpu: number;
 }
 
-/** The map's size: `WHARF_BENCH_SERVERS_ITEMS`, else 10,000 (smoke: 150). */
+/** The map's size: `WHARF_BENCH_SERVERS_ITEMS`, else 10,000 (smoke: 60). */
 function itemCount(smoke: boolean): number {
   const fromEnv = Number.parseInt(process.env.WHARF_BENCH_SERVERS_ITEMS ?? '', 10);
-  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : smoke ? 150 : 10_000;
+  return Number.isFinite(fromEnv) && fromEnv > 0 ? fromEnv : smoke ? 60 : 10_000;
 }
 
 /**
