@@ -178,9 +178,12 @@ export function createProgram(io: CliIo = processIo): Command {
   program
     .command('rerun <workflowId>')
     .description(
-      'Run a finished swarm again from one task: it and everything that depends on it run again, every other task reuses the outputs the run stored',
+      'Run a finished swarm again from one task, or for a changed input: it (or the tasks reading the input) and everything that depends on it run again, every other task reuses the outputs the run stored',
     )
-    .requiredOption('--from <task>', 'the task to run again (with every task that depends on it)')
+    .option(
+      '--from <task>',
+      'the task to run again (with every task that depends on it); without it, only what reads a changed --input or changed in --file',
+    )
     .option(
       '-i, --input <key=value>',
       'a new value for †input.<key> (repeatable; tasks reading it run again)',
@@ -207,7 +210,7 @@ export function createProgram(io: CliIo = processIo): Command {
       async (
         workflowId: string,
         options: {
-          from: string;
+          from?: string;
           input: string[];
           file?: string;
           follow: boolean;

@@ -69,6 +69,7 @@ export {
   callNeedsApproval,
   callPreview,
   canonicalJson,
+  checkRerunFrom,
   childSwarm,
   conditionAsExpression,
   conditionReferences,

@@ -192,6 +192,7 @@ export { endToolCalls, noteToolCall } from './swarm/pending-tool-calls.js';
 export { failUnresolved, type IndexRequest, nextStep, type ScheduledInstance } from './swarm/plan-step.js';
 export {
   canonicalJson,
+  checkRerunFrom,
   planRerun,
   type RerunPlan,
   type RerunSource,

@@ -18,8 +18,12 @@ export interface RerunClient {
 
 /** Options of `WharfClient.rerun`. */
 export interface RerunOptions extends Omit<StartSwarmOptions, 'rerun' | 'dataPlane'> {
-  /** The task to run again: it and every task that depends on it (transitively) run again. */
-  from: string;
+  /**
+   * The task to run again: it and every task that depends on it (transitively) run again. Left
+   * out, only what changed runs again: the tasks reading a changed `inputs` value (or changed in
+   * `definition`), and what depends on them; a re-run in which nothing would run is refused.
+   */
+  from?: string;
   /** `†input.*` values replacing the run's (the others keep the values the run ended with). */
   inputs?: Record<string, unknown>;
   /** An edited definition (YAML or parsed) to run instead of the run's own. */
@@ -86,7 +90,11 @@ export async function rerunSwarm(
     ...startOptions,
     ...(plane === undefined ? {} : { dataPlane: plane }),
     rerun: {
-      of: { workflowId, from, readsFrom: readsFrom(workflowId, started.rerunOf) },
+      of: {
+        workflowId,
+        ...(from === undefined ? {} : { from }),
+        readsFrom: readsFrom(workflowId, started.rerunOf),
+      },
       // Reused outputs enter the context pool at the times they did in the run, moved to now.
       reuse: reusePoolTimes(plan.reuse, previous.result.tasks, Date.now()),
     },
