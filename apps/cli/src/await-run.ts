@@ -1,6 +1,7 @@
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { SwarmResult } from '@wharf/orchestrator';
 import type { Embedded } from '@wharf/orchestrator/embedded';
+import { announceGates } from './announce-gates.js';
 import { CliError } from './cli-error.js';
 import { followRun } from './follow-run.js';
 import { type InterruptWatch, stoppedMessage } from './interrupt.js';
@@ -16,6 +17,8 @@ export interface AwaitRunOptions {
   link: string | undefined;
   /** Show live progress (`--follow`). */
   follow: boolean;
+  /** Say when a gate of the run waits for approval (`announceGates`): it has gated tasks. */
+  gated?: boolean;
   io: CliIo;
 }
 
@@ -64,8 +67,13 @@ export async function awaitRun(
   const until = Promise.race([result, watch.interrupted]);
   until.catch(() => {});
   void watch.interrupted.then(() => waiting.abort());
+  const approveCommand = approveCommandFor(workflowId, embedded.address);
+  // Each gate is announced when it opens, not at the start: one skipped later never is.
+  const gates =
+    options.gated === true
+      ? announceGates(embedded.wharf, workflowId, { until, io, approveCommand })
+      : undefined;
   if (options.follow) {
-    const approveCommand = approveCommandFor(workflowId, embedded.address);
     const retrying = async () =>
       retryingLines(
         (await embedded.wharf.client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [],
@@ -73,6 +81,7 @@ export async function awaitRun(
     await followRun(embedded.wharf, workflowId, { result, until, io }, { approveCommand, retrying });
   }
   const outcome = await until;
+  await gates;
   // Interrupted: the message is out; the caller stops the worker (the drain) in its `finally`.
   if (typeof outcome === 'string') throw watch.error(stoppedMessage(run));
   return outcome;

@@ -32,8 +32,10 @@ export interface StartedRun {
   firstExecutionRunId?: string | undefined;
   /** Lines said (on stderr) once it started, given its Web UI link. */
   announce(link: string | undefined): readonly string[];
-  /** Lines said after the resume hint: what the user may have to do next (approval gates). */
+  /** Lines said after the resume hint: what the user may have to do next. */
   nextSteps?: readonly string[];
+  /** The run has approval gates: each is announced, with its command, when it opens. */
+  gated?: boolean;
   /** Fields `--json` prints before the result's own. */
   json?: Readonly<Record<string, unknown>>;
 }
@@ -77,6 +79,7 @@ export async function runToEnd(
         dataDir: options.worker.dataDir,
         link,
         follow: options.follow && !options.json,
+        gated: run.gated === true,
         io,
       });
       if (options.json) printJson(io, { workflowId: run.workflowId, ...run.json, url: link, ...result });

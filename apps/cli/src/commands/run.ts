@@ -6,7 +6,6 @@ import type { CliIo } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { refuseMissingInputs } from '../refuse-missing-inputs.js';
 import { reportQueueWorkers } from '../report-queue-workers.js';
-import { approveCommandFor } from '../run-hints.js';
 import { runToEnd } from '../run-lifecycle.js';
 
 /** Options of {@link runCommand}. */
@@ -80,18 +79,12 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
       ...(options.concurrency === undefined ? {} : { maxConcurrentTasks: options.concurrency }),
     });
-    const approveCommand = approveCommandFor(workflowId, embedded.address);
     return {
       workflowId,
       firstExecutionRunId,
       announce: (link) => [`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`],
-      // Each gated task's own command, now; following, the table shows it again when the gate opens.
-      nextSteps: Object.entries(definition.tasks)
-        .filter(([, task]) => task.approval !== undefined)
-        .map(
-          ([name]) =>
-            `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
-        ),
+      // Each gated task's own command once its gate opens (one skipped later is never announced).
+      gated: Object.values(definition.tasks).some((task) => task.approval !== undefined),
     };
   });
 }

@@ -16,6 +16,7 @@ import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
 import { queueWorkers } from '../queue-workers.js';
 import { retryingLines } from '../retrying-lines.js';
+import { approveCommandFor } from '../run-hints.js';
 import { serverHint, withServerHint } from '../server-hint.js';
 import { memoStatusLines } from '../status-from-memo.js';
 
@@ -215,7 +216,9 @@ export async function statusCommand(
     if (progress === undefined) return where();
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
-    for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
+    // The table's approval notes name this run (and a server other than the default).
+    const approve = approveCommandFor(workflowId, options.address ?? loadTemporalConfig({}).address);
+    for (const line of progressLines(progress, Date.now(), { approveCommand: approve })) io.out(`  ${line}`);
     const usage = swarmUsage(progress.tasks);
     if (usage !== undefined) io.out(`model usage so far: ${formatUsage(usage)}`);
     // What holds its activities back while an outage lasts: their last failures.
