@@ -591,6 +591,10 @@ export function createProgram(io: CliIo = processIo): Command {
           .default(10_000, '10s'),
       )
       .option('--reason <text>', 'recorded with a termination')
+      .option(
+        '--by <name>',
+        'who asks (recorded in the run: its memo for a cancellation); default the OS user',
+      )
       .option('--json', 'print JSON', false)
       .option('--address <host:port>', addressHelp)
       .option('--namespace <name>', namespaceHelp)
@@ -601,6 +605,7 @@ export function createProgram(io: CliIo = processIo): Command {
           options: {
             wait: number;
             reason?: string;
+            by?: string;
             json: boolean;
             address?: string;
             namespace?: string;

@@ -222,5 +222,6 @@ export {
   taskSpec,
   unfinishedTasks,
 } from './swarm/swarm-state.js';
+export { type TaskCounts, taskCounts } from './swarm/task-counts.js';
 export { answerTaskApproval, cancelTask, checkApproval } from './swarm/task-requests.js';
 export { visibleProgress, waitingMemo } from './swarm/visible-progress.js';
