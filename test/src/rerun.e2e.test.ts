@@ -208,6 +208,16 @@ tasks:
       'cannot re-run from "gret": the swarm has no such task; tasks: fetch, greet',
     );
 
+    // With no server answering, the task names this data directory recorded at the run refuse it.
+    const offline = await runWharf(
+      ['rerun', workflowId, '--from', 'gret', '--address', '127.0.0.1:1', '--data-dir', 'cli-data'],
+      env.dir,
+    );
+    expect(offline.code, offline.stderr).toBe(2);
+    expect(offline.stderr).toContain(
+      'cannot re-run from "gret": the swarm has no such task; tasks: fetch, greet',
+    );
+
     // A new input alone: the task reading it runs again, the fetch is reused.
     const inputOnly = await runWharf(['rerun', workflowId, '-i', 'who=cy', ...common], env.dir);
     expect(inputOnly.code, inputOnly.stderr).toBe(0);

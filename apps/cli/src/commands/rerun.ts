@@ -11,6 +11,7 @@ import type { CliIo } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { rerunServer } from '../rerun-server.js';
 import { runToEnd } from '../run-lifecycle.js';
+import { recordedRunTasks } from '../run-record.js';
 
 /** Options of {@link rerunCommand}. */
 export interface RerunCommandOptions extends ModelOptions {
@@ -32,9 +33,10 @@ export interface RerunCommandOptions extends ModelOptions {
  * plane: `<task>` and everything downstream run again, every other task reuses the outputs the
  * run stored. Without `--from`, `--input k=v` (or `--file`) alone: the tasks that read a changed
  * input (or changed in the file) run again with what depends on them. An unknown `--from` is
- * refused before anything starts: checked against `--file`, else against the run's definition
- * read from a server that already answers (`rerunServer`); only when none answers is the run read
- * once the data directory's dev server started. Prints what it reuses and what runs again (and why), follows the new run like
+ * refused before anything starts: checked against `--file`, else against the task names this
+ * data directory recorded when it started the run (`recordRunTasks`), else against the run's
+ * definition read from a server that already answers (`rerunServer`); only when none of these
+ * knows the run is it read once the data directory's dev server started. Prints what it reuses and what runs again (and why), follows the new run like
  * `wharf run` and prints its result. The run is read from Temporal alone: it may have ended
  * with every worker gone. Its life is `runToEnd`'s, as `wharf run`'s is: Ctrl-C leaves the new
  * run going on without this command, which says how to reach it and drains its worker.
@@ -89,6 +91,7 @@ export async function rerunCommand(
         `wharf: runs again ${plan.rerun.map(({ task, reason }) => `${task} (${reason})`).join(', ')}`,
       ],
       json: { rerunOf: workflowId, plan },
+      tasks: Object.keys(rerun.definition.tasks),
     };
   });
 }
@@ -105,11 +108,19 @@ async function refuseUnknownFrom(
   edited: SwarmDefinition | undefined,
   options: Pick<RerunCommandOptions, 'address' | 'dataDir'>,
 ): Promise<void> {
-  const definition =
-    edited ?? (await rerunServer(workflowId, options, (wharf) => wharf.definitionOf(workflowId)));
-  if (definition === undefined) return;
+  // The edited definition, else what this data directory recorded when it started the run,
+  // else the run's own definition on a server that already answers.
+  const recorded = edited === undefined ? await recordedRunTasks(options.dataDir, workflowId) : undefined;
+  const tasks =
+    edited === undefined
+      ? (recorded ??
+        (await rerunServer(workflowId, options, async (wharf) =>
+          Object.keys((await wharf.definitionOf(workflowId)).tasks),
+        )))
+      : Object.keys(edited.tasks);
+  if (tasks === undefined) return;
   try {
-    checkRerunFrom(definition, from);
+    checkRerunFrom(tasks, from);
   } catch (error) {
     throw new CliError('USAGE', (error as Error).message, { cause: error });
   }

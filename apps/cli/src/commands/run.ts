@@ -85,6 +85,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       announce: (link) => [`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`],
       // Each gated task's own command once its gate opens (one skipped later is never announced).
       gated: Object.values(definition.tasks).some((task) => task.approval !== undefined),
+      tasks: Object.keys(definition.tasks),
     };
   });
 }

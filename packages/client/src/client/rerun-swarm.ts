@@ -35,6 +35,8 @@ export interface RerunHandle extends SwarmHandle {
   /** The run it re-runs. */
   rerunOf: string;
   plan: RerunPlan;
+  /** The definition the re-run runs: the run's own, or the edited one. */
+  definition: SwarmDefinition;
 }
 
 /**
@@ -99,7 +101,7 @@ export async function rerunSwarm(
       reuse: reusePoolTimes(plan.reuse, previous.result.tasks, Date.now()),
     },
   });
-  return { ...handle, rerunOf: workflowId, plan };
+  return { ...handle, rerunOf: workflowId, plan, definition };
 }
 
 /** The run re-run and the runs it reused outputs from in turn (most recent first, each once). */

@@ -67,7 +67,7 @@ export function planRerun(
 ): RerunPlan {
   const { definition, from } = target;
   const names = Object.keys(definition.tasks);
-  if (from !== undefined) checkRerunFrom(definition, from);
+  if (from !== undefined) checkRerunFrom(names, from);
   const previous = new Map(source.tasks.map((task) => [task.task, task]));
   const changedInputs = changedKeys(source.inputs, target.inputs);
   // A task's own reason to run again first, then what it depends on, then how it ended.
@@ -140,18 +140,17 @@ export function planRerun(
 }
 
 /**
- * Refuses (a typed error, code `INVALID_REQUEST`, naming the tasks) a re-run from a task the
- * definition does not have: what {@link planRerun} checks first, and what a caller can check
+ * Refuses (a typed error, code `INVALID_REQUEST`, naming the tasks) a re-run from a task not
+ * among a definition's task names: what {@link planRerun} checks first, and what a caller can check
  * before it reads the run's history or starts anything.
  *
  * @example
  * ```ts
- * checkRerunFrom(definition, 'report'); // passes
- * checkRerunFrom(definition, 'reprot'); // throws: cannot re-run from "reprot": the swarm has no such task; tasks: …
+ * checkRerunFrom(Object.keys(definition.tasks), 'report'); // passes
+ * checkRerunFrom(['fetch', 'report'], 'reprot'); // throws: cannot re-run from "reprot": the swarm has no such task; tasks: fetch, report
  * ```
  */
-export function checkRerunFrom(definition: Pick<SwarmDefinition, 'tasks'>, from: string): void {
-  const names = Object.keys(definition.tasks);
+export function checkRerunFrom(names: readonly string[], from: string): void {
   if (!names.includes(from))
     throw new WharfOrchestratorError(
       'INVALID_REQUEST',
