@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
-import { swarmTaskWorkflowId } from '@wharf/orchestrator';
+import { type SwarmProgress, swarmTaskWorkflowId } from '@wharf/orchestrator';
 import { processGroupAlive } from '@wharf/stdio-limits';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { envWithoutModels, runWharf, spawnWharf } from './wharf-cli.js';
@@ -99,5 +99,113 @@ describe('wharf with swarms as tasks', () => {
     expect((await child.describe()).status.name).toBe('CANCELLED');
     await until(() => !processGroupAlive(scriptGroup), 30_000);
     expect((await run.exited).code).toBe(1);
+
+    // wharf list shows both cancelled, the child under its parent (visibility lags a little).
+    type Listed = { runs: { workflowId: string; status: string; parent: string | null }[] };
+    const ours = (listed: Listed) => listed.runs.filter((entry) => entry.workflowId.startsWith(workflowId));
+    let listed: Listed = { runs: [] };
+    for (let attempt = 0; attempt < 50 && ours(listed).length < 2; attempt++) {
+      if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+      const json = await runWharf(['list', '--json', '--status', 'cancelled', '--address', address], dir, {
+        env,
+      });
+      expect(json.code, json.stderr).toBe(0);
+      listed = JSON.parse(json.stdout) as Listed;
+    }
+    expect(ours(listed)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ workflowId, status: 'cancelled', parent: null }),
+        expect.objectContaining({
+          workflowId: swarmTaskWorkflowId(workflowId, 'nap'),
+          status: 'cancelled',
+          parent: workflowId,
+        }),
+      ]),
+    );
+    const table = await runWharf(['list', '--status', 'cancelled', '--address', address], dir, { env });
+    const lines = table.stdout.split('\n');
+    const at = lines.findIndex((line) => line.startsWith(`${workflowId} `));
+    expect(at, table.stdout).toBeGreaterThan(0);
+    expect(lines[at]).toMatch(/\sparent\s+cancelled\s/);
+    expect(lines[at + 1]).toMatch(new RegExp(`^↳ ${workflowId}/swarm/nap\\s+napper\\s+cancelled\\s`));
+  });
+
+  it('shows a gate inside the child in the parent’s status and --follow, and wharf approve <parent> <task>.<inner> answers it once', async () => {
+    await writeFile(
+      join(dir, 'gated.yaml'),
+      'name: gated\ntasks:\n  notes:\n    swarm: ./swarms/notes.yaml\n  after:\n    depends_on: [notes]\n    script: { content: echo after }\n',
+    );
+    await writeFile(
+      join(dir, 'swarms', 'notes.yaml'),
+      [
+        'name: notes',
+        'tasks:',
+        '  draft: { script: { content: echo draft } }',
+        '  publish:',
+        '    depends_on: [draft]',
+        '    approval: { prompt: Publish the notes? }',
+        '    script: { content: echo published }',
+      ].join('\n'),
+    );
+    const run = spawnWharf(
+      ['run', 'gated.yaml', '--follow', '--address', address, '--data-dir', 'data'],
+      dir,
+      {
+        env,
+      },
+    );
+    const workflowId = (await run.waitFor(/started (\S+)/))[1] as string;
+    // On start, the gate inside the child is named as the parent's command takes it.
+    await run.waitFor(
+      /notes\.publish waits for approval; answer with: wharf approve \S+ notes\.publish/,
+      'stderr',
+    );
+    // --follow draws the child's tasks under its task, with the command that answers the gate.
+    await run.waitFor(
+      /notes\.publish: waiting awaits approval: Publish the notes\? \(wharf approve \S+ notes\.publish/,
+      'stdout',
+    );
+
+    const status = await runWharf(['status', workflowId, '--address', address, '--data-dir', 'data'], dir, {
+      env,
+    });
+    expect(status.code, status.stderr).toBe(0);
+    expect(status.stdout).toContain(`gated: waiting`);
+    expect(status.stdout).toContain(`↳ swarm notes (${swarmTaskWorkflowId(workflowId, 'notes')}): waiting`);
+    expect(status.stdout).toContain('Waiting for approval (1):');
+    expect(status.stdout).toContain(`wharf approve ${workflowId} notes.publish [--reject] [--comment …]`);
+    const json = await runWharf(
+      ['status', workflowId, '--json', '--address', address, '--data-dir', 'data'],
+      dir,
+      {
+        env,
+      },
+    );
+    expect(json.code, json.stderr).toBe(0);
+    const progress = JSON.parse(json.stdout) as SwarmProgress;
+    expect(progress.tasks.find((task) => task.task === 'notes')?.child).toMatchObject({
+      workflowId: swarmTaskWorkflowId(workflowId, 'notes'),
+      tasks: expect.arrayContaining([
+        expect.objectContaining({
+          task: 'publish',
+          status: 'waiting',
+          approval: expect.objectContaining({ prompt: 'Publish the notes?' }),
+        }),
+      ]),
+    });
+
+    const approve = (...extra: string[]) =>
+      runWharf(['approve', workflowId, 'notes.publish', ...extra, '--address', address], dir, { env });
+    const approved = await approve('--by', 'ana');
+    expect(approved.code, approved.stderr).toBe(0);
+    expect(approved.stdout).toContain(`${workflowId}: notes.publish approved`);
+    const again = await approve('--reject');
+    expect(again.code).toBe(2);
+    // Refused: answered already, or (the child having run on) its run has ended.
+    expect(again.stderr).toMatch(
+      /approveTask\(notes\.publish\): (task publish was already approved|no swarm run \S+\/swarm\/notes runs)/,
+    );
+    const ended = await run.exited;
+    expect(ended.code, run.output().stderr).toBe(0);
   });
 });

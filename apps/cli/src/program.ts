@@ -182,7 +182,7 @@ export function createProgram(io: CliIo = processIo): Command {
     )
     .option(
       '--from <task>',
-      'the task to run again (with every task that depends on it); without it, only what reads a changed --input or changed in --file',
+      "the task to run again (with every task that depends on it; <swarm task>.<inner task> re-runs that swarm: task's child run from its task); without it, only what reads a changed --input or changed in --file",
     )
     .option(
       '-i, --input <key=value>',
@@ -253,7 +253,7 @@ export function createProgram(io: CliIo = processIo): Command {
   program
     .command('approve <workflowId> <task>')
     .description(
-      "Approve (or with --reject, reject) a task's approval gate, or with --call one tool call an agent task holds",
+      "Approve (or with --reject, reject) a task's approval gate, or with --call one tool call an agent task holds; <task> <swarm task>.<inner task> answers one inside that swarm: task's child run",
     )
     .option(
       '--call <id>',

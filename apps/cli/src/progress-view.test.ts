@@ -150,3 +150,69 @@ describe('live agent steps and approval gates', () => {
     expect(progressLines(held, 4_000)[1]).toContain('(wharf approve <run> fetch#1 --call call-7)');
   });
 });
+
+describe('a swarm: task’s child run', () => {
+  const approveCommand = (task: string, callId?: string) =>
+    `wharf approve rel-1 ${task}${callId === undefined ? '' : ` --call ${callId}`}`;
+  const entry = (task: string, extra: Partial<TaskProgress>): TaskProgress => ({
+    task,
+    status: 'running',
+    instances: { done: 0, total: 1 },
+    bytesCaptured: 0,
+    outIds: [],
+    waitingFor: [],
+    ...extra,
+  });
+  const parent: SwarmProgress = {
+    swarm: 'rel',
+    status: 'waiting',
+    step: 1,
+    tasks: [
+      entry('notes', {
+        child: {
+          workflowId: 'rel-1/swarm/notes',
+          swarm: 'notes',
+          status: 'waiting',
+          step: 2,
+          tasks: [
+            entry('draft', { status: 'done', instances: { done: 1, total: 1 } }),
+            entry('publish', { status: 'waiting', approval: { prompt: 'Publish?', requestedAt: 1 } }),
+            entry('review', {}),
+          ],
+          pendingToolCalls: [
+            {
+              task: 'review',
+              callId: 'call-1',
+              tool: 'shell',
+              arguments: '{}',
+              requestedAt: 2,
+              workflowId: 'rel-1/swarm/notes/agent/review',
+              owner: 'review',
+            },
+          ],
+        },
+      }),
+    ],
+  };
+
+  it('draws its tasks under the task, named as wharf approve <parent> takes them', () => {
+    const lines = progressLines(parent, 4_000, { approveCommand });
+    expect(lines[1]).toContain('↳ swarm notes (rel-1/swarm/notes): waiting (step 2)');
+    expect(lines.find((line) => line.includes('notes.publish'))).toContain(
+      'awaits approval: Publish? (wharf approve rel-1 notes.publish)',
+    );
+    expect(lines.find((line) => line.includes('⏸'))).toContain(
+      '(wharf approve rel-1 notes.review --call call-1)',
+    );
+  });
+
+  it('logs its tasks’ changes and held calls once, named under the task', () => {
+    const seen = new Map<string, string>();
+    const lines = changedLines(parent, seen, { approveCommand });
+    expect(lines).toContain(
+      'notes.publish: waiting awaits approval: Publish? (wharf approve rel-1 notes.publish)',
+    );
+    expect(lines.filter((line) => line.includes('--call call-1'))).toHaveLength(1);
+    expect(changedLines(parent, seen, { approveCommand })).toEqual([]);
+  });
+});

@@ -22,7 +22,9 @@ export interface ProgressViewOptions {
  * One line per task: mark, name, status, instances, bytes captured, elapsed, model usage (agent
  * tasks), note; under a
  * running task one line per running subagent with its agent step and tool calls (from the
- * heartbeats `WharfClient.progress` read), under a gated task what its approval waits for.
+ * heartbeats `WharfClient.progress` read), under a gated task what its approval waits for,
+ * under a running `swarm:` task its child run's tasks (`TaskProgress.child`), named
+ * `<task>.<inner task>` with the commands that answer their gates from the parent.
  *
  * @example
  * ```ts
@@ -51,12 +53,49 @@ export function progressLines(
       .join('  ')
       .trimEnd();
     const indent = ' '.repeat(width + 5);
+    const { child } = task;
     return [
       line,
       ...(task.live ?? []).map((live) => `${indent}${liveLine(task.task, live)}`),
       ...heldCalls(progress, task.task).map((call) => `${indent}${heldCallLine(call, options)}`),
+      // A swarm: task's child run: its tasks under it, named as `wharf approve` names them.
+      ...(child === undefined
+        ? []
+        : [
+            `${indent}↳ swarm ${child.swarm} (${child.workflowId}): ${child.status} (step ${child.step})`,
+            ...progressLines(childTasks(task.task, child), now, options).map(
+              (nested) => `${indent}  ${nested}`,
+            ),
+          ]),
     ];
   });
+}
+
+/**
+ * A `swarm:` task's child run as if its tasks were the parent's, named `<task>.<inner task>`
+ * (their held tool calls too), so each line and command names them as `wharf approve <parent>`
+ * takes them; the child's own children are renamed in turn when drawn.
+ *
+ * @example
+ * ```ts
+ * childTasks('notes', child).tasks.map((task) => task.task); // ['notes.draft', 'notes.publish']
+ * ```
+ */
+export function childTasks(task: string, child: SwarmProgress): SwarmProgress {
+  const named = (name: string) => `${task}.${name}`;
+  return {
+    ...child,
+    tasks: child.tasks.map((entry) => ({ ...entry, task: named(entry.task) })),
+    ...(child.pendingToolCalls === undefined
+      ? {}
+      : {
+          pendingToolCalls: child.pendingToolCalls.map((call) => ({
+            ...call,
+            task: named(call.task),
+            owner: named(call.owner),
+          })),
+        }),
+  };
 }
 
 /** The tool calls an agent of `task` holds for a person (`review#2`'s belong to `review`). */
@@ -169,6 +208,9 @@ export function changedLines(
       seen.set(id, text);
       lines.push(`  ${text}`);
     }
+    // A swarm: task's child run: its tasks' changes, named `<task>.<inner task>`.
+    if (task.child !== undefined)
+      lines.push(...changedLines(childTasks(task.task, task.child), seen, options));
   }
   return lines;
 }

@@ -1,6 +1,6 @@
 import { swarmSearchAttributes } from '@wharf/orchestrator';
 import { describe, expect, it } from 'vitest';
-import { memoStatusLines } from './status-from-memo.js';
+import { childMemoLines, memoStatusLines } from './status-from-memo.js';
 
 describe('memoStatusLines', () => {
   it('shows what waits for a person from the memo, with the command that answers each', () => {
@@ -41,6 +41,56 @@ describe('memoStatusLines', () => {
     });
     expect(lines).toEqual([
       'ops: running · 0 waiting for approval (no worker answers for it: `wharf resume run-2` gives it one)',
+    ]);
+  });
+
+  it('shows what waits in a swarm: task’s child runs, named under the task, answered from the parent', async () => {
+    const attributes = (status: string, gates: number) =>
+      ({
+        get: (key: { name: string }) =>
+          ({ [swarmSearchAttributes.status.name]: status, [swarmSearchAttributes.pendingGates.name]: gates })[
+            key.name
+          ],
+      }) as never;
+    const runs: Record<string, unknown> = {
+      'run-1/swarm/notes': {
+        workflowId: 'run-1/swarm/notes',
+        memo: { swarm: 'notes', pendingApprovals: ['publish'], pendingToolCalls: [] },
+        typedSearchAttributes: attributes('waiting', 1),
+        raw: {
+          pendingChildren: [
+            { workflowTypeName: 'swarmWorkflow', workflowId: 'run-1/swarm/notes/swarm/deep' },
+          ],
+        },
+      },
+      'run-1/swarm/notes/swarm/deep': {
+        workflowId: 'run-1/swarm/notes/swarm/deep',
+        memo: {
+          swarm: 'deep',
+          pendingToolCalls: [
+            { task: 'review', callId: 'c1', tool: 'shell', arguments: '{}', workflowId: 'x/agent/review' },
+          ],
+        },
+        typedSearchAttributes: attributes('waiting', 1),
+        raw: {},
+      },
+    };
+    const lines = await childMemoLines(async (id) => runs[id] as never, 'run-1', {
+      workflowId: 'run-1',
+      raw: {
+        pendingChildren: [
+          { workflowTypeName: 'agentTaskWorkflow', workflowId: 'run-1/agent/a' },
+          { workflowTypeName: 'swarmWorkflow', workflowId: 'run-1/swarm/notes' },
+        ],
+      },
+    } as never);
+    expect(lines).toEqual([
+      '  ↳ notes: swarm notes waiting · 1 waiting for approval',
+      '  notes.publish',
+      '    wharf approve run-1 notes.publish [--reject] [--comment …]',
+      '  ↳ notes.deep: swarm deep waiting · 1 waiting for approval',
+      '  notes.deep.review calls shell {}',
+      '    wharf approve run-1 notes.deep.review --call c1 [--reject] [--comment …]',
     ]);
   });
 });

@@ -1,10 +1,12 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { approveCommand, swarmSearchAttributes } from '@wharf/orchestrator';
+import { approveCommand, swarmSearchAttributes, swarmTaskWorkflowId } from '@wharf/orchestrator';
 
 /**
  * What `wharf status` prints of a running swarm no worker answers for: its status and the gates
  * and tool calls waiting for a person, as its search attributes and memo hold them (written by
  * the swarm as it ran), each with the command that answers it, and how to give it a worker.
+ * With `under` (a `swarm:` task's name, `notes` or `notes.deep`), `description` is that task's
+ * child run: its lines name what waits `<under>.<task>`, answered from the run `workflowId`.
  *
  * @example
  * ```ts
@@ -14,7 +16,9 @@ import { approveCommand, swarmSearchAttributes } from '@wharf/orchestrator';
 export function memoStatusLines(
   workflowId: string,
   description: Pick<WorkflowExecutionDescription, 'memo' | 'typedSearchAttributes'>,
+  under?: string,
 ): string[] {
+  if (under !== undefined) return childMemoStatusLines(workflowId, description, under);
   const memo = description.memo ?? {};
   const status = description.typedSearchAttributes.get(swarmSearchAttributes.status) ?? 'running';
   const waiting = description.typedSearchAttributes.get(swarmSearchAttributes.pendingGates) ?? 0;
@@ -46,6 +50,68 @@ export function memoStatusLines(
           workflowId: String(call.workflowId),
         },
       })}`,
+    );
+  }
+  return lines;
+}
+
+/** {@link memoStatusLines} of a `swarm:` task's child run, what waits named under the task `under`. */
+function childMemoStatusLines(
+  workflowId: string,
+  description: Pick<WorkflowExecutionDescription, 'memo' | 'typedSearchAttributes'>,
+  under: string,
+): string[] {
+  const memo = description.memo ?? {};
+  const named = (task: unknown) => (typeof task === 'string' ? `${under}.${task}` : task);
+  const list = (value: unknown) => (Array.isArray(value) ? value : []);
+  const [, ...rest] = memoStatusLines(workflowId, {
+    ...description,
+    memo: {
+      ...memo,
+      pendingApprovals: list(memo.pendingApprovals).map(named),
+      pendingToolCalls: list(memo.pendingToolCalls).map((call: Record<string, unknown>) => ({
+        ...call,
+        task: named(call?.task),
+      })),
+    },
+  });
+  const status = description.typedSearchAttributes.get(swarmSearchAttributes.status) ?? 'running';
+  const waiting = description.typedSearchAttributes.get(swarmSearchAttributes.pendingGates) ?? 0;
+  return [
+    `  ↳ ${under}: swarm ${typeof memo.swarm === 'string' ? memo.swarm : under} ${status} · ${waiting} waiting for approval`,
+    ...rest,
+  ];
+}
+
+/**
+ * What {@link memoStatusLines} says of the `swarm:` task child runs of a run no worker answers
+ * for (`raw.pendingChildren` of type `swarmWorkflow`), and of theirs in turn, each read from its
+ * memo by `describe` (undefined: left out), named under its task as the parent's commands take it.
+ *
+ * @example
+ * ```ts
+ * const describe = (id: string) => client.workflow.getHandle(id).describe().catch(() => undefined);
+ * for (const line of await childMemoLines(describe, workflowId, description)) console.log(line);
+ * ```
+ */
+export async function childMemoLines(
+  describe: (workflowId: string) => Promise<WorkflowExecutionDescription | undefined>,
+  workflowId: string,
+  description: Pick<WorkflowExecutionDescription, 'workflowId' | 'raw'>,
+  under?: string,
+): Promise<string[]> {
+  const lines: string[] = [];
+  const prefix = swarmTaskWorkflowId(description.workflowId, '');
+  for (const child of description.raw.pendingChildren ?? []) {
+    const childId = child.workflowId ?? '';
+    if (child.workflowTypeName !== 'swarmWorkflow' || !childId.startsWith(prefix)) continue;
+    const task = childId.slice(prefix.length);
+    const name = under === undefined ? task : `${under}.${task}`;
+    const read = await describe(childId);
+    if (read === undefined) continue;
+    lines.push(
+      ...memoStatusLines(workflowId, read, name),
+      ...(await childMemoLines(describe, workflowId, read, name)),
     );
   }
   return lines;

@@ -77,6 +77,7 @@ export type {
 } from './contracts/handler-contracts.js';
 export type {
   ApprovalState,
+  ChildSwarmProgress,
   LiveInstance,
   PendingToolCall,
   SubagentHeartbeat,
@@ -102,6 +103,7 @@ export { isStoredListValue, type StoredListValue, storedOutputOf } from './contr
 export { subagentDefinitionContentType } from './contracts/subagent-definition-type.js';
 export type {
   CarriedState,
+  NestedRerun,
   RerunOrigin,
   ReusedLoop,
   ReusedResults,
@@ -128,7 +130,7 @@ export {
   type ToolApprovalRule,
   toolApprovalRuleSchema,
 } from './contracts/swarm-schema.js';
-export { swarmTaskWorkflowId } from './contracts/swarm-task-workflow-id.js';
+export { nestedTask, swarmTaskWorkflowId } from './contracts/swarm-task-workflow-id.js';
 export { FINISHED_TASK_STATUSES, isFailure, isFinished, isOpen } from './contracts/task-status.js';
 export {
   alwaysOnToolNames,

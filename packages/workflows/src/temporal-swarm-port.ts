@@ -233,7 +233,9 @@ export class TemporalSwarmPort implements SwarmPort {
    * A `swarm:` task runs its swarm as a child `swarmWorkflow` `<swarm>/swarm/<label>` (its own
    * history, continue-as-new and manifests) on this run's task queue, with its owner, data
    * plane, working directory and limits; its resolved `†` inputs and literal inputs are the
-   * child's `†input`. Cancelling the task (or the run) cancels the child and waits for it to end.
+   * child's `†input`. On a re-run from a task inside it (`SwarmWorkflowInput.nestedRerun`), the
+   * child is a re-run of the earlier child run, reusing what the plan says.
+   * Cancelling the task (or the run) cancels the child and waits for it to end.
    * A child that fails throws: the task fails with its reason.
    */
   async #runChildSwarm(call: SubagentCall): Promise<SubagentResult> {
@@ -245,6 +247,8 @@ export class TemporalSwarmPort implements SwarmPort {
         `swarm ${spec.swarm ?? ''} was not loaded: start the swarm from its file (wharf run), whose loader attaches the swarms its tasks name`,
       );
     const input = this.#input;
+    // A re-run from a task inside it re-runs the earlier child run (wharf rerun --from <task>.<inner>).
+    const rerun = input.nestedRerun?.[call.input.task];
     const args: SwarmWorkflowInput = {
       definition: child,
       input: { ...spec.swarm_inputs, ...call.input.inputs },
@@ -256,6 +260,13 @@ export class TemporalSwarmPort implements SwarmPort {
       ...(input.workdir === undefined ? {} : { workdir: input.workdir }),
       ...(input.contextPoolCap === undefined ? {} : { contextPoolCap: input.contextPoolCap }),
       ...(input.dataPlane === undefined ? {} : { dataPlane: input.dataPlane }),
+      ...(rerun === undefined
+        ? {}
+        : {
+            rerunOf: rerun.rerunOf,
+            reuse: rerun.reuse,
+            ...(rerun.nested === undefined ? {} : { nestedRerun: rerun.nested }),
+          }),
     };
     const started = Date.now();
     const result: SwarmResult = await executeChild<(input: SwarmWorkflowInput) => Promise<SwarmResult>>(

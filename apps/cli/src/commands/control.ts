@@ -10,7 +10,8 @@ import { requireWorker } from '../require-worker.js';
  * approved task runs at the swarm's next step; a rejected one is skipped (or failed, as its
  * `on_reject` says) with the comment as its reason. With `--call <id>`, answers one tool call
  * the agent task TASK holds instead: approved, it runs; rejected, it does not and the model
- * reads the rejection (with the comment) as the tool's result.
+ * reads the rejection (with the comment) as the tool's result. TASK `<swarm task>.<inner task>`
+ * names a gate (or held call) inside that `swarm:` task's child run: the answer goes there.
  */
 export async function approveCommand(
   workflowId: string,

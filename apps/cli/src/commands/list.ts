@@ -3,6 +3,7 @@ import { encryptedDataConverter } from '@wharf/codec';
 import { swarmSearchAttributes, type TaskCounts } from '@wharf/orchestrator';
 import { connectServer } from '../connect-server.js';
 import { listQuery } from '../list-query.js';
+import { nestRuns } from '../nest-runs.js';
 import { type CliIo, printJson } from '../output.js';
 import { withServerHint } from '../server-hint.js';
 
@@ -30,6 +31,8 @@ export interface ListedRun {
    * the run goes and when it ends); null for a run that does not record them (started before).
    */
   tasks: TaskCounts | null;
+  /** The run that started this one as a child (a `swarm:` task's run `<parent>/swarm/<task>`), else null. */
+  parent: string | null;
 }
 
 /** Options of {@link listCommand}. */
@@ -48,8 +51,9 @@ export interface ListOptions {
  * `wharf list`: the most recent swarm runs first, by a visibility query on Wharf's search
  * attributes (`listQuery`; `--swarm`, `--owner`, `--status`), read page by page until `--limit`
  * runs, never a scan of every workflow. Prints a table (run, swarm, status, start, duration,
- * tasks done and failed from the memo),
- * or with `--json` `{ schema: 'wharf.list/v1', query, runs: ListedRun[], more }`.
+ * tasks done and failed from the memo), a `swarm:` task's child run indented under its parent
+ * when both are listed, or with `--json` `{ schema: 'wharf.list/v1', query, runs: ListedRun[],
+ * more }` (most recent first; `parent` names a child's parent run).
  */
 export async function listCommand(options: ListOptions, io: CliIo): Promise<void> {
   const query = listQuery(options);
@@ -83,8 +87,9 @@ export async function listCommand(options: ListOptions, io: CliIo): Promise<void
       io.err(`wharf: no swarm runs match (${query})`);
       return;
     }
-    const rows = runs.map((run) => [
-      run.workflowId,
+    // A swarm: task's child run right under its parent, indented.
+    const rows = nestRuns(runs).map(({ run, depth }) => [
+      depth === 0 ? run.workflowId : `${'  '.repeat(depth - 1)}↳ ${run.workflowId}`,
       run.swarm ?? '-',
       run.status,
       run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
@@ -124,6 +129,7 @@ function listedRun(execution: WorkflowExecutionInfo): ListedRun {
     durationMs: ended === undefined ? null : ended.getTime() - started.getTime(),
     rerunOf: attributes.get(swarmSearchAttributes.rerunOf) ?? null,
     tasks: countsOf(execution.memo?.taskCounts),
+    parent: execution.parentExecution?.workflowId ?? null,
   };
 }
 

@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import type { SwarmResult } from '@wharf/orchestrator';
+import { gatedTasks } from '../gated-tasks.js';
 import { loadSwarm } from '../load-swarm.js';
 import { definitionWithModels, type ModelOptions, modelChoice } from '../model-options.js';
 import type { CliIo } from '../output.js';
 import { parseInputs } from '../parse-inputs.js';
 import { refuseMissingInputs } from '../refuse-missing-inputs.js';
 import { reportQueueWorkers } from '../report-queue-workers.js';
+import { approveCommandFor } from '../run-hints.js';
 import { runToEnd } from '../run-lifecycle.js';
 
 /** Options of {@link runCommand}. */
@@ -79,6 +81,7 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       ...(options.waitForInputsMs === undefined ? {} : { waitForInputsMs: options.waitForInputsMs }),
       ...(options.concurrency === undefined ? {} : { maxConcurrentTasks: options.concurrency }),
     });
+    const approveCommand = approveCommandFor(workflowId, embedded.address);
     return {
       workflowId,
       firstExecutionRunId,
@@ -86,6 +89,14 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       // Each gated task's own command once its gate opens (one skipped later is never announced).
       gated: Object.values(definition.tasks).some((task) => task.approval !== undefined),
       tasks: Object.keys(definition.tasks),
+      // A gate inside a swarm: task's child run is announced now, with the command that answers
+      // it from this run (`notes.publish`): this run's progress does not show the child's gates.
+      nextSteps: gatedTasks(definition)
+        .filter((name) => name.includes('.'))
+        .map(
+          (name) =>
+            `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
+        ),
     };
   });
 }

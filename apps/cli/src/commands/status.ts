@@ -18,7 +18,7 @@ import { queueWorkers } from '../queue-workers.js';
 import { retryingLines } from '../retrying-lines.js';
 import { approveCommandFor } from '../run-hints.js';
 import { serverHint, withServerHint } from '../server-hint.js';
-import { memoStatusLines } from '../status-from-memo.js';
+import { childMemoLines, memoStatusLines } from '../status-from-memo.js';
 
 /** Who cancelled a run and when, as its memo records them (`wharf cancel --by`); none when absent. */
 function cancellationOf(memo: Record<string, unknown> | undefined): {
@@ -223,12 +223,21 @@ export async function statusCommand(
             cause: error,
           });
         for (const line of memoStatusLines(workflowId, description)) io.out(line);
-        const retrying = retryingLines(description.raw.pendingActivities ?? []);
-        if (retrying.length > 0) io.out(`\nRetrying (${retrying.length}):`);
-        for (const line of retrying) io.out(`  ${line}`);
         return undefined;
       });
-    if (progress === undefined) return where();
+    if (progress === undefined) {
+      // What its swarm: tasks' child runs wait for, from their memos too.
+      const describe = (id: string) =>
+        wharf.client.workflow
+          .getHandle(id)
+          .describe()
+          .catch(() => undefined);
+      for (const line of await childMemoLines(describe, workflowId, description)) io.out(line);
+      const retrying = retryingLines(description.raw.pendingActivities ?? []);
+      if (retrying.length > 0) io.out(`\nRetrying (${retrying.length}):`);
+      for (const line of retrying) io.out(`  ${line}`);
+      return where();
+    }
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
     // The table's approval notes name this run (and a server other than the default).

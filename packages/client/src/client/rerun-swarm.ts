@@ -1,7 +1,15 @@
 import type { Client } from '@temporalio/client';
-import type { DataPlaneIdentity, RerunOrigin, SwarmDefinition } from '@wharf/swarm';
-import { parseSwarm, planRerun, type RerunPlan, reusePoolTimes, WharfOrchestratorError } from '@wharf/swarm';
-import { readFinishedSwarmRun } from './read-swarm-run.js';
+import type { DataPlaneIdentity, NestedRerun, RerunOrigin, SwarmDefinition } from '@wharf/swarm';
+import {
+  childSwarm,
+  nestedTask,
+  parseSwarm,
+  planRerun,
+  type RerunPlan,
+  reusePoolTimes,
+  WharfOrchestratorError,
+} from '@wharf/swarm';
+import { type FinishedSwarmRun, readFinishedSwarmRun } from './read-swarm-run.js';
 import type { StartSwarmOptions, SwarmHandle } from './start-swarm-options.js';
 
 /** What {@link rerunSwarm} uses of a `WharfClient`. */
@@ -65,15 +73,7 @@ export async function rerunSwarm(
         ? parseSwarm(edited, wharf.tools === undefined ? {} : { tools: wharf.tools })
         : edited;
   const inputs = { ...previous.inputs, ...overrides };
-  const plan = planRerun(
-    {
-      definition: previous.input.definition,
-      inputs: previous.inputs,
-      tasks: previous.result.tasks,
-      results: previous.results,
-    },
-    { definition, inputs, from },
-  );
+  const { plan, nested } = await planFrom(wharf.client, previous, definition, inputs, from);
   const plane = previous.input.dataPlane;
   if (plane !== undefined && wharf.dataPlane !== undefined && plane.id !== wharf.dataPlane.id)
     throw new WharfOrchestratorError(
@@ -99,9 +99,81 @@ export async function rerunSwarm(
       },
       // Reused outputs enter the context pool at the times they did in the run, moved to now.
       reuse: reusePoolTimes(plan.reuse, previous.result.tasks, Date.now()),
+      ...(nested === undefined ? {} : { nested }),
     },
   });
   return { ...handle, rerunOf: workflowId, plan, definition };
+}
+
+/**
+ * The plan of a re-run of `previous` from `from`. A `from` of `<swarm task>.<inner task>` re-runs
+ * that `swarm:` task (and what depends on it) with its child run a re-run of the earlier child
+ * run (`<run>/swarm/<swarm task>`, read from Temporal as the run is) from `<inner task>`, planned
+ * the same way against the earlier child's definition and `†input` values (the values the task
+ * passes are resolved only when it runs). The plan lists the child's tasks as
+ * `<swarm task>.<inner task>`: reused ones in `reused`, the ones that run again in `rerun`
+ * after the `swarm:` task; `reuse` holds this run's own.
+ */
+async function planFrom(
+  client: Client,
+  previous: FinishedSwarmRun,
+  definition: SwarmDefinition,
+  inputs: Record<string, unknown>,
+  from: string | undefined,
+): Promise<{ plan: RerunPlan; nested?: Record<string, NestedRerun> }> {
+  const inner = from === undefined ? undefined : nestedTask(previous.workflowId, from);
+  const head = inner === undefined || from === undefined ? from : from.slice(0, from.indexOf('.'));
+  const plan = planRerun(
+    {
+      definition: previous.input.definition,
+      inputs: previous.inputs,
+      tasks: previous.result.tasks,
+      results: previous.results,
+    },
+    { definition, inputs, from: head },
+  );
+  if (inner === undefined || head === undefined) return { plan };
+  const spec = definition.tasks[head];
+  const child = spec === undefined ? undefined : childSwarm(spec);
+  if (child === undefined)
+    throw new WharfOrchestratorError(
+      'INVALID_REQUEST',
+      `cannot re-run from "${from}": ${head} is not a swarm: task with its swarm loaded (start the re-run from its file, or name one of the tasks: ${Object.keys(definition.tasks).join(', ')})`,
+    );
+  const earlier = await readFinishedSwarmRun(client, inner.workflowId).catch((error: unknown) => {
+    throw new WharfOrchestratorError(
+      'INVALID_REQUEST',
+      `cannot re-run from "${from}": ${head} left no finished swarm run ${inner.workflowId} to re-run (${error instanceof Error ? error.message : String(error)})`,
+      { cause: error },
+    );
+  });
+  const nested = await planFrom(client, earlier, child, earlier.inputs, inner.task);
+  const named = (task: string) => `${head}.${task}`;
+  return {
+    plan: {
+      reuse: plan.reuse,
+      reused: [...plan.reused, ...nested.plan.reused.map(named)],
+      rerun: plan.rerun.flatMap((entry) =>
+        entry.task === head
+          ? [
+              { task: head, reason: `its swarm runs again from ${inner.task}` },
+              ...nested.plan.rerun.map((task) => ({ ...task, task: named(task.task) })),
+            ]
+          : [entry],
+      ),
+    },
+    nested: {
+      [head]: {
+        rerunOf: {
+          workflowId: earlier.workflowId,
+          from: inner.task,
+          readsFrom: readsFrom(earlier.workflowId, earlier.input.rerunOf),
+        },
+        reuse: reusePoolTimes(nested.plan.reuse, earlier.result.tasks, Date.now()),
+        ...(nested.nested === undefined ? {} : { nested: nested.nested }),
+      },
+    },
+  };
 }
 
 /** The run re-run and the runs it reused outputs from in turn (most recent first, each once). */

@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { DataPlaneIdentity, RerunOrigin, ReusedResults } from '@wharf/swarm';
+import type { DataPlaneIdentity, NestedRerun, RerunOrigin, ReusedResults } from '@wharf/swarm';
 
 /** Options of `WharfClient.startSwarm`. */
 export interface StartSwarmOptions {
@@ -17,9 +17,10 @@ export interface StartSwarmOptions {
   /**
    * What a re-run carries (`WharfClient.rerun` sets these): the run it comes from (its
    * `WharfRerunOf` search attribute and `rerunOf` memo) and the results it folds instead of
-   * running those tasks again.
+   * running those tasks again; `nested`, per `swarm:` task, the re-run of its earlier child run
+   * (a re-run from a task inside it).
    */
-  rerun?: { of: RerunOrigin; reuse: ReusedResults };
+  rerun?: { of: RerunOrigin; reuse: ReusedResults; nested?: Record<string, NestedRerun> };
   /** The data plane of the swarm's outputs when it is not the client's (a re-run keeps its run's). */
   dataPlane?: DataPlaneIdentity;
 }

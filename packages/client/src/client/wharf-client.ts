@@ -2,6 +2,7 @@ import {
   Client,
   type ClientPlugin,
   type ConnectionLike,
+  WorkflowNotFoundError,
   WorkflowUpdateFailedError,
 } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -22,10 +23,12 @@ import {
   agentWorkflowId,
   MissingInputsError,
   missingInputs,
+  nestedTask,
   type PendingApproval,
   parseSwarm,
   pendingApprovals,
   renderTaskTable,
+  swarmTaskWorkflowId,
   WharfOrchestratorError,
 } from '@wharf/swarm';
 import {
@@ -206,6 +209,7 @@ export class WharfClient {
       ...(options.workdir === undefined ? {} : { workdir: options.workdir }),
       ...(dataPlane === undefined ? {} : { dataPlane }),
       ...(rerun === undefined ? {} : { rerunOf: rerun.of, reuse: rerun.reuse }),
+      ...(rerun?.nested === undefined ? {} : { nestedRerun: rerun.nested }),
     };
     const taskCount = Object.keys(swarm.tasks).length;
     const visibility = newSwarmVisibility({ definition: swarm, ownerId, rerunOf: rerun?.of, dataPlane });
@@ -283,7 +287,10 @@ export class WharfClient {
   /**
    * Per-task status, bytes and out ids. For running tasks, what their subagents report in
    * their heartbeats: bytes captured so far, and in {@link TaskProgress.live} each running
-   * instance's agent step and tool calls.
+   * instance's agent step and tool calls. A running `swarm:` task's child swarm run is read
+   * the same way into its `child` (its workflow id and progress, its own children's within):
+   * its gates and held tool calls are the run's too (`pendingApprovals` names them
+   * `<task>.<inner task>`), and a run that is `running` while one waits reads `waiting`.
    */
   async progress(workflowId: string): Promise<SwarmProgress> {
     const handle = this.client.workflow.getHandle(workflowId);
@@ -291,8 +298,10 @@ export class WharfClient {
     const description = await handle.describe();
     const live = new Map<string, LiveInstance[]>();
     const pendingActivities = [...(description.raw.pendingActivities ?? [])];
+    const swarms: string[] = [];
     // An agent task runs as a child workflow: its step activities heartbeat there.
     for (const child of description.raw.pendingChildren ?? []) {
+      if (child.workflowTypeName === 'swarmWorkflow' && child.workflowId) swarms.push(child.workflowId);
       if (child.workflowTypeName !== 'agentTaskWorkflow' || !child.workflowId) continue;
       const agent = await this.client.workflow
         .getHandle(child.workflowId)
@@ -321,6 +330,16 @@ export class WharfClient {
       task.live = instances.sort((left, right) => (left.instance ?? 0) - (right.instance ?? 0));
       task.bytesCaptured += instances.reduce((sum, instance) => sum + (instance.bytes ?? 0), 0);
     }
+    // A `swarm:` task's child run, read as this one is (a child no longer running is left out).
+    for (const childId of swarms) {
+      const task = progress.tasks.find(
+        (entry) => entry.status === 'running' && swarmTaskWorkflowId(workflowId, entry.task) === childId,
+      );
+      if (task === undefined) continue;
+      const child = await this.progress(childId).catch(() => undefined);
+      if (child !== undefined) task.child = { workflowId: childId, ...child };
+    }
+    if (progress.status === 'running' && pendingApprovals(progress).length > 0) progress.status = 'waiting';
     return progress;
   }
 
@@ -328,11 +347,15 @@ export class WharfClient {
    * Approves or rejects a task's `approval:` gate. An approved task runs at the swarm's next
    * step; a rejected one is skipped (or failed, with `on_reject: fail`), the comment recorded
    * as its reason. Throws `INVALID_REQUEST` naming the problem for an unknown task, a task
-   * without a gate, a finished task or a gate already answered.
+   * without a gate, a finished task or a gate already answered. `task` may name a gate inside a
+   * `swarm:` task's child run, `<swarm task>.<inner task>` as `pendingApprovals` lists it: the
+   * answer goes to that child's workflow (`<run>/swarm/<swarm task>`), refused as a top-level
+   * one would be, or when that child does not run.
    *
    * @example
    * ```ts
    * await wharf.approveTask(workflowId, 'deploy', { approve: false, comment: 'not on a Friday' });
+   * await wharf.approveTask(workflowId, 'notes.publish', { approve: true }); // a gate of the child run of notes
    * ```
    */
   async approveTask(
@@ -340,12 +363,19 @@ export class WharfClient {
     task: string,
     answer: { approve: boolean; comment?: string; by?: string },
   ): Promise<ApproveTaskResult> {
+    // `notes.publish`: task publish of the child swarm run of the swarm: task notes.
+    const target = innermostTask(workflowId, task);
     try {
-      return await this.client.workflow
-        .getHandle(workflowId)
-        .executeUpdate(approveTaskUpdate, { args: [{ task, ...answer }] });
+      const result = await this.client.workflow
+        .getHandle(target.workflowId)
+        .executeUpdate(approveTaskUpdate, { args: [{ ...answer, task: target.task }] });
+      return { ...result, task };
     } catch (error) {
-      throw rejectedUpdate(error, `approveTask(${task})`);
+      throw rejectedUpdate(
+        error,
+        `approveTask(${task})`,
+        target.workflowId === workflowId ? undefined : target,
+      );
     }
   }
 
@@ -356,7 +386,8 @@ export class WharfClient {
    * waits (found in the swarm's memo, else `<swarm>/agent/<task>`); an approved call runs, a
    * rejected one does not and the model gets the rejection, with the comment, as the tool's
    * result. Throws `INVALID_REQUEST` naming the problem when no such call waits or it was
-   * already answered.
+   * already answered. A call held inside a `swarm:` task's child run is named as
+   * `pendingApprovals` lists it, `<swarm task>.<agent task>`.
    *
    * @example
    * ```ts
@@ -369,17 +400,7 @@ export class WharfClient {
     callId: string,
     answer: { approve: boolean; comment?: string; by?: string },
   ): Promise<ApproveToolCallResult> {
-    const description = await this.client.workflow.getHandle(workflowId).describe();
-    const held = Array.isArray(description.memo?.pendingToolCalls)
-      ? (description.memo.pendingToolCalls as { task?: unknown; callId?: unknown; workflowId?: unknown }[])
-      : [];
-    const entry = held.find((call) => call.task === task && call.callId === callId);
-    const target =
-      typeof entry?.workflowId === 'string'
-        ? entry.workflowId
-        : task === 'supervisor'
-          ? `${workflowId}/supervisor`
-          : agentWorkflowId(workflowId, task);
+    const target = await this.#heldCallWorkflow(workflowId, task, callId);
     try {
       return await this.client.workflow
         .getHandle(target)
@@ -390,7 +411,33 @@ export class WharfClient {
   }
 
   /**
-   * The approval gates waiting for an answer, in task order, then the tool calls agent tasks hold.
+   * The agent workflow that holds call `callId` of `task`: the one the run's memo names, else,
+   * for `<swarm task>.<rest>` naming a child swarm run that exists, the one that child's names
+   * for `<rest>`; else the agent task's own (`<run>/agent/<task>`, `<run>/supervisor`).
+   */
+  async #heldCallWorkflow(workflowId: string, task: string, callId: string): Promise<string> {
+    const description = await this.client.workflow.getHandle(workflowId).describe();
+    const held = Array.isArray(description.memo?.pendingToolCalls)
+      ? (description.memo.pendingToolCalls as { task?: unknown; callId?: unknown; workflowId?: unknown }[])
+      : [];
+    const entry = held.find((call) => call.task === task && call.callId === callId);
+    if (typeof entry?.workflowId === 'string') return entry.workflowId;
+    // A spawned worker's label holds a dot too (`review.spawn-1`): a child run decides.
+    const nested = nestedTask(workflowId, task);
+    if (nested !== undefined) {
+      const child = await this.client.workflow
+        .getHandle(nested.workflowId)
+        .describe()
+        .catch(() => undefined);
+      if (child?.type === 'swarmWorkflow')
+        return this.#heldCallWorkflow(nested.workflowId, nested.task, callId);
+    }
+    return task === 'supervisor' ? `${workflowId}/supervisor` : agentWorkflowId(workflowId, task);
+  }
+
+  /**
+   * The approval gates waiting for an answer, in task order, then the tool calls agent tasks hold,
+   * then those of `swarm:` tasks' child runs, named `<task>.<inner task>` (see {@link progress}).
    *
    * @example
    * ```ts
@@ -398,7 +445,7 @@ export class WharfClient {
    * ```
    */
   async pendingApprovals(workflowId: string): Promise<PendingApproval[]> {
-    return pendingApprovals(await this.client.workflow.getHandle(workflowId).query(progressQuery));
+    return pendingApprovals(await this.progress(workflowId));
   }
 
   /** Cancels one task; its dependents are skipped. */
@@ -470,13 +517,38 @@ function afterTheRun(workflowId: string): string {
   ].join('\n');
 }
 
-/** A rejected update (its validator threw) as an `INVALID_REQUEST` naming the reason; else as it is. */
-function rejectedUpdate(error: unknown, what: string): unknown {
+/**
+ * A rejected update (its validator threw) as an `INVALID_REQUEST` naming the reason; an update
+ * to a child swarm run (`nested`) that does not run (not started yet, or ended) as one saying so;
+ * else as it is.
+ */
+function rejectedUpdate(
+  error: unknown,
+  what: string,
+  nested?: { workflowId: string; task: string },
+): unknown {
   const cause = (error as { cause?: unknown }).cause;
   if (error instanceof WorkflowUpdateFailedError && cause instanceof Error) {
     return new WharfOrchestratorError('INVALID_REQUEST', `${what}: ${cause.message}`, { cause: error });
   }
+  if (nested !== undefined && error instanceof WorkflowNotFoundError) {
+    return new WharfOrchestratorError(
+      'INVALID_REQUEST',
+      `${what}: no swarm run ${nested.workflowId} runs to answer task "${nested.task}" (its swarm: task has not started, has ended, or is no swarm: task)`,
+      { cause: error },
+    );
+  }
   return error;
+}
+
+/**
+ * The run and task a name given to a run stands for: `<swarm task>.<inner task>` is the inner
+ * task of that task's child swarm run (`nestedTask`), followed down each `.`; a plain name is
+ * the run's own task.
+ */
+function innermostTask(workflowId: string, task: string): { workflowId: string; task: string } {
+  const nested = nestedTask(workflowId, task);
+  return nested === undefined ? { workflowId, task } : innermostTask(nested.workflowId, nested.task);
 }
 
 /** A subagent's heartbeat details (JSON payload data), or undefined in any other format. */

@@ -82,4 +82,47 @@ describe('approval gate', () => {
     expect(text).toContain('wharf approve run-1 deploy');
     expect(renderPendingApprovals([], 'run-1')).toBe('');
   });
+
+  it('lists the gates and held tool calls of a swarm: task’s child run (and its children) under <task>.<inner task>', () => {
+    const held = {
+      task: 'review',
+      callId: 'call-1',
+      tool: 'shell',
+      arguments: '{}',
+      requestedAt: 5,
+      workflowId: 'run-1/swarm/notes/agent/review',
+      owner: 'review',
+    };
+    const grandchild = {
+      swarm: 'inner',
+      status: 'waiting' as const,
+      step: 1,
+      workflowId: 'run-1/swarm/notes/swarm/deep',
+      tasks: [task('sign', { approval: { requestedAt: 7 } })],
+    };
+    const child = {
+      swarm: 'notes',
+      status: 'waiting' as const,
+      step: 2,
+      workflowId: 'run-1/swarm/notes',
+      tasks: [
+        task('publish', { approval: { prompt: 'Publish?', requestedAt: 4 } }),
+        task('deep', { status: 'running', child: grandchild }),
+      ],
+      pendingToolCalls: [held],
+    };
+    const pending = pendingApprovals({
+      tasks: [task('notes', { status: 'running', child }), task('deploy', { approval: { requestedAt: 3 } })],
+    });
+    expect(pending).toEqual([
+      { task: 'deploy', requestedAt: 3 },
+      { task: 'notes.publish', prompt: 'Publish?', requestedAt: 4 },
+      {
+        task: 'notes.review',
+        requestedAt: 5,
+        call: { id: 'call-1', tool: 'shell', arguments: '{}', workflowId: held.workflowId },
+      },
+      { task: 'notes.deep.sign', requestedAt: 7 },
+    ]);
+  });
 });

@@ -101,11 +101,14 @@ export interface PendingApproval {
 
 /**
  * The gates of a swarm waiting for an answer: its tasks' gates in task order, then the tool
- * calls its agent tasks hold, oldest first.
+ * calls its agent tasks hold, oldest first, then those of its `swarm:` tasks' child runs (when
+ * `WharfClient.progress` filled `TaskProgress.child` in) named `<task>.<inner task>`, as
+ * `wharf approve <run> <task>.<inner task>` answers them.
  *
  * @example
  * ```ts
  * pendingApprovals(progress); // [{ task: 'deploy', prompt: 'Ship it?', requestedAt: … }]
+ * pendingApprovals(parentProgress); // [{ task: 'notes.publish', … }]: task publish of the child run of notes
  * ```
  */
 export function pendingApprovals(
@@ -130,6 +133,11 @@ export function pendingApprovals(
       ...(call.deadline === undefined ? {} : { deadline: call.deadline }),
       call: { id: call.callId, tool: call.tool, arguments: call.arguments, workflowId: call.workflowId },
     });
+  }
+  for (const task of progress.tasks) {
+    if (task.child === undefined) continue;
+    for (const gate of pendingApprovals(task.child))
+      pending.push({ ...gate, task: `${task.task}.${gate.task}` });
   }
   return pending;
 }

@@ -65,6 +65,19 @@ export interface TaskProgress {
    * `WharfClient.progress`, never by the workflow.
    */
   live?: LiveInstance[];
+  /**
+   * A running `swarm:` task's child swarm run: its workflow id (`<swarm>/swarm/<task>`) and
+   * its own progress, its children's within it. Filled in by `WharfClient.progress`, never by
+   * the workflow. Its gates and held tool calls are the parent's too, named
+   * `<task>.<inner task>` (`pendingApprovals`).
+   */
+  child?: ChildSwarmProgress;
+}
+
+/** The progress of a `swarm:` task's child swarm run, as {@link TaskProgress.child} holds it. */
+export interface ChildSwarmProgress extends SwarmProgress {
+  /** The child's workflow id: `<parent>/swarm/<task>`. */
+  workflowId: string;
 }
 
 /** A task's approval gate as the workflow records it. */

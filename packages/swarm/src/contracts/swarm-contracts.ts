@@ -46,6 +46,23 @@ export interface SwarmWorkflowInput {
   parent?: { workflowId: string; task: string };
   /** A nested run's previews so far, carried across continue-as-new. */
   previews?: Record<string, string>;
+  /**
+   * A re-run from inside a `swarm:` task's child run (`wharf rerun <run> --from <task>.<inner
+   * task>`): per `swarm:` task, how its child run re-runs the child run of the run this one
+   * re-runs (its origin and the results it reuses, its own children's in turn) instead of
+   * running afresh.
+   */
+  nestedRerun?: Record<string, NestedRerun>;
+}
+
+/** How a `swarm:` task's child run re-runs the earlier child run (see {@link SwarmWorkflowInput.nestedRerun}). */
+export interface NestedRerun {
+  /** The earlier child run (`<earlier run>/swarm/<task>`) and the task of it that runs again. */
+  rerunOf: RerunOrigin;
+  /** What the child run reuses of it. */
+  reuse: ReusedResults;
+  /** Its own `swarm:` tasks' child runs, when the task it re-runs from is deeper still. */
+  nested?: Record<string, NestedRerun>;
 }
 
 /** Where a re-run comes from. */
