@@ -1,4 +1,7 @@
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
@@ -43,10 +46,39 @@ describe('approve, input and run --wait-for-inputs refuse bad usage with exit 2'
     );
   });
 
-  it('rerun needs the task to run again from', async () => {
+  it('rerun needs to be told what runs again, and refuses an unknown --from of --file before any server', async () => {
     const rerun = await wharf(['rerun', 'run-1']);
     expect(rerun.code).toBe(2);
-    expect(rerun.stderr).toContain("required option '--from <task>' not specified");
+    expect(rerun.stderr).toContain(
+      'say what runs again: --from <task> (it and what depends on it), --input <key=value> (the tasks reading it) or --file <swarm.yaml> (the tasks changed in it)',
+    );
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-rerun-usage-'));
+    try {
+      const file = join(dir, 'swarm.yaml');
+      await writeFile(
+        file,
+        'name: s\ntasks:\n  fetch: { script: { content: echo } }\n  greet: { script: { content: echo } }\n',
+      );
+      // No server at 127.0.0.1:1: the task is checked against the file first.
+      const unknown = await wharf([
+        'rerun',
+        'run-1',
+        '--from',
+        'gret',
+        '--file',
+        file,
+        '--address',
+        '127.0.0.1:1',
+        '--data-dir',
+        join(dir, 'data'),
+      ]);
+      expect(unknown.code, unknown.stderr).toBe(2);
+      expect(unknown.stderr).toContain(
+        'cannot re-run from "gret": the swarm has no such task; tasks: fetch, greet',
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('approve needs a run and a task, and answers unreachable servers with exit 4', async () => {

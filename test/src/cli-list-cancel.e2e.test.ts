@@ -24,7 +24,13 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
 
 interface Listed {
   schema: string;
-  runs: { workflowId: string; swarm: string | null; status: string; durationMs: number | null }[];
+  runs: {
+    workflowId: string;
+    swarm: string | null;
+    status: string;
+    durationMs: number | null;
+    tasks: { done: number; failed: number; total: number } | null;
+  }[];
 }
 
 describe('wharf list, cancel and terminate', () => {
@@ -74,20 +80,27 @@ describe('wharf list, cancel and terminate', () => {
     await until(() => existsSync(join(dir, 'nap.pid')), 60_000);
     const scriptGroup = Number(readFileSync(join(dir, 'nap.pid'), 'utf8'));
 
+    // Listed with its task counts from the memo once the first task is done.
     const running = await list(['--swarm', 'napper'], (listed) =>
-      listed.runs.some((entry) => entry.workflowId === workflowId),
+      listed.runs.some((entry) => entry.workflowId === workflowId && entry.tasks?.done === 1),
     );
     expect(running.schema).toBe('wharf.list/v1');
     expect(running.runs).toEqual([
-      expect.objectContaining({ workflowId, swarm: 'napper', status: 'running', durationMs: null }),
+      expect.objectContaining({
+        workflowId,
+        swarm: 'napper',
+        status: 'running',
+        durationMs: null,
+        tasks: { done: 1, failed: 0, total: 2 },
+      }),
     ]);
     expect((await list(['--swarm', 'other'], () => true)).runs).toEqual([]);
     expect((await list(['--status', 'completed'], () => true)).runs).toEqual([]);
     const table = await runWharf(['list', '--address', server.address], dir);
-    expect(table.stdout).toMatch(new RegExp(`^${workflowId}\\s+napper\\s+running\\s+`, 'm'));
+    expect(table.stdout).toMatch(new RegExp(`^${workflowId}\\s+napper\\s+running\\s+.*\\s1/2 done$`, 'm'));
 
     const cancelled = await runWharf(
-      ['cancel', workflowId, '--address', server.address, '--wait', '30s'],
+      ['cancel', workflowId, '--address', server.address, '--wait', '30s', '--by', 'ana'],
       dir,
     );
     expect(cancelled.code, cancelled.stderr).toBe(0);
@@ -109,7 +122,24 @@ describe('wharf list, cancel and terminate', () => {
     expect(run.output().stderr).not.toContain('[WARN]');
 
     const listedCancelled = await list(['--status', 'cancelled'], (listed) => listed.runs.length > 0);
-    expect(listedCancelled.runs).toEqual([expect.objectContaining({ workflowId, status: 'cancelled' })]);
+    expect(listedCancelled.runs).toEqual([
+      expect.objectContaining({
+        workflowId,
+        status: 'cancelled',
+        tasks: expect.objectContaining({ total: 2 }),
+      }),
+    ]);
+    // Every task is counted as it ended (the one stopped in flight as the fold saw it).
+    const counts = listedCancelled.runs[0]?.tasks;
+    expect((counts?.done ?? 0) + (counts?.failed ?? 0)).toBe(2);
+    // The memo records who cancelled and when; `wharf status` says it.
+    const { memo } = await client.workflow.getHandle(workflowId).describe();
+    expect(memo).toMatchObject({ cancelledBy: 'ana', cancelledAt: expect.stringMatching(/^\d{4}-/) });
+    const status = await runWharf(
+      ['status', workflowId, '--address', server.address, '--data-dir', 'data'],
+      dir,
+    );
+    expect(status.stdout).toContain(`napper: cancelled by ana at ${String(memo?.cancelledAt)}`);
     const again = await runWharf(['cancel', workflowId, '--address', server.address], dir);
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`${workflowId} has already ended (cancelled): nothing to cancel`);

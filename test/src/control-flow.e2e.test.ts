@@ -175,6 +175,11 @@ tasks:
       expect(status.code).toBe(0);
       expect(status.stdout).toContain('Waiting for approval (1):');
       expect(status.stdout).toContain(`wharf approve ${workflowId} deploy`);
+      // The task table's note names the run too, never a placeholder.
+      expect(status.stdout).toContain(
+        `awaits approval: Ship the build? (wharf approve ${workflowId} deploy --address ${address})`,
+      );
+      expect(status.stdout).not.toContain('<run>');
       const handle = env.temporal.client.workflow.getHandle(workflowId);
       expect((await handle.describe()).memo?.pendingApprovals).toEqual(['deploy']);
       // The Web UI's current details (read through the built-in metadata query) lead with the gate.

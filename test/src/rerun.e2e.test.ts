@@ -163,7 +163,7 @@ tasks:
     );
   });
 
-  it('`wharf rerun --from` with a new input: the CLI prints what it reuses and runs again, and runs only that', async () => {
+  it('`wharf rerun` with a new input, with and without --from: the CLI prints what it reuses and runs again, and runs only that', async () => {
     const log = join(env.dir, 'cli.log');
     await writeFile(
       join(env.dir, 'greet.yaml'),
@@ -199,11 +199,45 @@ tasks:
       fetched: outputs.fetch?.[0],
     });
 
-    const unknown = await runWharf(['rerun', workflowId, '--from', 'gret', ...common], env.dir);
-    expect(unknown.code).toBe(2);
+    // An unknown task is refused before the worker starts: its store (here one that cannot open) is never reached.
+    const unknown = await runWharf(['rerun', workflowId, '--from', 'gret', ...common], env.dir, {
+      env: { ...process.env, WHARF_STORE: 'postgres://wharf@127.0.0.1:1/none' },
+    });
+    expect(unknown.code, unknown.stderr).toBe(2);
     expect(unknown.stderr).toContain(
       'cannot re-run from "gret": the swarm has no such task; tasks: fetch, greet',
     );
+
+    // With no server answering, the task names this data directory recorded at the run refuse it.
+    const offline = await runWharf(
+      ['rerun', workflowId, '--from', 'gret', '--address', '127.0.0.1:1', '--data-dir', 'cli-data'],
+      env.dir,
+    );
+    expect(offline.code, offline.stderr).toBe(2);
+    expect(offline.stderr).toContain(
+      'cannot re-run from "gret": the swarm has no such task; tasks: fetch, greet',
+    );
+
+    // A new input alone: the task reading it runs again, the fetch is reused.
+    const inputOnly = await runWharf(['rerun', workflowId, '-i', 'who=cy', ...common], env.dir);
+    expect(inputOnly.code, inputOnly.stderr).toBe(0);
+    const fourth = JSON.parse(inputOnly.stdout) as SwarmResult & {
+      plan: { reused: string[]; rerun: { task: string; reason: string }[] };
+    };
+    expect(fourth.plan).toMatchObject({
+      reused: ['fetch'],
+      rerun: [{ task: 'greet', reason: 'it reads †input.who, which changed' }],
+    });
+    expect(fourth.outputs.fetch).toEqual(outputs.fetch);
+    expect(inputOnly.stderr).toContain(`a re-run of ${workflowId} for what changed`);
+    const ranAgain = (await readFile(log, 'utf8')).trim().split('\n');
+    expect(ranAgain.map((line) => line.split(' ')[0])).toEqual(['fetch', 'greet', 'greet', 'greet']);
+    expect(JSON.parse(ranAgain[3]?.slice('greet '.length) ?? '')).toMatchObject({ who: 'cy' });
+
+    // An input no task reads, or one that did not change: nothing would run again.
+    const same = await runWharf(['rerun', workflowId, '-i', 'who=ana', ...common], env.dir);
+    expect(same.code).toBe(2);
+    expect(same.stderr).toContain('nothing to re-run: no input changed');
   });
 
   it('`wharf rerun --from`: the task run again gets the context the run gave it, and the supervisor and `wharf evidence` see the reused tasks', async () => {

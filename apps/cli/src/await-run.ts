@@ -1,6 +1,7 @@
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { SwarmResult } from '@wharf/orchestrator';
 import type { Embedded } from '@wharf/orchestrator/embedded';
+import { announceGates } from './announce-gates.js';
 import { CliError } from './cli-error.js';
 import { followRun } from './follow-run.js';
 import { type InterruptWatch, stoppedMessage } from './interrupt.js';
@@ -18,6 +19,8 @@ export interface AwaitRunOptions {
   follow: boolean;
   /** Print the run's events as JSON lines (`--follow --json`) until it ends. */
   events?: boolean;
+  /** Say when a gate of the run waits for approval (`announceGates`): it has gated tasks. */
+  gated?: boolean;
   io: CliIo;
 }
 
@@ -66,8 +69,13 @@ export async function awaitRun(
   const until = Promise.race([result, watch.interrupted]);
   until.catch(() => {});
   void watch.interrupted.then(() => waiting.abort());
+  const approveCommand = approveCommandFor(workflowId, embedded.address);
+  // Each gate is announced when it opens, not at the start: one skipped later never is.
+  const gates =
+    options.gated === true
+      ? announceGates(embedded.wharf, workflowId, { until, io, approveCommand })
+      : undefined;
   if (options.follow) {
-    const approveCommand = approveCommandFor(workflowId, embedded.address);
     const retrying = async () =>
       retryingLines(
         (await embedded.wharf.client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [],
@@ -85,6 +93,7 @@ export async function awaitRun(
     await Promise.race([reading, watch.interrupted]);
   }
   const outcome = await until;
+  await gates;
   // Interrupted: the message is out; the caller stops the worker (the drain) in its `finally`.
   if (typeof outcome === 'string') throw watch.error(stoppedMessage(run));
   return outcome;

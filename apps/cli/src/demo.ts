@@ -9,6 +9,7 @@ import { parseSwarm } from '@wharf/orchestrator';
 import { startEmbedded } from '@wharf/orchestrator/embedded';
 import { applyModelOverrides, hasOverrides, parseModelOverrides } from '@wharf/orchestrator/node';
 import { safeId } from '@wharf/orchestrator/worker';
+import { demoEnding } from './demo-ending.js';
 import { processIo } from './output.js';
 import { changedLines, progressLines } from './progress-view.js';
 
@@ -28,6 +29,8 @@ if (hasOverrides(overrides)) {
 const model = definition.supervisor && definition.agents[definition.supervisor.agent]?.model;
 
 const started = Date.now();
+// Exit 1, saying so, when the swarm did not complete (set once its result is in).
+let ending: ReturnType<typeof demoEnding> | undefined;
 io.out(
   `Wharf demo — swarm "${definition.name}" (${Object.keys(definition.tasks).length} tasks) from examples/repo-health.yaml`,
 );
@@ -57,6 +60,7 @@ try {
     await Promise.race([new Promise((resolve) => setTimeout(resolve, 400)), done.catch(() => {})]);
   }
   const result = await done;
+  ending = demoEnding(result);
   io.out(`\nSwarm ${result.status} in ${((Date.now() - started) / 1000).toFixed(1)} s:`);
   for (const line of progressLines(
     { swarm: result.swarm, status: result.status, step: 0, tasks: result.tasks },
@@ -131,3 +135,5 @@ try {
 } finally {
   await embedded.stop();
 }
+if (ending?.line !== undefined) io.err(ending.line);
+process.exitCode = ending?.exitCode ?? 0;

@@ -49,6 +49,17 @@ describe('interruptMessage', () => {
     expect(lines.at(-1)).toContain('up to 10 s');
   });
 
+  it('gives the Ctrl-C hint on Ctrl-C only, not on SIGTERM', () => {
+    expect(interruptMessage(onServer, { ...timing, signal: 'SIGINT' }).at(-1)).toContain(
+      '(Ctrl-C again to exit now)',
+    );
+    const terminated = interruptMessage(onServer, { ...timing, signal: 'SIGTERM' });
+    expect(terminated.join('\n')).not.toContain('Ctrl-C');
+    expect(terminated.at(-1)).toBe(
+      'wharf: stopping the worker: steps in flight get up to 10 s to finish, then go back to the server to be retried; out within 15 s (a second signal exits now)',
+    );
+  });
+
   it('before the swarm started, only says it stops', () => {
     expect(interruptMessage(undefined, timing)).toEqual(['wharf: interrupted while starting; stopping.']);
   });

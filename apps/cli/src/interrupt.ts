@@ -36,14 +36,17 @@ export interface InterruptedRun {
  * @example
  * ```ts
  * for (const line of interruptMessage(run, { drainMs: 10_000, exitMs: 15_000 })) io.err(line);
+ * interruptMessage(run, { drainMs: 10_000, exitMs: 15_000, signal: 'SIGTERM' }); // no Ctrl-C hint
  * ```
  */
 export function interruptMessage(
   run: InterruptedRun | undefined,
-  timing: { drainMs: number; exitMs: number },
+  timing: { drainMs: number; exitMs: number; signal?: InterruptSignal | undefined },
 ): string[] {
   const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
-  const drain = `wharf: stopping the worker: steps in flight get up to ${seconds(timing.drainMs)} to finish, then go back to the server to be retried; out within ${seconds(timing.exitMs)} (Ctrl-C again to exit now)`;
+  // Ctrl-C is a hint for a person at the terminal; SIGTERM comes from a supervisor, which signals again.
+  const again = timing.signal === 'SIGTERM' ? 'a second signal exits now' : 'Ctrl-C again to exit now';
+  const drain = `wharf: stopping the worker: steps in flight get up to ${seconds(timing.drainMs)} to finish, then go back to the server to be retried; out within ${seconds(timing.exitMs)} (${again})`;
   if (run === undefined) return ['wharf: interrupted while starting; stopping.'];
   const { workflowId } = run;
   const ui = run.link === undefined ? '' : ` · Web UI: ${run.link}`;
@@ -200,7 +203,7 @@ export class InterruptWatch {
   }
 
   #printMessage(): void {
-    const timing = { drainMs: this.#options.drainMs, exitMs: this.#options.exitMs };
+    const timing = { drainMs: this.#options.drainMs, exitMs: this.#options.exitMs, signal: this.#signal };
     for (const line of interruptMessage(this.#run, timing)) this.#options.io.err(line);
   }
 

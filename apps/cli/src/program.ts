@@ -178,11 +178,11 @@ export function createProgram(io: CliIo = processIo): Command {
   program
     .command('rerun <workflowId>')
     .description(
-      'Run a finished swarm again from one task: it and everything that depends on it run again, every other task reuses the outputs the run stored',
+      'Run a finished swarm again from one task, or for a changed input: it (or the tasks reading the input) and everything that depends on it run again, every other task reuses the outputs the run stored',
     )
-    .requiredOption(
+    .option(
       '--from <task>',
-      "the task to run again (with every task that depends on it); <swarm task>.<inner task> re-runs that swarm: task's child run from its task",
+      "the task to run again (with every task that depends on it; <swarm task>.<inner task> re-runs that swarm: task's child run from its task); without it, only what reads a changed --input or changed in --file",
     )
     .option(
       '-i, --input <key=value>',
@@ -210,7 +210,7 @@ export function createProgram(io: CliIo = processIo): Command {
       async (
         workflowId: string,
         options: {
-          from: string;
+          from?: string;
           input: string[];
           file?: string;
           follow: boolean;
@@ -648,6 +648,10 @@ export function createProgram(io: CliIo = processIo): Command {
           .default(10_000, '10s'),
       )
       .option('--reason <text>', 'recorded with a termination')
+      .option(
+        '--by <name>',
+        'who asks (recorded in the run: its memo for a cancellation); default the OS user',
+      )
       .option('--json', 'print JSON', false)
       .option('--address <host:port>', addressHelp)
       .option('--namespace <name>', namespaceHelp)
@@ -658,6 +662,7 @@ export function createProgram(io: CliIo = processIo): Command {
           options: {
             wait: number;
             reason?: string;
+            by?: string;
             json: boolean;
             address?: string;
             namespace?: string;

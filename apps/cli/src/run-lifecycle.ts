@@ -7,6 +7,7 @@ import { type CliIo, printJson } from './output.js';
 import { printResult } from './print-result.js';
 import { resumeHint } from './resume-hint.js';
 import { webUiNote } from './run-hints.js';
+import { recordRunTasks } from './run-record.js';
 import { type RunWorkerOptions, startRunWorker } from './start-run-worker.js';
 
 /** Options of {@link runToEnd}. */
@@ -32,8 +33,12 @@ export interface StartedRun {
   firstExecutionRunId?: string | undefined;
   /** Lines said (on stderr) once it started, given its Web UI link. */
   announce(link: string | undefined): readonly string[];
-  /** Lines said after the resume hint: what the user may have to do next (approval gates). */
+  /** Lines said after the resume hint: what the user may have to do next. */
   nextSteps?: readonly string[];
+  /** The run has approval gates: each is announced, with its command, when it opens. */
+  gated?: boolean;
+  /** Its task names, recorded in the data directory (`recordRunTasks`) for a later `rerun --from`. */
+  tasks?: readonly string[];
   /** Fields `--json` prints before the result's own. */
   json?: Readonly<Record<string, unknown>>;
 }
@@ -66,6 +71,7 @@ export async function runToEnd(
     try {
       if (watch.signal !== undefined) throw watch.error(`interrupted before ${options.starting} started`);
       const run = await start(embedded);
+      if (run.tasks !== undefined) await recordRunTasks(options.worker.dataDir, run.workflowId, run.tasks);
       const link = embedded.workflowUrl(run.workflowId, run.firstExecutionRunId);
       for (const line of run.announce(link)) io.err(line);
       if (link === undefined) io.err(webUiNote(embedded.address));
@@ -78,6 +84,7 @@ export async function runToEnd(
         link,
         follow: options.follow && !options.json,
         events: options.follow && options.json,
+        gated: run.gated === true,
         io,
       });
       const printed = { workflowId: run.workflowId, ...run.json, url: link, ...result };

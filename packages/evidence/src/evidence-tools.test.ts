@@ -82,6 +82,73 @@ describe('pull tools', () => {
     expect(await evidence({ job_id: '1' })).toBe('[evidence no longer available for job 1]');
   });
 
+  it('get_worker_evidence by task and instance reads any loop instance, of this run or a run it reads, within the budget', async () => {
+    const store = new InMemoryArtifactStore();
+    const call = { seq: 1, toolName: 'count', exitCode: 1, durationMs: 9, startedAt: 'a', endedAt: 'b' };
+    // A wide loop: 500 instances, none of which the supervisor was shown.
+    for (const instance of [0, 417, 499]) {
+      const workerId = `48:fan.${instance}`;
+      await store.putWorker({
+        workerId,
+        jobId: `fan.${instance}`,
+        runId: '48',
+        ownerId: 'o1',
+        status: 'failed',
+        startedAt: 't',
+      });
+      await store.putToolCall(
+        workerId,
+        call,
+        `instance ${instance}: ${'x'.repeat(30_000)}\nwc: cannot open\n`,
+      );
+    }
+    // An instance the re-run reused: its worker ran in run 47.
+    await store.putWorker({
+      workerId: '47:fan.3',
+      jobId: 'fan.3',
+      runId: '47',
+      ownerId: 'o1',
+      status: 'succeeded',
+      startedAt: 't',
+    });
+    await store.putToolCall('47:fan.3', call, 'instance 3 of the run re-run');
+    await store.putWorker({
+      workerId: '48:report',
+      jobId: 'report',
+      runId: '48',
+      ownerId: 'o1',
+      status: 'succeeded',
+      startedAt: 't',
+    });
+    await store.putToolCall('48:report', call, 'the report');
+    const options = { toolCallId: 'call', messages: [] } as never;
+    const pull = (
+      input: Parameters<
+        NonNullable<ReturnType<typeof createEvidenceTools>['get_worker_evidence']['execute']>
+      >[0],
+      readRuns?: string[],
+    ) =>
+      createEvidenceTools({
+        compiler: new EvidenceCompiler({ store }),
+        runId: '48',
+        ownerId: 'o1',
+        readRuns,
+        maxBudgetBytes: 4000,
+      }).get_worker_evidence.execute?.(input, options) as Promise<string>;
+
+    const wide = await pull({ task: 'fan', instance: 417, budget_bytes: 100_000 });
+    expect(wide).toContain('--- Evidence for Worker fan.417 (48:fan.417) ---');
+    expect(wide).toContain('wc: cannot open');
+    expect(new TextEncoder().encode(wide).length).toBeLessThanOrEqual(4000);
+    expect(await pull({ task: 'report' })).toContain('the report');
+    expect(await pull({ task: 'fan', instance: 3 }, ['47'])).toContain('instance 3 of the run re-run');
+    expect(await pull({ task: 'fan', instance: 3 })).toBe(
+      "[no evidence recorded for task fan instance 3 (job fan.3): a loop's instances count from 0, and a task that runs no agent records none]",
+    );
+    expect(await pull({})).toBe('[give job_id, or task (and instance for a loop)]');
+    expect(getWorkerEvidenceInputSchema.safeParse({ task: 'fan', instance: -1 }).success).toBe(false);
+  });
+
   it('get_tool_output pages through an output on character boundaries', async () => {
     const { output } = await setup();
     const first = await output({ artifact_id: 'w1/tool_calls/001_build.txt', length: 1000 });

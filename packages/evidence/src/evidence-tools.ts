@@ -26,6 +26,11 @@ export interface EvidenceToolsOptions {
   ownerId: string;
   /** Runs whose workers may be read too: a re-run's source runs (see `mountEvidence`). */
   readRuns?: readonly string[] | undefined;
+  /**
+   * The job id of a task's worker (`instance`: a loop's, from 0), for `get_worker_evidence` by
+   * task and instance. Default: `task`, or `task.instance`.
+   */
+  jobIdOf?: (task: string, instance: number | undefined) => string;
   /** Budget of `get_worker_evidence` when the model gives none (default 16 000). */
   defaultBudgetBytes?: number;
   /** Largest budget the model may ask for (default 64 000). */
@@ -51,7 +56,9 @@ export type EvidenceTools = {
  * The pull alternative to mounting: two AI SDK tools the supervisor model calls when it
  * wants evidence, so nothing inflates the context unless asked for.
  *
- * - `get_worker_evidence({ job_id, budget_bytes? })`: one worker's compiled evidence.
+ * - `get_worker_evidence({ job_id, budget_bytes? })`: one worker's compiled evidence; or by
+ *   `{ task, instance? }`: any task's or loop instance's (one found through a loop's manifest,
+ *   not only those whose results it was shown), of its run or of the runs it reads.
  * - `get_tool_output({ artifact_id, offset?, length? })`: a byte range of one raw output.
  *
  * Both are confined to the caller's owner and run, refuse other owners' and runs' workers,
@@ -79,24 +86,42 @@ export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTool
     readRuns: options.readRuns,
   };
 
+  const jobIdOf =
+    options.jobIdOf ??
+    ((task: string, instance: number | undefined) => (instance === undefined ? task : `${task}.${instance}`));
+
   const getWorkerEvidence = tool({
     description:
       'Fetch the recorded tool outputs of a worker of this run (failures first, cut to a byte budget). ' +
-      'Use the job_id (and worker_id) from the [EVIDENCE:...] marker of its result.',
+      'Use the job_id (and worker_id) from the [EVIDENCE:...] marker of its result, or name the task ' +
+      "(and, for a loop, the instance from 0, as in the loop's manifest) to read any instance's evidence.",
     inputSchema: getWorkerEvidenceInputSchema,
     execute: async (input) => {
+      const named =
+        input.task === undefined
+          ? undefined
+          : `task ${input.task}${input.instance === undefined ? '' : ` instance ${input.instance}`}`;
+      const jobId =
+        input.job_id ?? (input.task === undefined ? undefined : jobIdOf(input.task, input.instance));
+      if (jobId === undefined) return '[give job_id, or task (and instance for a loop)]';
+      const what = named ?? `job ${jobId}`;
       let workerId = input.worker_id;
       if (workerId === undefined) {
-        const workers = await scope.store.listWorkers({
-          ownerId: scope.ownerId,
-          runId: input.run_id ?? scope.runId,
-        });
-        workerId = workers.find((worker) => worker.jobId === input.job_id)?.workerId;
-        if (workerId === undefined) return `[evidence no longer available for job ${input.job_id}]`;
+        // This run first, then the runs it reads (a re-run's reused instances ran there).
+        const runs = input.run_id === undefined ? [scope.runId, ...(scope.readRuns ?? [])] : [input.run_id];
+        for (const runId of runs) {
+          const workers = await scope.store.listWorkers({ ownerId: scope.ownerId, runId });
+          workerId = workers.find((worker) => worker.jobId === jobId)?.workerId;
+          if (workerId !== undefined) break;
+        }
+        if (workerId === undefined)
+          return named === undefined
+            ? `[evidence no longer available for job ${jobId}]`
+            : `[no evidence recorded for ${named} (job ${jobId}): a loop's instances count from 0, and a task that runs no agent records none]`;
       }
-      const access = await checkEvidenceAccess({ runId: input.run_id, jobId: input.job_id, workerId }, scope);
-      if (access.outcome === 'refused') return `[evidence refused for job ${input.job_id}: ${access.reason}]`;
-      if (access.outcome !== 'allowed') return `[evidence no longer available for job ${input.job_id}]`;
+      const access = await checkEvidenceAccess({ runId: input.run_id, jobId, workerId }, scope);
+      if (access.outcome === 'refused') return `[evidence refused for ${what}: ${access.reason}]`;
+      if (access.outcome !== 'allowed') return `[evidence no longer available for ${what}]`;
       const budgetBytes = Math.min(input.budget_bytes ?? defaultBudget, maxBudget);
       const evidence = await options.compiler.compile({
         runId: access.worker.runId,
@@ -105,7 +130,7 @@ export function createEvidenceTools(options: EvidenceToolsOptions): EvidenceTool
         workerIds: [workerId],
         keyBy: 'workerId',
       });
-      return evidence.get(workerId) ?? `[evidence no longer available for job ${input.job_id}]`;
+      return evidence.get(workerId) ?? `[evidence no longer available for ${what}]`;
     },
   });
 

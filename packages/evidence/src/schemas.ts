@@ -64,10 +64,28 @@ export const toolCallRecordSchema = toolCallInputSchema.extend({
  * @example
  * ```ts
  * getWorkerEvidenceInputSchema.parse({ job_id: '123', budget_bytes: 8000 });
+ * getWorkerEvidenceInputSchema.parse({ task: 'line_counts', instance: 417 });
  * ```
  */
 export const getWorkerEvidenceInputSchema = z.object({
-  job_id: z.string().min(1).describe('Job id from the [EVIDENCE:...] marker of a worker result.'),
+  job_id: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Job id from the [EVIDENCE:...] marker of a worker result (or give task and instance).'),
+  task: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('Instead of job_id: the task whose worker to read, e.g. one found in a manifest.'),
+  instance: z
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .describe(
+      "With task: the loop instance (from 0, as in the loop's manifest); leave out for a task with no loop.",
+    ),
   worker_id: z.string().min(1).optional().describe('Worker id from the same marker, when known.'),
   run_id: z.string().min(1).optional().describe('Run id from the same marker, when known.'),
   budget_bytes: z

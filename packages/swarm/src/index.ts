@@ -201,6 +201,7 @@ export { endToolCalls, noteToolCall } from './swarm/pending-tool-calls.js';
 export { failUnresolved, type IndexRequest, nextStep, type ScheduledInstance } from './swarm/plan-step.js';
 export {
   canonicalJson,
+  checkRerunFrom,
   planRerun,
   type RerunPlan,
   type RerunSource,
@@ -230,5 +231,6 @@ export {
   taskSpec,
   unfinishedTasks,
 } from './swarm/swarm-state.js';
+export { type TaskCounts, taskCounts } from './swarm/task-counts.js';
 export { answerTaskApproval, cancelTask, checkApproval } from './swarm/task-requests.js';
 export { visibleProgress, waitingMemo } from './swarm/visible-progress.js';

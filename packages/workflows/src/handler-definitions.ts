@@ -55,3 +55,9 @@ export const approveToolCallUpdate = defineUpdate<ApproveToolCallResult, [Approv
  * or no longer does. The swarm shows the calls that wait like its gates.
  */
 export const toolCallNoticeSignal = defineSignal<[ToolCallNotice]>('toolCallNotice');
+
+/**
+ * Signal: who asks for the run's cancellation (`wharf cancel --by`), sent just before the
+ * Temporal cancellation itself; the cancelled run's memo records it as `cancelledBy`.
+ */
+export const cancelledBySignal = defineSignal<[{ by: string }]>('cancelledBy');

@@ -7,6 +7,7 @@ export {
   addInputsUpdate,
   approveTaskUpdate,
   approveToolCallUpdate,
+  cancelledBySignal,
   cancelTaskUpdate,
   progressQuery,
   stateQuery,

@@ -3,11 +3,23 @@
 // (visibleProgress, newSwarmVisibility); this publisher only remembers what Temporal already
 // has, so it upserts only what changed, and never changes the state.
 import type { SearchAttributeUpdatePair } from '@temporalio/common';
-import { setCurrentDetails, upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  patched,
+  setCurrentDetails,
+  upsertMemo,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { RerunOrigin, SwarmProgress, SwarmState } from '@wharf/swarm';
 import { visibleProgress, waitingMemo } from '@wharf/swarm';
 import { newSwarmVisibility } from './new-swarm-visibility.js';
 import { swarmSearchAttributes } from './search-attributes.js';
+
+/**
+ * The patch behind the memo's `taskCounts` (the tasks done and failed: while the run goes, at its
+ * end and at a cancellation): a run whose history began without it upserts its memo as before.
+ */
+export const MEMO_TASK_COUNTS = 'wharf-memo-task-counts';
 
 /**
  * Publishes a swarm run's progress as its state says it (`visibleProgress`): the details the
@@ -59,10 +71,12 @@ export class SwarmVisibility {
       upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: shown.status }]);
     }
     setCurrentDetails(shown.details);
-    const text = JSON.stringify(shown.memo);
+    // The tasks done and failed so far too (`wharf list`), in runs that started with them.
+    const memo = patched(MEMO_TASK_COUNTS) ? { ...shown.memo, taskCounts: shown.counts } : shown.memo;
+    const text = JSON.stringify(memo);
     if (text !== this.#memoWaiting) {
       this.#memoWaiting = text;
-      upsertMemo(shown.memo);
+      upsertMemo(memo);
     }
     const updates: SearchAttributeUpdatePair[] = [];
     if (shown.pendingGates !== this.#pendingCount) {

@@ -9,17 +9,19 @@ import {
   condition,
   continueAsNew,
   patched,
+  setHandler,
   upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { SwarmResult, SwarmWorkflowInput } from '@wharf/swarm';
-import { createSwarmState, remainingReuse } from '@wharf/swarm';
+import { createSwarmState, remainingReuse, taskCounts } from '@wharf/swarm';
 import { endSwarm } from './end-swarm.js';
+import { cancelledBySignal } from './handler-definitions.js';
 import { swarmSearchAttributes } from './search-attributes.js';
 import { driveSwarm } from './swarm-driver.js';
 import { registerSwarmHandlers } from './swarm-handlers.js';
-import { SwarmVisibility } from './swarm-visibility.js';
+import { MEMO_TASK_COUNTS, SwarmVisibility } from './swarm-visibility.js';
 import { TemporalSwarmPort } from './temporal-swarm-port.js';
 
 /** Most activities one run may have pending (Temporal's per-run cap is 2,000). */
@@ -36,7 +38,8 @@ const MAX_PENDING = 1_900;
  * `WharfSwarmFailed` failure whose details hold the whole {@link SwarmResult}, unless the
  * definition says `on_failure: complete`. A cancelled run (a Temporal cancellation) schedules
  * nothing more, folds what was in flight as cancelled, and ends CANCELED (memo `status:
- * cancelled`, `cancelledAt`; `WharfStatus=cancelled`); what it stored stays.
+ * cancelled`, `cancelledAt`, `cancelledBy` when the `cancelledBy` signal named someone,
+ * `taskCounts`; `WharfStatus=cancelled`); what it stored stays.
  *
  * @example
  * ```ts
@@ -62,6 +65,11 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   const visibility = new SwarmVisibility(place.workflowId);
   const port = new TemporalSwarmPort(state, input, visibility);
   registerSwarmHandlers(state, port.hooks);
+  // Who asked for a cancellation (`wharf cancel --by`), for the cancelled run's memo.
+  let cancelledBy: string | undefined;
+  setHandler(cancelledBySignal, ({ by }) => {
+    if (typeof by === 'string' && by.length > 0) cancelledBy = by.slice(0, 200);
+  });
   if (input.carried === undefined) visibility.announce(definition, place.ownerId, input.rerunOf);
   const ending = await driveSwarm(state, port, {
     place,
@@ -85,7 +93,12 @@ export async function swarmWorkflow(input: SwarmWorkflowInput): Promise<SwarmRes
   // nothing more: it ends CANCELED, its memo saying so beside what it did, never as completed.
   if (CancellationScope.current().consideredCancelled && patched('wharf-cancelled-run')) {
     const { result } = ending;
-    upsertMemo({ status: 'cancelled', cancelledAt: new Date(Date.now()).toISOString() });
+    upsertMemo({
+      status: 'cancelled',
+      cancelledAt: new Date(Date.now()).toISOString(),
+      ...(cancelledBy === undefined ? {} : { cancelledBy }),
+      ...(patched(MEMO_TASK_COUNTS) ? { taskCounts: taskCounts(result.tasks) } : {}),
+    });
     upsertSearchAttributes([{ key: swarmSearchAttributes.status, value: 'cancelled' }]);
     throw new CancelledFailure(
       `${result.swarm} was cancelled: ${result.tasks.filter((task) => task.status === 'done').length} of ${result.tasks.length} tasks done`,

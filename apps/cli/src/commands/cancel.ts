@@ -1,4 +1,6 @@
+import { userInfo } from 'node:os';
 import type { WorkflowHandle } from '@temporalio/client';
+import { cancelledBySignal } from '@wharf/orchestrator';
 import { CliError } from '../cli-error.js';
 import { connectServer } from '../connect-server.js';
 import { type CliIo, printJson } from '../output.js';
@@ -14,17 +16,47 @@ export interface StopOptions {
   waitMs: number;
   /** `--reason`: recorded with a termination. */
   reason?: string;
+  /** `--by`: who asks; default the OS user ({@link requester}). */
+  by?: string;
+}
+
+/**
+ * Who asks for a cancellation or termination: `--by`, else the OS user (`USER`, else the
+ * account's name), else `someone`.
+ *
+ * @example
+ * ```ts
+ * requester({ by: 'ana' }); // 'ana'
+ * requester({}, { USER: 'bo' }); // 'bo'
+ * ```
+ */
+export function requester(
+  options: { by?: string | undefined },
+  env: NodeJS.ProcessEnv = process.env,
+): string {
+  if (options.by !== undefined && options.by.trim() !== '') return options.by.trim();
+  if (env.USER !== undefined && env.USER !== '') return env.USER;
+  try {
+    return userInfo().username || 'someone';
+  } catch {
+    return 'someone';
+  }
 }
 
 /**
  * `wharf cancel <workflowId>`: a Temporal cancellation of a running swarm (not a termination):
  * its worker stops scheduling, the activities and agent children in flight are cancelled (a
- * script is stopped as on Ctrl-C), outputs already stored stay, and the run ends CANCELED.
+ * script is stopped as on Ctrl-C), outputs already stored stay, and the run ends CANCELED, its
+ * memo naming who asked (`--by`, default the OS user: the `cancelledBy` signal goes first) and when.
  * Waits up to `--wait` for it to end (a run no worker serves ends once one runs it: the message
  * says so). A run that has ended is refused (exit 2), an unknown one is exit 3.
  */
 export async function cancelCommand(workflowId: string, options: StopOptions, io: CliIo): Promise<void> {
-  await stop(workflowId, options, io, 'cancel', (handle) => handle.cancel());
+  await stop(workflowId, options, io, 'cancel', async (handle) => {
+    // Who asks goes first, so the run's memo names them when it ends cancelled.
+    await handle.signal(cancelledBySignal, { by: requester(options) });
+    await handle.cancel();
+  });
 }
 
 /**
@@ -34,7 +66,7 @@ export async function cancelCommand(workflowId: string, options: StopOptions, io
  */
 export async function terminateCommand(workflowId: string, options: StopOptions, io: CliIo): Promise<void> {
   await stop(workflowId, options, io, 'terminate', (handle) =>
-    handle.terminate(options.reason ?? `wharf terminate by ${process.env.USER ?? 'someone'}`),
+    handle.terminate(options.reason ?? `wharf terminate by ${requester(options)}`),
   );
 }
 

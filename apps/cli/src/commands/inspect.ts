@@ -82,7 +82,8 @@ export async function outputsList(
 
 /**
  * `wharf outputs show <outId> [--range a-b]`: writes the body (or a byte range, cut at the
- * body's end) to stdout.
+ * body's end) to stdout, as it is; on a terminal a body that does not end with a newline gets
+ * one, so the prompt starts on its own line (piped or redirected, the bytes stay exact).
  */
 export async function outputsShow(
   outId: string,
@@ -100,7 +101,13 @@ export async function outputsShow(
         ? undefined
         : clampRange(range, (await data.store.stat({ outId })).sizeBytes, outId);
     const body = await data.store.openBody({ outId }, clamped);
-    for await (const chunk of body.stream) write(chunk as Uint8Array);
+    let last: number | undefined;
+    for await (const chunk of body.stream) {
+      const bytes = chunk as Uint8Array;
+      if (bytes.length > 0) last = bytes[bytes.length - 1];
+      write(bytes);
+    }
+    if (io.isTTY && last !== undefined && last !== 0x0a) write(new Uint8Array([0x0a]));
   } catch (error) {
     if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND') {
       throw new CliError('NOT_FOUND', error.message, { cause: error });

@@ -1,5 +1,6 @@
 import type { WorkflowExecutionInfo } from '@temporalio/client';
-import { swarmSearchAttributes } from '@wharf/orchestrator';
+import { encryptedDataConverter } from '@wharf/codec';
+import { swarmSearchAttributes, type TaskCounts } from '@wharf/orchestrator';
 import { connectServer } from '../connect-server.js';
 import { listQuery } from '../list-query.js';
 import { nestRuns } from '../nest-runs.js';
@@ -25,6 +26,11 @@ export interface ListedRun {
   durationMs: number | null;
   /** `WharfRerunOf`: the run this one re-runs. */
   rerunOf: string | null;
+  /**
+   * The tasks done and failed (or cancelled) of all, from the memo's `taskCounts` (written as
+   * the run goes and when it ends); null for a run that does not record them (started before).
+   */
+  tasks: TaskCounts | null;
   /** The run that started this one as a child (a `swarm:` task's run `<parent>/swarm/<task>`), else null. */
   parent: string | null;
 }
@@ -44,21 +50,26 @@ export interface ListOptions {
 /**
  * `wharf list`: the most recent swarm runs first, by a visibility query on Wharf's search
  * attributes (`listQuery`; `--swarm`, `--owner`, `--status`), read page by page until `--limit`
- * runs, never a scan of every workflow. Prints a table (run, swarm, status, start, duration),
- * a `swarm:` task's child run indented under its parent when both are listed, or with `--json`
- * `{ schema: 'wharf.list/v1', query, runs: ListedRun[], more }` (most recent first; `parent`
- * names a child's parent run).
+ * runs, never a scan of every workflow. Prints a table (run, swarm, status, start, duration,
+ * tasks done and failed from the memo), a `swarm:` task's child run indented under its parent
+ * when both are listed, or with `--json` `{ schema: 'wharf.list/v1', query, runs: ListedRun[],
+ * more }` (most recent first; `parent` names a child's parent run).
  */
 export async function listCommand(options: ListOptions, io: CliIo): Promise<void> {
   const query = listQuery(options);
-  const { connection, namespace } = await withServerHint(
+  const { connection, namespace, keyRing } = await withServerHint(
     connectServer(options),
     undefined,
     options.dataDir ?? '.wharf',
   );
   try {
     const { Client } = await import('@temporalio/client');
-    const client = new Client({ connection, namespace });
+    // The memo (task counts) is encrypted when payloads are: read it with the same key ring.
+    const client = new Client({
+      connection,
+      namespace,
+      ...(keyRing === undefined ? {} : { dataConverter: encryptedDataConverter({ keyRing }) }),
+    });
     const runs: ListedRun[] = [];
     let more = false;
     for await (const execution of client.workflow.list({
@@ -83,8 +94,9 @@ export async function listCommand(options: ListOptions, io: CliIo): Promise<void
       run.status,
       run.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
       run.durationMs === null ? '-' : formatDuration(run.durationMs),
+      formatCounts(run.tasks),
     ]);
-    const header = ['RUN', 'SWARM', 'STATUS', 'STARTED', 'DURATION'];
+    const header = ['RUN', 'SWARM', 'STATUS', 'STARTED', 'DURATION', 'TASKS'];
     const widths = header.map((title, column) =>
       Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
     );
@@ -116,8 +128,24 @@ function listedRun(execution: WorkflowExecutionInfo): ListedRun {
     endedAt: ended?.toISOString() ?? null,
     durationMs: ended === undefined ? null : ended.getTime() - started.getTime(),
     rerunOf: attributes.get(swarmSearchAttributes.rerunOf) ?? null,
+    tasks: countsOf(execution.memo?.taskCounts),
     parent: execution.parentExecution?.workflowId ?? null,
   };
+}
+
+/** The memo's `taskCounts`, when it holds three counts. */
+function countsOf(value: unknown): TaskCounts | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { done, failed, total } = value as Record<string, unknown>;
+  return typeof done === 'number' && typeof failed === 'number' && typeof total === 'number'
+    ? { done, failed, total }
+    : null;
+}
+
+/** `3/5 done, 1 failed`, `5/5 done`, or `-` when the run does not record its counts. */
+function formatCounts(counts: TaskCounts | null): string {
+  if (counts === null) return '-';
+  return `${counts.done}/${counts.total} done${counts.failed === 0 ? '' : `, ${counts.failed} failed`}`;
 }
 
 /** Wharf's status while the run is open or ended with a result, else how Temporal ended it. */

@@ -86,12 +86,17 @@ export async function runCommand(file: string, options: RunOptions, io: CliIo): 
       workflowId,
       firstExecutionRunId,
       announce: (link) => [`wharf: started ${workflowId}${link ? ` — ${link}` : ''}`],
-      // Each gated task's own command, now; following, the table shows it again when the gate opens.
-      // A gate inside a swarm: task's child run is answered from this run too (`notes.publish`).
-      nextSteps: gatedTasks(definition).map(
-        (name) =>
-          `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
-      ),
+      // Each gated task's own command once its gate opens (one skipped later is never announced).
+      gated: Object.values(definition.tasks).some((task) => task.approval !== undefined),
+      tasks: Object.keys(definition.tasks),
+      // A gate inside a swarm: task's child run is announced now, with the command that answers
+      // it from this run (`notes.publish`): this run's progress does not show the child's gates.
+      nextSteps: gatedTasks(definition)
+        .filter((name) => name.includes('.'))
+        .map(
+          (name) =>
+            `wharf: ${name} waits for approval; answer with: ${approveCommand(name)} [--reject] [--comment …]`,
+        ),
     };
   });
 }

@@ -16,8 +16,20 @@ import { type CliIo, printJson } from '../output.js';
 import { progressLines } from '../progress-view.js';
 import { queueWorkers } from '../queue-workers.js';
 import { retryingLines } from '../retrying-lines.js';
+import { approveCommandFor } from '../run-hints.js';
 import { serverHint, withServerHint } from '../server-hint.js';
 import { childMemoLines, memoStatusLines } from '../status-from-memo.js';
+
+/** Who cancelled a run and when, as its memo records them (`wharf cancel --by`); none when absent. */
+function cancellationOf(memo: Record<string, unknown> | undefined): {
+  cancelledBy?: string;
+  cancelledAt?: string;
+} {
+  return {
+    ...(typeof memo?.cancelledBy === 'string' ? { cancelledBy: memo.cancelledBy } : {}),
+    ...(typeof memo?.cancelledAt === 'string' ? { cancelledAt: memo.cancelledAt } : {}),
+  };
+}
 
 function resolveOrRefuse(dataDir: string): ResolvedDataPlane {
   try {
@@ -191,8 +203,12 @@ export async function statusCommand(
       // run, from its memo; no worker is asked (none would answer).
       const ended = description.status.name.toLowerCase();
       const swarm = typeof description.memo?.swarm === 'string' ? description.memo.swarm : workflowId;
-      if (options.json) return printJson(io, { workflowId, swarm, status: ended, result: null });
-      io.out(`${swarm}: ${ended} (it ended without a swarm result)`);
+      const cancelled = cancellationOf(description.memo);
+      if (options.json)
+        return printJson(io, { workflowId, swarm, status: ended, ...cancelled, result: null });
+      const who = cancelled.cancelledBy === undefined ? '' : ` by ${cancelled.cancelledBy}`;
+      const when = cancelled.cancelledAt === undefined ? '' : ` at ${cancelled.cancelledAt}`;
+      io.out(`${swarm}: ${ended}${who}${when} (it ended without a swarm result)`);
       return where();
     }
     // A worker answers a query at once; a run no worker serves (gone a second ago or never
@@ -224,7 +240,9 @@ export async function statusCommand(
     }
     if (options.json) return printJson(io, progress);
     io.out(`${progress.swarm}: ${progress.status} (step ${progress.step})`);
-    for (const line of progressLines(progress, Date.now())) io.out(`  ${line}`);
+    // The table's approval notes name this run (and a server other than the default).
+    const approve = approveCommandFor(workflowId, options.address ?? loadTemporalConfig({}).address);
+    for (const line of progressLines(progress, Date.now(), { approveCommand: approve })) io.out(`  ${line}`);
     const usage = swarmUsage(progress.tasks);
     if (usage !== undefined) io.out(`model usage so far: ${formatUsage(usage)}`);
     // What holds its activities back while an outage lasts: their last failures.

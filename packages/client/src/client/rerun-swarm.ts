@@ -26,8 +26,12 @@ export interface RerunClient {
 
 /** Options of `WharfClient.rerun`. */
 export interface RerunOptions extends Omit<StartSwarmOptions, 'rerun' | 'dataPlane'> {
-  /** The task to run again: it and every task that depends on it (transitively) run again. */
-  from: string;
+  /**
+   * The task to run again: it and every task that depends on it (transitively) run again. Left
+   * out, only what changed runs again: the tasks reading a changed `inputs` value (or changed in
+   * `definition`), and what depends on them; a re-run in which nothing would run is refused.
+   */
+  from?: string;
   /** `†input.*` values replacing the run's (the others keep the values the run ended with). */
   inputs?: Record<string, unknown>;
   /** An edited definition (YAML or parsed) to run instead of the run's own. */
@@ -39,6 +43,8 @@ export interface RerunHandle extends SwarmHandle {
   /** The run it re-runs. */
   rerunOf: string;
   plan: RerunPlan;
+  /** The definition the re-run runs: the run's own, or the edited one. */
+  definition: SwarmDefinition;
 }
 
 /**
@@ -86,13 +92,17 @@ export async function rerunSwarm(
     ...startOptions,
     ...(plane === undefined ? {} : { dataPlane: plane }),
     rerun: {
-      of: { workflowId, from, readsFrom: readsFrom(workflowId, started.rerunOf) },
+      of: {
+        workflowId,
+        ...(from === undefined ? {} : { from }),
+        readsFrom: readsFrom(workflowId, started.rerunOf),
+      },
       // Reused outputs enter the context pool at the times they did in the run, moved to now.
       reuse: reusePoolTimes(plan.reuse, previous.result.tasks, Date.now()),
       ...(nested === undefined ? {} : { nested }),
     },
   });
-  return { ...handle, rerunOf: workflowId, plan };
+  return { ...handle, rerunOf: workflowId, plan, definition };
 }
 
 /**
@@ -109,10 +119,10 @@ async function planFrom(
   previous: FinishedSwarmRun,
   definition: SwarmDefinition,
   inputs: Record<string, unknown>,
-  from: string,
+  from: string | undefined,
 ): Promise<{ plan: RerunPlan; nested?: Record<string, NestedRerun> }> {
-  const inner = nestedTask(previous.workflowId, from);
-  const head = inner === undefined ? from : from.slice(0, from.indexOf('.'));
+  const inner = from === undefined ? undefined : nestedTask(previous.workflowId, from);
+  const head = inner === undefined || from === undefined ? from : from.slice(0, from.indexOf('.'));
   const plan = planRerun(
     {
       definition: previous.input.definition,
@@ -122,7 +132,7 @@ async function planFrom(
     },
     { definition, inputs, from: head },
   );
-  if (inner === undefined) return { plan };
+  if (inner === undefined || head === undefined) return { plan };
   const spec = definition.tasks[head];
   const child = spec === undefined ? undefined : childSwarm(spec);
   if (child === undefined)

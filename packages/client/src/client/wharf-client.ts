@@ -42,6 +42,7 @@ import {
   stateQuery,
 } from '@wharf/workflows';
 import { followRunEvents, type RunEventsOptions } from '../events/follow-run-events.js';
+import { readSwarmDefinition } from './read-swarm-definition.js';
 import { type RerunHandle, type RerunOptions, rerunSwarm } from './rerun-swarm.js';
 import type { StartSwarmOptions, SwarmHandle } from './start-swarm-options.js';
 import { swarmResultFromFailure } from './swarm-result-from-failure.js';
@@ -217,7 +218,7 @@ export class WharfClient {
     const origin =
       rerun === undefined
         ? ''
-        : `\n\nRe-run of \`${rerun.of.workflowId}\` from \`${rerun.of.from}\`: ${Object.keys(rerun.reuse).length} task(s) reuse its results.`;
+        : `\n\nRe-run of \`${rerun.of.workflowId}\`${rerun.of.from === undefined ? ' with changed inputs' : ` from \`${rerun.of.from}\``}: ${Object.keys(rerun.reuse).length} task(s) reuse its results.`;
     const handle = await this.client.workflow.start('swarmWorkflow', {
       taskQueue: this.taskQueue,
       workflowId,
@@ -233,7 +234,7 @@ export class WharfClient {
   /**
    * Re-runs a finished swarm run from one of its tasks: a new run of the same definition (or
    * `options.definition`, an edited one) in which `options.from` and every task that depends on
-   * it run again, and every other task reuses the results the run stored — folded as if it had
+   * it run again (without `options.from`, only what changed and what depends on it), and every other task reuses the results the run stored — folded as if it had
    * run, with no process and no model call, its out ids and bytes exactly those of the run.
    * Tasks that did not end `done`, whose definition changed or that read a changed `†input` value
    * run again too (`plan.rerun` says why for each). The run is read from Temporal alone (its
@@ -244,10 +245,25 @@ export class WharfClient {
    * ```ts
    * const { workflowId, plan } = await wharf.rerun('etl-2026', { from: 'report', inputs: { region: 'eu' } });
    * console.log(plan.reused, await wharf.result(workflowId));
+   * await wharf.rerun('etl-2026', { inputs: { region: 'us' } }); // the tasks reading †input.region, and downstream
    * ```
    */
   rerun(workflowId: string, options: RerunOptions): Promise<RerunHandle> {
     return rerunSwarm(this, workflowId, options);
+  }
+
+  /**
+   * The definition a swarm run runs, read from the start of its latest run's history alone (one
+   * page of one event: no worker, no query): what a caller checks a re-run against before it
+   * reads the whole run or starts anything.
+   *
+   * @example
+   * ```ts
+   * Object.keys((await wharf.definitionOf('etl-2026')).tasks); // ['fetch', 'clean', 'report']
+   * ```
+   */
+  definitionOf(workflowId: string): Promise<SwarmDefinition> {
+    return readSwarmDefinition(this.client, workflowId);
   }
 
   /**

@@ -51,7 +51,7 @@ export function subagentIds(
   activity: { workflowId: string; runId: string; activityId: string },
 ): SubagentIds {
   // Every instance of a map loop is its own job, even when the list has one item.
-  const jobId = safeId(isLooped(input.definition) ? `${input.task}.${input.instance}` : input.task);
+  const jobId = taskJobId(input.task, isLooped(input.definition) ? input.instance : undefined);
   const runId = safeId(input.workflowId);
   return {
     jobId,
@@ -60,6 +60,20 @@ export function subagentIds(
     ownerId: safeId(input.ownerId),
     emitKeyPrefix: `${activity.workflowId}/${activity.runId}/${activity.activityId}`,
   };
+}
+
+/**
+ * The evidence job id of a task's worker: `task`, or `task.<instance>` for a loop's instance
+ * (from 0), made safe ({@link safeId}). What `get_worker_evidence` by task and instance looks for.
+ *
+ * @example
+ * ```ts
+ * taskJobId('line_counts', 417); // 'line_counts.417'
+ * taskJobId('summary', undefined); // 'summary'
+ * ```
+ */
+export function taskJobId(task: string, instance: number | undefined): string {
+  return safeId(instance === undefined ? task : `${task}.${instance}`);
 }
 
 /**

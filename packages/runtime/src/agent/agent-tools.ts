@@ -9,7 +9,7 @@ import {
 } from '@wharf/swarm';
 import { type Tool, type ToolSet, tool } from 'ai';
 import { z } from 'zod';
-import { emitScope, type SubagentIds, safeId } from '../activities/activity-identity.js';
+import { emitScope, type SubagentIds, safeId, taskJobId } from '../activities/activity-identity.js';
 import type { AgentBrief } from './agent-brief.js';
 import { type BuiltinToolContext, builtinTools } from './builtin-tools.js';
 import { readInputTool } from './read-input-tool.js';
@@ -143,6 +143,8 @@ export function agentTools(options: AgentToolsOptions): ToolSet {
       ownerId: ids.ownerId,
       // A re-run's supervisor reads the evidence of the tasks it reused, as the run's did.
       readRuns: (brief.readRuns ?? []).map(safeId),
+      // Job ids as `subagentIds` gives them, so a task and instance name the worker that ran it.
+      jobIdOf: taskJobId,
     }),
   };
 }

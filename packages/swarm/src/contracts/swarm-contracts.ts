@@ -69,8 +69,11 @@ export interface NestedRerun {
 export interface RerunOrigin {
   /** The workflow id of the run it re-runs. */
   workflowId: string;
-  /** The task it re-runs from (it and everything downstream run again). */
-  from: string;
+  /**
+   * The task it re-runs from (it and everything downstream run again); none for a re-run of
+   * changed inputs alone (the tasks reading them, and what depends on them, run again).
+   */
+  from?: string;
   /**
    * The runs whose stored outputs the reused results name: the run it re-runs and, when that one
    * was a re-run too, the runs it reused from. A wide join's token may read their outputs.

@@ -3,7 +3,7 @@ import type { SubagentResult } from '../contracts/agent-contracts.js';
 import type { TaskProgress } from '../contracts/progress-contracts.js';
 import { parseSwarm } from '../dsl/parse-swarm.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
-import { canonicalJson, planRerun, type RerunSource } from './rerun-plan.js';
+import { canonicalJson, checkRerunFrom, planRerun, type RerunSource } from './rerun-plan.js';
 import { okResult } from './subagent-results.test.data.js';
 
 const yaml = `
@@ -110,6 +110,63 @@ describe('planRerun', () => {
         'cannot re-run from "reprot": the swarm has no such task; tasks: fetch, clean, lint, report, publish',
       );
     }
+  });
+});
+
+describe('planRerun without a task named', () => {
+  const gated = parseSwarm(`
+name: gated
+tasks:
+  fetch: { script: { content: ./fetch.sh } }
+  notify: { when: "†input.notify == 'yes'", script: { content: ./notify.sh } }
+  each:
+    loop: { type: map, over: †input.items }
+    script: { content: ./each.sh }
+  clean: { depends_on: [fetch], inputs: { region: †input.region }, script: { content: ./clean.sh } }
+  report: { depends_on: [clean], script: { content: ./report.sh } }
+  lint: { script: { content: ./lint.sh } }
+`);
+  const inputs = { region: 'eu', notify: 'no', items: ['a'] };
+  const run = source({
+    definition: gated,
+    inputs,
+    tasks: Object.keys(gated.tasks).map((task) => ({ ...ended('done'), task })),
+    results: Object.fromEntries(Object.keys(gated.tasks).map((task) => [task, [okResult(`out_${task}`)]])),
+  });
+
+  it('runs again exactly the tasks reading a changed input (inputs, when:, a map over) and what depends on them', () => {
+    const region = planRerun(run, { definition: gated, inputs: { ...inputs, region: 'us' } });
+    expect(region.rerun).toEqual([
+      { task: 'clean', reason: 'it reads †input.region, which changed' },
+      { task: 'report', reason: 'depends on clean' },
+    ]);
+    expect(region.reused).toEqual(['fetch', 'notify', 'each', 'lint']);
+    expect(region.reuse.fetch).toEqual([okResult('out_fetch')]);
+
+    const gate = planRerun(run, {
+      definition: gated,
+      inputs: { ...inputs, notify: 'yes', items: ['a', 'b'] },
+    });
+    expect(gate.rerun).toEqual([
+      { task: 'notify', reason: 'it reads †input.notify, which changed' },
+      { task: 'each', reason: 'it reads †input.items, which changed' },
+    ]);
+  });
+
+  it('refuses a re-run in which nothing would run again, saying what did not change', () => {
+    expect(() => planRerun(run, { definition: gated, inputs })).toThrow(
+      "nothing to re-run: no input changed, no task's definition changed and every task ended done; name a task to run again (--from)",
+    );
+    expect(() => planRerun(run, { definition: gated, inputs: { ...inputs, unused: 1 } })).toThrow(
+      'nothing to re-run: no task reads †input.unused,',
+    );
+  });
+
+  it('checks a task name against the definition alone, before any run is read', () => {
+    expect(() => checkRerunFrom(Object.keys(gated.tasks), 'clean')).not.toThrow();
+    expect(() => checkRerunFrom(Object.keys(gated.tasks), 'claen')).toThrow(
+      'cannot re-run from "claen": the swarm has no such task; tasks: fetch, notify, each, clean, report, lint',
+    );
   });
 });
 

@@ -42,32 +42,32 @@ export interface RerunPlan {
 }
 
 /**
- * Decides a re-run from `from`: `from` and every task that depends on it (transitively) run
+ * Decides a re-run: `from` (when named) and every task that depends on it (transitively) run
  * again; so does a task whose own definition changed (its spec, its agent, the swarm's limits or
  * a channel it names), a task new in the definition, one that did not end `done` (failed,
  * skipped, cancelled: run again rather than carry the outcome over), one whose results are not
- * all recorded, one that reads a `†input.*` value that changed, and everything downstream of
- * these. Every other task reuses its results: the re-run folds them as if the task had run,
- * with no process and no model call. An unknown `from` is a typed error naming the tasks.
+ * all recorded, one that reads a `†input.*` value that changed (in its inputs, `when:` or a map's
+ * `over`), and everything downstream of these. Every other task reuses its results: the re-run
+ * folds them as if the task had run, with no process and no model call. An unknown `from` is a
+ * typed error naming the tasks ({@link checkRerunFrom}); so is a re-run without `from` in which
+ * no task runs again (nothing it changed is read).
  *
  * @example
  * ```ts
  * const plan = planRerun(source, { definition, inputs, from: 'report' });
  * plan.reused; // ['fetch', 'clean']
  * plan.rerun; // [{ task: 'report', reason: 'named by --from' }, { task: 'publish', reason: 'depends on report' }]
+ * planRerun(source, { definition, inputs: { region: 'us' } }).rerun;
+ * // [{ task: 'clean', reason: 'it reads †input.region, which changed' }, { task: 'report', reason: 'depends on clean' }, …]
  * ```
  */
 export function planRerun(
   source: RerunSource,
-  target: { definition: SwarmDefinition; inputs: Record<string, unknown>; from: string },
+  target: { definition: SwarmDefinition; inputs: Record<string, unknown>; from?: string | undefined },
 ): RerunPlan {
   const { definition, from } = target;
   const names = Object.keys(definition.tasks);
-  if (!names.includes(from))
-    throw new WharfOrchestratorError(
-      'INVALID_REQUEST',
-      `cannot re-run from "${from}": the swarm has no such task; tasks: ${names.join(', ')}`,
-    );
+  if (from !== undefined) checkRerunFrom(names, from);
   const previous = new Map(source.tasks.map((task) => [task.task, task]));
   const changedInputs = changedKeys(source.inputs, target.inputs);
   // A task's own reason to run again first, then what it depends on, then how it ended.
@@ -94,6 +94,15 @@ export function planRerun(
     reuse[task] = whole ?? (isReusedLoop(earlier) ? [] : (earlier ?? []));
     reused.push(task);
   }
+  if (reasons.size === 0)
+    throw new WharfOrchestratorError(
+      'INVALID_REQUEST',
+      `nothing to re-run: ${
+        changedInputs.size === 0
+          ? 'no input changed'
+          : `no task reads ${[...changedInputs].map((key) => `†input.${key}`).join(', ')}`
+      }, no task's definition changed and every task ended done; name a task to run again (--from)`,
+    );
   return {
     reuse,
     rerun: names
@@ -128,6 +137,25 @@ export function planRerun(
       );
     return complete ? undefined : 'its results are not all recorded in the run';
   }
+}
+
+/**
+ * Refuses (a typed error, code `INVALID_REQUEST`, naming the tasks) a re-run from a task not
+ * among a definition's task names: what {@link planRerun} checks first, and what a caller can check
+ * before it reads the run's history or starts anything.
+ *
+ * @example
+ * ```ts
+ * checkRerunFrom(Object.keys(definition.tasks), 'report'); // passes
+ * checkRerunFrom(['fetch', 'report'], 'reprot'); // throws: cannot re-run from "reprot": the swarm has no such task; tasks: fetch, report
+ * ```
+ */
+export function checkRerunFrom(names: readonly string[], from: string): void {
+  if (!names.includes(from))
+    throw new WharfOrchestratorError(
+      'INVALID_REQUEST',
+      `cannot re-run from "${from}": the swarm has no such task; tasks: ${names.join(', ')}`,
+    );
 }
 
 /**

@@ -10,6 +10,7 @@ import type { SwarmProgress } from '../contracts/progress-contracts.js';
 import { renderProgressTable } from '../report/progress-table.js';
 import { swarmProgress } from './swarm-report.js';
 import type { SwarmState } from './swarm-state.js';
+import { type TaskCounts, taskCounts } from './task-counts.js';
 
 /** What the memo records of the gates and calls that wait. */
 export type WaitingMemo = {
@@ -27,6 +28,8 @@ export interface VisibleProgress {
   status: SwarmProgress['status'];
   /** `WharfPendingGates`: how many gates and held tool calls wait. */
   pendingGates: number;
+  /** The tasks done and failed so far (the memo's `taskCounts`). */
+  counts: TaskCounts;
 }
 
 /**
@@ -49,6 +52,7 @@ export function visibleProgress(state: SwarmState, workflowId: string): VisibleP
     memo: waitingOf(gates),
     status: progress.status,
     pendingGates: gates.length,
+    counts: taskCounts(progress.tasks),
   };
 }
 
