@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,12 +7,15 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { ClusterTopology, findClusterBinaries, freeClusterPorts } from '@wharf/cli/cluster';
+import { encryptedDataConverter, parseKeyRing } from '@wharf/codec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runWharf } from './wharf-cli.js';
 
 // The compose topology as native processes (`wharf cluster up`): the real Temporal server on
 // PostgreSQL, its Web UI, versitygw as S3, and two Wharf workers that share only PostgreSQL and S3.
 // `wharf run --task-queue wharf --no-worker` from a third directory hands them a swarm.
+// Payloads are encrypted (WHARF_CODEC_KEYS), so the cluster runs its codec server too, and the
+// Web UI is pointed at it.
 const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let notBuilt: string | undefined;
@@ -26,6 +30,8 @@ if (notBuilt !== undefined)
 describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf cluster)', () => {
   let scratch: string;
   let cluster: ClusterTopology;
+  let workflowId: string;
+  const keys = { WHARF_CODEC_KEYS: `e2e1:${randomBytes(32).toString('base64')}` };
 
   beforeAll(async () => {
     scratch = await mkdtemp(join(tmpdir(), 'wharf-cluster-e2e-'));
@@ -33,7 +39,7 @@ describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf clu
     await chmod(scratch, 0o755);
     cluster = new ClusterTopology(
       { dir: join(scratch, 'cluster'), root, ports: await freeClusterPorts(), workers: 2 },
-      { onProgress: (line) => console.log(`[cluster e2e] ${line}`) },
+      { env: { ...process.env, ...keys }, onProgress: (line) => console.log(`[cluster e2e] ${line}`) },
     );
     const started = Date.now();
     await cluster.up();
@@ -57,7 +63,7 @@ describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf clu
       join(client, 'swarm.yaml'),
       "name: cluster-e2e\ntasks:\n  fan:\n    loop: { type: repeat, count: 12 }\n    script: { content: 'sleep 2; echo instance $WHARF_INSTANCE' }\n",
     );
-    const env = { ...process.env, ...cluster.clientEnvironment() };
+    const env = { ...process.env, ...keys, ...cluster.clientEnvironment() };
     const run = await runWharf(
       ['run', 'swarm.yaml', '--task-queue', 'wharf', '--no-worker', '--json'],
       client,
@@ -75,12 +81,17 @@ describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf clu
     expect(result.status).toBe('completed');
     expect(result.outputs.fan).toHaveLength(12);
     expect(run.stderr).toContain('no worker in this command');
+    workflowId = result.workflowId;
 
     // Every workflow and activity task of the run (and its children) was taken by a cluster worker.
     const pids = await Promise.all(['wharf-worker-1', 'wharf-worker-2'].map((name) => cluster.pid(name)));
     const connection = await Connection.connect({ address: cluster.temporalAddress });
     try {
-      const temporal = new Client({ connection });
+      // The memos the listing reads are encrypted too.
+      const temporal = new Client({
+        connection,
+        dataConverter: encryptedDataConverter({ keyRing: parseKeyRing(keys.WHARF_CODEC_KEYS) }),
+      });
       const activityIdentities = new Set<string>();
       const identities = new Set<string>();
       for await (const execution of temporal.workflow.list({
@@ -105,6 +116,68 @@ describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf clu
     } finally {
       await connection.close();
     }
+  });
+
+  it("points the Web UI at the codec server, which decodes the run's history for the UI's origin only", async () => {
+    const codecUrl = cluster.codecUrl as string;
+    expect(codecUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const uiPort = cluster.config.ports.ui;
+    const settings = (await (await fetch(`http://127.0.0.1:${uiPort}/api/v1/settings`)).json()) as {
+      Codec?: { Endpoint?: string };
+    };
+    expect(settings.Codec?.Endpoint).toBe(codecUrl);
+    expect(cluster.clientEnvironment().TEMPORAL_CODEC_ENDPOINT).toBe(codecUrl);
+
+    // The swarm's input as the Temporal server holds it: ciphertext under the cluster's key.
+    const connection = await Connection.connect({ address: cluster.temporalAddress });
+    let input: { metadata?: Record<string, Uint8Array> | null; data?: Uint8Array | null } | undefined;
+    try {
+      const history = await new Client({ connection }).workflow.getHandle(workflowId).fetchHistory();
+      input = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+    } finally {
+      await connection.close();
+    }
+    const text = (bytes: Uint8Array | null | undefined) => Buffer.from(bytes ?? []).toString();
+    expect(text(input?.metadata?.encoding)).toBe('binary/encrypted');
+    expect(text(input?.metadata?.['encryption-key-id'])).toBe('e2e1');
+    expect(text(input?.data)).not.toContain('echo instance');
+    const body = JSON.stringify({
+      payloads: [
+        {
+          metadata: Object.fromEntries(
+            Object.entries(input?.metadata ?? {}).map(([key, value]) => [
+              key,
+              Buffer.from(value).toString('base64'),
+            ]),
+          ),
+          data: Buffer.from(input?.data ?? []).toString('base64'),
+        },
+      ],
+    });
+    const decode = (origin: string) =>
+      fetch(`${codecUrl}/default/decode`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: origin, 'X-Namespace': 'default' },
+        body,
+      });
+    const uiOrigin = `http://localhost:${uiPort}`;
+    const preflight = await fetch(`${codecUrl}/default/decode`, {
+      method: 'OPTIONS',
+      headers: { Origin: uiOrigin, 'Access-Control-Request-Method': 'POST' },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(uiOrigin);
+    const decoded = await decode(uiOrigin);
+    expect(decoded.status).toBe(200);
+    expect(decoded.headers.get('access-control-allow-origin')).toBe(uiOrigin);
+    const [payload] = (
+      (await decoded.json()) as { payloads: { metadata: Record<string, string>; data: string }[] }
+    ).payloads;
+    expect(Buffer.from(payload?.metadata.encoding ?? '', 'base64').toString()).toBe('json/plain');
+    expect(Buffer.from(payload?.data ?? '', 'base64').toString()).toContain('echo instance $WHARF_INSTANCE');
+    const refused = await decode('http://attacker.example');
+    expect(refused.status).toBe(403);
+    expect(refused.headers.get('access-control-allow-origin')).toBeNull();
   });
 
   it('stops, kills and starts each process by name, and reports it', async () => {

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import {
   type ClusterConfig,
+  codecEnvironment,
+  codecKeyVariables,
   defaultClusterPorts,
   passedWorkerVariables,
   serviceEnvironments,
@@ -24,6 +26,9 @@ interface Service {
   environment?: Record<string, string>;
   ports?: string[];
   security_opt?: string[];
+  profiles?: string[];
+  network_mode?: string;
+  command?: string[];
 }
 
 const compose = parse(await readFile(new URL('../../docker-compose.yml', import.meta.url), 'utf8')) as {
@@ -45,6 +50,7 @@ describe('docker-compose.yml', () => {
         'temporal-ui',
         'wharf-worker',
         'wharf-version',
+        'wharf-codec',
       ].sort(),
     );
     expect(compose.services.postgresql?.image).toMatch(/^postgres:16\.\d+$/);
@@ -76,7 +82,7 @@ describe('docker-compose.yml', () => {
       expect(services['wharf-worker']?.depends_on?.[job]?.condition, job).toBe(
         'service_completed_successfully',
       );
-    for (const name of ['postgresql', 'temporal-ui', 'wharf-worker', 's3']) {
+    for (const name of ['postgresql', 'temporal-ui', 'wharf-worker', 's3', 'wharf-codec']) {
       expect(services[name]?.healthcheck, name).toBeDefined();
     }
   });
@@ -310,9 +316,97 @@ describe('docker-compose.yml and the native cluster', () => {
   });
 });
 
+// With payload encryption on, both topologies run the codec server `wharf-codec` and tell the
+// Web UI its endpoint; without keys, neither does.
+describe('docker-compose.yml and the native cluster: the codec server', () => {
+  const root = new URL('../../', import.meta.url).pathname;
+  const native: ClusterConfig = { dir: '/cluster', root, ports: defaultClusterPorts, workers: 2 };
+  const withKeys = { WHARF_CODEC_KEYS: 'k1:AAAA' };
+  const withFile = { WHARF_CODEC_KEYS_FILE: '/run/secrets/wharf-codec-keys' };
+
+  it('points the Web UI at the codec server exactly when keys are set, in both', () => {
+    const composed = services('temporal-ui').environment?.TEMPORAL_CODEC_ENDPOINT;
+    for (const env of [{}, withKeys, withFile]) {
+      const expected = serviceEnvironments(native, env)['temporal-ui'].TEMPORAL_CODEC_ENDPOINT;
+      expect(interpolate(composed, env), JSON.stringify(env)).toBe(expected);
+    }
+    expect(serviceEnvironments(native, withKeys)['temporal-ui'].TEMPORAL_CODEC_ENDPOINT).toBe(
+      'http://127.0.0.1:8234',
+    );
+    expect(serviceEnvironments(native, {})['temporal-ui'].TEMPORAL_CODEC_ENDPOINT).toBe('');
+  });
+
+  it('gives wharf-codec the same variables and values but its data directory', () => {
+    const composed = services('wharf-codec').environment ?? {};
+    const both = { ...withKeys, ...withFile };
+    expect(Object.keys(codecEnvironment(native, both)).sort()).toEqual(Object.keys(composed).sort());
+    for (const env of [withKeys, withFile]) {
+      const own = codecEnvironment(native, env);
+      const interpolated = Object.fromEntries(
+        Object.entries(composed).map(([key, value]) => [key, interpolate(value, env)]),
+      );
+      // Compose passes an unset key variable as empty, which the codec server reads as unset.
+      const set = Object.fromEntries(Object.entries(interpolated).filter(([, value]) => value !== ''));
+      expect({ ...own, WHARF_DATA_DIR: '/data' }, JSON.stringify(env)).toEqual(set);
+    }
+    // The workers' data plane and keys, as this host reaches them.
+    expect(codecEnvironment(native, withKeys)).toMatchObject({
+      WHARF_STORE: workerEnvironment(native, withKeys, 1).WHARF_STORE,
+      WHARF_BLOBS: workerEnvironment(native, withKeys, 1).WHARF_BLOBS,
+      WHARF_CODEC_KEYS: workerEnvironment(native, withKeys, 1).WHARF_CODEC_KEYS,
+    });
+    for (const name of codecKeyVariables) {
+      expect(composed[name], name).toBe(`\${${name}:-}`);
+      expect(services('wharf-worker').environment?.[name], name).toBe(`\${${name}:-}`);
+    }
+  });
+
+  it("serves on the host's loopback, where the published PostgreSQL, S3 and UI ports are, for the UI's origins only", async () => {
+    const codec = services('wharf-codec');
+    const environment = codec.environment ?? {};
+    expect(codec.network_mode).toBe('host');
+    expect(codec.profiles).toEqual(['codec']);
+    expect(codec.ports).toBeUndefined();
+    expect(environment.WHARF_CODEC_HOST).toBe('127.0.0.1');
+    expect(services('postgresql').ports).toContain('127.0.0.1:5432:5432');
+    expect(services('s3').ports).toContain('9000:9000');
+    const ui = services('temporal-ui');
+    expect(ui.ports).toEqual(['8233:8080']);
+    expect(environment.WHARF_CODEC_ORIGINS?.split(',')).toContain(ui.environment?.TEMPORAL_CORS_ORIGINS);
+    // The endpoint the UI is given is where the codec server listens.
+    expect(interpolate(ui.environment?.TEMPORAL_CODEC_ENDPOINT, withKeys)).toBe(
+      `http://${environment.WHARF_CODEC_HOST}:${environment.WHARF_CODEC_PORT}`,
+    );
+    // The worker image's program, which the native cluster runs from the checkout.
+    expect(codec.image).toBe(services('wharf-worker').image);
+    expect(codec.command).toEqual(['node', '/app/dist/codec-main.js']);
+    const workerPackage = JSON.parse(
+      await readFile(new URL('../../apps/worker/package.json', import.meta.url), 'utf8'),
+    ) as { bin: Record<string, string> };
+    expect(workerPackage.bin['wharf-codec-server']).toBe('./dist/codec-main.js');
+    for (const job of ['wharf-database', 's3-bucket'])
+      expect(codec.depends_on?.[job]?.condition, job).toBe('service_completed_successfully');
+  });
+});
+
+/**
+ * A value as Compose interpolates it with `env` set: `${NAME:-default}` and `${NAME:+replacement}`
+ * (an empty variable counts as unset, as `:` says).
+ */
+function interpolate(value: string | undefined, env: Readonly<Record<string, string>>): string {
+  return (value ?? '').replace(
+    /\$\{([A-Z0-9_]+):([-+])([^}]*)\}/g,
+    (_match, name: string, operator, word) => {
+      const set = (env[name] ?? '') !== '';
+      if (operator === '-') return set ? (env[name] as string) : word;
+      return set ? word : '';
+    },
+  );
+}
+
 /** A value as Compose reads it with no variables set: `${NAME:-default}` becomes `default`. */
 function defaulted(value: string | undefined): string {
-  return (value ?? '').replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+  return interpolate(value, {});
 }
 
 function services(name: string): Service {

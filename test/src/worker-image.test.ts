@@ -13,12 +13,12 @@ describe('the worker image', () => {
     expect(image.cmd).toEqual(['/app/dist/main.js']);
   });
 
-  it('gets an init from docker-compose.yml too', async () => {
+  it('gets an init from docker-compose.yml too, in each service run from it (the workers, the codec server)', async () => {
     const compose = parse(await readFile(new URL('../../docker-compose.yml', import.meta.url), 'utf8')) as {
       services: Record<string, { build?: unknown; init?: unknown }>;
     };
     const workers = Object.entries(compose.services).filter(([, service]) => service.build !== undefined);
-    expect(workers.map(([name]) => name)).toEqual(['wharf-worker']);
+    expect(workers.map(([name]) => name)).toEqual(['wharf-worker', 'wharf-codec']);
     for (const [name, service] of workers) expect(service.init, name).toBe(true);
   });
 });

@@ -27,7 +27,7 @@ export function addClusterCommand(program: Command, io: CliIo): void {
   const cluster = program
     .command('cluster')
     .description(
-      "Run the compose file's topology natively: PostgreSQL, S3 (versitygw), the Temporal server, its Web UI and Wharf workers",
+      "Run the compose file's topology natively: PostgreSQL, S3 (versitygw), the Temporal server, its Web UI (with its codec server when payloads are encrypted) and Wharf workers",
     );
   const dirOption = () =>
     new Option('--dir <dir>', 'the cluster directory: pids, logs and data')
@@ -59,6 +59,12 @@ export function addClusterCommand(program: Command, io: CliIo): void {
     .addOption(new Option('--s3-port <port>', 'the S3 service').argParser(port('--s3-port')))
     .addOption(
       new Option(
+        '--codec-port <port>',
+        'the codec server the Web UI decrypts through (started only with WHARF_CODEC_KEYS or WHARF_CODEC_KEYS_FILE; default 8234)',
+      ).argParser(port('--codec-port')),
+    )
+    .addOption(
+      new Option(
         '--worker-health-port <port>',
         "the first worker's health endpoint (the next ones follow)",
       ).argParser(port('--worker-health-port')),
@@ -83,7 +89,7 @@ export function addClusterCommand(program: Command, io: CliIo): void {
   cluster
     .command('env')
     .description(
-      "Print the exports a shell needs to run swarms on the cluster's workers (Temporal address, data plane)",
+      "Print the exports a shell needs to run swarms on the cluster's workers (Temporal address, data plane, codec endpoint)",
     )
     .addOption(dirOption())
     .action(act('env'));

@@ -1,8 +1,9 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 /**
  * The ports of a native cluster. The defaults are the compose file's published ports: Temporal's
- * frontend on 7233, its Web UI on 8233, PostgreSQL on 5432, the S3 service on 9000.
+ * frontend on 7233, its Web UI on 8233, PostgreSQL on 5432, the S3 service on 9000, the codec
+ * server (with payload encryption on) on 8234.
  *
  * @example
  * ```ts
@@ -15,6 +16,8 @@ export interface ClusterPorts {
   readonly ui: number;
   readonly postgres: number;
   readonly s3: number;
+  /** The codec server the Web UI decodes through (only with `WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE`). */
+  readonly codec: number;
   /** The first worker's health port; worker n listens on `workerHealth + n - 1`. */
   readonly workerHealth: number;
 }
@@ -25,6 +28,7 @@ export const defaultClusterPorts: ClusterPorts = {
   ui: 8233,
   postgres: 5432,
   s3: 9000,
+  codec: 8234,
   workerHealth: 8081,
 };
 
@@ -51,6 +55,12 @@ export interface ClusterConfig {
    * workflow code (`workflowBuildId`), derived by `up`.
    */
   readonly version?: ClusterVersion;
+  /**
+   * Whether the cluster runs the codec server `wharf-codec` (and points the Web UI at it).
+   * Default: when the keys are configured ({@link codecKeysConfigured}), decided at `up` and
+   * recorded, so `down` stops it whatever the environment then.
+   */
+  readonly codec?: boolean;
 }
 
 /**
@@ -175,6 +185,8 @@ export function serviceEnvironments(
       TEMPORAL_ADDRESS: temporalAddress,
       TEMPORAL_CORS_ORIGINS: `http://localhost:${ports.ui}`,
       TEMPORAL_UI_PORT: String(ports.ui),
+      // Empty: no codec, the UI shows payloads as they are (the ui-server's default).
+      TEMPORAL_CODEC_ENDPOINT: runsCodec(config, env) ? codecEndpoint(config) : '',
     },
     'wharf-version': {
       TEMPORAL_ADDRESS: temporalAddress,
@@ -207,6 +219,7 @@ export const passedWorkerVariables = [
   'WHARF_GC_MAX_BYTES',
   'WHARF_MCP_SERVERS',
   'WHARF_CODEC_KEYS',
+  'WHARF_CODEC_KEYS_FILE',
   'OPENAI_API_KEY',
   'ANTHROPIC_API_KEY',
   'OPENAI_COMPATIBLE_API_KEY',
@@ -269,6 +282,7 @@ export function workerEnvironment(
     WHARF_SHUTDOWN_GRACE_MS: '30000',
     WHARF_SANDBOX: env.WHARF_SANDBOX || 'required',
     ...passed,
+    ...codecKeyEnvironment(env),
     ...versionEnvironment(config),
     HOME: home,
     TMPDIR: join(home, 'tmp'),
@@ -278,4 +292,80 @@ export function workerEnvironment(
 /** The folder worker `n` treats as its host: its HOME, with `data/` and `tmp/` inside. */
 export function workerHome(config: ClusterConfig, n: number): string {
   return join(config.dir, `wharf-worker-${n}`, 'home');
+}
+
+/**
+ * Whether payload encryption keys are configured (`WHARF_CODEC_KEYS` or `WHARF_CODEC_KEYS_FILE`
+ * set and not empty): then the cluster runs the codec server `wharf-codec` for its Web UI.
+ *
+ * @example
+ * ```ts
+ * codecKeysConfigured({ WHARF_CODEC_KEYS: 'k1:…' }); // true
+ * ```
+ */
+export function codecKeysConfigured(env: Readonly<Record<string, string | undefined>>): boolean {
+  return Boolean(env.WHARF_CODEC_KEYS?.trim() || env.WHARF_CODEC_KEYS_FILE?.trim());
+}
+
+/** Whether `config` runs the codec server: as recorded, else as the keys in `env` say. */
+function runsCodec(config: ClusterConfig, env: Readonly<Record<string, string | undefined>>): boolean {
+  return config.codec ?? codecKeysConfigured(env);
+}
+
+/**
+ * The codec server's URL as the browser showing the Web UI calls it (the UI's
+ * `TEMPORAL_CODEC_ENDPOINT`), and as `temporal workflow show --codec-endpoint` does: loopback,
+ * where it listens without authentication.
+ *
+ * @example
+ * ```ts
+ * codecEndpoint({ ...config, ports: defaultClusterPorts }); // 'http://127.0.0.1:8234'
+ * ```
+ */
+export function codecEndpoint(config: Pick<ClusterConfig, 'ports'>): string {
+  return `http://127.0.0.1:${config.ports.codec}`;
+}
+
+/**
+ * The key variables as set, a key file's path made absolute (the processes run in folders of
+ * their own): the workers and the codec server get exactly the caller's ring.
+ */
+function codecKeyEnvironment(env: Readonly<Record<string, string | undefined>>): ProcessEnv {
+  const file = env.WHARF_CODEC_KEYS_FILE?.trim();
+  return file ? { WHARF_CODEC_KEYS_FILE: resolve(file) } : {};
+}
+
+/** The key variables the workers and the codec server are given when set (compose: `${NAME:-}`). */
+export const codecKeyVariables = ['WHARF_CODEC_KEYS', 'WHARF_CODEC_KEYS_FILE'] as const;
+
+/**
+ * The environment of the codec server `wharf-codec` (`apps/worker`'s `wharf-codec-server`), as
+ * the compose file's `wharf-codec` service sets it: the workers' keys and data plane, loopback
+ * on the codec port, CORS for the Web UI's origins (`localhost` and `127.0.0.1`), a data
+ * directory of its own. In compose it shares the host's network, so only `WHARF_DATA_DIR`
+ * differs.
+ *
+ * @example
+ * ```ts
+ * const env = codecEnvironment(config, process.env);
+ * env.WHARF_CODEC_ORIGINS; // 'http://localhost:8233,http://127.0.0.1:8233'
+ * ```
+ */
+export function codecEnvironment(
+  config: ClusterConfig,
+  env: Readonly<Record<string, string | undefined>>,
+): ProcessEnv {
+  const { ports } = config;
+  const passed = Object.fromEntries(
+    codecKeyVariables.flatMap((name) => (env[name] ? [[name, env[name] as string]] : [])),
+  );
+  return {
+    ...passed,
+    ...codecKeyEnvironment(env),
+    WHARF_CODEC_HOST: '127.0.0.1',
+    WHARF_CODEC_PORT: String(ports.codec),
+    WHARF_CODEC_ORIGINS: `http://localhost:${ports.ui},http://127.0.0.1:${ports.ui}`,
+    WHARF_DATA_DIR: join(config.dir, 'wharf-codec', 'data'),
+    ...dataPlaneEnvironment(config, env),
+  };
 }

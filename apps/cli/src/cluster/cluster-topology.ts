@@ -10,7 +10,11 @@ import { type ClusterBinaries, findClusterBinaries } from './cluster-binaries.js
 import {
   type ClusterConfig,
   clusterSecrets,
+  codecEndpoint,
+  codecEnvironment,
+  codecKeysConfigured,
   dataPlaneEnvironment,
+  defaultClusterPorts,
   type ProcessEnv,
   serviceEnvironments,
   temporalPorts,
@@ -46,11 +50,14 @@ export interface ClusterTopologyOptions {
 
 /** The long-lived processes, in start order (the compose service names; workers numbered). */
 const serviceOrder = ['postgresql', 's3', 'temporal', 'temporal-ui'] as const;
+/** The codec server's process: after the UI (whose origin it allows), before the workers. */
+const codecName = 'wharf-codec';
 
 /**
  * The compose topology on this machine, from real binaries: PostgreSQL (Temporal's two databases
  * and Wharf's store), an S3 service (versitygw), the Temporal server built from its Go module,
- * its Web UI server, and `workers` Wharf workers, each a host of its own (HOME, TMPDIR, data
+ * its Web UI server, with payload encryption on (`WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE`)
+ * the codec server `wharf-codec` the Web UI decodes through, and `workers` Wharf workers, each a host of its own (HOME, TMPDIR, data
  * directory) sharing only PostgreSQL and S3. The one-shot jobs are the compose file's scripts in
  * `deploy/`. Every process is detached, named as in compose, and can be stopped, killed and
  * started again by name: `wharf cluster` drives it, and so do the fault tests.
@@ -74,8 +81,15 @@ export class ClusterTopology {
   private readonly processes = new Map<string, ManagedProcess>();
 
   constructor(config: ClusterConfig, options: ClusterTopologyOptions = {}) {
-    this.configured = { ...config, dir: resolve(config.dir), root: resolve(config.root) };
     this.env = options.env ?? process.env;
+    this.configured = {
+      ...config,
+      dir: resolve(config.dir),
+      root: resolve(config.root),
+      // A cluster recorded before the codec port existed gets the default one.
+      ports: { ...config.ports, codec: config.ports.codec ?? defaultClusterPorts.codec },
+      codec: config.codec ?? codecKeysConfigured(this.env),
+    };
     this.progress = options.onProgress ?? (() => {});
     this.readyTimeoutMs = options.readyTimeoutMs ?? 120_000;
     this.workerEnvironment = options.workerEnvironment ?? ((_n, env) => env);
@@ -110,10 +124,11 @@ export class ClusterTopology {
     return this.configured;
   }
 
-  /** Every process's name, in start order: postgresql, s3, temporal, temporal-ui, wharf-worker-1, … */
+  /** Every process's name, in start order: postgresql, s3, temporal, temporal-ui, (wharf-codec,) wharf-worker-1, … */
   get names(): string[] {
     return [
       ...serviceOrder,
+      ...(this.config.codec === true ? [codecName] : []),
       ...Array.from({ length: this.config.workers }, (_, index) => `wharf-worker-${index + 1}`),
     ];
   }
@@ -128,13 +143,24 @@ export class ClusterTopology {
     return `http://localhost:${this.config.ports.ui}`;
   }
 
-  /** What a client on this host needs to run swarms on the cluster (`wharf cluster env`). */
+  /** The codec server's URL when the cluster runs one (payload encryption on), else undefined. */
+  get codecUrl(): string | undefined {
+    return this.config.codec === true ? codecEndpoint(this.config) : undefined;
+  }
+
+  /**
+   * What a client on this host needs to run swarms on the cluster (`wharf cluster env`); with a
+   * codec server, `TEMPORAL_CODEC_ENDPOINT` for `temporal workflow show` (never the keys: the
+   * client brings its own `WHARF_CODEC_KEYS`).
+   */
   clientEnvironment(): Record<string, string> {
     const secrets = clusterSecrets(this.env);
+    const codec = this.codecUrl;
     return {
       TEMPORAL_ADDRESS: this.temporalAddress,
       TEMPORAL_NAMESPACE: secrets.namespace,
       WHARF_UI_URL: this.uiUrl,
+      ...(codec === undefined ? {} : { TEMPORAL_CODEC_ENDPOINT: codec }),
       ...dataPlaneEnvironment(this.config, this.env),
     };
   }
@@ -176,6 +202,7 @@ export class ClusterTopology {
     await this.start('temporal');
     await this.job('temporal-namespace', serviceEnvironments(this.config, this.env)['temporal-namespace']);
     await this.start('temporal-ui');
+    if (this.config.codec === true) await this.start(codecName);
     // The workers side by side: each bundles the workflow code on its first start.
     await Promise.all(
       this.names.filter((name) => name.startsWith('wharf-worker-')).map((name) => this.start(name)),
@@ -268,6 +295,7 @@ export class ClusterTopology {
   /** The folders a process needs before its start: the S3 service's data, a worker's HOME, TMPDIR and data. */
   private async prepare(name: string): Promise<void> {
     if (name === 's3') await mkdir(join(this.config.dir, 's3', 'data'), { recursive: true });
+    if (name === codecName) await mkdir(join(this.config.dir, codecName, 'data'), { recursive: true });
     if (name.startsWith('wharf-worker-')) {
       const home = workerHome(this.config, Number(name.slice('wharf-worker-'.length)));
       for (const folder of ['data', 'tmp']) await mkdir(join(home, folder), { recursive: true });
@@ -382,6 +410,13 @@ export class ClusterTopology {
           args: ['--root', this.binaries().uiRoot, '--env', 'docker', 'start'],
           env: { ...this.baseEnv(), ...services()['temporal-ui'] },
         };
+      case codecName:
+        return {
+          command: process.execPath,
+          args: [join(root, 'apps', 'worker', 'dist', 'codec-main.js')],
+          env: { ...this.baseEnv(), ...codecEnvironment(this.config, this.env) },
+          cwd: join(dir, codecName),
+        };
       default: {
         const n = Number(name.slice('wharf-worker-'.length));
         return {
@@ -397,7 +432,7 @@ export class ClusterTopology {
     }
   }
 
-  /** True once `name` answers: PostgreSQL accepts sessions, S3 and the UI answer HTTP, Temporal is SERVING, a worker's /healthz is ok. */
+  /** True once `name` answers: PostgreSQL accepts sessions, S3 and the UI answer HTTP, Temporal is SERVING, the codec server decodes, a worker's /healthz is ok. */
   private async ready(name: string): Promise<boolean> {
     const { ports } = this.config;
     switch (name) {
@@ -424,6 +459,16 @@ export class ClusterTopology {
       }
       case 'temporal-ui':
         return (await fetch(`http://127.0.0.1:${ports.ui}/`, { signal: AbortSignal.timeout(2_000) })).ok;
+      case codecName:
+        // The codec server has no health route: an empty decode is its cheapest answer.
+        return (
+          await fetch(`${codecEndpoint(this.config)}/decode`, {
+            method: 'POST',
+            headers: { 'Content-Type': 'application/json' },
+            body: '{"payloads":[]}',
+            signal: AbortSignal.timeout(2_000),
+          })
+        ).ok;
       default: {
         const n = Number(name.slice('wharf-worker-'.length));
         const url = `http://127.0.0.1:${ports.workerHealth + n - 1}/healthz`;
@@ -440,6 +485,7 @@ export class ClusterTopology {
       if (name === 'postgresql') result.set(ports.postgres, 'PostgreSQL, --postgres-port');
       else if (name === 's3') result.set(ports.s3, 'S3 service, --s3-port');
       else if (name === 'temporal-ui') result.set(ports.ui, 'Temporal Web UI, --ui-port');
+      else if (name === codecName) result.set(ports.codec, 'codec server, --codec-port');
       else if (name === 'temporal')
         for (const [variable, port] of Object.entries(temporalPorts(ports.temporal)))
           result.set(port, `Temporal server ${variable}, moved with --temporal-port`);

@@ -12,7 +12,7 @@ function canBind(port: number): Promise<boolean> {
 /**
  * Ports for a cluster off the defaults (another cluster or dev server may hold those), for a
  * test or a benchmark,
- * every one of them free: Temporal's (all under 32768), the UI's, PostgreSQL's, S3's and
+ * every one of them free: Temporal's (all under 32768), the UI's, PostgreSQL's, S3's, the codec server's and
  * `workerHealthPorts` workers' health ports (two by default).
  *
  * @example
@@ -29,6 +29,7 @@ export async function freeClusterPorts(workerHealthPorts = 2): Promise<ClusterPo
       ui: base + 50,
       postgres: base + 60,
       s3: base + 70,
+      codec: base + 90,
       workerHealth: base + 81,
     };
     const all = [
@@ -36,6 +37,7 @@ export async function freeClusterPorts(workerHealthPorts = 2): Promise<ClusterPo
       ports.ui,
       ports.postgres,
       ports.s3,
+      ports.codec,
       ...Array.from({ length: workerHealthPorts }, (_, n) => ports.workerHealth + n),
     ];
     if ((await Promise.all(all.map(canBind))).every(Boolean)) return ports;

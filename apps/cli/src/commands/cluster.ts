@@ -15,6 +15,8 @@ export interface ClusterUpOptions {
   uiPort?: number;
   postgresPort?: number;
   s3Port?: number;
+  /** The codec server's port (it runs only with `WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE`). */
+  codecPort?: number;
   workerHealthPort?: number;
   /** The workers' build id (`--build-id`); default derived from the workflow code (`workflowBuildId`). */
   buildId?: string;
@@ -44,6 +46,7 @@ export async function clusterCommand(
         ui: options.uiPort ?? defaultClusterPorts.ui,
         postgres: options.postgresPort ?? defaultClusterPorts.postgres,
         s3: options.s3Port ?? defaultClusterPorts.s3,
+        codec: options.codecPort ?? defaultClusterPorts.codec,
         workerHealth: options.workerHealthPort ?? defaultClusterPorts.workerHealth,
       };
       const cluster = new ClusterTopology(
@@ -69,6 +72,10 @@ export async function clusterCommand(
       io.out(
         `Temporal ${cluster.temporalAddress}, Web UI ${cluster.uiUrl}, task queue wharf${version === undefined ? '' : `, current version ${version.deploymentName}:${version.buildId}`}`,
       );
+      if (cluster.codecUrl !== undefined)
+        io.out(
+          `Codec server ${cluster.codecUrl}: the Web UI decrypts through it (run swarms with the same WHARF_CODEC_KEYS / WHARF_CODEC_KEYS_FILE)`,
+        );
       io.out(
         `Run a swarm on its workers: eval "$(wharf cluster env --dir ${options.dir})" && wharf run <swarm.yaml> --task-queue wharf --no-worker`,
       );

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { loadCodecServerConfig } from './codec-config.js';
+import { WorkerConfigError } from './worker-config-error.js';
+
+describe('loadCodecServerConfig', () => {
+  it('listens on loopback port 8234 with no origin, token or data plane unless told', () => {
+    expect(loadCodecServerConfig({})).toEqual({
+      WHARF_CODEC_HOST: '127.0.0.1',
+      WHARF_CODEC_PORT: 8234,
+      WHARF_CODEC_ORIGINS: [],
+      WHARF_DATA_DIR: '.wharf',
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('reads the origins separated by commas or whitespace, and treats empty variables as unset', () => {
+    const config = loadCodecServerConfig({
+      WHARF_CODEC_ORIGINS: 'http://localhost:8233, http://127.0.0.1:8233\nhttps://ui.example.com',
+      WHARF_CODEC_PORT: '18234',
+      WHARF_CODEC_TOKEN: '',
+      WHARF_STORE: '',
+      WHARF_BLOBS: 's3://wharf/outputs?endpoint=http://127.0.0.1:9000',
+    });
+    expect(config.WHARF_CODEC_ORIGINS).toEqual([
+      'http://localhost:8233',
+      'http://127.0.0.1:8233',
+      'https://ui.example.com',
+    ]);
+    expect(config.WHARF_CODEC_PORT).toBe(18234);
+    expect(config.WHARF_CODEC_TOKEN).toBeUndefined();
+    expect(config.WHARF_STORE).toBeUndefined();
+    expect(config.WHARF_BLOBS).toBe('s3://wharf/outputs?endpoint=http://127.0.0.1:9000');
+  });
+
+  it('names every variable that cannot work', () => {
+    let caught: unknown;
+    try {
+      loadCodecServerConfig({
+        WHARF_CODEC_ORIGINS: 'http://localhost:8233,*',
+        WHARF_CODEC_PORT: '70000',
+        WHARF_STORE: 'mysql://db/wharf',
+      });
+    } catch (error) {
+      caught = error;
+    }
+    expect(WorkerConfigError.isInstance(caught)).toBe(true);
+    const error = caught as WorkerConfigError;
+    expect(error.code).toBe('INVALID_ENV');
+    expect([...error.variables].sort()).toEqual(['WHARF_CODEC_ORIGINS', 'WHARF_CODEC_PORT', 'WHARF_STORE']);
+    expect(error.message).toContain('scheme://host[:port]');
+  });
+});
