@@ -1,11 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { CodecError } from '@wharf/codec';
-import type { CodecAuthOptions, CodecServer } from '@wharf/codec/server';
+import type { CodecServer } from '@wharf/codec/server';
 import { startDataPlaneCodecServer, temporalPayloadOwner } from '@wharf/orchestrator/node';
 import { CliError } from '../cli-error.js';
 import { cliKeyRing } from '../codec-keys.js';
 import { openData } from '../open-data.js';
 import type { CliIo } from '../output.js';
+import { authOptions } from '../server-auth-options.js';
 
 /** Options of {@link codecServerCommand}. */
 export interface CodecServerCommandOptions {
@@ -81,42 +81,4 @@ export async function codecServerCommand(
   await stopSignal;
   await server.close();
   await data.close();
-}
-
-/**
- * The auth a server command's options ask for: a bearer token (`--token-file`, else the
- * `tokenVariable` environment variable) and/or an OIDC issuer; undefined for none.
- *
- * @example
- * ```ts
- * const auth = await authOptions({ tokenFile: 'token.txt' }, 'WHARF_EVENTS_TOKEN');
- * ```
- */
-export async function authOptions(
-  options: Pick<CodecServerCommandOptions, 'tokenFile' | 'oidcIssuer' | 'oidcAudience' | 'oidcJwksUri'>,
-  tokenVariable = 'WHARF_CODEC_TOKEN',
-): Promise<CodecAuthOptions | undefined> {
-  let bearerToken = process.env[tokenVariable];
-  if (options.tokenFile !== undefined) {
-    bearerToken = (
-      await readFile(options.tokenFile, 'utf8').catch((error: NodeJS.ErrnoException) => {
-        throw new CliError('USAGE', `--token-file ${options.tokenFile} cannot be read (${error.code})`);
-      })
-    ).trim();
-  }
-  if (options.oidcIssuer === undefined && (options.oidcAudience ?? options.oidcJwksUri) !== undefined)
-    throw new CliError('USAGE', '--oidc-audience and --oidc-jwks-uri need --oidc-issuer');
-  const oidc =
-    options.oidcIssuer === undefined
-      ? undefined
-      : {
-          issuer: options.oidcIssuer,
-          ...(options.oidcAudience === undefined ? {} : { audience: options.oidcAudience }),
-          ...(options.oidcJwksUri === undefined ? {} : { jwksUri: options.oidcJwksUri }),
-        };
-  if (bearerToken === undefined && oidc === undefined) return undefined;
-  return {
-    ...(bearerToken === undefined || bearerToken === '' ? {} : { bearerToken }),
-    ...(oidc === undefined ? {} : { oidc }),
-  };
 }

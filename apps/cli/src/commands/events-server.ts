@@ -1,6 +1,6 @@
 import { withClient } from '../connect-server.js';
 import type { CliIo } from '../output.js';
-import { authOptions } from './codec-server.js';
+import { authOptions } from '../server-auth-options.js';
 
 /** Options of {@link eventsServerCommand}. */
 export interface EventsServerCommandOptions {
