@@ -210,7 +210,7 @@ describe('PostgresOutputStore under SIGKILL at random points', () => {
     expect(broken).toEqual([]);
     expect(checked).toBeGreaterThan(0);
     expect(promised).toBeGreaterThan(0);
-  // 24 child processes started and killed: about a minute on a quiet machine, three at a load of
-  // 23 on two cores (a CI run beside other work); the bound leaves room for that, not for a hang.
+    // 24 child processes started and killed: about a minute on a quiet machine, three at a load of
+    // 23 on two cores (a CI run beside other work); the bound leaves room for that, not for a hang.
   }, 420_000);
 });
