@@ -222,8 +222,13 @@ describe.skipIf(!cgroups)('CgroupSlots with a ProcessGroupRegistry', () => {
   it('records each capture itself when the slots record in another registry, or none', async () => {
     const registry = new ProcessGroupRegistry(join(root, 'groups-own'));
     const slots = new CgroupSlots();
+    // The record is written as pending-<id>.json before the spawn and named for its process group
+    // just after: the script waits (up to 5 s) for the name before it lists the folder.
     const capture = await captureProcess('sh', {
-      args: ['-c', `ls "${registry.dir}"`],
+      args: [
+        '-c',
+        `for i in $(seq 100); do ls "${registry.dir}" | grep -qE '^[0-9]+\\.json$' && break; sleep 0.05; done; ls "${registry.dir}"`,
+      ],
       cgroups: slots,
       registry,
     });

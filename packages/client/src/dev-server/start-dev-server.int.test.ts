@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -176,6 +177,13 @@ describe('ensureTemporalCli', () => {
   });
 
   it('does not retry a port the caller chose', async () => {
+    // A port free now (not 7233: another test's server may hold it), that the fake CLI says is taken.
+    const port = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = probe.address() as AddressInfo;
+        probe.close(() => resolve(free));
+      });
+    });
     const dir = mkdtempSync(join(tmpdir(), 'wharf-port-race-'));
     const calls = join(dir, 'calls');
     const cli = join(dir, 'temporal');
@@ -184,13 +192,13 @@ describe('ensureTemporalCli', () => {
       [
         '#!/bin/sh',
         `echo "$*" >> '${calls}'`,
-        'echo "listen tcp 127.0.0.1:7233: bind: address already in use" >&2',
+        `echo "listen tcp 127.0.0.1:${port}: bind: address already in use" >&2`,
         'exit 1',
       ].join('\n'),
     );
     chmodSync(cli, 0o755);
     try {
-      const error = await startDevServer({ cliPath: cli, ui: false, port: 7233 }).catch(
+      const error = await startDevServer({ cliPath: cli, ui: false, port }).catch(
         (caught: unknown) => caught,
       );
       expect(WharfOrchestratorError.isInstance(error) && error.code).toBe('DEV_SERVER_FAILED');
