@@ -209,7 +209,9 @@ describe('the wharf command', () => {
         expect(text.stdout).toContain(
           `unserved: running · 0 waiting for approval (no worker answers for it: \`wharf resume ${workflowId}\` gives it one)`,
         );
-        expect(took - base).toBeLessThan(2_000);
+        // About 1 s beyond on a quiet machine (printed above); the bound is one a loaded CI run
+        // cannot reach while the old 30 s wait for a worker would still fail it.
+        expect(took - base).toBeLessThan(12_000);
       } finally {
         await handle.terminate('test done');
       }

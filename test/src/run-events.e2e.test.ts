@@ -1,8 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { parseSwarm, type RunEvent, runEventSchema } from '@wharf/orchestrator';
 import { startEventsServer } from '@wharf/orchestrator/client';
@@ -14,14 +16,22 @@ import { startWorkerProcess } from './worker-process.js';
 const workerScript = fileURLToPath(new URL('../fixtures/worker-process.mjs', import.meta.url));
 const INSTANCES = 5;
 
-/** A swarm of a few seconds: a loop of sleeping scripts, a gated task, a last one. */
-const swarm = (name: string) =>
+/**
+ * A swarm of a few seconds: a loop of scripts, a gated task, a last one. Given a folder, each
+ * instance marks it when it starts (`started-<n>`) and waits there for `go`, so a test can kill
+ * the worker while they run; without one, each sleeps 1.5 s.
+ */
+const swarm = (name: string, hold?: string) =>
   parseSwarm(`
 name: ${name}
 tasks:
   work:
     loop: { type: repeat, count: ${INSTANCES} }
-    script: { content: 'sleep 1.5; echo "instance $WHARF_INSTANCE"' }
+    script: { content: '${
+      hold === undefined
+        ? 'sleep 1.5'
+        : `touch ${hold}/started-$WHARF_INSTANCE; while [ ! -e ${hold}/go ]; do sleep 0.1; done`
+    }; echo "instance $WHARF_INSTANCE"' }
   publish:
     depends_on: [work]
     approval: { prompt: Publish? }
@@ -100,8 +110,9 @@ describe("a run's event stream", () => {
   });
 
   it('resumes after a reader SIGKILLed mid-run with no gap and no duplicate, through a worker SIGKILLed mid-run', async () => {
+    const hold = await mkdtemp(join(tmpdir(), 'wharf-events-hold-'));
     const { workflowId } = await env.wharf.startSwarm(
-      swarm('events-crash'),
+      swarm('events-crash', hold),
       {},
       { heartbeatTimeoutMs: 3_000 },
     );
@@ -109,10 +120,13 @@ describe("a run's event stream", () => {
     const approving = approveWhenWaiting(env, workflowId);
     // A reader killed outright a few events in (the loop's instances have started).
     const killed = await readThenKill(env, workflowId, 1 + INSTANCES);
-    // The worker killed while the loop's scripts sleep; a new one takes over after the heartbeat timeout.
+    // The worker killed while the loop's scripts run (each has marked its start); a new one takes
+    // over after the heartbeat timeout, and the scripts may end once it runs.
+    for (let wait = 0; wait < 600 && (await readdir(hold)).length < INSTANCES; wait++) await sleep(100);
     first.kill('SIGKILL');
     await once(first, 'exit');
     const second = await startWorkerProcess(env, workerScript);
+    await writeFile(join(hold, 'go'), '');
     try {
       const last = killed.at(-1)?.seq ?? 0;
       const resumed = await readAll(env, workflowId, last);
