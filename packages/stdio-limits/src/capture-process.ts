@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { type Pump, pumpInto } from './capture-stream.js';
-import type { CgroupSlots } from './cgroup-slots.js';
 import { allocateCombined } from './combined-budget.js';
 import { type ResolvedLimits, resolveLimits } from './limits.js';
 import { ProcessCgroup } from './process-cgroup.js';
@@ -55,16 +54,8 @@ export interface CaptureProcessOptions {
    */
   cgroup?: boolean;
   /**
-   * Where the child's cgroup comes from (with `cgroup`): a {@link CgroupSlots} hands out an
-   * emptied one and takes it back, emptied again, for the next capture; without it a cgroup is
-   * made for this capture and removed after it.
-   */
-  cgroups?: CgroupSlots;
-  /**
    * Records the group while it runs, so that a restarted owner can end it if this process
-   * dies without cleaning up (see {@link ProcessGroupRegistry}). Needs `processGroup`. A capture
-   * in a slot of `cgroups` that records its cgroups in this same registry writes no record of its
-   * own: the slot's record covers it.
+   * dies without cleaning up (see {@link ProcessGroupRegistry}). Needs `processGroup`.
    */
   registry?: ProcessGroupRegistry;
   /**
@@ -158,6 +149,7 @@ export async function captureProcess(
     spill: spillFor('stderr'),
   });
   const group = (options.processGroup ?? true) && process.platform !== 'win32';
+  const registry = group ? options.registry : undefined;
   const [plainFile, plainArgs]: [string, string[]] = options.shell
     ? ['/bin/sh', ['-c', [command, ...(options.args ?? [])].join(' ')]]
     : [command, [...(options.args ?? [])]];
@@ -170,24 +162,7 @@ export async function captureProcess(
     group && options.cgroup !== false
       ? resolveExecutable(spawnFile, { env: options.env, cwd: options.cwd })
       : undefined;
-  const cgroup =
-    executable === undefined
-      ? undefined
-      : options.cgroups === undefined
-        ? ProcessCgroup.create()
-        : options.cgroups.acquire();
-  // Made for this capture, or a slot's, handed back emptied.
-  const dropCgroup = async () => {
-    if (cgroup === undefined) return;
-    if (options.cgroups === undefined) await cgroup.remove();
-    else await options.cgroups.release(cgroup);
-  };
-  // A slot recorded in the same registry holds every process of this capture: no record of its own.
-  const inRecordedSlot =
-    cgroup !== undefined &&
-    options.cgroups?.registry !== undefined &&
-    options.cgroups.registry === options.registry;
-  const registry = group && !inRecordedSlot ? options.registry : undefined;
+  const cgroup = executable === undefined ? undefined : ProcessCgroup.create();
   const token = registry === undefined ? undefined : randomUUID();
   const env =
     token === undefined ? options.env : { ...(options.env ?? process.env), [PROCESS_GROUP_TOKEN_ENV]: token };
@@ -207,7 +182,7 @@ export async function captureProcess(
       cgroup: cgroup?.path,
     });
   } catch (error) {
-    await dropCgroup();
+    await cgroup?.remove();
     if (registry !== undefined && token !== undefined) registry.release(token);
     // The spawner's own reasons (a request too large, a helper that died with it) keep their code.
     if (StdioLimitsError.isInstance(error)) throw error;
@@ -302,9 +277,8 @@ export async function captureProcess(
       groupAlive ? terminateProcessGroup(pid, { graceMs }) : undefined,
       cgroupAlive ? cgroup?.terminate({ graceMs }) : undefined,
     ]);
-    // The record goes first: once handed back, the cgroup may hold the next capture's processes.
+    await cgroup?.remove();
     if (registry !== undefined) registry.remove(pid);
-    await dropCgroup();
     const budget = allocateCombined({
       stdoutCap: limits.max_stdout_bytes,
       stderrCap: limits.max_stderr_bytes,
@@ -342,8 +316,8 @@ export async function captureProcess(
         group ? terminateProcessGroup(pid, { graceMs: 0 }) : undefined,
         cgroup?.terminate({ graceMs: 0 }),
       ]);
+      await cgroup?.remove();
       if (registry !== undefined) registry.remove(pid);
-      await dropCgroup();
       await Promise.allSettled([stdout.finish(), stderr.finish()]);
       throw error;
     }

@@ -6,7 +6,6 @@ export {
   type ProcessCapture,
 } from './capture-process.js';
 export { type CaptureStreamOptions, captureStream } from './capture-stream.js';
-export { CgroupSlots } from './cgroup-slots.js';
 export { allocateCombined, type CombinedBudgetInput } from './combined-budget.js';
 export { type CutParts, formatCut, type TruncationStrategy } from './cut-marker.js';
 export {

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -17,21 +17,6 @@ const ENTER =
 
 /** Exit status of a command whose shell could not enter its cgroup (see `ProcessCgroup.wrap`). */
 export const CGROUP_ENTER_FAILED = 125;
-
-/**
- * The limit files of each controller a cgroup may have, with the value that leaves it unlimited
- * (what a new cgroup starts with): what {@link ProcessCgroup.prepareForReuse} writes back.
- */
-const LIMIT_DEFAULTS: Readonly<Record<string, readonly (readonly [string, string])[]>> = {
-  memory: [
-    ['memory.max', 'max'],
-    ['memory.high', 'max'],
-    ['memory.low', '0'],
-    ['memory.min', '0'],
-  ],
-  pids: [['pids.max', 'max']],
-  cpu: [['cpu.max', 'max']],
-};
 
 /** How long a failed cgroup check stands before the next `create` checks again. */
 export const CGROUP_RECHECK_MS = 60_000;
@@ -115,19 +100,6 @@ function removeSoon(path: string): void {
 }
 
 /**
- * Removes the cgroups inside `path`, deepest first; throws when one cannot go (it still holds a
- * process, or it is not a directory this process may remove).
- */
-function removeDescendants(path: string): void {
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
-    const child = join(path, entry.name);
-    removeDescendants(child);
-    rmdirSync(child);
-  }
-}
-
-/**
  * Whether cgroups can be used, checked on first use: a success stands for the process's life,
  * a failure for {@link CGROUP_RECHECK_MS} (a delegation granted after the worker started, a
  * cgroup filesystem mounted late, are then taken up).
@@ -184,7 +156,6 @@ export class ProcessCgroup {
   readonly path: string;
   /** Its path in the cgroup hierarchy (what `/proc/<pid>/cgroup` of a member shows). */
   readonly #hierarchyPath: string | undefined;
-  #limits: readonly (readonly [string, string])[] | undefined;
 
   private constructor(path: string, hierarchyPath?: string) {
     this.path = path;
@@ -224,58 +195,6 @@ export class ProcessCgroup {
     if (this.#hierarchyPath === undefined)
       throw new Error(`cgroup ${this.path} was opened, not created: it runs nothing`);
     return ['/bin/sh', ['-c', ENTER, this.path, this.#hierarchyPath, command, ...args]];
-  }
-
-  /** Whether the cgroup's directory is still there. */
-  exists(): boolean {
-    return existsSync(this.path);
-  }
-
-  /**
-   * Makes an emptied cgroup what a new one is, for the next command: true once it holds no
-   * process (`populated 0`), is thawed (a command may have written `cgroup.freeze`), has no
-   * cgroup of its own left inside it (a command may have made some: they are removed) and every
-   * limit of its controllers is back at the kernel's default (`memory.max`, `memory.high`,
-   * `pids.max`, `cpu.max` at `max`; `memory.low`, `memory.min` at 0). False when any of it
-   * fails: the cgroup is then not to be reused. Accounting is not reset: `memory.peak` keeps
-   * the highest usage since the cgroup was made (the kernel resets it only for the file
-   * descriptor that writes it), `memory.current` may hold page cache the last command left
-   * charged, and `pids.current` is 0 once empty; none of them refuses the next command, as no
-   * limit is set.
-   *
-   * @example
-   * ```ts
-   * if (!cgroup.populated() && cgroup.prepareForReuse()) idle.push(cgroup);
-   * else await cgroup.remove();
-   * ```
-   */
-  prepareForReuse(): boolean {
-    let events: string;
-    try {
-      events = readFileSync(join(this.path, 'cgroup.events'), 'utf8');
-    } catch {
-      return false;
-    }
-    if (/^populated 1$/m.test(events)) return false;
-    try {
-      if (/^frozen 1$/m.test(events)) writeFileSync(join(this.path, 'cgroup.freeze'), '0');
-      const stat = readFileSync(join(this.path, 'cgroup.stat'), 'utf8');
-      if (!/^nr_descendants 0$/m.test(stat) || !/^nr_dying_descendants 0$/m.test(stat))
-        removeDescendants(this.path);
-      for (const [file, value] of this.#limitFiles()) writeFileSync(join(this.path, file), value);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
-  /** The limit files of the controllers enabled in this cgroup (read once: its parent sets them). */
-  #limitFiles(): readonly (readonly [string, string])[] {
-    if (this.#limits === undefined) {
-      const controllers = readFileSync(join(this.path, 'cgroup.controllers'), 'utf8').trim().split(/\s+/);
-      this.#limits = controllers.flatMap((controller) => LIMIT_DEFAULTS[controller] ?? []);
-    }
-    return this.#limits;
   }
 
   /** Pids of the processes in the cgroup. */

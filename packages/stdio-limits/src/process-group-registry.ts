@@ -30,13 +30,6 @@ const pendingSchema = entrySchema.omit({ pgid: true }).extend({ token: z.string(
 type PendingEntry = z.infer<typeof pendingSchema>;
 const PENDING_PREFIX = 'pending-';
 
-/** A cgroup that runs this owner's commands one after another (a slot of `CgroupSlots`). */
-const cgroupRecordSchema = entrySchema
-  .pick({ ownerPid: true })
-  .extend({ cgroup: entrySchema.shape.cgroup.unwrap() });
-type CgroupRecord = z.infer<typeof cgroupRecordSchema>;
-const CGROUP_PREFIX = 'cgroup-';
-
 /** Options of {@link ProcessGroupRegistry.reap}. */
 export interface ReapOptions {
   /** Grace between SIGTERM and SIGKILL (default 2000). */
@@ -106,36 +99,14 @@ export class ProcessGroupRegistry {
 
   /** Recorded groups (unreadable entries are skipped). */
   entries(): ProcessGroupEntry[] {
-    return readRecords(
-      this.dir,
-      (file) => !file.startsWith(PENDING_PREFIX) && !file.startsWith(CGROUP_PREFIX),
-      entrySchema,
-    );
-  }
-
-  /**
-   * Records a cgroup that will run this process's commands, one after another (a slot of
-   * `CgroupSlots`), before the first one starts: every process of every command run in it stays
-   * in it, so `reap()` ends them through it, and a command run there needs no record of its own.
-   * {@link ProcessGroupRegistry.removeCgroup} forgets it once it is removed.
-   */
-  addCgroup(path: string): void {
-    const record: CgroupRecord = cgroupRecordSchema.parse({ ownerPid: process.pid, cgroup: path });
-    mkdirSync(this.dir, { recursive: true });
-    writeFileSync(join(this.dir, `${CGROUP_PREFIX}${basename(path)}.json`), JSON.stringify(record));
-  }
-
-  /** Forgets a cgroup recorded by {@link ProcessGroupRegistry.addCgroup}. */
-  removeCgroup(path: string): void {
-    rmSync(join(this.dir, `${CGROUP_PREFIX}${basename(path)}.json`), { force: true });
+    return readRecords(this.dir, (file) => !file.startsWith(PENDING_PREFIX), entrySchema);
   }
 
   /**
    * Ends the recorded groups whose owner is dead (or is this process, or any owner with
    * `includeLiveOwners`) and forgets them; a group that ran in a cgroup loses every process of
-   * the cgroup, those that left the group with `setsid` too; a recorded cgroup
-   * ({@link ProcessGroupRegistry.addCgroup}) loses every process and is removed. Returns the
-   * process group ids it signalled.
+   * the cgroup, those that left the group with `setsid` too. Returns the process group ids it
+   * signalled.
    */
   async reap(options: ReapOptions = {}): Promise<number[]> {
     const reaped: number[] = [];
@@ -162,34 +133,7 @@ export class ProcessGroupRegistry {
       await cgroup?.remove();
       this.release(entry.token);
     }
-    reaped.push(...(await this.#reapCgroups(options)).filter((pgid) => !reaped.includes(pgid)));
     return reaped;
-  }
-
-  /**
-   * Ends the processes of each recorded cgroup whose owner may be reaped, removes the cgroup and
-   * forgets it; returns the process groups those processes were in.
-   */
-  async #reapCgroups(options: ReapOptions): Promise<number[]> {
-    const reaped = new Set<number>();
-    for (const record of readRecords(
-      this.dir,
-      (file) => file.startsWith(CGROUP_PREFIX),
-      cgroupRecordSchema,
-    )) {
-      if (!mayReap(record, options)) continue;
-      const cgroup = recordedCgroup(record);
-      if (cgroup?.populated()) {
-        for (const pid of cgroup.pids()) {
-          const pgid = processGroupOf(pid);
-          if (pgid !== undefined) reaped.add(pgid);
-        }
-        await cgroup.terminate({ graceMs: options.graceMs ?? 2_000 });
-      }
-      await cgroup?.remove();
-      this.removeCgroup(record.cgroup);
-    }
-    return [...reaped];
   }
 
   /** Groups reserved and not (yet) recorded with their process group id. */
@@ -242,17 +186,6 @@ function readRecords<T>(dir: string, pick: (file: string) => boolean, schema: z.
 function mayReap(entry: { readonly ownerPid: number }, options: ReapOptions): boolean {
   const ownerAlive = entry.ownerPid !== process.pid && pidAlive(entry.ownerPid);
   return !ownerAlive || options.includeLiveOwners === true;
-}
-
-/** The process group of a process, from `/proc`; undefined when it is gone (or not Linux). */
-function processGroupOf(pid: number): number | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // After the parenthesised command: state, ppid, pgrp, …
-    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
-  } catch {
-    return undefined;
-  }
 }
 
 function pidAlive(pid: number): boolean {

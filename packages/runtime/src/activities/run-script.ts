@@ -8,7 +8,6 @@ import { clampUtf8 } from '@wharf/common';
 import type { ArtifactStore } from '@wharf/evidence';
 import { type OutputRef, type OutputStore, readBody, spawnEnv } from '@wharf/output-store';
 import {
-  type CgroupSlots,
   captureProcess,
   type ProcessCapture,
   type ProcessGroupRegistry,
@@ -47,8 +46,6 @@ export interface ScriptDependencies {
   processGroups?: ProcessGroupRegistry;
   /** Starts the script (see `ActivityDependencies.spawner`); default: from the worker itself. */
   spawner?: ProcessSpawner;
-  /** The worker's slot cgroups (see `ActivityDependencies.cgroupSlots`); default: one cgroup per script. */
-  cgroupSlots?: CgroupSlots;
   /** Confines the script (see {@link WorkerSandbox}); without one it runs unconfined. */
   sandbox?: WorkerSandbox;
   /**
@@ -150,7 +147,6 @@ export async function runScript(
       signal: AbortSignal.any([context.cancellationSignal, reach.signal]),
       ...(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups }),
       ...(dependencies.spawner === undefined ? {} : { spawner: dependencies.spawner }),
-      ...(dependencies.cgroupSlots === undefined ? {} : { cgroups: dependencies.cgroupSlots }),
       progressIntervalMs: PROGRESS_INTERVAL_MS,
       // Every interval while the script runs. The capture's last report is skipped for a script
       // that ended within the interval with little output: its output is stored within

@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { ArtifactStore } from '@wharf/evidence';
 import type { OutputStore } from '@wharf/output-store';
-import type { CgroupSlots, ProcessGroupRegistry, ProcessSpawner } from '@wharf/stdio-limits';
+import type { ProcessGroupRegistry, ProcessSpawner } from '@wharf/stdio-limits';
 import type { SpawnedWorker, SubagentHeartbeat, SubagentInput } from '@wharf/swarm';
 import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
@@ -24,8 +24,6 @@ export interface AgentActivityDependencies {
   processGroups?: ProcessGroupRegistry;
   /** Starts the `shell` tool's commands (see `ActivityDependencies.spawner`). */
   spawner?: ProcessSpawner;
-  /** The cgroups the `shell` tool's commands run in (see `ActivityDependencies.cgroupSlots`). */
-  cgroupSlots?: CgroupSlots;
   /** Confines the `shell` tool's commands. */
   sandbox?: WorkerSandbox;
   /** Traces each model call and tool call (OpenTelemetry); default off. */
@@ -90,7 +88,6 @@ export function agentToolsOptions(
       signal: context.cancellationSignal,
       ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
       ...(dependencies.spawner === undefined ? {} : { spawner: dependencies.spawner }),
-      ...(dependencies.cgroupSlots === undefined ? {} : { cgroupSlots: dependencies.cgroupSlots }),
       ...(dependencies.sandbox === undefined
         ? {}
         : { sandbox: { worker: dependencies.sandbox, settings: brief.sandbox } }),

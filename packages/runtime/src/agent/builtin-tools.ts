@@ -3,7 +3,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import {
-  type CgroupSlots,
   captureProcess,
   type LimitsInput,
   type ProcessGroupRegistry,
@@ -33,8 +32,6 @@ export interface BuiltinToolContext {
   processGroups?: ProcessGroupRegistry;
   /** Starts the command (default: from the worker itself). */
   spawner?: ProcessSpawner;
-  /** The worker's slot cgroups the command runs in (see `ActivityDependencies.cgroupSlots`). */
-  cgroupSlots?: CgroupSlots;
   /** Confines `shell` commands (see `WorkerSandbox`) under the task's `sandbox` settings. */
   sandbox?: { worker: WorkerSandbox; settings: SandboxSettings | undefined };
   /** Called with the bytes captured so far (for heartbeats). */
@@ -217,7 +214,6 @@ async function runShell(context: BuiltinToolContext, command: string, timeoutMs?
       signal: context.signal,
       ...(context.processGroups === undefined ? {} : { registry: context.processGroups }),
       ...(context.spawner === undefined ? {} : { spawner: context.spawner }),
-      ...(context.cgroupSlots === undefined ? {} : { cgroups: context.cgroupSlots }),
       onProgress: (progress) => context.onProgress?.(progress.stdoutBytes + progress.stderrBytes),
     });
   const capture = await (context.sandbox?.worker.using(context.workdir, run) ?? run());

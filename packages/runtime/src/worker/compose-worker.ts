@@ -4,7 +4,7 @@ import type { DataConverter, WorkerDeploymentVersion } from '@temporalio/common'
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { type KeyRing, loadKeyRing } from '@wharf/codec';
 import { createIntakeServer, type IntakeServer, type IntakeServerOptions } from '@wharf/output-store';
-import { CgroupSlots, ProcessGroupRegistry, type Summarizer } from '@wharf/stdio-limits';
+import { ProcessGroupRegistry, type Summarizer } from '@wharf/stdio-limits';
 import type { ToolSet } from 'ai';
 import { spawnCredentials } from '../activities/spawn-credentials.js';
 import { WorkerSandbox, type WorkerSandboxOptions } from '../activities/worker-sandbox.js';
@@ -151,9 +151,8 @@ export interface ComposedWorker {
  * stores, the data plane, spawn credentials for the intake server, the converter, the models,
  * tracing); `startWorker` then ends the scripts a killed predecessor left (`process-groups/`),
  * runs a worker with that plugin (as `createWharfWorker` does), and (with `gc`) a scheduled
- * collection of the data directory's outputs. Scripts run in a cgroup per slot, emptied and
- * reused (`CgroupSlots`). When the worker stops, the schedule stops, the scripts it leaves are
- * ended too and the slots' cgroups are removed.
+ * collection of the data directory's outputs. When the worker stops, the schedule stops and the
+ * scripts it leaves are ended too.
  *
  * @example
  * ```ts
@@ -202,8 +201,6 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
   }
   const dataConverter = createWharfDataConverter({ store: data.store, keyRing });
   const processGroups = new ProcessGroupRegistry(join(data.root, 'process-groups'));
-  // One cgroup per script slot, reused; removed when the worker stops.
-  const cgroupSlots = new CgroupSlots({ registry: processGroups });
   const sandbox = detected.with({
     hidden: [data.root, data.workDir],
     ...(intake.socketPath === undefined ? {} : { intakeSocket: intake.socketPath }),
@@ -216,7 +213,6 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
     dataConverter,
     spawnEnv: spawnCredentials({ intakeUrl: intake.url, secret: data.secret }),
     processGroups,
-    cgroupSlots,
     sandbox,
     models,
     ...(summarizer === undefined ? {} : { summarizer }),
@@ -255,7 +251,6 @@ export async function composeWorker(options: ComposeWorkerOptions): Promise<Comp
         await gc?.stop();
         // Running scripts were cancelled after the grace period; end whatever of them is left.
         await processGroups.reap({ graceMs: 1_000 });
-        await cgroupSlots.close();
       });
       return { worker, reaped, done };
     },

@@ -6,7 +6,6 @@ import { Runtime } from '@temporalio/worker';
 import type { ArtifactStore } from '@wharf/evidence';
 import { OutputNotFoundError, type OutputStore } from '@wharf/output-store';
 import {
-  CgroupSlots,
   type ProcessGroupRegistry,
   type ProcessSpawner,
   SpawnServer,
@@ -78,14 +77,6 @@ export interface ActivityDependencies {
    */
   onSpawnWarning?: (message: string) => void;
   /**
-   * The cgroups scripts and the `shell` tool's commands run in, one per slot, each emptied and
-   * reused from script to script (see `CgroupSlots`; where the worker may create cgroups).
-   * Default: a `CgroupSlots` of the activities recording its cgroups in `processGroups`, whose
-   * idle cgroups are removed when the process exits; give one to remove them sooner (`close()`
-   * once the worker has stopped, as `composeWorker` does).
-   */
-  cgroupSlots?: CgroupSlots;
-  /**
    * Confines scripts and the `shell` tool's commands (see {@link WorkerSandbox}). Default:
    * `WorkerSandbox.create` with the options of `WHARF_SANDBOX*` in `env`, hiding `workDir`;
    * `false` runs them unconfined.
@@ -142,9 +133,6 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
         dependencies.onSpawnWarning ??
         ((message) => Runtime.instance().logger.warn(message, { sdkComponent: 'wharf-spawn-server' })),
     });
-  const cgroupSlots =
-    dependencies.cgroupSlots ??
-    new CgroupSlots(dependencies.processGroups === undefined ? {} : { registry: dependencies.processGroups });
   const sandbox =
     dependencies.sandbox === false
       ? undefined
@@ -161,7 +149,6 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     workDir,
     env,
     spawner,
-    cgroupSlots,
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
     ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
@@ -189,7 +176,6 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           workDir,
           env,
           spawner,
-          cgroupSlots,
           ...(sandbox === undefined ? {} : { sandbox }),
           ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
           ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
