@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryOutputStore, SqliteOutputStore } from '@wharf/output-store';
-import { describe, expect, it } from 'vitest';
+import { InMemoryOutputStore, LocalBlobStore, SqliteOutputStore } from '@wharf/output-store';
+import { PostgresOutputStore } from '@wharf/output-store/postgres';
+import { createPostgresDatabase, type PostgresDatabase } from '@wharf/output-store/testing';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvidenceCompiler } from './evidence-compiler.js';
 import { OutputStoreArtifactStore } from './output-store-artifact-store.js';
 import { describeArtifactStoreContract } from './testing/artifact-store-contract.js';
@@ -19,6 +22,39 @@ describeArtifactStoreContract('OutputStoreArtifactStore (InMemoryOutputStore)', 
 describeArtifactStoreContract('OutputStoreArtifactStore (SqliteOutputStore)', async (directories) => {
   const root = await mkdtemp(join(tmpdir(), 'wharf-evidence-sqlite-'));
   const outputs = new SqliteOutputStore({ path: join(root, 'outputs.db'), blobDir: join(root, 'blobs') });
+  const store = new OutputStoreArtifactStore({
+    outputs,
+    allowedRoots: [directories.allowedRoot],
+    spoolDirectories: [directories.spoolDirectory],
+  });
+  return {
+    store,
+    bytesRead: () => store.bytesRead,
+    cleanup: async () => {
+      await outputs.close();
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+});
+
+// The cluster's workers share evidence through PostgreSQL: its lookups by label are the ones a
+// wide run makes on every write.
+let database: PostgresDatabase | undefined;
+beforeAll(async () => {
+  database = await createPostgresDatabase(inject('postgresUrl'), 'evidence');
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+describeArtifactStoreContract('OutputStoreArtifactStore (PostgresOutputStore)', async (directories) => {
+  const root = await mkdtemp(join(tmpdir(), 'wharf-evidence-pg-'));
+  const outputs = await PostgresOutputStore.open({
+    connectionString: (database as PostgresDatabase).url,
+    schema: `evidence_${randomBytes(5).toString('hex')}`,
+    blobs: new LocalBlobStore({ root: join(root, 'blobs') }),
+    maxConnections: 4,
+  });
   const store = new OutputStoreArtifactStore({
     outputs,
     allowedRoots: [directories.allowedRoot],

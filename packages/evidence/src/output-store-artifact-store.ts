@@ -30,6 +30,12 @@ const WORKER = 'wharf.evidence.worker';
 const SEQ = 'wharf.evidence.seq';
 /** On a worker's metadata: its job, so the worker holding a job is found by one indexed label. */
 const JOB = 'wharf.evidence.job';
+/**
+ * On a worker's metadata: its run, so the workers of one job of one run are found by labels
+ * alone. A lookup that also names the run's columns lets a database planner walk the whole
+ * run (a new run is one its statistics have not seen yet) instead of the label index.
+ */
+const RUN = 'wharf.evidence.run';
 /** The spawn under which a run's job claims are keyed (one idempotency key per job). */
 const CLAIMS_SPAWN = 'wharf-evidence-jobs';
 type Kind = 'metadata' | 'result' | 'thread' | 'tool-output' | 'job-claim';
@@ -148,7 +154,12 @@ export class OutputStoreArtifactStore implements ArtifactStore {
       },
       siblings: (scope) => this.#jobWorkers(scope),
     });
-    await this.#emit(parsed, 'metadata', { kind: 'json', value: parsed }, { [JOB]: parsed.jobId });
+    await this.#emit(
+      parsed,
+      'metadata',
+      { kind: 'json', value: parsed },
+      { [JOB]: parsed.jobId, [RUN]: parsed.runId },
+    );
     if (known) return;
     // The metadata first, then the claim: a claim always names a stored worker, and a new worker
     // that lost its job to another storing itself at the same moment is removed again.
@@ -190,12 +201,14 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     }
   }
 
-  /** The stored workers of one job of a run (by the job label their metadata carries). */
+  /**
+   * The stored workers of one job of a run, by the job and run labels their metadata carries:
+   * one label lookup whatever the run or the store holds. (Metadata stored before the run label
+   * existed is not found here; the job's claim still refuses a second worker.)
+   */
   async #jobWorkers(scope: { ownerId: string; runId: string; jobId: string }): Promise<WorkerMetadata[]> {
-    const workers = await this.#workersIn({
-      ownerId: scope.ownerId,
-      runId: scope.runId,
-      labels: { [JOB]: scope.jobId },
+    const workers = await this.#workersIn(scope, {
+      labels: { [KIND]: 'metadata', [JOB]: scope.jobId, [RUN]: scope.runId },
     });
     return workers.filter((worker) => worker.jobId === scope.jobId);
   }
@@ -210,7 +223,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   async listWorkers(scope: { ownerId: string; runId: string }): Promise<WorkerMetadata[]> {
     assertId('ownerId', scope.ownerId);
     assertId('runId', scope.runId);
-    const workers = await this.#workersIn({
+    const workers = await this.#workersIn(scope, {
       ownerId: scope.ownerId,
       runId: scope.runId,
       labels: { [KIND]: 'metadata' },
@@ -220,12 +233,8 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     );
   }
 
-  /** Each worker's latest stored metadata among the metadata records `query` lists, of its run only. */
-  async #workersIn(query: {
-    ownerId: string;
-    runId: string;
-    labels: Record<string, string>;
-  }): Promise<WorkerMetadata[]> {
+  /** Each worker's latest stored metadata among the metadata records `query` lists, of `scope`'s run only. */
+  async #workersIn(scope: { ownerId: string; runId: string }, query: ListQuery): Promise<WorkerMetadata[]> {
     const latest = new Map<string, OutputRecord>();
     for (const record of await this.#listAll(query))
       if (record.labels[KIND] === 'metadata') latest.set(record.labels[WORKER] ?? '', record);
@@ -238,7 +247,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
         text,
         `${workerId}/metadata.json`,
       ) as WorkerMetadata;
-      if (worker.ownerId === query.ownerId && worker.runId === query.runId) workers.push(worker);
+      if (worker.ownerId === scope.ownerId && worker.runId === scope.runId) workers.push(worker);
     }
     return workers;
   }
