@@ -9,7 +9,7 @@ import {
   freeClusterPorts,
   workerEnvironment,
 } from '@wharf/cli/cluster';
-import { parseSwarm, wharfSearchAttributeKinds } from '@wharf/orchestrator';
+import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { runChainHistory, WharfClient } from '@wharf/orchestrator/client';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
@@ -17,6 +17,7 @@ import { cachedWorkflowBundle } from '@wharf/orchestrator/worker';
 import { type DataPlane, openDataPlane } from '@wharf/output-store/config';
 import type { Benchmark } from '../benchmark.js';
 import { formatTable } from '../harness.js';
+import { joinedRefs, mapSwarm } from './map-swarm.js';
 import { treeCpuSeconds } from './process-cpu.js';
 import { startWorkerProcess, type WorkerProcess } from './worker-process.js';
 
@@ -181,22 +182,11 @@ async function runMap(side: {
       taskQueue: side.taskQueue,
       dataConverter: createWharfDataConverter({ store: side.plane.store }),
     });
-    const countRefs = `if [ -n "$WHARF_IN_REFS_FILE" ]; then grep -o "out_[A-Za-z0-9_-]*" "$WHARF_IN_REFS_FILE" | wc -l; else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`;
-    const definition = parseSwarm(
-      [
-        'name: servers',
-        'tasks:',
-        `  list: { script: { content: 'seq 0 ${side.items - 1}' }, output: †data.list }`,
-        '  fan:',
-        '    depends_on: [list]',
-        '    loop: { type: map, over: †data.list }',
-        `    script: { content: 'echo "$WHARF_INSTANCE"' }`,
-        '  join:',
-        '    depends_on: [fan]',
-        `    script: { content: ${JSON.stringify(countRefs)} }`,
-        '',
-      ].join('\n'),
-    );
+    const definition = mapSwarm({
+      name: 'servers',
+      list: `seq 0 ${side.items - 1}`,
+      item: 'echo "$WHARF_INSTANCE"',
+    });
     const cpu = async () => ({
       temporal: await treeCpuSeconds(side.temporalPid),
       postgres: side.postgresPid === undefined ? 0 : await treeCpuSeconds(side.postgresPid),
@@ -213,15 +203,7 @@ async function runMap(side: {
     const after = await cpu();
     if (result.status !== 'completed')
       throw new Error(`${side.server}: swarm of ${side.items} items ${result.status}`);
-    const joinOut = result.outputs.join?.[0];
-    const seen =
-      joinOut === undefined
-        ? 0
-        : Number(
-            Buffer.from((await side.plane.store.get({ outId: joinOut })).body)
-              .toString('utf8')
-              .trim(),
-          );
+    const seen = await joinedRefs(side.plane.store, result.outputs.join?.[0]);
     if (seen !== side.items)
       throw new Error(`${side.server}: the join saw ${seen} refs, expected ${side.items}`);
     const runs = await runChainHistory(wharf.client, workflowId, firstExecutionRunId);

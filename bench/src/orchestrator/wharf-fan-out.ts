@@ -1,11 +1,11 @@
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Connection } from '@temporalio/client';
-import { parseSwarm } from '@wharf/orchestrator';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { SqliteOutputStore } from '@wharf/output-store';
 import { itemScript, readItemLog, untilLogged } from './item-log.js';
+import { joinedRefs, mapSwarm } from './map-swarm.js';
 import { type RunEvents, runChainEvents } from './run-chain-events.js';
 import { startWorkerProcess } from './worker-process.js';
 
@@ -91,22 +91,11 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
       taskQueue,
       dataConverter: createWharfDataConverter({ store }),
     });
-    const countRefs = `if [ -n "$WHARF_IN_REFS_FILE" ]; then grep -o "out_[A-Za-z0-9_-]*" "$WHARF_IN_REFS_FILE" | wc -l; else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`;
-    const definition = parseSwarm(
-      [
-        'name: fan-out',
-        'tasks:',
-        `  list: { script: { content: 'seq 0 ${options.items - 1}' }, output: †data.list }`,
-        '  fan:',
-        '    depends_on: [list]',
-        '    loop: { type: map, over: †data.list }',
-        `    script: { content: ${JSON.stringify(itemScript(log))} }`,
-        '  join:',
-        '    depends_on: [fan]',
-        `    script: { content: ${JSON.stringify(countRefs)} }`,
-        '',
-      ].join('\n'),
-    );
+    const definition = mapSwarm({
+      name: 'fan-out',
+      list: `seq 0 ${options.items - 1}`,
+      item: itemScript(log),
+    });
     const started = performance.now();
     const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
       definition,
@@ -130,15 +119,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
     const peakRss = await worker.peakRss();
     if (result.status !== 'completed')
       throw new Error(`the Wharf fan-out of ${options.items} ${result.status}`);
-    const joinOut = result.outputs.join?.[0];
-    const itemsInResult =
-      joinOut === undefined
-        ? 0
-        : Number(
-            Buffer.from((await store.get({ outId: joinOut })).body)
-              .toString('utf8')
-              .trim(),
-          );
+    const itemsInResult = await joinedRefs(store, result.outputs.join?.[0]);
     const runs = await runChainEvents(wharf.client, workflowId, firstExecutionRunId);
     return {
       sandbox: worker.sandbox,

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { parseSwarm, wharfSearchAttributeKinds } from '@wharf/orchestrator';
+import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { runChainHistory, WharfClient } from '@wharf/orchestrator/client';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
@@ -10,6 +10,7 @@ import { cachedWorkflowBundle } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
 import type { Benchmark } from '../benchmark.js';
 import { type BenchRow, formatTable } from '../harness.js';
+import { joinedRefs, mapSwarm } from './map-swarm.js';
 import { startWorkerProcess } from './worker-process.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
@@ -85,7 +86,6 @@ export const wideMapBenchmark: Benchmark = {
       // the workflow bundle built here once, as a worker with a warm `WHARF_CACHE_DIR` does.
       await cachedWorkflowBundle({ dir: cacheDir, logger: quiet });
       const taskQueue = 'bench-wide-map';
-      const countRefs = `if [ -n "$WHARF_IN_REFS_FILE" ]; then grep -o "out_[A-Za-z0-9_-]*" "$WHARF_IN_REFS_FILE" | wc -l; else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`;
       const figures: WideMapFigures[] = [];
       // A new worker process for each size, so each size's peak is its own.
       for (const items of sizes(options.smoke)) {
@@ -104,21 +104,11 @@ export const wideMapBenchmark: Benchmark = {
             taskQueue,
             dataConverter: createWharfDataConverter({ store }),
           });
-          const definition = parseSwarm(
-            [
-              'name: wide-map',
-              'tasks:',
-              `  list: { script: { content: 'seq 0 ${items - 1} | sed "s/^/doc-/"' }, output: †data.list }`,
-              '  fan:',
-              '    depends_on: [list]',
-              '    loop: { type: map, over: †data.list }',
-              `    script: { content: 'echo "$WHARF_INSTANCE"' }`,
-              '  join:',
-              '    depends_on: [fan]',
-              `    script: { content: ${JSON.stringify(countRefs)} }`,
-              '',
-            ].join('\n'),
-          );
+          const definition = mapSwarm({
+            name: 'wide-map',
+            list: `seq 0 ${items - 1} | sed "s/^/doc-/"`,
+            item: 'echo "$WHARF_INSTANCE"',
+          });
           const startRss = await worker.rss();
           const started = performance.now();
           const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
@@ -133,15 +123,7 @@ export const wideMapBenchmark: Benchmark = {
           const seconds = (performance.now() - started) / 1000;
           const peakRss = await worker.peakRss();
           if (result.status !== 'completed') throw new Error(`swarm of ${items} items ${result.status}`);
-          const joinOut = result.outputs.join?.[0];
-          const seen =
-            joinOut === undefined
-              ? 0
-              : Number(
-                  Buffer.from((await store.get({ outId: joinOut })).body)
-                    .toString('utf8')
-                    .trim(),
-                );
+          const seen = await joinedRefs(store, result.outputs.join?.[0]);
           if (seen !== items) throw new Error(`the join saw ${seen} refs, expected ${items}`);
           const runs = await runChainHistory(wharf.client, workflowId, firstExecutionRunId);
           const durations = await Promise.all(

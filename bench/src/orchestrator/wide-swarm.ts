@@ -12,6 +12,7 @@ import { createWharfWorker, workflowsPath } from '@wharf/orchestrator/worker';
 import { SqliteOutputStore } from '@wharf/output-store';
 import type { Benchmark } from '../benchmark.js';
 import { formatTable } from '../harness.js';
+import { COUNT_REFS_SCRIPT, joinedRefs } from './map-swarm.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
 const MIB = 1024 * 1024;
@@ -57,9 +58,8 @@ export const wideSwarmBenchmark: Benchmark = {
         taskQueue,
         dataConverter: createWharfDataConverter({ store }),
       });
-      const join_ = `if [ -n "$WHARF_IN_REFS_FILE" ]; then grep -o "out_[A-Za-z0-9_-]*" "$WHARF_IN_REFS_FILE" | wc -l; else printf '%s' "$IN_REFS" | tr ',' '\\n' | grep -c .; fi`;
       const definition = parseSwarm(
-        `name: wide\ntasks:\n  fan:\n    loop: { type: repeat, count: ${count} }\n    script: { content: 'echo "subagent $WHARF_INSTANCE"' }\n  join:\n    depends_on: [fan]\n    script: { content: ${JSON.stringify(join_)} }\n`,
+        `name: wide\ntasks:\n  fan:\n    loop: { type: repeat, count: ${count} }\n    script: { content: 'echo "subagent $WHARF_INSTANCE"' }\n  join:\n    depends_on: [fan]\n    script: { content: ${JSON.stringify(COUNT_REFS_SCRIPT)} }\n`,
       );
       const started = performance.now();
       const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
@@ -70,15 +70,7 @@ export const wideSwarmBenchmark: Benchmark = {
       const result = await worker.runUntil(wharf.result(workflowId));
       const seconds = (performance.now() - started) / 1000;
       if (result.status !== 'completed') throw new Error(`swarm ${result.status}`);
-      const joinOut = result.outputs.join?.[0];
-      const seen =
-        joinOut === undefined
-          ? 0
-          : Number(
-              Buffer.from((await store.get({ outId: joinOut })).body)
-                .toString('utf8')
-                .trim(),
-            );
+      const seen = await joinedRefs(store, result.outputs.join?.[0]);
       if (seen !== count) throw new Error(`the join saw ${seen} refs, expected ${count}`);
       const runs = await runChainHistory(wharf.client, workflowId, firstExecutionRunId);
       const total = runs.reduce((sum, run) => sum + run.historyBytes, 0);
