@@ -3,6 +3,7 @@ import {
   type ClusterConfig,
   codecEnvironment,
   codecKeyVariables,
+  codecOidcVariables,
   defaultClusterPorts,
   passedWorkerVariables,
   serviceEnvironments,
@@ -323,6 +324,12 @@ describe('docker-compose.yml and the native cluster: the codec server', () => {
   const native: ClusterConfig = { dir: '/cluster', root, ports: defaultClusterPorts, workers: 2 };
   const withKeys = { WHARF_CODEC_KEYS: 'k1:AAAA' };
   const withFile = { WHARF_CODEC_KEYS_FILE: '/run/secrets/wharf-codec-keys' };
+  const withOidc = {
+    ...withKeys,
+    WHARF_CODEC_OIDC_ISSUER: 'https://login.example.com/realms/wharf',
+    WHARF_CODEC_OIDC_AUDIENCE: 'temporal-ui',
+    WHARF_CODEC_OIDC_JWKS_URI: 'https://login.example.com/realms/wharf/certs',
+  };
 
   it('points the Web UI at the codec server exactly when keys are set, in both', () => {
     const composed = services('temporal-ui').environment?.TEMPORAL_CODEC_ENDPOINT;
@@ -336,11 +343,22 @@ describe('docker-compose.yml and the native cluster: the codec server', () => {
     expect(serviceEnvironments(native, {})['temporal-ui'].TEMPORAL_CODEC_ENDPOINT).toBe('');
   });
 
+  it("has the Web UI forward its user's access token exactly when an OIDC issuer is set, in both", () => {
+    const composed = services('temporal-ui').environment?.TEMPORAL_CODEC_PASS_ACCESS_TOKEN;
+    for (const env of [{}, withKeys, withOidc]) {
+      const expected = serviceEnvironments(native, env)['temporal-ui'].TEMPORAL_CODEC_PASS_ACCESS_TOKEN;
+      expect(interpolate(composed, env), JSON.stringify(env)).toBe(expected);
+    }
+    expect(serviceEnvironments(native, withOidc)['temporal-ui'].TEMPORAL_CODEC_PASS_ACCESS_TOKEN).toBe(
+      'true',
+    );
+  });
+
   it('gives wharf-codec the same variables and values but its data directory', () => {
     const composed = services('wharf-codec').environment ?? {};
-    const both = { ...withKeys, ...withFile };
-    expect(Object.keys(codecEnvironment(native, both)).sort()).toEqual(Object.keys(composed).sort());
-    for (const env of [withKeys, withFile]) {
+    const all = { ...withOidc, ...withFile };
+    expect(Object.keys(codecEnvironment(native, all)).sort()).toEqual(Object.keys(composed).sort());
+    for (const env of [withKeys, withFile, withOidc]) {
       const own = codecEnvironment(native, env);
       const interpolated = Object.fromEntries(
         Object.entries(composed).map(([key, value]) => [key, interpolate(value, env)]),
@@ -358,6 +376,13 @@ describe('docker-compose.yml and the native cluster: the codec server', () => {
     for (const name of codecKeyVariables) {
       expect(composed[name], name).toBe(`\${${name}:-}`);
       expect(services('wharf-worker').environment?.[name], name).toBe(`\${${name}:-}`);
+    }
+    // The OIDC settings are the codec server's alone, passed through as set, unset by default.
+    for (const name of codecOidcVariables) {
+      expect(composed[name], name).toBe(`\${${name}:-}`);
+      expect(codecEnvironment(native, withOidc)[name], name).toBe(withOidc[name]);
+      expect(codecEnvironment(native, withKeys), name).not.toHaveProperty(name);
+      expect(services('wharf-worker').environment, name).not.toHaveProperty(name);
     }
   });
 

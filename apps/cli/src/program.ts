@@ -2,6 +2,7 @@ import { InvalidConfigError } from '@wharf/orchestrator';
 import { Command, CommanderError, Option } from 'commander';
 import { CliError, exitCodes } from './cli-error.js';
 import { addClusterCommand } from './cluster-program.js';
+import { defaultCodecServerPort } from './codec-server-port.js';
 import { ensureDataDir } from './ensure-data-dir.js';
 import { exitCodesHelp } from './exit-codes-help.js';
 import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
@@ -562,7 +563,12 @@ export function createProgram(io: CliIo = processIo): Command {
       'address to bind (anything but loopback needs a token or an OIDC issuer)',
       '127.0.0.1',
     )
-    .option('--port <port>', 'port to listen on (0: any free port)', integerIn('--port', 0, 65_535), 8081)
+    .option(
+      '--port <port>',
+      "port to listen on (0: any free port; the default is the cluster's codec server's)",
+      integerIn('--port', 0, 65_535),
+      defaultCodecServerPort,
+    )
     .option('--origin <url>', 'a Web UI origin allowed to call it from a browser (repeatable)', collect, [])
     .option('--token-file <path>', 'require this bearer token (read from the file; else WHARF_CODEC_TOKEN)')
     .option(

@@ -8,10 +8,12 @@ import {
   WorkerVersionError,
   workerVersionFromEnv,
 } from '@wharf/orchestrator/worker';
-import { InvalidStoreUrlError, parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
+import { parseBlobsUrl, parseStoreUrl } from '@wharf/output-store/config';
 import { z } from 'zod';
+import { dataPlaneUrl, emptyAsUnset, optionalText } from './env-values.js';
 import { mcpServersVariable } from './mcp-servers-variable.js';
 import { modelOverridesVariable, summarizerVariable } from './model-variables.js';
+import { envIssues } from './read-env.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
 const port = z.coerce.number().int().min(0).max(65_535);
@@ -20,8 +22,7 @@ const port = z.coerce.number().int().min(0).max(65_535);
  * counts as unset, as Compose's `${VAR:-}` passes an unset variable.
  */
 const parsed = (parse: (text: string, what: string) => number, name: string) =>
-  z.preprocess(
-    (value) => (value === '' ? undefined : value),
+  emptyAsUnset(
     z
       .string()
       .transform((text, context) => {
@@ -38,24 +39,6 @@ const parsed = (parse: (text: string, what: string) => number, name: string) =>
 /** A positive whole number below `max`; unset leaves the intake's own default. */
 const positive = (max: number) => z.coerce.number().int().min(1).max(max).optional();
 const DAY_MS = 86_400_000;
-
-/** A data-plane URL: empty counts as unset; a malformed one is refused naming the bad part. */
-function dataPlaneUrl(variable: string, parse: (value: string, variable: string) => unknown) {
-  return z.preprocess(
-    (value) => (value === '' ? undefined : value),
-    z
-      .string()
-      .superRefine((value, context) => {
-        try {
-          parse(value, variable);
-        } catch (error) {
-          if (!InvalidStoreUrlError.isInstance(error)) throw error;
-          context.addIssue({ code: 'custom', message: `${error.part} ${error.reason}` });
-        }
-      })
-      .optional(),
-  );
-}
 
 /**
  * The worker's own variables, validated. The cluster (`TEMPORAL_*`, a config-file profile) is
@@ -91,7 +74,7 @@ export const workerEnvSchema = z
      * Keep the workflow bundle here and load it at the next start with the same Wharf build
      * (`cachedWorkflowBundle`); unset: bundle at every start. Empty counts as unset.
      */
-    WHARF_CACHE_DIR: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    WHARF_CACHE_DIR: optionalText,
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
     /** Collect garbage in the output store this often (`30m`, `1h`, `1d`); unset = never. */
     WHARF_GC_INTERVAL: parsed(parseAge, 'WHARF_GC_INTERVAL'),
@@ -127,8 +110,8 @@ export const workerEnvSchema = z
      * the workflow code): both or neither (empty counts as unset). Set, the worker runs with
      * Worker Versioning, its workflows pinned; unset, unversioned. See docs/cluster.md.
      */
-    WHARF_DEPLOYMENT_NAME: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
-    WHARF_BUILD_ID: z.preprocess((value) => (value === '' ? undefined : value), z.string().optional()),
+    WHARF_DEPLOYMENT_NAME: optionalText,
+    WHARF_BUILD_ID: optionalText,
   })
   .superRefine((env, context) => {
     try {
@@ -173,15 +156,10 @@ export type WorkerConfig = z.output<typeof workerEnvSchema> & {
  * ```
  */
 export function loadWorkerConfig(env: Record<string, string | undefined>): WorkerConfig {
-  const lines: string[] = [];
-  const variables = new Set<string>();
   const parsed = workerEnvSchema.safeParse(env);
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) {
-      lines.push(`  ${issue.path.join('.')}: ${issue.message}`);
-      variables.add(String(issue.path[0]));
-    }
-  }
+  const issues = parsed.success ? { lines: [], variables: [] } : envIssues(parsed.error);
+  const lines: string[] = issues.lines;
+  const variables = new Set<string>(issues.variables);
   const settingOf = <TValue>(read: () => TValue): TValue | undefined => {
     try {
       return read();

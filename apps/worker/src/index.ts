@@ -1,4 +1,10 @@
-export { type CodecServerConfig, codecServerEnvSchema, loadCodecServerConfig } from './codec-config.js';
+export {
+  type CodecServerConfig,
+  type CodecServiceAuth,
+  codecServerEnvSchema,
+  codecServiceAuth,
+  loadCodecServerConfig,
+} from './codec-config.js';
 export { intakeLimits, loadWorkerConfig, type WorkerConfig, workerEnvSchema } from './config.js';
 export { type RunningCodecService, startCodecService } from './start-codec-service.js';
 export { type RunningWorker, startWorker } from './start-worker.js';

@@ -2,7 +2,7 @@ import { openDataDir } from '@wharf/orchestrator/data-dir';
 import type { KeyRing } from '@wharf/orchestrator/node';
 import { loadKeyRing, startDataPlaneCodecServer, temporalPayloadOwner } from '@wharf/orchestrator/node';
 import { type Logger, pino } from 'pino';
-import type { CodecServerConfig } from './codec-config.js';
+import { type CodecServerConfig, codecServiceAuth } from './codec-config.js';
 import { dataPlaneFailure } from './data-plane-failure.js';
 import { WorkerConfigError } from './worker-config-error.js';
 
@@ -20,9 +20,11 @@ const keyVariables = ['WHARF_CODEC_KEYS', 'WHARF_CODEC_KEYS_FILE'];
  * The codec server of the workers' data plane, as the compose file's and `wharf cluster up`'s
  * `wharf-codec` service runs it: decrypts with the ring of `WHARF_CODEC_KEYS` /
  * `WHARF_CODEC_KEYS_FILE` (the workers'), opens the External Storage payloads they offloaded to
- * `WHARF_STORE` / `WHARF_BLOBS`, answers CORS for `WHARF_CODEC_ORIGINS` only, and logs who
- * decoded what by id (never a payload). No keys, a bad ring, a non-loopback host without
- * `WHARF_CODEC_TOKEN` or a data plane that cannot be opened is a {@link WorkerConfigError}.
+ * `WHARF_STORE` / `WHARF_BLOBS`, answers CORS for `WHARF_CODEC_ORIGINS` only, takes a request
+ * with `WHARF_CODEC_TOKEN` or an access token of `WHARF_CODEC_OIDC_ISSUER` (when either is set),
+ * and logs who decoded what by id (never a payload). No keys, a bad ring, a non-loopback host
+ * without a token or an issuer, or a data plane that cannot be opened is a
+ * {@link WorkerConfigError}.
  *
  * @example
  * ```ts
@@ -58,6 +60,7 @@ export async function startCodecService(
     throw dataPlaneFailure(error) ?? error;
   });
   const owner = config.WHARF_CODEC_OWNER ?? temporalPayloadOwner;
+  const auth = codecServiceAuth(config);
   let server: Awaited<ReturnType<typeof startDataPlaneCodecServer>>;
   try {
     server = await startDataPlaneCodecServer({
@@ -67,7 +70,7 @@ export async function startCodecService(
       host: config.WHARF_CODEC_HOST,
       port: config.WHARF_CODEC_PORT,
       allowedOrigins: config.WHARF_CODEC_ORIGINS,
-      ...(config.WHARF_CODEC_TOKEN === undefined ? {} : { auth: { bearerToken: config.WHARF_CODEC_TOKEN } }),
+      ...(auth === undefined ? {} : { auth }),
       logger: {
         info: (message, meta) => logger.info(meta ?? {}, message),
         warn: (message, meta) => logger.warn(meta ?? {}, message),
@@ -80,7 +83,12 @@ export async function startCodecService(
     if (code === 'CODEC_UNSAFE_BIND' || code === 'CODEC_INVALID_OPTION')
       throw new WorkerConfigError('INVALID_ENV', (error as Error).message, {
         cause: error,
-        variables: ['WHARF_CODEC_HOST', 'WHARF_CODEC_ORIGINS', 'WHARF_CODEC_TOKEN'],
+        variables: [
+          'WHARF_CODEC_HOST',
+          'WHARF_CODEC_ORIGINS',
+          'WHARF_CODEC_TOKEN',
+          'WHARF_CODEC_OIDC_ISSUER',
+        ],
       });
     throw error;
   }
@@ -91,7 +99,7 @@ export async function startCodecService(
       blobs: data.location.blobs,
       owner,
       origins: config.WHARF_CODEC_ORIGINS,
-      auth: config.WHARF_CODEC_TOKEN === undefined ? 'none (loopback only)' : 'bearer token',
+      auth: authSummary(auth),
       // Key ids only: never a key.
       keys: keyRing.keyIds,
     },
@@ -105,4 +113,13 @@ export async function startCodecService(
       logger.info('codec-server-end');
     },
   };
+}
+
+/** What the start line says of the auth: its kinds and the issuer, never the token. */
+function authSummary(auth: ReturnType<typeof codecServiceAuth>): string {
+  if (auth === undefined) return 'none (loopback only)';
+  return [
+    ...(auth.bearerToken === undefined ? [] : ['bearer token']),
+    ...(auth.oidc === undefined ? [] : [`oidc ${auth.oidc.issuer}`]),
+  ].join(' or ');
 }

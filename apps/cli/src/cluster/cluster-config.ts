@@ -187,6 +187,8 @@ export function serviceEnvironments(
       TEMPORAL_UI_PORT: String(ports.ui),
       // Empty: no codec, the UI shows payloads as they are (the ui-server's default).
       TEMPORAL_CODEC_ENDPOINT: runsCodec(config, env) ? codecEndpoint(config) : '',
+      // With an OIDC issuer the codec server wants the signed-in user's access token (empty: false).
+      TEMPORAL_CODEC_PASS_ACCESS_TOKEN: env.WHARF_CODEC_OIDC_ISSUER ? 'true' : '',
     },
     'wharf-version': {
       TEMPORAL_ADDRESS: temporalAddress,
@@ -339,10 +341,22 @@ function codecKeyEnvironment(env: Readonly<Record<string, string | undefined>>):
 export const codecKeyVariables = ['WHARF_CODEC_KEYS', 'WHARF_CODEC_KEYS_FILE'] as const;
 
 /**
+ * The codec server's OIDC settings (`wharf codec-server`'s `--oidc-issuer`, `--oidc-audience`,
+ * `--oidc-jwks-uri`), given to it when set (compose: `${NAME:-}`). With an issuer, a request needs
+ * one of its access tokens, and the Web UI forwards its signed-in user's
+ * (`TEMPORAL_CODEC_PASS_ACCESS_TOKEN`).
+ */
+export const codecOidcVariables = [
+  'WHARF_CODEC_OIDC_ISSUER',
+  'WHARF_CODEC_OIDC_AUDIENCE',
+  'WHARF_CODEC_OIDC_JWKS_URI',
+] as const;
+
+/**
  * The environment of the codec server `wharf-codec` (`apps/worker`'s `wharf-codec-server`), as
  * the compose file's `wharf-codec` service sets it: the workers' keys and data plane, loopback
- * on the codec port, CORS for the Web UI's origins (`localhost` and `127.0.0.1`), a data
- * directory of its own. In compose it shares the host's network, so only `WHARF_DATA_DIR`
+ * on the codec port, CORS for the Web UI's origins (`localhost` and `127.0.0.1`), the OIDC
+ * issuer whose access tokens it requires when one is set, a data directory of its own. In compose it shares the host's network, so only `WHARF_DATA_DIR`
  * differs.
  *
  * @example
@@ -357,7 +371,9 @@ export function codecEnvironment(
 ): ProcessEnv {
   const { ports } = config;
   const passed = Object.fromEntries(
-    codecKeyVariables.flatMap((name) => (env[name] ? [[name, env[name] as string]] : [])),
+    [...codecKeyVariables, ...codecOidcVariables].flatMap((name) =>
+      env[name] ? [[name, env[name] as string]] : [],
+    ),
   );
   return {
     ...passed,

@@ -459,16 +459,17 @@ export class ClusterTopology {
       }
       case 'temporal-ui':
         return (await fetch(`http://127.0.0.1:${ports.ui}/`, { signal: AbortSignal.timeout(2_000) })).ok;
-      case codecName:
-        // The codec server has no health route: an empty decode is its cheapest answer.
-        return (
-          await fetch(`${codecEndpoint(this.config)}/decode`, {
-            method: 'POST',
-            headers: { 'Content-Type': 'application/json' },
-            body: '{"payloads":[]}',
-            signal: AbortSignal.timeout(2_000),
-          })
-        ).ok;
+      case codecName: {
+        // The codec server has no health route: an empty decode is its cheapest answer (401 with
+        // an OIDC issuer, whose tokens this check has none of: it answers all the same).
+        const { status } = await fetch(`${codecEndpoint(this.config)}/decode`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json' },
+          body: '{"payloads":[]}',
+          signal: AbortSignal.timeout(2_000),
+        });
+        return status === 200 || status === 401;
+      }
       default: {
         const n = Number(name.slice('wharf-worker-'.length));
         const url = `http://127.0.0.1:${ports.workerHealth + n - 1}/healthz`;

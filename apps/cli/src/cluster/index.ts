@@ -13,6 +13,7 @@ export {
   codecEnvironment,
   codecKeysConfigured,
   codecKeyVariables,
+  codecOidcVariables,
   dataPlaneEnvironment,
   defaultClusterPorts,
   type ProcessEnv,

@@ -38,7 +38,7 @@ type Headers = [string, string][];
  * @example
  * ```ts
  * const server = createServer(createCodecHandler({ keyRing, allowedOrigins: ['http://localhost:8233'] }));
- * server.listen(8081, '127.0.0.1');
+ * server.listen(8234, '127.0.0.1');
  * ```
  */
 export function createCodecHandler(

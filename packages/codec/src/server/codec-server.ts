@@ -39,7 +39,7 @@ export interface CodecServer {
  * ```ts
  * const server = await startCodecServer({
  *   host: '0.0.0.0',
- *   port: 8081,
+ *   port: 8234,
  *   keyRing,
  *   auth: { oidc: { issuer: 'https://login.example.com/' } },
  *   allowedOrigins: ['https://temporal.example.com'],
