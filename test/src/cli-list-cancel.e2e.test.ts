@@ -129,9 +129,12 @@ describe('wharf list, cancel and terminate', () => {
         tasks: expect.objectContaining({ total: 2 }),
       }),
     ]);
-    // Every task is counted as it ended (the one stopped in flight as the fold saw it).
-    const counts = listedCancelled.runs[0]?.tasks;
-    expect((counts?.done ?? 0) + (counts?.failed ?? 0)).toBe(2);
+    // Every task is counted as it ended: the one stopped in flight is cancelled (counted with
+    // the failed), never done.
+    expect(listedCancelled.runs[0]?.tasks).toEqual({ done: 1, failed: 1, total: 2 });
+    expect(
+      (await runWharf(['list', '--address', server.address, '--status', 'cancelled'], dir)).stdout,
+    ).toMatch(new RegExp(`^${workflowId}\\s+napper\\s+cancelled\\s+.*\\s1/2 done, 1 failed$`, 'm'));
     // The memo records who cancelled and when; `wharf status` says it.
     const { memo } = await client.workflow.getHandle(workflowId).describe();
     expect(memo).toMatchObject({ cancelledBy: 'ana', cancelledAt: expect.stringMatching(/^\d{4}-/) });
