@@ -140,7 +140,8 @@ describe('wharf with swarms as tasks', () => {
       [
         'name: notes',
         'tasks:',
-        '  draft: { script: { content: echo draft } }',
+        // The draft holds until the test lets it go, so the gate cannot open before.
+        "  draft: { script: { content: 'touch draft.started; while [ ! -f draft.go ]; do sleep 0.1; done; echo draft' } }",
         '  publish:',
         '    depends_on: [draft]',
         '    approval: { prompt: Publish the notes? }',
@@ -155,7 +156,13 @@ describe('wharf with swarms as tasks', () => {
       },
     );
     const workflowId = (await run.waitFor(/started (\S+)/))[1] as string;
-    // On start, the gate inside the child is named as the parent's command takes it.
+    // The gate inside the child is not announced while it is closed: the child runs, its draft
+    // holds, and two of the announcer's reads (one a second) pass without it.
+    await until(() => existsSync(join(dir, 'draft.started')), 60_000);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(run.output().stderr).not.toContain('notes.publish waits for approval');
+    await writeFile(join(dir, 'draft.go'), '');
+    // Once it opens, it is named as the parent's command takes it.
     await run.waitFor(
       /notes\.publish waits for approval; answer with: wharf approve \S+ notes\.publish/,
       'stderr',

@@ -38,6 +38,34 @@ describe('newlyWaitingGates', () => {
   });
 });
 
+describe('newlyWaitingGates inside a swarm: task’s child run', () => {
+  it('names a child’s gate as the parent’s command takes it, once it opens there, never before; not a held tool call', () => {
+    const announced = new Set<string>();
+    const notes = (child: SwarmProgress | undefined) =>
+      progressOf(
+        task('notes', {
+          status: 'running',
+          ...(child === undefined ? {} : { child: { workflowId: 'release-1/swarm/notes', ...child } }),
+        }),
+      );
+    // The child has not started, then runs with its gate still closed: nothing to announce.
+    expect(newlyWaitingGates(notes(undefined), announced)).toEqual([]);
+    const closed = progressOf(
+      task('draft', { status: 'running' }),
+      task('publish', { status: 'pending', approval: { prompt: 'Publish?' } }),
+    );
+    expect(newlyWaitingGates(notes(closed), announced)).toEqual([]);
+    const opened = {
+      ...progressOf(task('draft', { status: 'done' }), waitingGate('publish')),
+      pendingToolCalls: [
+        { task: 'clean', callId: 'call-1', tool: 'shell', arguments: '{}', requestedAt: 1, workflowId: 'w' },
+      ],
+    } as SwarmProgress;
+    expect(newlyWaitingGates(notes(opened), announced)).toEqual(['notes.publish']);
+    expect(newlyWaitingGates(notes(opened), announced)).toEqual([]);
+  });
+});
+
 describe('announceGates', () => {
   it('says a gate waits, with its command, only once it opens; a skipped gate is never announced', async () => {
     const errors: string[] = [];

@@ -1,29 +1,31 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { SwarmProgress } from '@wharf/orchestrator';
+import { pendingApprovals, type SwarmProgress } from '@wharf/orchestrator';
 import type { WharfClient } from '@wharf/orchestrator/client';
 import type { CliIo } from './output.js';
 
 /**
  * The gated tasks of `progress` whose approval waits for a person now (the gate opened, no
- * answer yet) and that are not in `announced`, in task order; they are added to it. A gate that
- * never opens (its task skipped by `when:` or a failed dependency) is never among them.
+ * answer yet) and that are not in `announced`, in task order; they are added to it. A gate of a
+ * running `swarm:` task's child run (its progress under the task's `child`, as
+ * `WharfClient.progress` reads it) is among them once it opens there, named
+ * `<swarm task>.<inner task>` as `wharf approve <run>` takes it. A gate that never opens (its
+ * task skipped by `when:` or a failed dependency) is never among them.
  *
  * @example
  * ```ts
  * const announced = new Set<string>();
  * newlyWaitingGates(progress, announced); // ['publish'] once publish's gate opened, then []
+ * newlyWaitingGates(progress, announced); // ['notes.publish'] once the gate inside notes' child run opened
  * ```
  */
-export function newlyWaitingGates(progress: SwarmProgress, announced: Set<string>): string[] {
-  const opened = progress.tasks
-    .filter(
-      (task) =>
-        task.status === 'waiting' &&
-        task.approval?.requestedAt !== undefined &&
-        task.approval.decision === undefined &&
-        !announced.has(task.task),
-    )
-    .map((task) => task.task);
+export function newlyWaitingGates(
+  progress: Pick<SwarmProgress, 'tasks' | 'pendingToolCalls'>,
+  announced: Set<string>,
+): string[] {
+  // Gates only: a held tool call is drawn by --follow and listed by `wharf status`.
+  const opened = pendingApprovals(progress)
+    .filter((gate) => gate.call === undefined && !announced.has(gate.task))
+    .map((gate) => gate.task);
   for (const task of opened) announced.add(task);
   return opened;
 }
@@ -31,7 +33,8 @@ export function newlyWaitingGates(progress: SwarmProgress, announced: Set<string
 /**
  * Says on stderr, once per gated task, that it waits for approval and the command that answers
  * it, when its gate actually opens (read from the swarm's progress every `intervalMs`, default
- * 1 s, until `until` settles): `wharf run` announces no gate that is skipped later. A progress
+ * 1 s, until `until` settles), a gate inside a `swarm:` task's child run too (`notes.publish`):
+ * `wharf run` announces no gate that is skipped later, nor a child's before it opens. A progress
  * read that fails is left to the next one.
  *
  * @example

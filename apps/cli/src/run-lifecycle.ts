@@ -33,9 +33,7 @@ export interface StartedRun {
   firstExecutionRunId?: string | undefined;
   /** Lines said (on stderr) once it started, given its Web UI link. */
   announce(link: string | undefined): readonly string[];
-  /** Lines said after the resume hint: what the user may have to do next. */
-  nextSteps?: readonly string[];
-  /** The run has approval gates: each is announced, with its command, when it opens. */
+  /** The run has approval gates (its child runs' too): each is announced, with its command, when it opens. */
   gated?: boolean;
   /** Its task names, recorded in the data directory (`recordRunTasks`) for a later `rerun --from`. */
   tasks?: readonly string[];
@@ -76,7 +74,6 @@ export async function runToEnd(
       for (const line of run.announce(link)) io.err(line);
       if (link === undefined) io.err(webUiNote(embedded.address));
       if (options.resumeHint) io.err(resumeHint(run.workflowId, embedded, options.worker.dataDir));
-      for (const line of run.nextSteps ?? []) io.err(line);
       const startedServer = embedded.startedServer || options.startedServer === true;
       const result = await awaitRun({ ...placeOf(embedded), startedServer }, run.workflowId, {
         watch,

@@ -7,6 +7,7 @@ import {
   executeChild,
   isCancellation,
   log,
+  patched,
   workflowInfo,
 } from '@temporalio/workflow';
 import type {
@@ -45,6 +46,12 @@ import {
 import type { SwarmPort } from './swarm-driver.js';
 import type { SwarmHandlerHooks } from './swarm-handlers.js';
 import type { SwarmVisibility } from './swarm-visibility.js';
+
+/**
+ * The patch behind a task stopped in flight by a cancellation ending `cancelled` (counted so in
+ * the memo's `taskCounts`) rather than `done`: a run begun before it folds as it did.
+ */
+export const CANCELLED_INSTANCE = 'wharf-cancelled-instance';
 
 /**
  * History size past which a run starts no further subagent of a wide superstep: the ones in
@@ -127,8 +134,14 @@ export class TemporalSwarmPort implements SwarmPort {
         this.#previews[task] = outcome.preview;
       return outcome;
     } catch (error) {
-      if (isCancellation(error))
-        return { cancelled: true, reason: this.#state.tasks.cancelReason(task) ?? 'cancelled' };
+      if (isCancellation(error)) {
+        const asked = this.#state.tasks.cancelReason(task);
+        if (asked !== undefined) return { cancelled: true, reason: asked };
+        // Stopped in flight by the run's cancellation: its task ends cancelled, never done.
+        return patched(CANCELLED_INSTANCE)
+          ? { cancelled: true, reason: 'the run was cancelled', endsTask: true }
+          : { cancelled: true, reason: 'cancelled' };
+      }
       return failedBeforeOutput(call.label, failureMessage(error));
     }
   }

@@ -2,9 +2,8 @@ import { userInfo } from 'node:os';
 import type { WorkflowHandle } from '@temporalio/client';
 import { cancelledBySignal } from '@wharf/orchestrator';
 import { CliError } from '../cli-error.js';
-import { connectServer } from '../connect-server.js';
+import { connectOrRestartDevServer } from '../data-dir-server.js';
 import { type CliIo, printJson } from '../output.js';
-import { withServerHint } from '../server-hint.js';
 
 /** Options of {@link cancelCommand} and {@link terminateCommand}. */
 export interface StopOptions {
@@ -49,7 +48,9 @@ export function requester(
  * script is stopped as on Ctrl-C), outputs already stored stay, and the run ends CANCELED, its
  * memo naming who asked (`--by`, default the OS user: the `cancelledBy` signal goes first) and when.
  * Waits up to `--wait` for it to end (a run no worker serves ends once one runs it: the message
- * says so). A run that has ended is refused (exit 2), an unknown one is exit 3.
+ * says so). A run that has ended is refused (exit 2), an unknown one is exit 3. When no server
+ * answers and the data directory holds the dev server a `wharf run` started itself (and that
+ * stopped with it), that server starts again for the command (`connectOrRestartDevServer`).
  */
 export async function cancelCommand(workflowId: string, options: StopOptions, io: CliIo): Promise<void> {
   await stop(workflowId, options, io, 'cancel', async (handle) => {
@@ -62,7 +63,8 @@ export async function cancelCommand(workflowId: string, options: StopOptions, io
 /**
  * `wharf terminate <workflowId>`: ends a run at once on the server, for one that will not cancel
  * (no worker runs its cancellation): nothing of it runs again, what it stored stays, and the run
- * ends TERMINATED with `--reason`.
+ * ends TERMINATED with `--reason`. Like `cancel`, it starts the data directory's own dev server
+ * again when that is where the run waits.
  */
 export async function terminateCommand(workflowId: string, options: StopOptions, io: CliIo): Promise<void> {
   await stop(workflowId, options, io, 'terminate', (handle) =>
@@ -77,16 +79,19 @@ async function stop(
   verb: 'cancel' | 'terminate',
   request: (handle: WorkflowHandle) => Promise<unknown>,
 ): Promise<void> {
-  const { connection, namespace } = await withServerHint(
-    connectServer(options),
-    workflowId,
-    options.dataDir ?? '.wharf',
-  );
+  const dataDir = options.dataDir ?? '.wharf';
+  // A run whose `wharf run` started its own dev server waits in the data directory: that server
+  // starts again for this command (as `wharf resume` starts it) and stops with it.
+  const server = await connectOrRestartDevServer(workflowId, { ...options, dataDir }, io);
+  const { connection, namespace, restarted } = server;
   try {
     const { Client } = await import('@temporalio/client');
     const handle = new Client({ connection, namespace }).workflow.getHandle(workflowId);
     const before = await handle.describe().catch((error: Error) => {
-      throw new CliError('NOT_FOUND', `cannot ${verb} ${workflowId}: ${error.message}`, { cause: error });
+      const where = restarted === undefined ? '' : ` (on the dev server of ${dataDir}, started again)`;
+      throw new CliError('NOT_FOUND', `cannot ${verb} ${workflowId}${where}: ${error.message}`, {
+        cause: error,
+      });
     });
     if (before.status.name !== 'RUNNING')
       throw new CliError(
@@ -102,13 +107,26 @@ async function stop(
     }
     const ended = status !== 'RUNNING';
     if (options.json)
-      return printJson(io, { workflowId, requested: verb, status: status.toLowerCase(), ended });
+      return printJson(io, {
+        workflowId,
+        requested: verb,
+        status: status.toLowerCase(),
+        ended,
+        ...(restarted === undefined ? {} : { restartedServer: restarted }),
+      });
     if (ended) io.out(`wharf: ${workflowId} ${status === 'CANCELLED' ? 'cancelled' : status.toLowerCase()}`);
-    else
+    else {
+      // The commands as they must be typed: with this data directory when its server was started again.
+      const place = restarted === undefined ? '' : ` --data-dir ${dataDir}`;
       io.out(
-        `wharf: ${verb === 'cancel' ? 'cancellation' : 'termination'} of ${workflowId} requested; it still runs: it ends once a worker runs it (\`wharf resume ${workflowId}\` gives it one, \`wharf terminate ${workflowId}\` ends it without one)`,
+        `wharf: ${verb === 'cancel' ? 'cancellation' : 'termination'} of ${workflowId} requested; it still runs: it ends once a worker runs it (\`wharf resume ${workflowId}${place}\` gives it one, \`wharf terminate ${workflowId}${place}\` ends it without one)`,
+      );
+    }
+    if (restarted !== undefined)
+      io.err(
+        `wharf: the dev server of ${dataDir} was started again for this and stops with it; the ${verb === 'cancel' ? 'cancellation' : 'termination'} is kept in ${dataDir}/temporal.db`,
       );
   } finally {
-    await connection.close();
+    await server.close();
   }
 }

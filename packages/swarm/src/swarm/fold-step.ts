@@ -26,8 +26,13 @@ export const COMPACTS_PER_LOOP = 3;
 /** Context pool entries a loop keeps (its newest outputs): a context shows at most 10 outputs anyway. */
 export const POOL_PER_LOOP = 10;
 
-/** How one scheduled instance ended: the subagent's result, or cancelled before or while it ran. */
-export type InstanceOutcome = SubagentResult | { cancelled: true; reason: string };
+/**
+ * How one scheduled instance ended: the subagent's result, or cancelled before or while it ran.
+ * `endsTask`: the cancellation ends its task as `cancelled` (a run's cancellation stopped it in
+ * flight), never as `done`; without it (a run that began before that was so) the task ends as
+ * its other instances say.
+ */
+export type InstanceOutcome = SubagentResult | { cancelled: true; reason: string; endsTask?: true };
 
 /** What {@link foldStep} writes: nothing here has happened until {@link applyWrites}. */
 export interface StepWrites {
@@ -129,6 +134,9 @@ export function foldStep(
     step.bytes += record.bytes;
     step.outIds.push(...record.outIds);
     const channelWrites: [string, unknown][] = [];
+    // A task stopped in flight is cancelled, not done (a task cancelled already stays as it is).
+    if ('cancelled' in outcome && outcome.endsTask === true)
+      transition({ task: item.task, event: { type: 'cancel', reason: outcome.reason } });
     if (!('cancelled' in outcome)) {
       const usage = addUsage(step.usage, outcome.usage);
       if (usage !== undefined) step.usage = usage;

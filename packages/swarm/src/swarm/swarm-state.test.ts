@@ -12,6 +12,7 @@ import { FakeResultsStore } from './subagent-results.test.data.js';
 import { addInputs, checkInputs } from './swarm-inputs.js';
 import { orderedCompacts, swarmOutputs, swarmProgress, swarmResult } from './swarm-report.js';
 import { carriedState, createSwarmState, type SwarmState, taskSpec } from './swarm-state.js';
+import { taskCounts } from './task-counts.js';
 import { cancelTask } from './task-requests.js';
 
 const definition = parseSwarm(`
@@ -329,6 +330,40 @@ describe('swarm state: skips', () => {
     });
     expect(cancelTask(run, 'fetch', undefined, 3_000)).toEqual({ cancelled: false, status: 'done' });
     expect(run.tasks.allFinished()).toBe(true);
+  });
+
+  it('ends a task stopped in flight by the run’s cancellation as cancelled, never done, and counts it so', () => {
+    const run = createSwarmState(definition);
+    const instances = upToCount(run);
+    foldOutcomes(
+      run,
+      instances,
+      [ok('out_c0'), { cancelled: true, reason: 'the run was cancelled', endsTask: true }, ok('out_c2')],
+      2_000,
+    );
+    expect(swarmProgress(run).tasks.find((task) => task.task === 'count')).toMatchObject({
+      status: 'cancelled',
+      reason: 'the run was cancelled',
+      instances: { done: 3, total: 3 },
+    });
+    nextStep(run, 2_100);
+    expect(swarmProgress(run).tasks.find((task) => task.task === 'report')).toMatchObject({
+      status: 'skipped',
+      reason: 'dependency count cancelled',
+    });
+    expect(taskCounts(swarmProgress(run).tasks)).toEqual({ done: 1, failed: 1, total: 4 });
+  });
+
+  it('a cancelled outcome without endsTask (a run begun before it) folds as it did: the task ends done', () => {
+    const run = createSwarmState(definition);
+    const instances = upToCount(run);
+    foldOutcomes(
+      run,
+      instances,
+      [ok('out_c0'), { cancelled: true, reason: 'cancelled' }, ok('out_c2')],
+      2_000,
+    );
+    expect(swarmProgress(run).tasks.find((task) => task.task === 'count')).toMatchObject({ status: 'done' });
   });
 
   it('names the tasks when asked about one it does not have', () => {
