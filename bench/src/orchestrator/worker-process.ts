@@ -55,7 +55,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     dirname(createRequire(import.meta.url).resolve('@wharf/worker/package.json')),
     'dist/main.js',
   );
-  const child = spawn(process.execPath, [...shebangNodeFlags(main), main], {
+  const child = spawn(process.execPath, [...shebangNodeFlags(main), ...cpuProfileFlags(), main], {
     env: {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
@@ -122,6 +122,16 @@ function sandboxOf(line: string): string {
   } catch {
     return 'unknown';
   }
+}
+
+/**
+ * `--cpu-prof` into the directory `WHARF_BENCH_WORKER_CPU_PROF` names, when it is set: the worker
+ * writes a profile of its main thread (and one per worker thread) when it stops, to read where
+ * its time per instance goes (`node bench/dist/cpu-profile.js <dir>`).
+ */
+function cpuProfileFlags(): string[] {
+  const dir = process.env.WHARF_BENCH_WORKER_CPU_PROF?.trim();
+  return dir === undefined || dir === '' ? [] : ['--cpu-prof', `--cpu-prof-dir=${dir}`];
 }
 
 /** The Node flags a script's `#!/usr/bin/env -S node …` line starts it with (none for plain `node`). */
