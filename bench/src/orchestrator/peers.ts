@@ -162,6 +162,11 @@ function report(figures: PeersFigures): string {
     `configuration, ceiling: ceilingWorkflow, ${items} no-op activities, ${settings.swarmConcurrency} in flight, continue-as-new at ${settings.historyEventLimit} events, the script activity's timeouts; a plain Temporal worker in the bench process: ${ceiling.settings}`,
     `subagents/s: Wharf ${rate(wharf.seconds).toFixed(1)} (${wharf.seconds.toFixed(1)} s), LangGraph.js ${rate(langGraph.seconds).toFixed(1)} (${langGraph.seconds.toFixed(1)} s), ceiling ${rate(ceiling.seconds).toFixed(1)} (${ceiling.seconds.toFixed(1)} s)`,
     `peak RSS: Wharf worker ${mib(wharf.peakRss)}, LangGraph.js process ${mib(langGraph.peakRss)}`,
+    ...(wharf.cpu === undefined
+      ? []
+      : [
+          `Wharf worker CPU per subagent: ${((1_000 * wharf.cpu.process) / items).toFixed(2)} ms, of it the main thread ${((1_000 * wharf.cpu.mainThread) / items).toFixed(2)} ms`,
+        ]),
     `bytes written per item: Wharf ${perItem(wharf.historyBytes + wharf.storeBytes, items)} (history ${perItem(wharf.historyBytes, items)} in ${wharf.runs.length} runs, output store ${perItem(wharf.storeBytes, items)}), LangGraph.js ${perItem(langGraph.checkpointBytes, items)} (SQLite saver file + WAL)`,
     `SIGKILL once ${Math.ceil(items / 2)} scripts ran: Wharf ${killLine(wharfKilled.runsBeforeKill, wharfKilled.redone, items - wharfKilled.itemsInResult, wharfKilled.seconds)}; LangGraph.js ${killLine(langGraphKilled.runsBeforeKill, langGraphKilled.redone, items - langGraphKilled.itemsInResult, langGraphKilled.seconds)}${langGraphKilled.duplicateOutputs > 0 ? `, ${langGraphKilled.duplicateOutputs} outputs twice in the state` : ''}`,
     `Temporal actions per subagent (billable, counted from history): Wharf ${wharfActions.perItem}, ceiling ${ceilingActions.perItem}; activities per subagent: Wharf ${wharfActions.activitiesPerItem}, ceiling ${ceilingActions.activitiesPerItem}`,

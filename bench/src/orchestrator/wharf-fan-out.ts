@@ -51,6 +51,11 @@ export interface WharfFanOutFigures {
   historyBytes: number;
   storeBytes: number;
   runs: RunEvents[];
+  /**
+   * CPU seconds of the worker process, and of its main thread, from the swarm's start to its
+   * result (without a kill; undefined with one: the killed worker's share is not read).
+   */
+  cpu?: { process: number; mainThread: number };
 }
 
 /**
@@ -96,6 +101,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
       list: `seq 0 ${options.items - 1}`,
       item: itemScript(log),
     });
+    const startCpu = await worker.cpuSeconds();
     const started = performance.now();
     const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
       definition,
@@ -116,6 +122,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
     }
     const result = await wharf.result(workflowId);
     const seconds = (performance.now() - started) / 1000;
+    const endCpu = await worker.cpuSeconds();
     const peakRss = await worker.peakRss();
     if (result.status !== 'completed')
       throw new Error(`the Wharf fan-out of ${options.items} ${result.status}`);
@@ -131,6 +138,14 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
       historyBytes: runs.reduce((sum, run) => sum + run.historyBytes, 0),
       storeBytes: await filesBytes(join(dataDir, 'outputs.db')),
       runs,
+      ...(options.killAtHalf
+        ? {}
+        : {
+            cpu: {
+              process: endCpu.process - startCpu.process,
+              mainThread: endCpu.mainThread - startCpu.mainThread,
+            },
+          }),
     };
   } finally {
     await worker.stop();

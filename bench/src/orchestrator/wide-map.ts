@@ -49,6 +49,9 @@ interface WideMapFigures {
    */
   firstRunSeconds?: number;
   lastRunSeconds?: number;
+  /** CPU seconds of the worker process, and of its main thread, from the swarm's start to its result. */
+  workerCpuSeconds: number;
+  mainThreadCpuSeconds: number;
 }
 
 /**
@@ -110,6 +113,7 @@ export const wideMapBenchmark: Benchmark = {
             item: 'echo "$WHARF_INSTANCE"',
           });
           const startRss = await worker.rss();
+          const startCpu = await worker.cpuSeconds();
           const started = performance.now();
           const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
             definition,
@@ -121,6 +125,7 @@ export const wideMapBenchmark: Benchmark = {
           );
           const result = await wharf.result(workflowId);
           const seconds = (performance.now() - started) / 1000;
+          const endCpu = await worker.cpuSeconds();
           const peakRss = await worker.peakRss();
           if (result.status !== 'completed') throw new Error(`swarm of ${items} items ${result.status}`);
           const seen = await joinedRefs(store, result.outputs.join?.[0]);
@@ -150,6 +155,8 @@ export const wideMapBenchmark: Benchmark = {
             startRss,
             runSeconds: durations,
             runEvents: runs.map((run) => run.events),
+            workerCpuSeconds: endCpu.process - startCpu.process,
+            mainThreadCpuSeconds: endCpu.mainThread - startCpu.mainThread,
             ...(half >= 1
               ? { firstRunSeconds: mean(full.slice(0, half)), lastRunSeconds: mean(full.slice(-half)) }
               : {}),
@@ -224,7 +231,8 @@ function report(figures: readonly WideMapFigures[]): string {
       `${size.items} items: ${size.seconds.toFixed(1)} s, ${(size.items / size.seconds).toFixed(1)} subagents/s; ` +
       `${size.runs} runs, history ${size.historyBytes} B in total (largest run ${size.largestRun} B), ` +
       `largest payload ${size.largestPayload} B; per subagent ${(size.historyBytes / size.items).toFixed(0)} B of history, ` +
-      `${(size.historyJsonBytes / size.items).toFixed(0)} B as JSON, ${(size.actions / size.items).toFixed(2)} Temporal actions (${size.actions} in all); worker peak RSS ${(size.peakRss / MIB).toFixed(0)} MiB (${(size.startRss / MIB).toFixed(0)} MiB at its start)` +
+      `${(size.historyJsonBytes / size.items).toFixed(0)} B as JSON, ${(size.actions / size.items).toFixed(2)} Temporal actions (${size.actions} in all); worker peak RSS ${(size.peakRss / MIB).toFixed(0)} MiB (${(size.startRss / MIB).toFixed(0)} MiB at its start); ` +
+      `worker CPU ${((1_000 * size.workerCpuSeconds) / size.items).toFixed(2)} ms a subagent, of it the main thread ${((1_000 * size.mainThreadCpuSeconds) / size.items).toFixed(2)} ms` +
       (size.firstRunSeconds === undefined
         ? ''
         : `; a run took ${size.firstRunSeconds.toFixed(1)} s in the first half of the chain, ${size.lastRunSeconds?.toFixed(1)} s in the last`),

@@ -31,6 +31,12 @@ export interface WorkerProcess {
   rss(): Promise<number>;
   /** The largest resident set size of the process so far (the kernel's high-water mark), in bytes. */
   peakRss(): Promise<number>;
+  /**
+   * CPU seconds (user + system) the process has used so far, and of it its main thread (the
+   * event loop; the rest is the workflow thread, the SDK's core threads and libuv's pool). Time
+   * on a CPU only, so a loaded machine slows it less than wall time: read before and after a run.
+   */
+  cpuSeconds(): Promise<{ process: number; mainThread: number }>;
   /** SIGTERM, then waits for the process to end (its running scripts get no grace). */
   stop(): Promise<void>;
   /** SIGKILL, then waits for the process to end: a crash, nothing flushed or told. */
@@ -104,15 +110,28 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
     child.kill(signal);
     await exited;
   };
+  const ticks = async (path: string) => {
+    const text = await readFile(path, 'utf8');
+    // After the parenthesised command name: field 14 (utime) and 15 (stime) are the 12th and 13th.
+    const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  };
   return {
     pid,
     sandbox,
+    cpuSeconds: async () => ({
+      process: await ticks(`/proc/${pid}/stat`),
+      mainThread: await ticks(`/proc/${pid}/task/${pid}/stat`),
+    }),
     rss: () => status('VmRSS'),
     peakRss: () => status('VmHWM'),
     stop: () => end('SIGTERM'),
     kill: () => end('SIGKILL'),
   };
 }
+
+/** Clock ticks per second of `/proc/<pid>/stat`'s times (`getconf CLK_TCK`: 100 on Linux). */
+const CLOCK_TICKS = 100;
 
 /** The `sandbox` field of a JSON log line, or `unknown`. */
 function sandboxOf(line: string): string {
