@@ -1,33 +1,14 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  loadSwarmTree,
-  type PendingApproval,
-  type SwarmDefinition,
-  swarmTaskWorkflowId,
-} from '@wharf/orchestrator';
+import { type PendingApproval, swarmTaskWorkflowId } from '@wharf/orchestrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+import { swarmTreeFromFiles } from './swarm-tree.js';
 
 // Approvals inside a `swarm:` task's child run, seen and answered from the parent run: its gate
 // and the tool calls its agents hold are the parent's pending approvals (`notes.publish`), its
 // progress sits under the task, and `approveTask(<parent>, 'notes.publish')` answers the gate in
 // the child's workflow, once: a second answer is refused as a top-level one is.
-
-/** The swarm `parent.yaml` with its files read from `files` (as `wharf run` reads them from disk). */
-function tree(files: Record<string, string>): Promise<SwarmDefinition> {
-  return loadSwarmTree(
-    { source: 'parent.yaml', text: files['parent.yaml'] as string },
-    {
-      read: async (path) => {
-        const source = path.replace(/^\.\//, '');
-        const text = files[source];
-        if (text === undefined) throw new Error(`no ${source}`);
-        return { source, text };
-      },
-    },
-  );
-}
 
 describe('approvals inside a swarm: task’s child run', () => {
   let env: SwarmTestEnv;
@@ -58,7 +39,7 @@ describe('approvals inside a swarm: task’s child run', () => {
   - text: All clean.
 `,
     );
-    const definition = await tree({
+    const definition = await swarmTreeFromFiles({
       'parent.yaml': `name: parent
 tasks:
   notes: { swarm: ./notes.yaml }

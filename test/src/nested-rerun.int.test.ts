@@ -1,28 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadSwarmTree, type SwarmDefinition, swarmTaskWorkflowId } from '@wharf/orchestrator';
+import { swarmTaskWorkflowId } from '@wharf/orchestrator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+import { swarmTreeFromFiles } from './swarm-tree.js';
 
 // A re-run from a task inside a `swarm:` task's child run (`rerun --from notes.s1`): the parent
 // reuses its tasks upstream of the swarm: task, the swarm: task runs a child that re-runs the
 // earlier child run from s1 (reusing s0, its preview read on as before), and what depends on
 // the swarm: task runs again.
-
-/** The swarm `parent.yaml` with its files read from `files` (as `wharf run` reads them from disk). */
-function tree(files: Record<string, string>): Promise<SwarmDefinition> {
-  return loadSwarmTree(
-    { source: 'parent.yaml', text: files['parent.yaml'] as string },
-    {
-      read: async (path) => {
-        const source = path.replace(/^\.\//, '');
-        const text = files[source];
-        if (text === undefined) throw new Error(`no ${source}`);
-        return { source, text };
-      },
-    },
-  );
-}
 
 describe('wharf rerun --from <swarm task>.<inner task>', () => {
   let env: SwarmTestEnv;
@@ -36,7 +22,7 @@ describe('wharf rerun --from <swarm task>.<inner task>', () => {
   it('re-runs the child run from the inner task, reusing the rest of it and of the parent', async () => {
     const log = join(env.dir, 'ran.log');
     const read = (key: string) => `$(printf "%s" "$WHARF_INPUTS" | jq -r .${key} | tr -d "\\n")`;
-    const definition = await tree({
+    const definition = await swarmTreeFromFiles({
       'parent.yaml': `name: parent
 tasks:
   version: { script: { content: 'echo version >> ${log}; echo 2.4.0' }, output: †data.version }

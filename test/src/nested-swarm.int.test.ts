@@ -1,31 +1,12 @@
-import {
-  loadSwarmTree,
-  type SwarmDefinition,
-  type SwarmResult,
-  swarmTaskWorkflowId,
-} from '@wharf/orchestrator';
+import { type SwarmResult, swarmTaskWorkflowId } from '@wharf/orchestrator';
 import { runChainHistory } from '@wharf/orchestrator/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, replayRunChain, type SwarmTestEnv } from './swarm-env.js';
+import { swarmTreeFromFiles } from './swarm-tree.js';
 
 // A swarm that runs other swarms as tasks (`swarm:`), as child swarmWorkflows on the same task
 // queue: the child's result is the task's output for `†` references, a failed child fails its
 // task (its `||` failure side is written), and a child has its own history and continue-as-new.
-
-/** The swarm `parent.yaml` with its files read from `files` (as `wharf run` reads them from disk). */
-function tree(files: Record<string, string>): Promise<SwarmDefinition> {
-  return loadSwarmTree(
-    { source: 'parent.yaml', text: files['parent.yaml'] as string },
-    {
-      read: async (path) => {
-        const source = path.replace(/^\.\//, '');
-        const text = files[source];
-        if (text === undefined) throw new Error(`no ${source}`);
-        return { source, text };
-      },
-    },
-  );
-}
 
 /** A child of `steps` chained scripts; its last prints `<who> saw <version>`. */
 const chain = (steps: number) =>
@@ -57,7 +38,7 @@ describe('swarm: tasks run their swarm as a child workflow', () => {
     Buffer.from((await env.store.get({ outId: outId ?? '' })).body).toString();
 
   it('hands the child’s result to later tasks by †, on the same task queue, each run with its own history', async () => {
-    const definition = await tree({
+    const definition = await swarmTreeFromFiles({
       'parent.yaml': `name: parent
 tasks:
   version: { script: { content: echo 2.4.0 }, output: †data.version }
@@ -96,7 +77,7 @@ tasks:
   });
 
   it('fails the task when the child fails: its failure side is written and read', async () => {
-    const definition = await tree({
+    const definition = await swarmTreeFromFiles({
       'parent.yaml': `name: parent
 on_failure: complete
 tasks:
@@ -129,7 +110,7 @@ tasks:
   });
 
   it('continues the child as new on its own, keeping what it hands back, and replays every run', async () => {
-    const definition = await tree({
+    const definition = await swarmTreeFromFiles({
       'parent.yaml': `name: parent
 tasks:
   long:

@@ -3,11 +3,12 @@ import { once } from 'node:events';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadSwarmTree, type SwarmDefinition, swarmTaskWorkflowId } from '@wharf/orchestrator';
+import { swarmTaskWorkflowId } from '@wharf/orchestrator';
 import { safeId } from '@wharf/orchestrator/worker';
 import { manifestEntries } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
+import { swarmTreeFromFiles } from './swarm-tree.js';
 import { runWharf } from './wharf-cli.js';
 import { startWorkerProcess } from './worker-process.js';
 
@@ -21,21 +22,6 @@ const countScript = [
   'if [ -n "$WHARF_INPUTS_FILE" ]; then jq ".all | length" "$WHARF_INPUTS_FILE";',
   'else printf "%s" "$WHARF_INPUTS" | jq ".all | length"; fi',
 ].join(' ');
-
-/** The swarm `parent.yaml` with its files read from `files` (as `wharf run` reads them from disk). */
-function tree(files: Record<string, string>): Promise<SwarmDefinition> {
-  return loadSwarmTree(
-    { source: 'parent.yaml', text: files['parent.yaml'] as string },
-    {
-      read: async (path) => {
-        const source = path.replace(/^\.\//, '');
-        const text = files[source];
-        if (text === undefined) throw new Error(`no ${source}`);
-        return { source, text };
-      },
-    },
-  );
-}
 
 // A swarm whose `swarm:` task runs a map over a stored list of 1,000 items: the child's approval
 // gate is answered from the parent (`wharf approve <parent> fanout.gate`), its worker is SIGKILLed
@@ -59,7 +45,7 @@ describe('a swarm: task running a 1,000-item map', () => {
 
   it('is gated from the parent, survives a worker SIGKILL mid-child, stores each item’s output once, and re-runs from a child task', async () => {
     const ranLog = join(env.dir, 'ran.log');
-    const definition = await tree({
+    const definition = await swarmTreeFromFiles({
       'parent.yaml': `name: nested-wide
 tasks:
   fanout: { swarm: ./wide.yaml, inputs: { prefix: item }, output: †data.fanout }
