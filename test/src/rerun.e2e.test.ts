@@ -129,10 +129,11 @@ tasks:
     await writeFile(fixed, '');
     const rerun = await env.wharf.rerun(workflowId, { from: 'join' });
     expect(rerun.plan.reused).toEqual(['list', 'fan']);
-    // The re-run starts with the loop's summary and manifest: a few hundred bytes, not one result per item.
+    // The re-run starts with the loop's summary, manifest and the ten outputs the run's pool held
+    // for it: about a kilobyte, not one result per item.
     const reused = JSON.stringify(rerun.plan.reuse.fan);
     expect(reused).toContain(first.manifests?.fan as string);
-    expect(reused.length).toBeLessThan(400);
+    expect(reused.length).toBeLessThan(1_200);
 
     const second = await env.withWorker(() => env.wharf.result(rerun.workflowId));
     expect(second.status).toBe('completed');

@@ -93,6 +93,7 @@ export type {
   ContextPool,
   ContextPoolEntry,
   PlanContextInput,
+  PooledLoopOutput,
   PruneContextInput,
   SwarmContextMetrics,
 } from './contracts/relevance-pool-contracts.js';
