@@ -115,7 +115,8 @@ export interface ReusedLoop {
     /**
      * The loop's outputs the run's context pool held (its newest `POOL_PER_LOOP`, in pool
      * order): they enter the re-run's pool as they are, so a task that runs again after the
-     * loop gets the context the run gave it. Absent from a run that did not record them.
+     * loop gets the context the run gave it. Absent when the run recorded none and its
+     * history names none: the loop then pools nothing.
      */
     pooled?: PooledLoopOutput[];
     /** Outputs the loop added to the run's context pool in all (what the pool's `added` counts). */
