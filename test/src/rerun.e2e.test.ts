@@ -129,10 +129,11 @@ tasks:
     await writeFile(fixed, '');
     const rerun = await env.wharf.rerun(workflowId, { from: 'join' });
     expect(rerun.plan.reused).toEqual(['list', 'fan']);
-    // The re-run starts with the loop's summary and manifest: a few hundred bytes, not one result per item.
+    // The re-run starts with the loop's summary, manifest and the ten outputs the run's pool held
+    // for it: about a kilobyte, not one result per item.
     const reused = JSON.stringify(rerun.plan.reuse.fan);
     expect(reused).toContain(first.manifests?.fan as string);
-    expect(reused.length).toBeLessThan(400);
+    expect(reused.length).toBeLessThan(1_200);
 
     const second = await env.withWorker(() => env.wharf.result(rerun.workflowId));
     expect(second.status).toBe('completed');
@@ -146,6 +147,43 @@ tasks:
     });
     const joined = await env.store.get({ outId: second.outputs.join?.[0] as string });
     expect(Number(Buffer.from(joined.body).toString('utf8').trim())).toBe(items);
+  });
+
+  it("a task run again after a wide loop reused whole gets the run's context: the loop's newest pooled outputs too", async () => {
+    const width = 70;
+    const contexts = join(env.dir, 'wide-contexts.log');
+    const yaml = `
+name: rerun-wide-context
+tasks:
+  base: { script: { content: 'echo base-output' } }
+  fan:
+    depends_on: [base]
+    loop: { type: repeat, count: ${width} }
+    script: { content: 'echo "fan-output $WHARF_INSTANCE"' }
+  report:
+    depends_on: [base, fan]
+    script: { content: 'cat "$WHARF_CONTEXT_FILE" >> ${contexts}; echo "=====" >> ${contexts}; echo reported' }
+`;
+    const { workflowId } = await env.wharf.startSwarm(yaml);
+    const first = await env.withWorker(() => env.wharf.result(workflowId));
+    expect(first.status).toBe('completed');
+    const fan = first.tasks.find((task) => task.task === 'fan');
+    expect(fan?.pooled).toHaveLength(10);
+
+    const rerun = await env.wharf.rerun(workflowId, { from: 'report' });
+    expect(rerun.plan.reused).toEqual(['base', 'fan']);
+    // Whole: its summary, manifest and the ten outputs the pool held, not one result per instance.
+    const reused = rerun.plan.reuse.fan;
+    expect(Array.isArray(reused)).toBe(false);
+    expect(JSON.stringify(reused).length).toBeLessThan(1_200);
+    const second = await env.withWorker(() => env.wharf.result(rerun.workflowId));
+    expect(second.status).toBe('completed');
+
+    // The same context, byte for byte: the loop's newest outputs among its entries, same order.
+    const [before = '', after = ''] = (await readFile(contexts, 'utf8')).split('=====\n');
+    expect(before).toContain(`Task: fan#${width - 1} `);
+    expect(before).toContain(`fan-output ${width - 1}`);
+    expect(after).toBe(before);
   });
 
   it('refuses a run that has not ended, or ended without a result', async () => {

@@ -33,6 +33,7 @@ export type {
   OutputRefJson,
   PendingToolCall,
   PlanContextInput,
+  PooledLoopOutput,
   PruneContextInput,
   RerunOrigin,
   ReusedLoop,

@@ -93,6 +93,7 @@ export type {
   ContextPool,
   ContextPoolEntry,
   PlanContextInput,
+  PooledLoopOutput,
   PruneContextInput,
   SwarmContextMetrics,
 } from './contracts/relevance-pool-contracts.js';
@@ -192,7 +193,7 @@ export {
   supervisorCall,
 } from './swarm/activity-calls.js';
 export { CHILD_PREVIEW_CHARS, childSwarmResult } from './swarm/child-swarm-result.js';
-export { applyPrune, capPool, duePrunes, markRead } from './swarm/context-pool.js';
+export { applyPrune, capPool, duePrunes, markRead, POOL_PER_LOOP } from './swarm/context-pool.js';
 export { contextRequest } from './swarm/context-request.js';
 export { type ConditionLookup, evaluateWhen, truthy, type WhenOutcome } from './swarm/evaluate-when.js';
 export { expandMapLoop, type MapExpansion, type StoredListSource } from './swarm/expand-map-loop.js';

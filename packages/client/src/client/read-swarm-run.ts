@@ -15,6 +15,7 @@ import type {
   SwarmWorkflowInput,
 } from '@wharf/swarm';
 import { isReusedLoop, reusableWhole, WharfOrchestratorError } from '@wharf/swarm';
+import { historyPooled, LastInstances } from './history-pooled.js';
 import { swarmResultFromFailure } from './swarm-result-from-failure.js';
 
 type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
@@ -27,6 +28,11 @@ export interface FinishedSwarmRun {
   input: SwarmWorkflowInput;
   /** `†input.*` values as the run ended with them: the start input, then every value added. */
   inputs: Record<string, unknown>;
+  /**
+   * Its result. A loop it reused whole needs `pooled`, the outputs its context pool held for
+   * the loop: a run that did not record them has them filled in from its history (see
+   * {@link historyPooled}).
+   */
   result: SwarmResult;
   /**
    * Per task, per instance: the result the run folded, read from its history (the subagent
@@ -77,6 +83,8 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
   const results: ReusedResults = {};
   // Wide loops that ended with a manifest are reused whole: one result per instance is not kept.
   let whole = new Set<string>();
+  // Of those the run's result gives no pooled outputs: the payloads of their last instances.
+  const lastPayloads = new Map<string, LastInstances<Payloads>>();
   const record = (task: string, instance: number, value: SubagentResult) => {
     const list = results[task] ?? [];
     if (isReusedLoop(list)) return;
@@ -101,6 +109,8 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
             })
             .map(({ task }) => task),
         );
+        for (const { task, pooled } of result.tasks)
+          if (whole.has(task) && pooled === undefined) lastPayloads.set(task, new LastInstances<Payloads>());
         // A re-run's own reused results count as what it folded (a loop it reused whole is in
         // its result, as its own: its summary and the earlier manifest).
         for (const [task, list] of Object.entries(input.reuse ?? {}))
@@ -136,6 +146,8 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
       const instance = done === undefined ? undefined : scheduled.get(done.key);
       if (done !== undefined && instance !== undefined && !whole.has(instance.task))
         record(instance.task, instance.instance, await reader.decode<SubagentResult>(done.result?.payloads));
+      else if (done !== undefined && instance !== undefined)
+        lastPayloads.get(instance.task)?.add(instance.instance, done.result?.payloads);
       const update = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
       if (update?.name === 'addInputs') {
         const request = await reader.decode<AddInputsRequest>(update.args?.payloads);
@@ -152,7 +164,17 @@ export async function readFinishedSwarmRun(client: Client, workflowId: string): 
   }
   if (input === undefined)
     throw new WharfOrchestratorError('INVALID_REQUEST', `${workflowId} has no start event in its history`);
-  return { workflowId, input, inputs, result, results };
+  const tasks = await Promise.all(
+    result.tasks.map(async (progress) => {
+      const last = lastPayloads.get(progress.task);
+      if (last === undefined || progress.endedAt === undefined) return progress;
+      const pooled = await historyPooled(progress.task, last, progress.endedAt, (payloads) =>
+        reader.decode<SubagentResult>(payloads),
+      );
+      return pooled.length === 0 ? progress : { ...progress, pooled, pooledCount: progress.instances.total };
+    }),
+  );
+  return { workflowId, input, inputs, result: { ...result, tasks }, results };
 }
 
 /** A `runSubagent` activity's or an agent workflow's task and instance. */

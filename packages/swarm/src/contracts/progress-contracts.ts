@@ -3,6 +3,7 @@
 
 import type { AgentUsage } from './agent-contracts.js';
 import type { MapItems } from './data-plane-contracts.js';
+import type { PooledLoopOutput } from './relevance-pool-contracts.js';
 
 /** Lifecycle of one task (or one loop instance of it). */
 export type TaskStatus = 'pending' | 'waiting' | 'running' | 'done' | 'failed' | 'skipped' | 'cancelled';
@@ -58,6 +59,13 @@ export interface TaskProgress {
   usage?: AgentUsage;
   /** Instances whose results a re-run folded from the run it re-runs, instead of running them. */
   reused?: number;
+  /**
+   * A loop: its newest outputs as they entered the context pool (at most `POOL_PER_LOOP`, in
+   * pool order), what a re-run that reuses the loop whole puts in its own pool.
+   */
+  pooled?: PooledLoopOutput[];
+  /** A loop: outputs it added to the context pool in all. */
+  pooledCount?: number;
   /** The task's `approval:` gate, once the task reached it (or was answered early). */
   approval?: ApprovalState;
   /**

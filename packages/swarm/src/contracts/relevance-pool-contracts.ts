@@ -23,6 +23,15 @@ export interface ContextPoolEntry {
   agent?: string;
 }
 
+/** One of a loop's outputs as the context pool held it: its instance, main output and time. */
+export interface PooledLoopOutput {
+  /** The instance's label, `task#i`. */
+  taskId: string;
+  outId: string;
+  /** When it entered the pool (epoch ms; a re-run's reused output: the run's time, shifted). */
+  pooledAt: number;
+}
+
 /** The swarm's context pool, carried across continue-as-new. */
 export interface ContextPool {
   entries: ContextPoolEntry[];

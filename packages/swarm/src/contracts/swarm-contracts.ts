@@ -4,7 +4,7 @@
 import type { AgentUsage, SubagentResult, SuperviseResult } from './agent-contracts.js';
 import type { DataPlaneIdentity } from './data-plane-contracts.js';
 import type { PendingToolCall, TaskProgress, TaskState } from './progress-contracts.js';
-import type { ContextPool, SwarmContextMetrics } from './relevance-pool-contracts.js';
+import type { ContextPool, PooledLoopOutput, SwarmContextMetrics } from './relevance-pool-contracts.js';
 import type { SwarmDefinition } from './swarm-schema.js';
 
 /** Arguments of `swarmWorkflow`. */
@@ -94,9 +94,11 @@ export type ReusedResults = Record<string, SubagentResult[] | ReusedLoop>;
 /**
  * A loop an earlier run ended with every instance `ok`, reused whole: the re-run records its
  * summary and its manifest of instance records (the earlier run's) at once, instead of folding
- * each instance. Its `output:` path gets the stored list of the manifest. It adds no context pool
- * entries and no compact payloads for the supervisor (a wide loop's outputs are read through its
- * stored list), and a loop writing `†channels` is never reused this way.
+ * each instance. Its `output:` path gets the stored list of the manifest. Its context pool
+ * entries are the ones the run's pool held for it ({@link ReusedLoop.loop.pooled}: its newest
+ * `POOL_PER_LOOP` outputs, at the times they entered the pool), never one per instance; it adds
+ * no compact payloads for the supervisor (a wide loop's outputs are read through its stored
+ * list), and a loop writing `†channels` is never reused this way.
  */
 export interface ReusedLoop {
   loop: {
@@ -110,6 +112,15 @@ export interface ReusedLoop {
     outCount: number;
     outIds: string[];
     usage?: AgentUsage;
+    /**
+     * The loop's outputs the run's context pool held (its newest `POOL_PER_LOOP`, in pool
+     * order): they enter the re-run's pool as they are, so a task that runs again after the
+     * loop gets the context the run gave it. Absent when the run recorded none and its
+     * history names none: the loop then pools nothing.
+     */
+    pooled?: PooledLoopOutput[];
+    /** Outputs the loop added to the run's context pool in all (what the pool's `added` counts). */
+    pooledCount?: number;
   };
 }
 

@@ -2,7 +2,12 @@
 // the next pool and never changes the one it is given. Runs inside the workflow sandbox.
 
 import type { TaskProgress } from '../contracts/progress-contracts.js';
-import type { ContextPlan, ContextPool, ContextPoolEntry } from '../contracts/relevance-pool-contracts.js';
+import type {
+  ContextPlan,
+  ContextPool,
+  ContextPoolEntry,
+  PooledLoopOutput,
+} from '../contracts/relevance-pool-contracts.js';
 import type { SwarmDefinition } from '../contracts/swarm-schema.js';
 import { isFinished } from '../contracts/task-status.js';
 import { pruneContext } from '../relevance-pool/prune-context.js';
@@ -18,6 +23,9 @@ import { pruneContext } from '../relevance-pool/prune-context.js';
  * ```
  */
 export const DEFAULT_CONTEXT_POOL_CAP = 500;
+
+/** Context pool entries a loop keeps (its newest outputs): a context shows at most 10 outputs anyway. */
+export const POOL_PER_LOOP = 10;
 
 /** A `hooks.post_task` `checkpoint_and_prune` entry that is due. */
 export interface DuePrune {
@@ -77,6 +85,35 @@ export function addOutputs(pool: ContextPool, outputs: readonly PooledOutput[], 
     }),
   );
   return { ...pool, entries: [...pool.entries, ...added], added: pool.added + outputs.length };
+}
+
+/**
+ * Adds the outputs of a loop a re-run reuses whole as the run's pool held them (its newest
+ * {@link POOL_PER_LOOP}, each at the time it entered that pool), and counts every output the
+ * loop added there (`pooledCount`), so the pool's `added` (what `checkpoint_and_prune` hooks
+ * count) is what it was in the run. Never one entry per instance.
+ *
+ * @example
+ * ```ts
+ * const pool = addReusedLoop(state.pool, 'fan', { pooled: [{ taskId: 'fan#499', outId: 'out_9', pooledAt }], pooledCount: 500 }, 'writer');
+ * pool.entries.at(-1)?.completedAt; // pooledAt
+ * ```
+ */
+export function addReusedLoop(
+  pool: ContextPool,
+  task: string,
+  loop: { pooled?: readonly PooledLoopOutput[] | undefined; pooledCount?: number | undefined },
+  agent: string | undefined,
+): ContextPool {
+  const pooled = (loop.pooled ?? []).slice(-POOL_PER_LOOP);
+  if (pooled.length === 0) return pool;
+  const added = addOutputs(
+    pool,
+    pooled.map(({ taskId, outId, pooledAt }) => ({ taskId, task, outId, agent, completedAt: pooledAt })),
+    0,
+  );
+  const kept = keepNewest(added, task, POOL_PER_LOOP);
+  return { ...kept, added: pool.added + Math.max(loop.pooledCount ?? pooled.length, pooled.length) };
 }
 
 /**

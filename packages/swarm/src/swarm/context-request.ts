@@ -50,7 +50,7 @@ export function contextTasks(state: SwarmState, instances: readonly ScheduledIns
  * The `planContext` input for the instances about to run at `now`, or `undefined` when there is
  * nothing to plan: the pool is empty and no loop has folded an instance, or no instance that
  * runs takes a context (a reused instance does not run, so it needs none). A loop reused whole
- * pools nothing, yet a context naming it names its manifest.
+ * pools only the outputs the run's pool held for it, and a context naming it names its manifest.
  *
  * @example
  * ```ts

@@ -8,7 +8,7 @@ import type { TaskState } from '../contracts/progress-contracts.js';
 import { instanceLabel, isLooped } from '../dsl/task-instances.js';
 import { WharfOrchestratorError } from '../orchestrator-error.js';
 import { addUsage } from '../report/agent-usage.js';
-import { addOutputs, cleanUpPool, keepNewest, type PooledOutput } from './context-pool.js';
+import { addOutputs, cleanUpPool, keepNewest, POOL_PER_LOOP, type PooledOutput } from './context-pool.js';
 import { endToolCalls } from './pending-tool-calls.js';
 import { dependentsOf, type ScheduledInstance } from './plan-step.js';
 import { failureReaders } from './plan-tasks.js';
@@ -23,9 +23,6 @@ import { CHANNELS_KIND, channelWrite } from './user-channels.js';
 
 /** Compact payloads a loop keeps for the supervisor: of its first instances, and of its first failures. */
 export const COMPACTS_PER_LOOP = 3;
-/** Context pool entries a loop keeps (its newest outputs): a context shows at most 10 outputs anyway. */
-export const POOL_PER_LOOP = 10;
-
 /**
  * How one scheduled instance ended: the subagent's result, or cancelled before or while it ran.
  * `endsTask`: the cancellation ends its task as `cancelled` (a run's cancellation stopped it in
@@ -115,6 +112,7 @@ export function foldStep(
         failures: [],
         reused: 0,
         inlineAll: !looped,
+        ...(looped ? { pooled: [] } : {}),
       };
       steps.set(item.task, step);
     }
@@ -168,7 +166,7 @@ export function foldStep(
       }
       channelWrites.push(...userChannelWrites(state, item.task, label, outcome));
       const main = record.outIds[0];
-      if (main !== undefined)
+      if (main !== undefined) {
         writes.pooled.push({
           taskId: label,
           task: item.task,
@@ -177,12 +175,19 @@ export function foldStep(
           // A reused result enters the pool when it did in the run, as if it had run.
           ...(outcome.pooledAt === undefined ? {} : { completedAt: outcome.pooledAt }),
         });
+        // A loop's results remember its newest pooled outputs: what a re-run reusing it whole pools.
+        if (looped) step.pooled?.push({ taskId: label, outId: main, pooledAt: outcome.pooledAt ?? now });
+      }
     }
     if (looped) writes.records.push([item.task, record]);
     if (channelWrites.length > 0) writes.updates.push(ChannelUpdate.fromList(channelWrites, { label }));
   });
   for (const [task, step] of steps) {
     step.failures = step.failures.slice(0, FAILURES_KEPT);
+    if (step.pooled !== undefined) {
+      step.pooledCount = step.pooled.length;
+      step.pooled = step.pooled.slice(-POOL_PER_LOOP);
+    }
     writes.updates.push(
       ChannelUpdate.fromList([[channelNames.results(task), step]], { label: `${task} results` }),
     );

@@ -16,7 +16,7 @@ export interface RerunSource {
   inputs: Record<string, unknown>;
   /**
    * Each task as its result reports it: status and instance count; for a wide loop also its
-   * manifest, bytes, out ids, usage and failures (what {@link wholeLoop} reuses).
+   * manifest, bytes, out ids, usage, failures and pooled outputs (what {@link wholeLoop} reuses).
    */
   tasks: readonly ReusableProgress[];
   /**
@@ -29,7 +29,12 @@ export interface RerunSource {
 
 /** What a re-run reads of a task's progress in the run it comes from. */
 export type ReusableProgress = Pick<TaskProgress, 'task' | 'status' | 'instances'> &
-  Partial<Pick<TaskProgress, 'manifest' | 'bytesCaptured' | 'outIds' | 'outCount' | 'usage' | 'failures'>>;
+  Partial<
+    Pick<
+      TaskProgress,
+      'manifest' | 'bytesCaptured' | 'outIds' | 'outCount' | 'usage' | 'failures' | 'pooled' | 'pooledCount'
+    >
+  >;
 
 /** What a re-run does with each task. */
 export interface RerunPlan {
@@ -177,7 +182,10 @@ export function reusableWhole(spec: Pick<TaskDefinition, 'loop' | 'output'>, ins
   );
 }
 
-/** A wide loop that ended with every instance `ok` and its manifest stored, as a re-run reuses it whole. */
+/**
+ * A wide loop that ended with every instance `ok` and its manifest stored, as a re-run reuses it
+ * whole: its summary, manifest and the outputs the run's context pool held for it.
+ */
 function wholeLoop(spec: TaskDefinition, progress: ReusableProgress): ReusedLoop | undefined {
   const { instances, manifest } = progress;
   if (!reusableWhole(spec, instances.total) || manifest === undefined) return undefined;
@@ -192,6 +200,13 @@ function wholeLoop(spec: TaskDefinition, progress: ReusableProgress): ReusedLoop
       outCount: progress.outCount ?? outIds.length,
       outIds,
       ...(progress.usage === undefined ? {} : { usage: progress.usage }),
+      // The outputs the run's pool held for it: a task run again after it gets the same context.
+      ...(progress.pooled === undefined || progress.pooled.length === 0
+        ? {}
+        : {
+            pooled: progress.pooled.map((output) => ({ ...output })),
+            pooledCount: progress.pooledCount ?? progress.pooled.length,
+          }),
     },
   };
 }

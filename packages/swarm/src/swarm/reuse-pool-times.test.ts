@@ -41,4 +41,37 @@ describe('reusePoolTimes', () => {
     expect(timed.fan).toBe(loop);
     expect((timed.open as SubagentResult[])[0]?.pooledAt).toBeUndefined();
   });
+
+  it("moves the pooled outputs of a loop reused whole with the rest, the latest of them counting as the run's last", () => {
+    const pooled = [
+      { taskId: 'fan#498', outId: 'out_8', pooledAt: 2_000 },
+      { taskId: 'fan#499', outId: 'out_9', pooledAt: 3_000 },
+    ];
+    const loop = {
+      total: 500,
+      manifest: 'out_m',
+      bytes: 0,
+      outCount: 500,
+      outIds: [],
+      pooled,
+      pooledCount: 500,
+    };
+    const timed = reusePoolTimes(
+      { base: [ok('out_b')], fan: { loop } },
+      [{ task: 'base', endedAt: 1_000 }],
+      10_000,
+    );
+    expect((timed.base as SubagentResult[])[0]?.pooledAt).toBe(8_000);
+    expect(timed.fan).toEqual({
+      loop: {
+        ...loop,
+        pooled: [
+          { ...pooled[0], pooledAt: 9_000 },
+          { ...pooled[1], pooledAt: 10_000 },
+        ],
+      },
+    });
+    // The run's own results are left as they were.
+    expect(pooled[1]?.pooledAt).toBe(3_000);
+  });
 });

@@ -6,8 +6,9 @@ import type { InstanceRecord } from '../contracts/data-plane-contracts.js';
 import type { StoredListValue } from '../contracts/stored-list.js';
 import type { ReusedLoop } from '../contracts/swarm-contracts.js';
 import { isLooped } from '../dsl/task-instances.js';
+import { addReusedLoop, cleanUpPool } from './context-pool.js';
 import { channelNames } from './swarm-channels.js';
-import { instanceTotal, type SwarmState, taskResults, taskSpec } from './swarm-state.js';
+import { instanceTotal, type SwarmState, taskResults, taskSpec, unfinishedTasks } from './swarm-state.js';
 import { MAX_CHUNKS } from './task-results.js';
 import { CHANNELS_KIND } from './user-channels.js';
 
@@ -100,8 +101,10 @@ export function storedResultsPart(state: SwarmState, part: ResultsPart, outId: s
 
 /**
  * Records a loop a re-run reuses whole (see `ReusedLoop`): the earlier run's summary and
- * manifest become its results, and its `output` path gets the stored list of that manifest, as
- * if its instances had folded here.
+ * manifest become its results, its `output` path gets the stored list of that manifest, and the
+ * outputs the run's context pool held for it enter the pool at the times they entered the run's
+ * (then the swarm's `limits.cleanup_strategy` applies, as after a fold), as if its instances had
+ * folded here.
  *
  * @example
  * ```ts
@@ -116,6 +119,10 @@ export function recordReusedLoop(
 ): void {
   state.channels.update({ [channelNames.results(task)]: { type: 'reused', ...loop } });
   recordOutputLists(state, task, loop.manifest, now);
+  // A loop from a run that recorded no pooled outputs pools nothing, as before.
+  if (loop.pooled === undefined || loop.pooled.length === 0) return;
+  const pool = addReusedLoop(state.pool, task, loop, taskSpec(state, task).agent);
+  state.pool = cleanUpPool(pool, state.definition, now, unfinishedTasks(state)).pool;
 }
 
 /** A loop's `output` path: the stored lists of its manifest's successes and failures (each only when there is one). */

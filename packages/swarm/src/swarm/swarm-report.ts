@@ -33,6 +33,12 @@ export function taskProgress(state: SwarmState): TaskProgress[] {
       outIds: [...results.outIds],
       ...(results.outIds.length === results.outCount ? {} : { outCount: results.outCount }),
       ...(results.manifest === undefined ? {} : { manifest: results.manifest }),
+      ...(results.pooled === undefined
+        ? {}
+        : {
+            pooled: results.pooled.map((output) => ({ ...output })),
+            pooledCount: results.pooledCount ?? results.pooled.length,
+          }),
       ...(results.failed > 0 && isLooped(taskSpec(state, task))
         ? { failures: { count: results.failed, first: results.failures.map((failure) => ({ ...failure })) } }
         : {}),

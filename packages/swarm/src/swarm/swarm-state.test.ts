@@ -203,6 +203,12 @@ describe('swarm state: folding', () => {
       chunks: [{ outId: 'out_count_chunk0', count: 3 }],
       parts: 1,
       manifest: 'out_count_manifest',
+      // Its outputs as they entered the context pool (a failed instance's output too).
+      pooled: [
+        { taskId: 'count#0', outId: 'out_c0', pooledAt: 2_000 },
+        { taskId: 'count#1', outId: 'out_err', pooledAt: 2_000 },
+      ],
+      pooledCount: 2,
     });
     expect(results.records('out_count_manifest')).toEqual([
       { instance: 0, status: 'ok', outIds: ['out_c0'], bytes: 10, exitCode: 0, preview: 'preview of out_c0' },

@@ -2,8 +2,10 @@
 // bounded summary, whatever the number of instances. Runs inside the workflow sandbox.
 
 import type { AgentUsage } from '../contracts/agent-contracts.js';
+import type { PooledLoopOutput } from '../contracts/relevance-pool-contracts.js';
 import type { ReusedLoop } from '../contracts/swarm-contracts.js';
 import { addUsage } from '../report/agent-usage.js';
+import { POOL_PER_LOOP } from './context-pool.js';
 
 /** Out ids a loop lists inline (in progress, results, its dependents' IN_REFS); past that, its manifest. */
 export const INLINE_OUT_IDS = 64;
@@ -45,6 +47,13 @@ export interface TaskResults {
   parts: number;
   /** A loop that ended: the manifest naming its chunks. */
   manifest?: string;
+  /**
+   * A loop: its newest outputs as they entered the context pool (at most {@link POOL_PER_LOOP},
+   * in pool order); absent before its first.
+   */
+  pooled?: PooledLoopOutput[];
+  /** A loop: outputs it added to the context pool in all. */
+  pooledCount?: number;
 }
 
 /** What one superstep adds to a task's results (its instances folded in instance order). */
@@ -63,6 +72,10 @@ export interface TaskResultsStep {
   reused: number;
   /** Keep every out id inline (a task without a loop). */
   inlineAll: boolean;
+  /** A loop: this step's newest pooled outputs (at most {@link POOL_PER_LOOP}), in fold order. */
+  pooled?: PooledLoopOutput[];
+  /** A loop: outputs this step pooled in all. */
+  pooledCount?: number;
 }
 
 /** A write to a `results:<task>` channel: a step's instances, a stored chunk, the manifest. */
@@ -121,7 +134,7 @@ export function mergeTaskResults(current: TaskResults, update: TaskResultsUpdate
   }
   if (update.type === 'manifest') return { ...current, manifest: update.outId };
   if (update.type === 'reused') {
-    const { total, bytes, outCount, outIds, usage, manifest } = update;
+    const { total, bytes, outCount, outIds, usage, manifest, pooled, pooledCount } = update;
     const inline = outCount <= INLINE_OUT_IDS ? outIds : [];
     return {
       ...EMPTY_RESULTS,
@@ -136,6 +149,9 @@ export function mergeTaskResults(current: TaskResults, update: TaskResultsUpdate
       failures: [],
       chunks: [],
       manifest,
+      ...(pooled === undefined || pooled.length === 0
+        ? {}
+        : { pooled: [...pooled], pooledCount: pooledCount ?? pooled.length }),
     };
   }
   const outCount = current.outCount + update.outIds.length;
@@ -156,5 +172,18 @@ export function mergeTaskResults(current: TaskResults, update: TaskResultsUpdate
     main: current.main ?? update.outIds[0] ?? null,
     ...(update.exitCode === undefined ? {} : { exitCode: update.exitCode }),
     failures: [...current.failures, ...update.failures].slice(0, FAILURES_KEPT),
+    ...pooledField(current, update),
+  };
+}
+
+/** A loop's newest pooled outputs after a step: the newest {@link POOL_PER_LOOP} of before and the step's. */
+function pooledField(
+  current: TaskResults,
+  update: TaskResultsStep,
+): Pick<TaskResults, 'pooled' | 'pooledCount'> {
+  if (update.pooled === undefined || update.pooled.length === 0) return {};
+  return {
+    pooled: [...(current.pooled ?? []), ...update.pooled].slice(-POOL_PER_LOOP),
+    pooledCount: (current.pooledCount ?? 0) + (update.pooledCount ?? update.pooled.length),
   };
 }
