@@ -186,8 +186,8 @@ class Writer implements StreamWriter {
       if (chunk.seq !== this.#chunkRefs.length) break;
       this.#chunkRefs.push({ outId: chunk.outId });
     }
-    await this.#marker('open', { stream: this.stream, key: this.#options.key, attempt: this.attempt });
-    // Earlier attempts nobody sealed or abandoned died with their writers: say so, durably.
+    // Earlier attempts nobody sealed or abandoned died with their writers: say so, durably,
+    // before this one is current, so a reader that sees it current knows how they ended.
     for (const earlier of snapshot?.attempts ?? []) {
       if (earlier.attempt < this.attempt && (earlier.state === 'open' || earlier.state === 'superseded'))
         await this.#marker(
@@ -196,6 +196,7 @@ class Writer implements StreamWriter {
           earlier.attempt,
         );
     }
+    await this.#marker('open', { stream: this.stream, key: this.#options.key, attempt: this.attempt });
   }
 
   #labels(part: StreamPart, attempt = this.attempt): Record<string, string> {
