@@ -403,6 +403,27 @@ export function createProgram(io: CliIo = processIo): Command {
     });
 
   outputs
+    .command('tail <id>')
+    .description(
+      "A stream's text (str_… or the out id of one of its parts) as its current attempt stored it, or an output's body; --follow prints new chunks until it is sealed",
+    )
+    .option('--follow', 'keep printing new chunks until the stream is sealed (Ctrl-C stops)', false)
+    .option('--json', 'one JSON line per event (attempt, chunk, abandoned, sealed)', false)
+    .addOption(dataDirOption())
+    .action(async (id: string, options: { follow: boolean; json: boolean; dataDir: string }) => {
+      await ensureDataDir(options.dataDir);
+      const { outputsTail } = await import('./commands/outputs-tail.js');
+      const controller = new AbortController();
+      const stop = (): void => controller.abort();
+      process.once('SIGINT', stop);
+      try {
+        await outputsTail(id, { ...options, signal: controller.signal }, io);
+      } finally {
+        process.off('SIGINT', stop);
+      }
+    });
+
+  outputs
     .command('refs <outId>')
     .description(
       'The out ids a stored list names (a loop task’s manifest), one per line; a plain output: its own id',

@@ -86,6 +86,46 @@ export { defaultOrphanGraceMs, planRetention, type RetentionCandidate } from './
 export { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
 export { issueSpawnToken, type TokenSecret, verifySpawnToken } from './spawn-token.js';
 export { SqliteOutputStore, type SqliteOutputStoreOptions } from './sqlite/sqlite-output-store.js';
+export { type CompactStreamResult, compactStream } from './stream/compact-stream.js';
+export {
+  listStreamParts,
+  readStream,
+  type StreamAttempt,
+  type StreamAttemptState,
+  type StreamChunk,
+  type StreamSnapshot,
+  type StreamTarget,
+} from './stream/read-stream.js';
+export {
+  StreamClosedError,
+  StreamCompactedError,
+  StreamFlushError,
+  StreamNotFoundError,
+} from './stream/stream-errors.js';
+export {
+  isStreamId,
+  type StreamPart,
+  streamAttemptLabel,
+  streamChunksLabel,
+  streamId,
+  streamLabel,
+  streamPartLabel,
+  streamSeqLabel,
+} from './stream/stream-keys.js';
+export {
+  defaultStreamContentType,
+  defaultStreamFlushBytes,
+  defaultStreamFlushMs,
+  type OpenStreamOptions,
+  openStream,
+  type StreamWriter,
+} from './stream/stream-writer.js';
+export {
+  defaultTailIntervalMs,
+  type StreamEvent,
+  type TailStreamOptions,
+  tailStream,
+} from './stream/tail-stream.js';
 export type {
   ByteRange,
   ContentRef,

@@ -8,6 +8,12 @@ import type { OutputEvent } from './types.js';
 export const manifestPartLabel = 'wharf.part';
 
 /**
+ * The label (and prefix of the labels) Wharf's stream writer puts on the parts of a durable
+ * output stream (`wharf.stream`, `wharf.stream.attempt`, …); only it may set them.
+ */
+const streamLabelPrefix = 'wharf.stream';
+
+/**
  * Media types Wharf reserves for what it writes itself: manifests and item indexes
  * (`application/vnd.wharf.*`) and the Temporal payloads the External Storage driver stores.
  * An `emit` from anyone else (a caller of the store, the intake, the CLI, an agent's `emit`
@@ -54,7 +60,8 @@ export function asWharfWrite(event: OutputEvent): OutputEvent {
 
 /**
  * Refuses, with {@link InvalidOutputEventError} naming the field, an event that claims what
- * only Wharf's own writers may claim: a reserved content type, or the {@link manifestPartLabel}.
+ * only Wharf's own writers may claim: a reserved content type, the {@link manifestPartLabel},
+ * or a stream label (`wharf.stream`, `wharf.stream.*`).
  *
  * @example
  * ```ts
@@ -70,9 +77,17 @@ export function assertNotReserved(event: OutputEvent): void {
       `is reserved for Wharf's own stored lists and payloads (${event.contentType}); send the body as application/json or text`,
     );
   const labels = event.labels as Record<string, unknown> | undefined;
-  if (typeof labels === 'object' && labels !== null && Object.hasOwn(labels, manifestPartLabel))
+  if (typeof labels !== 'object' || labels === null) return;
+  if (Object.hasOwn(labels, manifestPartLabel))
     throw new InvalidOutputEventError(
       `labels.${manifestPartLabel}`,
       'is reserved for the parts of the lists Wharf stores itself',
     );
+  for (const key of Object.keys(labels)) {
+    if (key === streamLabelPrefix || key.startsWith(`${streamLabelPrefix}.`))
+      throw new InvalidOutputEventError(
+        `labels.${key}`,
+        'is reserved for the parts of the streams Wharf stores itself',
+      );
+  }
 }

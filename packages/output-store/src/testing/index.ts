@@ -23,3 +23,4 @@ export {
   type StartS3ServerOptions,
   startS3Server,
 } from './s3-server.js';
+export { runStreamContract } from './stream-contract.js';
