@@ -42,6 +42,22 @@ export const recordColumns =
  * ```
  */
 export function rowToRecord(row: OutputRow): OutputRecord {
+  return recordOf(row, row.labels);
+}
+
+/**
+ * The {@link OutputRecord} of a row's columns and its labels: what {@link rowToRecord} answers,
+ * also for a row just inserted, from the values bound to its `INSERT` (no `seq`, labels as given).
+ *
+ * @example
+ * ```ts
+ * const record = recordOf(rowValues(event, spooled, now, outId), event.labels ?? {});
+ * ```
+ */
+export function recordOf(
+  row: Omit<OutputRow, 'seq' | 'labels'>,
+  labels: Readonly<Record<string, string>>,
+): OutputRecord {
   return {
     outId: row.out_id,
     producer: {
@@ -57,7 +73,7 @@ export function rowToRecord(row: OutputRow): OutputRecord {
     createdAt: new Date(row.created_at).toISOString(),
     ...(row.expires_at === null ? {} : { expiresAt: new Date(row.expires_at).toISOString() }),
     storage: row.storage,
-    labels: row.labels,
+    labels,
     idempotencyKey: row.idempotency_key,
   };
 }

@@ -16,7 +16,14 @@ import {
   StorageFailureError,
 } from '../errors.js';
 import { newOutId } from '../ids.js';
-import { type OutputRow, type RowValues, recordColumns, rowToRecord, rowValues } from '../output-row.js';
+import {
+  type OutputRow,
+  type RowValues,
+  recordColumns,
+  recordOf,
+  rowToRecord,
+  rowValues,
+} from '../output-row.js';
 import { OutputStoreError } from '../output-store-error.js';
 import { createPrivateFile, tightenPrivateFile } from '../private-mode.js';
 import { orphanGraceMs } from '../retention.js';
@@ -738,5 +745,5 @@ export class SqliteOutputStore implements OutputStore {
 
 /** The record of a row just inserted, from its values (what `stat` would read back). */
 function insertedRecord(values: RowValues, labels: Readonly<Record<string, string>>): OutputRecord {
-  return rowToRecord({ ...values, seq: 0, labels: { ...labels } });
+  return recordOf(values, { ...labels });
 }
