@@ -86,7 +86,7 @@ export type RowValues = Omit<OutputRow, 'seq' | 'labels'> & { body: Uint8Array |
  *
  * @example
  * ```ts
- * statements.insert.run(rowValues(event, spooled, Date.now(), newOutId()));
+ * statements.insert.run(...insertParameters(rowValues(event, spooled, Date.now(), newOutId())));
  * ```
  */
 export function rowValues(event: OutputEvent, spooled: SpooledBody, now: number, outId: string): RowValues {
@@ -108,4 +108,53 @@ export function rowValues(event: OutputEvent, spooled: SpooledBody, now: number,
     body: spooled.kind === 'inline' ? spooled.bytes : null,
     labels: JSON.stringify(event.labels ?? {}),
   };
+}
+
+/** The columns of an `INSERT` of {@link RowValues}, in the order {@link insertParameters} binds them. */
+export const insertedColumns = [
+  'out_id',
+  'owner_id',
+  'run_id',
+  'spawn_id',
+  'agent',
+  'idempotency_key',
+  'name',
+  'content_type',
+  'size_bytes',
+  'sha256',
+  'created_at',
+  'expires_at',
+  'storage',
+  'body',
+  'labels',
+] as const satisfies readonly (keyof RowValues)[];
+
+/**
+ * {@link RowValues} as positional parameters in the order of {@link insertedColumns}: binding
+ * by position spares the SQLite driver a property lookup per named parameter on every insert.
+ *
+ * @example
+ * ```ts
+ * db.prepare(`INSERT INTO outputs (${insertedColumns.join(', ')}) VALUES (${insertedColumns.map(() => '?').join(', ')})`)
+ *   .run(...insertParameters(values));
+ * ```
+ */
+export function insertParameters(values: RowValues): RowValues[(typeof insertedColumns)[number]][] {
+  return [
+    values.out_id,
+    values.owner_id,
+    values.run_id,
+    values.spawn_id,
+    values.agent,
+    values.idempotency_key,
+    values.name,
+    values.content_type,
+    values.size_bytes,
+    values.sha256,
+    values.created_at,
+    values.expires_at,
+    values.storage,
+    values.body,
+    values.labels,
+  ];
 }

@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import {
+  insertParameters,
   type OutputRow,
   type RowValues,
   recordColumns,
@@ -599,7 +600,7 @@ export class SqliteOutputStore implements OutputStore {
     if (spooled.kind !== 'inline' || (event.labels && Object.keys(event.labels).length > 0)) return undefined;
     const outId = newOutId();
     const values = rowValues(event, spooled, now, outId);
-    if (this.#statements.insertUnlessKeyed.run(values).changes === 1)
+    if (this.#statements.insertUnlessKeyed.run(...insertParameters(values)).changes === 1)
       return { ref: { outId }, record: insertedRecord(values, {}) };
     const existing = this.#byKey(event.producer, event.idempotencyKey) as
       | { out_id: string; sha256: string; expires_at: number | null }
@@ -644,7 +645,7 @@ export class SqliteOutputStore implements OutputStore {
     const outId = newOutId();
     const labels = event.labels ?? {};
     const values = rowValues(event, spooled, now, outId);
-    this.#statements.insert.run(values);
+    this.#statements.insert.run(...insertParameters(values));
     for (const [key, value] of Object.entries(labels)) this.#statements.insertLabel.run(key, value, outId);
     return { ref: { outId }, record: insertedRecord(values, labels) };
   }
