@@ -35,3 +35,33 @@ export function outputStoreSizes(smoke: boolean): OutputStoreSizes {
         getSamples: 50_000,
       };
 }
+
+/** The parts of the output-store benchmark, in the order they run. */
+const outputStorePartNames = ['ingest', 'emit', 'intake', 'get'] as const;
+
+/** One part of the output-store benchmark (see {@link outputStoreParts}). */
+export type OutputStorePart = (typeof outputStorePartNames)[number];
+
+/**
+ * The parts to run: all of them, or those named in `WHARF_BENCH_OUTPUT_STORE_ROWS` (a
+ * comma-separated list of `ingest`, `emit`, `intake`, `get`), e.g. the HTTP intake rows alone.
+ *
+ * @example
+ * ```ts
+ * outputStoreParts('intake'); // Set { 'intake' }
+ * outputStoreParts(undefined); // every part
+ * ```
+ */
+export function outputStoreParts(selection: string | undefined): ReadonlySet<OutputStorePart> {
+  const names = (selection ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  if (names.length === 0) return new Set(outputStorePartNames);
+  const unknown = names.filter((name) => !(outputStorePartNames as readonly string[]).includes(name));
+  if (unknown.length > 0)
+    throw new Error(
+      `WHARF_BENCH_OUTPUT_STORE_ROWS names ${unknown.join(', ')}; the parts are ${outputStorePartNames.join(', ')}`,
+    );
+  return new Set(names as OutputStorePart[]);
+}

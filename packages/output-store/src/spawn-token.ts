@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { InvalidOutputEventError, OutputUnauthorizedError } from './errors.js';
 import { type SpawnTokenClaims, spawnTokenClaimsSchema } from './schemas.js';
+import { parseSpawnTokenClaims } from './spawn-token-claims.js';
 
 const prefix = 'wst1';
 
@@ -79,10 +80,10 @@ export function verifySpawnToken(
   } catch {
     throw new OutputUnauthorizedError('token payload is not JSON');
   }
-  const parsed = spawnTokenClaimsSchema.safeParse(decoded);
-  if (!parsed.success) throw new OutputUnauthorizedError('token claims are malformed');
-  if (parsed.data.expiresAt <= now) {
-    throw new OutputUnauthorizedError(`token expired at ${new Date(parsed.data.expiresAt).toISOString()}`);
+  const claims = parseSpawnTokenClaims(decoded);
+  if (claims === undefined) throw new OutputUnauthorizedError('token claims are malformed');
+  if (claims.expiresAt <= now) {
+    throw new OutputUnauthorizedError(`token expired at ${new Date(claims.expiresAt).toISOString()}`);
   }
-  return parsed.data;
+  return claims;
 }

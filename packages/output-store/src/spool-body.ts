@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, hash as oneShotHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import { openAllowedFile } from './allowed-file.js';
 import { OutputTooLargeError } from './errors.js';
@@ -42,7 +42,8 @@ export async function spoolBody(content: ContentRef, options: SpoolOptions): Pro
   if (inline) {
     if (inline.byteLength > options.maxBodyBytes) throw new OutputTooLargeError(options.maxBodyBytes);
     if (inline.byteLength <= options.inlineThresholdBytes) {
-      return { kind: 'inline', bytes: inline, sha256: createHash('sha256').update(inline).digest('hex') };
+      // One-shot: no Hash object to build for a body already in memory.
+      return { kind: 'inline', bytes: inline, sha256: oneShotHash('sha256', inline, 'hex') };
     }
     return spoolChunks([inline], options);
   }

@@ -156,7 +156,7 @@ export class IntakeCore {
     const scope = { ownerId: claims.ownerId, runId: claims.runId, spawnId: claims.spawnId };
     if (recordsEmits(store)) {
       const quota = { maxOutputs: claims.maxOutputs };
-      if (draft.content.kind !== 'stream') return store.emitWithRecord({ ...draft, producer }, quota);
+      if (draft.content.kind !== 'stream') return await store.emitWithRecord({ ...draft, producer }, quota);
       // The quota looks keys up only when it seems full.
       const release = await this.#quota.reserve(
         claims,

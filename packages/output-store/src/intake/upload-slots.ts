@@ -77,8 +77,7 @@ function keysOf(claims: Pick<SpawnTokenClaims, 'ownerId' | 'runId' | 'spawnId'>)
   spawnKey: string;
   runKey: string;
 } {
-  return {
-    spawnKey: JSON.stringify(['spawn', claims.ownerId, claims.runId, claims.spawnId]),
-    runKey: JSON.stringify(['run', claims.ownerId, claims.runId]),
-  };
+  // Ids hold no NUL (the claims schema refuses it), so NUL-joined keys cannot collide.
+  const runKey = `${claims.ownerId}\0${claims.runId}`;
+  return { spawnKey: `${runKey}\0${claims.spawnId}`, runKey };
 }

@@ -16,7 +16,15 @@ import {
   StorageFailureError,
 } from '../errors.js';
 import { newOutId } from '../ids.js';
-import { type OutputRow, type RowValues, recordColumns, rowToRecord, rowValues } from '../output-row.js';
+import {
+  insertParameters,
+  type OutputRow,
+  type RowValues,
+  recordColumns,
+  recordOf,
+  rowToRecord,
+  rowValues,
+} from '../output-row.js';
 import { OutputStoreError } from '../output-store-error.js';
 import { createPrivateFile, tightenPrivateFile } from '../private-mode.js';
 import { orphanGraceMs } from '../retention.js';
@@ -592,7 +600,7 @@ export class SqliteOutputStore implements OutputStore {
     if (spooled.kind !== 'inline' || (event.labels && Object.keys(event.labels).length > 0)) return undefined;
     const outId = newOutId();
     const values = rowValues(event, spooled, now, outId);
-    if (this.#statements.insertUnlessKeyed.run(values).changes === 1)
+    if (this.#statements.insertUnlessKeyed.run(...insertParameters(values)).changes === 1)
       return { ref: { outId }, record: insertedRecord(values, {}) };
     const existing = this.#byKey(event.producer, event.idempotencyKey) as
       | { out_id: string; sha256: string; expires_at: number | null }
@@ -637,7 +645,7 @@ export class SqliteOutputStore implements OutputStore {
     const outId = newOutId();
     const labels = event.labels ?? {};
     const values = rowValues(event, spooled, now, outId);
-    this.#statements.insert.run(values);
+    this.#statements.insert.run(...insertParameters(values));
     for (const [key, value] of Object.entries(labels)) this.#statements.insertLabel.run(key, value, outId);
     return { ref: { outId }, record: insertedRecord(values, labels) };
   }
@@ -738,5 +746,5 @@ export class SqliteOutputStore implements OutputStore {
 
 /** The record of a row just inserted, from its values (what `stat` would read back). */
 function insertedRecord(values: RowValues, labels: Readonly<Record<string, string>>): OutputRecord {
-  return rowToRecord({ ...values, seq: 0, labels: { ...labels } });
+  return recordOf(values, { ...labels });
 }

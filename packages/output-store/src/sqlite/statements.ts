@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import { StorageFailureError } from '../errors.js';
-import { type OutputRow, recordColumns } from '../output-row.js';
+import { insertedColumns, type OutputRow, recordColumns } from '../output-row.js';
 import { outputRowSchema } from './row.js';
 
 /**
@@ -49,16 +49,12 @@ export type Statements = Record<
 export function prepareStatements(db: Database.Database): Statements {
   return {
     insert: db.prepare(
-      `INSERT INTO outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type, size_bytes,
-         sha256, created_at, expires_at, storage, body, labels)
-       VALUES (@out_id, @owner_id, @run_id, @spawn_id, @agent, @idempotency_key, @name, @content_type, @size_bytes,
-         @sha256, @created_at, @expires_at, @storage, @body, @labels)`,
+      `INSERT INTO outputs (${insertedColumns.join(', ')})
+       VALUES (${insertedColumns.map(() => '?').join(', ')})`,
     ),
     insertUnlessKeyed: db.prepare(
-      `INSERT INTO outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name, content_type, size_bytes,
-         sha256, created_at, expires_at, storage, body, labels)
-       VALUES (@out_id, @owner_id, @run_id, @spawn_id, @agent, @idempotency_key, @name, @content_type, @size_bytes,
-         @sha256, @created_at, @expires_at, @storage, @body, @labels)
+      `INSERT INTO outputs (${insertedColumns.join(', ')})
+       VALUES (${insertedColumns.map(() => '?').join(', ')})
        ON CONFLICT (owner_id, run_id, spawn_id, idempotency_key) DO NOTHING`,
     ),
     insertLabel: db.prepare('INSERT INTO output_labels (key, value, out_id) VALUES (?, ?, ?)'),

@@ -1,0 +1,17 @@
+import { describe, expect, it } from 'vitest';
+import { outputStoreParts } from './sizes.js';
+
+describe('outputStoreParts', () => {
+  it('runs every part unless WHARF_BENCH_OUTPUT_STORE_ROWS names some', () => {
+    expect([...outputStoreParts(undefined)]).toEqual(['ingest', 'emit', 'intake', 'get']);
+    expect([...outputStoreParts(' ')]).toEqual(['ingest', 'emit', 'intake', 'get']);
+    expect([...outputStoreParts('intake')]).toEqual(['intake']);
+    expect([...outputStoreParts('get, emit')]).toEqual(['get', 'emit']);
+  });
+
+  it('refuses a part it does not have', () => {
+    expect(() => outputStoreParts('intake,http')).toThrow(
+      /names http; the parts are ingest, emit, intake, get/,
+    );
+  });
+});
