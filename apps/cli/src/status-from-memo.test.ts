@@ -75,7 +75,7 @@ describe('memoStatusLines', () => {
         raw: {},
       },
     };
-    const lines = await childMemoLines(async (id) => runs[id] as never, 'run-1', {
+    const { lines, waiting } = await childMemoLines(async (id) => runs[id] as never, 'run-1', {
       workflowId: 'run-1',
       raw: {
         pendingChildren: [
@@ -92,5 +92,20 @@ describe('memoStatusLines', () => {
       '  notes.deep.review calls shell {}',
       '    wharf approve run-1 notes.deep.review --call c1 [--reject] [--comment …]',
     ]);
+    // The parent's own line counts what its children wait for: it reads waiting, as live.
+    expect(waiting).toBe(2);
+    const parent = memoStatusLines(
+      'run-1',
+      { memo: { swarm: 'release' }, typedSearchAttributes: attributes('running', 0) } as never,
+      undefined,
+      waiting,
+    );
+    expect(parent[0]).toMatch(/^release: waiting · 2 waiting for approval \(no worker answers for it/);
+    expect(
+      memoStatusLines('run-1', {
+        memo: { swarm: 'release' },
+        typedSearchAttributes: attributes('running', 0),
+      } as never)[0],
+    ).toMatch(/^release: running · 0 waiting for approval/);
   });
 });

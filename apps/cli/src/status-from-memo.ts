@@ -7,6 +7,9 @@ import { approveCommand, swarmSearchAttributes, swarmTaskWorkflowId } from '@wha
  * the swarm as it ran), each with the command that answers it, and how to give it a worker.
  * With `under` (a `swarm:` task's name, `notes` or `notes.deep`), `description` is that task's
  * child run: its lines name what waits `<under>.<task>`, answered from the run `workflowId`.
+ * `childWaiting` (what its `swarm:` tasks' child runs wait for, {@link childMemoLines}) counts
+ * in the run's first line: a run whose child waits for a person reads `waiting`, as its live
+ * status does.
  *
  * @example
  * ```ts
@@ -17,11 +20,14 @@ export function memoStatusLines(
   workflowId: string,
   description: Pick<WorkflowExecutionDescription, 'memo' | 'typedSearchAttributes'>,
   under?: string,
+  childWaiting = 0,
 ): string[] {
   if (under !== undefined) return childMemoStatusLines(workflowId, description, under);
   const memo = description.memo ?? {};
-  const status = description.typedSearchAttributes.get(swarmSearchAttributes.status) ?? 'running';
-  const waiting = description.typedSearchAttributes.get(swarmSearchAttributes.pendingGates) ?? 0;
+  const own = description.typedSearchAttributes.get(swarmSearchAttributes.status) ?? 'running';
+  const status = own === 'running' && childWaiting > 0 ? 'waiting' : own;
+  const waiting =
+    (description.typedSearchAttributes.get(swarmSearchAttributes.pendingGates) ?? 0) + childWaiting;
   const lines: string[] = [];
   const gates = Array.isArray(memo.pendingApprovals)
     ? memo.pendingApprovals.filter((task) => typeof task === 'string')
@@ -86,12 +92,15 @@ function childMemoStatusLines(
 /**
  * What {@link memoStatusLines} says of the `swarm:` task child runs of a run no worker answers
  * for (`raw.pendingChildren` of type `swarmWorkflow`), and of theirs in turn, each read from its
- * memo by `describe` (undefined: left out), named under its task as the parent's commands take it.
+ * memo by `describe` (undefined: left out), named under its task as the parent's commands take it;
+ * and how many gates they wait on in all (their `WharfPendingGates`).
  *
  * @example
  * ```ts
  * const describe = (id: string) => client.workflow.getHandle(id).describe().catch(() => undefined);
- * for (const line of await childMemoLines(describe, workflowId, description)) console.log(line);
+ * const children = await childMemoLines(describe, workflowId, description);
+ * for (const line of memoStatusLines(workflowId, description, undefined, children.waiting)) console.log(line);
+ * for (const line of children.lines) console.log(line);
  * ```
  */
 export async function childMemoLines(
@@ -99,8 +108,9 @@ export async function childMemoLines(
   workflowId: string,
   description: Pick<WorkflowExecutionDescription, 'workflowId' | 'raw'>,
   under?: string,
-): Promise<string[]> {
+): Promise<{ lines: string[]; waiting: number }> {
   const lines: string[] = [];
+  let waiting = 0;
   const prefix = swarmTaskWorkflowId(description.workflowId, '');
   for (const child of description.raw.pendingChildren ?? []) {
     const childId = child.workflowId ?? '';
@@ -109,10 +119,9 @@ export async function childMemoLines(
     const name = under === undefined ? task : `${under}.${task}`;
     const read = await describe(childId);
     if (read === undefined) continue;
-    lines.push(
-      ...memoStatusLines(workflowId, read, name),
-      ...(await childMemoLines(describe, workflowId, read, name)),
-    );
+    const deeper = await childMemoLines(describe, workflowId, read, name);
+    lines.push(...memoStatusLines(workflowId, read, name), ...deeper.lines);
+    waiting += (read.typedSearchAttributes.get(swarmSearchAttributes.pendingGates) ?? 0) + deeper.waiting;
   }
-  return lines;
+  return { lines, waiting };
 }

@@ -222,17 +222,19 @@ export async function statusCommand(
           throw new CliError('NO_WORKER', memoStatusLines(workflowId, description).join('\n'), {
             cause: error,
           });
-        for (const line of memoStatusLines(workflowId, description)) io.out(line);
         return undefined;
       });
     if (progress === undefined) {
-      // What its swarm: tasks' child runs wait for, from their memos too.
+      // What its swarm: tasks' child runs wait for, from their memos too: a child's gate makes
+      // the run read `waiting`, as its live status would.
       const describe = (id: string) =>
         wharf.client.workflow
           .getHandle(id)
           .describe()
           .catch(() => undefined);
-      for (const line of await childMemoLines(describe, workflowId, description)) io.out(line);
+      const children = await childMemoLines(describe, workflowId, description);
+      for (const line of memoStatusLines(workflowId, description, undefined, children.waiting)) io.out(line);
+      for (const line of children.lines) io.out(line);
       const retrying = retryingLines(description.raw.pendingActivities ?? []);
       if (retrying.length > 0) io.out(`\nRetrying (${retrying.length}):`);
       for (const line of retrying) io.out(`  ${line}`);
