@@ -1,5 +1,11 @@
 import { existsSync } from 'node:fs';
-import { approveCommand, formatUsage, pendingApprovals, swarmUsage } from '@wharf/orchestrator';
+import {
+  approveCommand,
+  formatUsage,
+  pendingApprovals,
+  progressQuery,
+  swarmUsage,
+} from '@wharf/orchestrator';
 import { loadTemporalConfig, WharfClient } from '@wharf/orchestrator/client';
 import { type ResolvedDataPlane, resolveDataPlane } from '@wharf/orchestrator/data-dir';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
@@ -151,6 +157,9 @@ async function temporalCheck(options: { address?: string; namespace?: string }):
 /** How long `wharf status` waits for a worker to answer its query before reading the memo. */
 export const QUERY_WAIT_MS = 1_000;
 
+/** How long it then gives the run's whole progress (child runs, agents) once its worker answered. */
+export const ANSWERED_WAIT_MS = 30_000;
+
 /**
  * `wharf status <workflowId>`: a running swarm's progress table (a worker answers the query);
  * for a finished swarm, failed or not, its result, read from Temporal without a worker; then
@@ -212,9 +221,14 @@ export async function statusCommand(
       return where();
     }
     // A worker answers a query at once; a run no worker serves (gone a second ago or never
-    // there) would keep the query waiting: after QUERY_WAIT_MS its memo is read instead.
+    // there) would keep the query waiting: after QUERY_WAIT_MS its memo is read instead. Once
+    // its worker has answered, the whole progress (its child swarm runs', its agents' heartbeats)
+    // is read with the time it takes: a busy machine must not drop a child's gates from it.
     const progress = await connection
-      .withDeadline(Date.now() + QUERY_WAIT_MS, () => wharf.progress(workflowId))
+      .withDeadline(Date.now() + QUERY_WAIT_MS, () =>
+        wharf.client.workflow.getHandle(workflowId).query(progressQuery),
+      )
+      .then(() => connection.withDeadline(Date.now() + ANSWERED_WAIT_MS, () => wharf.progress(workflowId)))
       .catch((error: Error) => {
         // --json promises the run's progress: what the memo says is no such thing, so it is an
         // error (exit 5) whose message holds it, never text on stdout where JSON is parsed.
