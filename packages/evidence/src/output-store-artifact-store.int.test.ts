@@ -2,13 +2,21 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { InMemoryOutputStore, LocalBlobStore, SqliteOutputStore } from '@wharf/output-store';
+import {
+  InMemoryOutputStore,
+  LocalBlobStore,
+  type OutputStore,
+  SqliteOutputStore,
+} from '@wharf/output-store';
 import { PostgresOutputStore } from '@wharf/output-store/postgres';
 import { createPostgresDatabase, type PostgresDatabase } from '@wharf/output-store/testing';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { EvidenceCompiler } from './evidence-compiler.js';
 import { OutputStoreArtifactStore } from './output-store-artifact-store.js';
-import { describeArtifactStoreContract } from './testing/artifact-store-contract.js';
+import {
+  type ArtifactStoreFileDirectories,
+  describeArtifactStoreContract,
+} from './testing/artifact-store-contract.js';
 
 describeArtifactStoreContract('OutputStoreArtifactStore (InMemoryOutputStore)', async (directories) => {
   const store = new OutputStoreArtifactStore({
@@ -19,9 +27,11 @@ describeArtifactStoreContract('OutputStoreArtifactStore (InMemoryOutputStore)', 
   return { store, bytesRead: () => store.bytesRead };
 });
 
-describeArtifactStoreContract('OutputStoreArtifactStore (SqliteOutputStore)', async (directories) => {
-  const root = await mkdtemp(join(tmpdir(), 'wharf-evidence-sqlite-'));
-  const outputs = new SqliteOutputStore({ path: join(root, 'outputs.db'), blobDir: join(root, 'blobs') });
+/**
+ * The contract's store on `outputs`, a store kept under `root` (a temp folder, removed with it):
+ * what the SQLite and PostgreSQL runs share.
+ */
+function onStoreIn(root: string, outputs: OutputStore, directories: ArtifactStoreFileDirectories) {
   const store = new OutputStoreArtifactStore({
     outputs,
     allowedRoots: [directories.allowedRoot],
@@ -35,6 +45,12 @@ describeArtifactStoreContract('OutputStoreArtifactStore (SqliteOutputStore)', as
       await rm(root, { recursive: true, force: true });
     },
   };
+}
+
+describeArtifactStoreContract('OutputStoreArtifactStore (SqliteOutputStore)', async (directories) => {
+  const root = await mkdtemp(join(tmpdir(), 'wharf-evidence-sqlite-'));
+  const outputs = new SqliteOutputStore({ path: join(root, 'outputs.db'), blobDir: join(root, 'blobs') });
+  return onStoreIn(root, outputs, directories);
 });
 
 // The cluster's workers share evidence through PostgreSQL: its lookups by label are the ones a
@@ -55,19 +71,7 @@ describeArtifactStoreContract('OutputStoreArtifactStore (PostgresOutputStore)', 
     blobs: new LocalBlobStore({ root: join(root, 'blobs') }),
     maxConnections: 4,
   });
-  const store = new OutputStoreArtifactStore({
-    outputs,
-    allowedRoots: [directories.allowedRoot],
-    spoolDirectories: [directories.spoolDirectory],
-  });
-  return {
-    store,
-    bytesRead: () => store.bytesRead,
-    cleanup: async () => {
-      await outputs.close();
-      await rm(root, { recursive: true, force: true });
-    },
-  };
+  return onStoreIn(root, outputs, directories);
 });
 
 describe('OutputStoreArtifactStore', () => {
