@@ -17,7 +17,14 @@ import {
   StoreConnectionError,
 } from '../errors.js';
 import { newOutId } from '../ids.js';
-import { type OutputRow, recordColumns, rowToRecord, rowValues } from '../output-row.js';
+import {
+  insertedColumns,
+  insertParameters,
+  type OutputRow,
+  recordColumns,
+  rowToRecord,
+  rowValues,
+} from '../output-row.js';
 import { OutputStoreError } from '../output-store-error.js';
 import { orphanGraceMs } from '../retention.js';
 import { type SpooledBody, spoolBody, type TempArea } from '../spool-body.js';
@@ -51,6 +58,11 @@ import { connectionFailure, postgresServer } from './connection-failure.js';
 import { blobLockKey, lockKey32, lockKey64 } from './lock-keys.js';
 import { latestPostgresSchemaVersion, migratePostgres } from './migrations.js';
 import { parsePostgresRow, toNumber } from './row.js';
+
+/** `$1, $2, …` for {@link insertedColumns}, the labels cast to jsonb. */
+const insertPlaceholders = insertedColumns
+  .map((column, index) => `$${index + 1}${column === 'labels' ? '::jsonb' : ''}`)
+  .join(', ');
 
 /**
  * Options of {@link PostgresOutputStore}. Give `connectionString` or `pool`.
@@ -726,28 +738,14 @@ export class PostgresOutputStore implements OutputStore {
       const body = values.body as Uint8Array | null;
       const inserted = await db.query({
         name: `wharf:${this.#schema}:insert${withRecord ? '-returning' : ''}`,
-        text: `INSERT INTO ${this.#q}.outputs (out_id, owner_id, run_id, spawn_id, agent, idempotency_key, name,
-                 content_type, size_bytes, sha256, created_at, expires_at, storage, body, labels)
-               VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15::jsonb)
+        text: `INSERT INTO ${this.#q}.outputs (${insertedColumns.join(', ')}) VALUES (${insertPlaceholders})
                ON CONFLICT ON CONSTRAINT outputs_idempotency DO NOTHING
                ${withRecord ? `RETURNING ${recordColumns}` : ''}`,
-        values: [
-          outId,
-          values.owner_id,
-          values.run_id,
-          values.spawn_id,
-          values.agent,
-          values.idempotency_key,
-          values.name,
-          values.content_type,
-          values.size_bytes,
-          values.sha256,
-          values.created_at,
-          values.expires_at,
-          values.storage,
-          body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
-          values.labels,
-        ],
+        // The body as a Buffer over the same bytes, which pg sends as bytea.
+        values: insertParameters({
+          ...values,
+          body: body === null ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength),
+        }),
       });
       // A racing INSERT of the same key waits for the other to commit, then inserts nothing.
       if (inserted.rowCount === 1)
