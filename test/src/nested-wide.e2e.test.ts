@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
 import { swarmTreeFromFiles } from './swarm-tree.js';
 import { runWharf } from './wharf-cli.js';
-import { startWorkerProcess } from './worker-process.js';
+import { startWorkerProcess, stopWorkerProcess } from './worker-process.js';
 
 const workerScript = fileURLToPath(new URL('../fixtures/wide-worker-process.mjs', import.meta.url));
 const ITEMS = 1_000;
@@ -36,10 +36,7 @@ describe('a swarm: task running a 1,000-item map', () => {
     worker = await startWorkerProcess(env, workerScript, [String(CONCURRENCY)]);
   });
   afterAll(async () => {
-    if (worker !== undefined && worker.exitCode === null && worker.signalCode === null) {
-      worker.kill('SIGTERM');
-      await once(worker, 'exit');
-    }
+    await stopWorkerProcess(worker);
     await env?.close();
   });
 

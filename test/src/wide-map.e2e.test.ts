@@ -9,7 +9,7 @@ import { manifestEntries } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countRefsScript } from './count-refs-script.js';
 import { createSwarmTestEnv, replayRunChain, type SwarmTestEnv } from './swarm-env.js';
-import { startWorkerProcess } from './worker-process.js';
+import { startWorkerProcess, stopWorkerProcess } from './worker-process.js';
 
 const workerScript = fileURLToPath(new URL('../fixtures/wide-worker-process.mjs', import.meta.url));
 // 8x the items under a 300-event continue-as-new threshold: the small list takes several runs,
@@ -77,10 +77,7 @@ describe('a map over a stored list of thousands of items', () => {
     worker = await startWorkerProcess(env, workerScript, [String(CONCURRENCY)]);
   });
   afterAll(async () => {
-    if (worker !== undefined && worker.exitCode === null && worker.signalCode === null) {
-      worker.kill('SIGTERM');
-      await once(worker, 'exit');
-    }
+    await stopWorkerProcess(worker);
     await env?.close();
   });
 

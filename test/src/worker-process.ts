@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { inject } from 'vitest';
 import type { SwarmTestEnv } from './swarm-env.js';
 
@@ -27,4 +28,14 @@ export async function startWorkerProcess(
     if (output.includes('worker-ready')) break;
   }
   return child;
+}
+
+/**
+ * Stops a worker {@link startWorkerProcess} started, with SIGTERM (it drains), and waits for it
+ * to exit; nothing when there is none or it has exited already (a test killed it).
+ */
+export async function stopWorkerProcess(worker: ChildProcess | undefined): Promise<void> {
+  if (worker === undefined || worker.exitCode !== null || worker.signalCode !== null) return;
+  worker.kill('SIGTERM');
+  await once(worker, 'exit');
 }
