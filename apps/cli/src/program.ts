@@ -3,6 +3,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { CliError, exitCodes } from './cli-error.js';
 import { addClusterCommand } from './cluster-program.js';
 import { defaultCodecServerPort } from './codec-server-port.js';
+import type { EventsServerCommandOptions } from './commands/events-server.js';
 import { ensureDataDir } from './ensure-data-dir.js';
 import { exitCodesHelp } from './exit-codes-help.js';
 import { age, durationIn, httpUrl, integerIn, size, toolNames } from './option-parsers.js';
@@ -292,21 +293,10 @@ export function createProgram(io: CliIo = processIo): Command {
     .option('--token-file <path>', 'require this bearer token (read from the file; else WHARF_EVENTS_TOKEN)')
     .option('--oidc-issuer <url>', 'accept access tokens of this OIDC issuer (its iss, exactly)')
     .option('--oidc-audience <aud>', 'the audience those tokens must name')
-    .action(
-      async (options: {
-        address?: string;
-        namespace?: string;
-        host: string;
-        port: number;
-        origin: string[];
-        tokenFile?: string;
-        oidcIssuer?: string;
-        oidcAudience?: string;
-      }) => {
-        const { eventsServerCommand } = await import('./commands/events-server.js');
-        await eventsServerCommand(options, io);
-      },
-    );
+    .action(async (options: EventsServerCommandOptions) => {
+      const { eventsServerCommand } = await import('./commands/events-server.js');
+      await eventsServerCommand(options, io);
+    });
 
   program
     .command('approve <workflowId> <task>')
