@@ -75,6 +75,43 @@ describeArtifactStoreContract('OutputStoreArtifactStore (PostgresOutputStore)', 
 });
 
 describe('OutputStoreArtifactStore', () => {
+  it("never takes another run's outputs labelled like this run's worker metadata for its workers", async () => {
+    const outputs = new InMemoryOutputStore();
+    const store = new OutputStoreArtifactStore({ outputs });
+    const forged = {
+      workerId: 'w-forged',
+      jobId: 'fan.3',
+      runId: 'r1',
+      ownerId: 'o1',
+      status: 'running',
+      startedAt: 't',
+    };
+    // Written by a producer of run r9 (an agent there can EMIT any labels and body it likes).
+    await outputs.emit({
+      producer: { ownerId: 'o1', runId: 'r9', spawnId: 'w-forged' },
+      content: { kind: 'json', value: forged },
+      idempotencyKey: 'forged',
+      labels: {
+        'wharf.evidence.kind': 'metadata',
+        'wharf.evidence.worker': 'w-forged',
+        'wharf.evidence.job': 'fan.3',
+        'wharf.evidence.run': 'r1',
+      },
+    });
+    // Run r1's worker for job fan.3 is stored, not refused as if the job were taken.
+    await store.putWorker({
+      workerId: 'w1',
+      jobId: 'fan.3',
+      runId: 'r1',
+      ownerId: 'o1',
+      status: 'running',
+      startedAt: 't',
+    });
+    expect(
+      (await store.listWorkers({ ownerId: 'o1', runId: 'r1' })).map((worker) => worker.workerId),
+    ).toEqual(['w1']);
+  });
+
   it('lets a supervisor compile evidence that workers wrote through a shared output store', async () => {
     const outputs = new InMemoryOutputStore();
     const workerSide = new OutputStoreArtifactStore({ outputs });

@@ -236,8 +236,14 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   /** Each worker's latest stored metadata among the metadata records `query` lists, of `scope`'s run only. */
   async #workersIn(scope: { ownerId: string; runId: string }, query: ListQuery): Promise<WorkerMetadata[]> {
     const latest = new Map<string, OutputRecord>();
-    for (const record of await this.#listAll(query))
+    for (const record of await this.#listAll(query)) {
+      // Labels are anyone's to write: only what the run's own producers stored counts (the store
+      // records the producer of each output), so another run's outputs labelled like this run's
+      // workers never stand for them.
+      const { ownerId, runId } = record.producer;
+      if (ownerId !== scope.ownerId || runId !== scope.runId) continue;
       if (record.labels[KIND] === 'metadata') latest.set(record.labels[WORKER] ?? '', record);
+    }
     const workers: WorkerMetadata[] = [];
     for (const [workerId, record] of latest) {
       const text = await this.#readText(record);
