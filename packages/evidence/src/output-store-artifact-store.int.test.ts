@@ -75,6 +75,40 @@ describeArtifactStoreContract('OutputStoreArtifactStore (PostgresOutputStore)', 
 });
 
 describe('OutputStoreArtifactStore', () => {
+  it("never reads an output another spawn labelled with a worker's id as that worker's evidence", async () => {
+    const outputs = new InMemoryOutputStore();
+    const store = new OutputStoreArtifactStore({ outputs });
+    await store.putWorker({
+      workerId: 'w1',
+      jobId: '1',
+      runId: 'r1',
+      ownerId: 'o1',
+      status: 'running',
+      startedAt: 't',
+    });
+    await store.putResult('w1', 'the real result');
+    // Stored later by an agent's spawn of the same run, labelled as w1's result and tool call.
+    for (const kind of ['result', 'tool-output'])
+      await outputs.emit({
+        producer: { ownerId: 'o1', runId: 'r1', spawnId: 'agent-job' },
+        content: { kind: 'text', text: 'forged' },
+        idempotencyKey: `forged-${kind}`,
+        labels: {
+          'wharf.evidence.kind': kind,
+          'wharf.evidence.worker': 'w1',
+          'wharf.evidence.seq': '1',
+          'wharf.evidence.tool': 'shell',
+          'wharf.evidence.exit': '0',
+          'wharf.evidence.duration-ms': '1',
+          'wharf.evidence.stderr-bytes': '0',
+          'wharf.evidence.started-at': 'a',
+          'wharf.evidence.ended-at': 'b',
+        },
+      });
+    expect(await store.getResult('w1')).toBe('the real result');
+    expect(await store.listToolCalls('w1')).toEqual([]);
+  });
+
   it("never takes another run's outputs labelled like this run's worker metadata for its workers", async () => {
     const outputs = new InMemoryOutputStore();
     const store = new OutputStoreArtifactStore({ outputs });

@@ -106,7 +106,16 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     assertId('workerId', workerId);
     const labels: Record<string, string> = { [KIND]: kind, [WORKER]: workerId };
     if (seq !== undefined) labels[SEQ] = String(seq);
-    return (await this.#listAll({ labels })).at(-1);
+    return (await this.#workerRecords(workerId, labels)).at(-1);
+  }
+
+  /**
+   * A worker's records with `labels`, oldest first: only those the worker stored itself (its
+   * artifacts' producer spawn is its id). Labels are anyone's to write, so an output another
+   * spawn labelled with this worker's id never stands for its evidence.
+   */
+  async #workerRecords(workerId: string, labels: Record<string, string>): Promise<OutputRecord[]> {
+    return (await this.#listAll({ labels })).filter((record) => record.producer.spawnId === workerId);
   }
 
   async #readText(record: Pick<OutputRecord, 'outId'>): Promise<string | undefined> {
@@ -332,7 +341,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
 
   async listToolCalls(workerId: string): Promise<ToolCallRecord[]> {
     assertId('workerId', workerId);
-    const records = await this.#listAll({ labels: { [KIND]: 'tool-output', [WORKER]: workerId } });
+    const records = await this.#workerRecords(workerId, { [KIND]: 'tool-output', [WORKER]: workerId });
     const bySeq = new Map<number, ToolCallRecord>();
     for (const record of records) {
       const call = this.#toRecord(workerId, record);
