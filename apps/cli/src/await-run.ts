@@ -1,6 +1,7 @@
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import type { SwarmResult } from '@wharf/orchestrator';
 import type { Embedded } from '@wharf/orchestrator/embedded';
+import type { OutputStore } from '@wharf/output-store';
 import { announceGates } from './announce-gates.js';
 import { CliError } from './cli-error.js';
 import { followRun } from './follow-run.js';
@@ -21,6 +22,8 @@ export interface AwaitRunOptions {
   events?: boolean;
   /** Say when a gate of the run waits for approval (`announceGates`): it has gated tasks. */
   gated?: boolean;
+  /** The run's store: `--follow` shows running agents' answers as they are written. */
+  store?: OutputStore;
   io: CliIo;
 }
 
@@ -80,7 +83,12 @@ export async function awaitRun(
       retryingLines(
         (await embedded.wharf.client.workflow.getHandle(workflowId).describe()).raw.pendingActivities ?? [],
       );
-    await followRun(embedded.wharf, workflowId, { result, until, io }, { approveCommand, retrying });
+    await followRun(
+      embedded.wharf,
+      workflowId,
+      { result, until, io },
+      { approveCommand, retrying, ...(options.store === undefined ? {} : { store: options.store }) },
+    );
   }
   if (options.events === true) {
     // Every event up to the run's end: the stream ends with the run (or at an interruption).

@@ -1,6 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { SwarmProgress, SwarmResult } from '@wharf/orchestrator';
 import type { WharfClient } from '@wharf/orchestrator/client';
+import type { OutputStore } from '@wharf/output-store';
+import { AnswerLines } from './answer-lines.js';
+import { LiveText, type LiveTextOptions } from './live-text.js';
 import type { CliIo } from './output.js';
 import { changedLines, type ProgressViewOptions, progressLines } from './progress-view.js';
 
@@ -16,6 +19,14 @@ export interface FollowRunOptions extends ProgressViewOptions {
   silentMs?: number;
   /** The swarm's activities that wait for a retry, one line per failure (`retryingLines`); read every 5 s, each new set printed once. */
   retrying?: () => Promise<string[]>;
+  /**
+   * The run's store: running agents' answers are shown as they are written (from the streams
+   * their heartbeats name): on a terminal the end of each under its agent's line, elsewhere the
+   * text itself, each line led by its writer (`AnswerLines`). Absent: no live text.
+   */
+  store?: OutputStore;
+  /** How the answers are followed (see `LiveText`). */
+  liveText?: LiveTextOptions;
 }
 
 /**
@@ -43,16 +54,49 @@ export async function followRun(
   void run.until.then(settle, settle);
   const seen = new Map<string, string>();
   let drawn = 0;
+  let last: SwarmProgress | undefined;
+  const answers = options.store === undefined || io.isTTY ? undefined : new AnswerLines(io.write ?? io.out);
+  const print = (line: string) => (answers === undefined ? io.out(line) : answers.line(line));
   const draw = (progress: SwarmProgress) => {
+    last = progress;
     if (io.isTTY) {
-      const lines = progressLines(progress, Date.now(), options);
+      const width = Math.max(20, (process.stdout.columns || 100) - 12);
+      const lines = progressLines(progress, Date.now(), {
+        ...options,
+        ...(live === undefined ? {} : { answer: (stream: string) => live?.lastLine(stream, width) }),
+      });
       if (drawn > 0) io.out(`\u001b[${drawn}A\u001b[0J`.trimEnd());
       io.out(lines.join('\n'));
       drawn = lines.length + 1;
     } else {
-      for (const line of changedLines(progress, seen, options)) io.out(line);
+      for (const line of changedLines(progress, seen, options)) print(line);
     }
   };
+  // On a terminal new text redraws the table (at most every 100 ms); elsewhere it is written as it comes.
+  let redraw: NodeJS.Timeout | undefined;
+  const live =
+    options.store === undefined
+      ? undefined
+      : new LiveText(
+          options.store,
+          {
+            text: (name, text) => {
+              if (answers !== undefined) answers.text(name, text);
+              else
+                redraw ??= setTimeout(() => {
+                  redraw = undefined;
+                  if (last !== undefined && !finished) draw(last);
+                }, 100);
+            },
+            restarted: (name, attempt, previous) => {
+              answers?.end();
+              io.err(
+                `wharf: ${name}'s answer starts again on attempt ${attempt} (attempt ${previous.attempt} ${previous.state}${previous.reason === undefined ? '' : `: ${previous.reason}`})`,
+              );
+            },
+          },
+          options.liveText,
+        );
   // A read that fails (the server or every worker out of reach) is said once, not hidden: the
   // wait goes on, and the table comes back when a read does.
   let unreadable: string | undefined;
@@ -78,7 +122,10 @@ export async function followRun(
       io.err('wharf: progress readable again');
       unreadable = undefined;
     }
-    if (progress !== undefined && !finished) draw(progress);
+    if (progress !== undefined && !finished) {
+      draw(progress);
+      live?.update(progress);
+    }
     if (options.retrying !== undefined && Date.now() - retryingReadAt >= 5_000 && !finished) {
       retryingReadAt = Date.now();
       const lines = await options.retrying().catch(() => undefined);
@@ -92,6 +139,12 @@ export async function followRun(
     await Promise.race([sleep(options.intervalMs ?? 500), run.until.catch(() => {})]);
   }
   const result = await Promise.race([run.result, run.until.then(() => undefined)]).catch(() => undefined);
+  if (redraw !== undefined) clearTimeout(redraw);
+  // The answers' last chunks (their steps have ended: their streams are sealed) before the last table.
+  if (live !== undefined) {
+    await live.settle(result === undefined ? 0 : 2_000);
+    answers?.end();
+  }
   if (result !== undefined)
     draw({ swarm: result.swarm, status: result.status, step: 0, tasks: result.tasks });
 }

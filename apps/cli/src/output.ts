@@ -3,6 +3,8 @@ export interface CliIo {
   out: (text: string) => void;
   err: (text: string) => void;
   isTTY: boolean;
+  /** Writes to stdout as given (no newline added): live answers. Absent: `out` per piece. */
+  write?: (text: string) => void;
 }
 
 /** The process's stdout and stderr. */
@@ -10,6 +12,7 @@ export const processIo: CliIo = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
   isTTY: Boolean(process.stdout.isTTY),
+  write: (text) => process.stdout.write(text),
 };
 
 /** Prints `value` as JSON (for `--json`). */

@@ -16,6 +16,8 @@ export interface ProgressViewOptions {
    * left for the reader to fill in).
    */
   approveCommand?: (task: string, callId?: string) => string;
+  /** The end of a running step's answer so far, by its stream (`LiveInstance.stream`): shown under its agent's line. */
+  answer?: (stream: string) => string | undefined;
 }
 
 /**
@@ -56,7 +58,13 @@ export function progressLines(
     const { child } = task;
     return [
       line,
-      ...(task.live ?? []).map((live) => `${indent}${liveLine(task.task, live)}`),
+      ...(task.live ?? []).flatMap((live) => {
+        const answer = live.stream === undefined ? undefined : options.answer?.(live.stream);
+        return [
+          `${indent}${liveLine(task.task, live)}`,
+          ...(answer === undefined ? [] : [`${indent}  ▸ ${answer}`]),
+        ];
+      }),
       ...heldCalls(progress, task.task).map((call) => `${indent}${heldCallLine(call, options)}`),
       // A swarm: task's child run: its tasks under it, named as `wharf approve` names them.
       ...(child === undefined

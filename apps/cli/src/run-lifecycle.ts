@@ -82,6 +82,7 @@ export async function runToEnd(
         follow: options.follow && !options.json,
         events: options.follow && options.json,
         gated: run.gated === true,
+        store: embedded.data.store,
         io,
       });
       const printed = { workflowId: run.workflowId, ...run.json, url: link, ...result };

@@ -341,6 +341,8 @@ export class WharfClient {
         ...(details.bytes === undefined ? {} : { bytes: details.bytes }),
         ...(details.step === undefined ? {} : { step: details.step }),
         ...(details.toolCalls === undefined ? {} : { toolCalls: details.toolCalls }),
+        ...(details.stream === undefined ? {} : { stream: details.stream }),
+        ...(details.toolInputStream === undefined ? {} : { toolInputStream: details.toolInputStream }),
       };
       const list = live.get(details.task);
       if (list === undefined) live.set(details.task, [instance]);
@@ -589,6 +591,10 @@ function heartbeatOf(data: Uint8Array | null | undefined): SubagentHeartbeat | u
   const instance = number('instance');
   const bytes = number('bytes');
   const step = number('step');
+  const streamOf = (key: string) =>
+    typeof details[key] === 'string' && /^str_[A-Za-z0-9_-]{22}$/.test(details[key]) ? details[key] : undefined;
+  const stream = streamOf('stream');
+  const toolInputStream = streamOf('toolInputStream');
   const toolCalls = Array.isArray(details.toolCalls)
     ? details.toolCalls.filter((name): name is string => typeof name === 'string')
     : undefined;
@@ -598,6 +604,8 @@ function heartbeatOf(data: Uint8Array | null | undefined): SubagentHeartbeat | u
     ...(bytes === undefined ? {} : { bytes }),
     ...(step === undefined ? {} : { step }),
     ...(toolCalls === undefined ? {} : { toolCalls }),
+    ...(stream === undefined ? {} : { stream }),
+    ...(toolInputStream === undefined ? {} : { toolInputStream }),
   };
 }
 

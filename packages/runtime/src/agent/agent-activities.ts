@@ -21,6 +21,7 @@ import { recordWorker } from '../activities/record-worker.js';
 import { instanceInputs } from '../activities/stored-lists.js';
 import { subagentContext } from '../activities/subagent-context.js';
 import { subagentResult } from '../activities/subagent-result.js';
+import { streamedGenerate } from '../models/streamed-generate.js';
 import { modelCallTelemetry } from '../tracing/wharf-tracing.js';
 import type { AgentBrief } from './agent-brief.js';
 import { agentPrompt } from './agent-prompt.js';
@@ -35,6 +36,7 @@ import { findRecord, loadConversation, loadRecord, storeRecord } from './convers
 import { evidenceMounted } from './evidence-mounted.js';
 import { heldToolCall } from './held-tool-call.js';
 import { agentSpawnRequest } from './spawn-request.js';
+import { stepStreams } from './step-streams.js';
 import { supervisorAnswer } from './supervisor-answer.js';
 import { SUPERVISOR_SYSTEM, supervisorPrompt } from './supervisor-prompt.js';
 import { agentToolCallStep } from './tool-call-step.js';
@@ -194,19 +196,31 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       const tools = agentTools(agentToolsOptions(dependencies, brief, ids, { emitKey: `${key}/offered` }));
       const messages = await loadConversation(store, input.conversation);
       const context = Context.current();
-      // What `WharfClient.progress` shows for a running agent: the steps it finished so far.
+      // The answer is streamed into the store as it comes, one stream per attempt of the step.
+      const streams = stepStreams(store, {
+        producer: { ...scopeOf(ids), agent: brief.model },
+        key,
+        attempt: context.info.attempt,
+        name: `${ids.jobId}.step-${input.step}.md`,
+        labels: { task: brief.task, instance: String(brief.instance), source: 'step-text' },
+        warn: (message) => context.log.warn(`task ${brief.task} step ${input.step}: ${message}`),
+      });
+      // What `WharfClient.progress` shows for a running agent: the steps it finished so far,
+      // and the streams its answer is being written to.
       const heartbeat: SubagentHeartbeat = {
         task: brief.task,
         ...(brief.looped ? { instance: brief.instance } : {}),
         step: input.step,
         ...toolCallsSoFar(messages),
+        stream: streams.text,
+        toolInputStream: streams.toolInput,
       };
       context.heartbeat(heartbeat);
       const result = await heartbeatWhile(
         context,
         () =>
           generateText({
-            model: mounted,
+            model: streamedGenerate(mounted, streams.sink),
             ...(brief.system === undefined ? {} : { system: brief.system }),
             messages,
             tools: offeredTools(tools),
@@ -216,7 +230,11 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
             ...modelCallTelemetry(dependencies.tracing, 'wharf.agent-model-step'),
           }),
         heartbeat,
-      );
+      ).catch(async (error: unknown) => {
+        await streams.fail(error instanceof Error ? error.message : String(error));
+        throw error;
+      });
+      await streams.finish();
       const usage = usageOf(result.usage, dependencies.models.price?.(brief.model));
       const meta = {
         toolCalls: result.toolCalls

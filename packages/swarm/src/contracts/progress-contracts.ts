@@ -117,6 +117,10 @@ export interface SubagentHeartbeat {
   step?: number;
   /** Tool calls of the agent so far, oldest first (names only; the last few). */
   toolCalls?: string[];
+  /** The running model step's text stream (`str_…`: read it with `tailStream`); there once the model writes text. */
+  stream?: string;
+  /** The running model step's tool-arguments stream (`str_…`), once the model writes a tool call. */
+  toolInputStream?: string;
 }
 
 /** One running subagent, as {@link TaskProgress.live} shows it. */
@@ -128,6 +132,10 @@ export interface LiveInstance {
   bytes?: number;
   step?: number;
   toolCalls?: string[];
+  /** The running model step's text stream: see {@link SubagentHeartbeat.stream}. */
+  stream?: string;
+  /** The running model step's tool-arguments stream. */
+  toolInputStream?: string;
 }
 
 /** What the `progress` query returns. */
