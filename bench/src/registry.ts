@@ -7,6 +7,7 @@ import { encryptionBenchmark } from './orchestrator/encryption.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
 import { peersBenchmark } from './orchestrator/peers.js';
 import { serversBenchmark } from './orchestrator/servers.js';
+import { streamLatencyBenchmark } from './orchestrator/stream-latency.js';
 import { swarmDefinitionBenchmark } from './orchestrator/swarm-definition.js';
 import { wideMapBenchmark } from './orchestrator/wide-map.js';
 import { wideSwarmBenchmark } from './orchestrator/wide-swarm.js';
@@ -33,4 +34,5 @@ export const benchmarks: Benchmark[] = [
   peersBenchmark,
   encryptionBenchmark,
   serversBenchmark,
+  streamLatencyBenchmark,
 ];

@@ -68,7 +68,7 @@ tasks:
       tools: mcp.tools,
     });
     expect(result.status).toBe('completed');
-    const sent = toolResultsSent(model.doGenerateCalls[1] as never);
+    const sent = toolResultsSent(model.doStreamCalls[1] as never);
     expect(sent.get('call-0-0')).toEqual({ type: 'text', value: 'stdio: HELLO' });
     expect(sent.get('call-0-1')).toEqual({ type: 'text', value: 'http: WORLD' });
     expect(sent.get('call-0-2')).toEqual({ type: 'error-text', value: 'it broke' });

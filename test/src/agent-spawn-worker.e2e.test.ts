@@ -69,17 +69,17 @@ tasks:
     const spawned = `${parent}/spawn/1`;
 
     // The worker was sent the lead's prompt and inputs; it is not offered spawn_worker (depth 1).
-    expect(checker.doGenerateCalls).toHaveLength(3);
-    expect(JSON.stringify(checker.doGenerateCalls[0]?.prompt)).toContain('Count the files.');
-    expect(JSON.stringify(checker.doGenerateCalls[0]?.prompt)).toContain('Inputs: {\\"dir\\":\\"src\\"}');
-    const offered = (checker.doGenerateCalls[0]?.tools ?? []).map((entry) => entry.name);
+    expect(checker.doStreamCalls).toHaveLength(3);
+    expect(JSON.stringify(checker.doStreamCalls[0]?.prompt)).toContain('Count the files.');
+    expect(JSON.stringify(checker.doStreamCalls[0]?.prompt)).toContain('Inputs: {\\"dir\\":\\"src\\"}');
+    const offered = (checker.doStreamCalls[0]?.tools ?? []).map((entry) => entry.name);
     expect(offered).toContain('shell');
     expect(offered).not.toContain('spawn_worker');
-    const leadOffered = (lead.doGenerateCalls[0]?.tools ?? []).map((entry) => entry.name);
+    const leadOffered = (lead.doStreamCalls[0]?.tools ?? []).map((entry) => entry.name);
     expect(leadOffered).toContain('spawn_worker');
 
     // What the lead was sent: the child workflow, the output refs and the compact payload, no body.
-    const first = toolResultsSent(lead.doGenerateCalls[1] as Call);
+    const first = toolResultsSent(lead.doStreamCalls[1] as Call);
     const payload = String(first.get('call-0-0')?.value);
     expect(first.get('call-0-0')?.type).toBe('text');
     expect(payload).toMatch(
@@ -106,7 +106,7 @@ tasks:
     const record = await env.store.get({ outId });
     expect(Buffer.from(record.body).toString()).toBe('checker report: 3 files, no problems');
     expect(record.record.producer.runId).toBe(workflowId);
-    const second = toolResultsSent(lead.doGenerateCalls[2] as Call);
+    const second = toolResultsSent(lead.doStreamCalls[2] as Call);
     expect(String(second.get('call-1-0')?.value)).toContain('checker report: 3 files, no problems');
     // The third spawn is over `max_spawns: 2` (the refused one counted): the lead is told so.
     expect(second.get('call-1-1')).toEqual({

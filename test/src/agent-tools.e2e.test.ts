@@ -102,7 +102,7 @@ tasks:
     });
 
     expect(result.status).toBe('completed');
-    expect(model.doGenerateCalls).toHaveLength(3);
+    expect(model.doStreamCalls).toHaveLength(3);
     const [report] = result.outputs.build ?? [];
     expect(Buffer.from((await env.store.get({ outId: report ?? '' })).body).toString()).toBe(
       'the report body',
@@ -110,7 +110,7 @@ tasks:
     expect(await readFile(join(workdir, 'notes/a.txt'), 'utf8')).toBe('hello');
 
     // What the model was sent after the first step: bounded text, exact markers, a ref to the rest.
-    const sent = toolResultsSent(model.doGenerateCalls[1] as never);
+    const sent = toolResultsSent(model.doStreamCalls[1] as never);
     expect(sent.get('call-0-0')).toEqual({ type: 'text', value: 'wrote 5 bytes to notes/a.txt' });
     const shell = String(sent.get('call-0-1')?.value);
     expect(shell.startsWith('exit 0\n--- stdout ---\n')).toBe(true);
@@ -133,7 +133,7 @@ tasks:
     expect(JSON.parse(String(sent.get('call-0-4')?.value))).toEqual({ key: 'colour', value: 'teal' });
 
     // The agent may read its own tool outputs whole, a range at a time, and nothing else.
-    const second = toolResultsSent(model.doGenerateCalls[2] as never);
+    const second = toolResultsSent(model.doStreamCalls[2] as never);
     expect(second.get('call-1-0')).toEqual({
       type: 'text',
       value: `${fullRef?.[1]} bytes 0-12 of ${Buffer.byteLength(full)}:\n1\n2\n3\n4\n5\n6\n`,
@@ -231,6 +231,6 @@ tasks:
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(alive()).toBe(false);
-    expect(model.doGenerateCalls).toHaveLength(1);
+    expect(model.doStreamCalls).toHaveLength(1);
   });
 });

@@ -11,8 +11,8 @@ import { WharfClient } from '@wharf/orchestrator/client';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import type { OutputRecord } from '@wharf/output-store';
 import { type DataPlane, openDataPlane } from '@wharf/output-store/config';
+import { type ProviderServer, sentTurn, startProviderServer } from '@wharf/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ProviderServer, sentTurn, startProviderServer } from './servers/provider-server.js';
 import { startTcpProxy, type TcpProxy } from './servers/tcp-proxy.js';
 import { runWharf, type SpawnedWharf, spawnWharf } from './wharf-cli.js';
 

@@ -2,7 +2,6 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseSwarm, type SwarmResult } from '@wharf/orchestrator';
 import { createModelRegistry, type ModelRegistry } from '@wharf/orchestrator/node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   PROVIDER_USAGE,
   type ProviderReply,
@@ -11,7 +10,8 @@ import {
   providerEnv,
   sentTurn,
   startProviderServer,
-} from './servers/provider-server.js';
+} from '@wharf/runtime/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSwarmTestEnv, type SwarmTestEnv } from './swarm-env.js';
 
 // Agent swarms on a real Temporal server whose model calls go over real HTTP, through the real

@@ -1,14 +1,14 @@
 import { createModelRegistry, type ModelRegistry } from '@wharf/orchestrator/node';
-import { generateText, isStepCount, streamText, tool } from 'ai';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   type ProviderRequest,
   type ProviderServer,
   providerEnv,
   sentTurn,
   startProviderServer,
-} from './servers/provider-server.js';
+} from '@wharf/runtime/testing';
+import { generateText, isStepCount, streamText, tool } from 'ai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 
 // The real @ai-sdk/openai (Responses), @ai-sdk/openai-compatible (chat completions) and
 // @ai-sdk/anthropic (messages) packages, built by Wharf's model registry, against a local server

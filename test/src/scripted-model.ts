@@ -14,7 +14,8 @@ export interface ScriptedStep {
  * by how many answers of its own the prompt already holds, tool call ids are
  * `call-<step>-<index>`) inside an AI SDK mock that records every call, for tests that look
  * at what the model was sent. A step may be a function of the prompt; past the last step it
- * answers `done`. Usage: 100 + step input tokens, 10 output tokens per call.
+ * answers `done`. Usage: 100 + step input tokens, 10 output tokens per call. Wharf's agent
+ * steps stream their model calls: what the model was sent is in `doStreamCalls`.
  */
 export function scriptedModel(
   steps: readonly (ScriptedStep | ((prompt: CallOptions['prompt']) => ScriptedStep))[],

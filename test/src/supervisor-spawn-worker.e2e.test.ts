@@ -59,8 +59,8 @@ on_failure: complete
     expect(evidenceBytes).toBeGreaterThan(0);
 
     // First call: the question and both compact payloads, their evidence mounted under the budget.
-    expect(boss.doGenerateCalls).toHaveLength(2);
-    const first = JSON.stringify(boss.doGenerateCalls[0]?.prompt);
+    expect(boss.doStreamCalls).toHaveLength(2);
+    const first = JSON.stringify(boss.doStreamCalls[0]?.prompt);
     expect(first).toContain('Question: Which task failed and why?');
     expect(first).toContain('Worker results (2):');
     expect(first).toContain(`[EVIDENCE:run_id=${workflowId},job_id=broken`);
@@ -71,11 +71,11 @@ on_failure: complete
     expect(first).toMatch(/truncated/i);
     // Measured as JSON of the prompt, so escapes may add a little over the budget itself.
     expect(evidenceBytes).toBeLessThanOrEqual(budget + 256);
-    const offered = (boss.doGenerateCalls[0]?.tools ?? []).map((entry) => entry.name);
+    const offered = (boss.doStreamCalls[0]?.tools ?? []).map((entry) => entry.name);
     expect(offered).toContain('spawn_worker');
 
     // Second call: the spawned worker's compact payload (refs, summary, marker), never its body.
-    const sent = toolResultsSent(boss.doGenerateCalls[1] as Call);
+    const sent = toolResultsSent(boss.doStreamCalls[1] as Call);
     const payload = String(sent.get('call-0-0')?.value);
     expect(payload).toMatch(
       new RegExp(
@@ -87,13 +87,13 @@ on_failure: complete
     expect(payload).toContain(`[EVIDENCE:run_id=${workflowId},job_id=supervisor.spawn-1`);
     expect(payload).not.toContain('checker report');
     // Its evidence is mounted before that call too (the shell's real output), not stored.
-    const second = JSON.stringify(boss.doGenerateCalls[1]?.prompt);
+    const second = JSON.stringify(boss.doStreamCalls[1]?.prompt);
     expect(second).toContain('disk is full at /var');
     expect(second).not.toContain('checker report');
     expect(second).not.toContain('healthy line 1000');
 
     // The worker was given the supervisor's prompt; its output is in the store under the run.
-    expect(JSON.stringify(checker.doGenerateCalls[0]?.prompt)).toContain('Look at the disk.');
+    expect(JSON.stringify(checker.doStreamCalls[0]?.prompt)).toContain('Look at the disk.');
     const outId = /read_input\): (out_[\w-]+)/.exec(payload)?.[1] ?? '';
     const record = await env.store.get({ outId });
     expect(Buffer.from(record.body).toString()).toBe('checker report: /var is 100% used');

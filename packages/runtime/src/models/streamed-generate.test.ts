@@ -148,6 +148,21 @@ describe('streamedGenerate', () => {
     expect(texts).toEqual(['local answer']);
   });
 
+  it('asks again without streaming when the server answered one JSON body instead of events', async () => {
+    const mock = new MockLanguageModelV4({
+      doStream: async () => ({
+        stream: convertArrayToReadableStream<LanguageModelV4StreamPart>([
+          { type: 'error', error: new Error('Response stream ended without a finish reason.') },
+        ]),
+        response: { headers: { 'Content-Type': 'application/json; charset=utf-8' } },
+      }),
+      doGenerate: generated,
+    });
+    const result = await generateText({ model: streamedGenerate(mock, {}), prompt: 'hi', tools });
+    expect(result.text).toBe('Hello, world');
+    expect(mock.doGenerateCalls).toHaveLength(1);
+  });
+
   it('knows which errors mean the model cannot stream', () => {
     expect(cannotStream(new UnsupportedFunctionalityError({ functionality: 'streaming' }))).toBe(true);
     expect(cannotStream(new Error('Not implemented'))).toBe(true);

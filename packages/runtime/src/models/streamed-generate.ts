@@ -42,7 +42,9 @@ export type ToolInputPart =
  *
  * A model that cannot stream answers through its own `doGenerate`: one whose `doStream` throws
  * the AI SDK's `UnsupportedFunctionalityError`, or `Not implemented` (what the AI SDK's mock
- * models throw when given no `doStream`). Nothing was sent to a provider then.
+ * models throw when given no `doStream`): nothing was sent to a provider then. A server that
+ * ignores `stream: true` and answers with one JSON body (`content-type: application/json`) is
+ * asked again through `doGenerate`: two requests for that call.
  *
  * @example
  * ```ts
@@ -60,6 +62,12 @@ export function streamedGenerate(model: WharfLanguageModel, sink: ModelStreamSin
       } catch (error) {
         if (cannotStream(error)) return doGenerate();
         throw error;
+      }
+      // A server that ignores `stream: true` (some OpenAI-compatible ones) answered in one JSON
+      // body, which no event stream parses: ask again without streaming.
+      if (answeredWithoutEvents(streamed)) {
+        await streamed.stream.cancel().catch(() => {});
+        return doGenerate();
       }
       return collectStream(streamed, sink);
     },
@@ -80,6 +88,13 @@ export function cannotStream(error: unknown): boolean {
     UnsupportedFunctionalityError.isInstance(error) ||
     (error instanceof Error && error.constructor === Error && error.message === 'Not implemented')
   );
+}
+
+/** True when the stream's HTTP response says it is one JSON body, not server-sent events. */
+function answeredWithoutEvents(streamed: LanguageModelV4StreamResult): boolean {
+  const headers = streamed.response?.headers ?? {};
+  const type = Object.entries(headers).find(([name]) => name.toLowerCase() === 'content-type')?.[1];
+  return type !== undefined && /^application\/json\b/i.test(type);
 }
 
 /**

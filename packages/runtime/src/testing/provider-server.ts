@@ -16,11 +16,25 @@ export interface ProviderRequest {
   stream: boolean;
   /** `Date.now()` when it arrived. */
   at: number;
+  /** A streamed answer: each server-sent event as written, with when (epoch ms, sub-ms precision). */
+  written: { at: number; data: string }[];
 }
 
 /** What the server answers: a model turn, an HTTP error, or a dropped connection. */
 export type ProviderReply =
-  | { text?: string; toolCalls?: { name: string; input: Record<string, unknown> }[] }
+  | {
+      text?: string;
+      toolCalls?: { name: string; input: Record<string, unknown> }[];
+      /**
+       * The text's deltas when streamed (they must join to `text`); default: the text in two
+       * halves. With `everyMs`, a steady model: each event written that long after the last.
+       */
+      pieces?: string[];
+      /** Streamed: wait this long before each event (a model writing at a steady rate). */
+      everyMs?: number;
+      /** Streamed: wait this long before the first event (a model's time to first token). */
+      firstAfterMs?: number;
+    }
   | { status: number; message: string; headers?: Record<string, string> }
   | { drop: true };
 
@@ -84,6 +98,7 @@ export async function startProviderServer(
       raw,
       stream: body.stream === true,
       at: Date.now(),
+      written: [],
     };
     requests.push(request);
     const reply = respond(request);
@@ -96,18 +111,30 @@ export async function startProviderServer(
       return;
     }
     calls += 1;
-    const turn = {
+    const turn: Turn = {
       text: reply.text,
+      pieces: reply.text === undefined ? [] : (reply.pieces ?? halves(reply.text)),
       toolCalls: reply.toolCalls ?? [],
       call: calls,
       model: String(body.model),
     };
     if (request.stream) {
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      // A client that goes away (a worker killed mid-answer) ends the answer; the server goes on.
+      let gone = false;
+      response.on('close', () => {
+        gone = true;
+      });
+      response.on('error', () => {});
+      if (reply.firstAfterMs !== undefined)
+        await new Promise((resolve) => setTimeout(resolve, reply.firstAfterMs));
       for (const event of STREAMS[protocol](turn)) {
+        if (reply.everyMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.everyMs));
+        if (gone) return;
         response.write(
           `${event.event === undefined ? '' : `event: ${event.event}\n`}data: ${event.data}\n\n`,
         );
+        request.written.push({ at: performance.timeOrigin + performance.now(), data: event.data });
       }
       response.end();
     } else {
@@ -133,6 +160,8 @@ export async function startProviderServer(
 
 interface Turn {
   text: string | undefined;
+  /** The text's deltas when streamed. */
+  pieces: string[];
   toolCalls: { name: string; input: Record<string, unknown> }[];
   /** Which answer of the server this is (1, 2, …): makes ids unique. */
   call: number;
@@ -283,8 +312,7 @@ const STREAMS: Record<ProviderProtocol, (turn: Turn) => SseEvent[]> = {
       data: json({ ...base, choices: [{ index: 0, delta, finish_reason: finish }] }),
     });
     const events: SseEvent[] = [chunk({ role: 'assistant', content: '' })];
-    for (const part of turn.text === undefined ? [] : halves(turn.text))
-      events.push(chunk({ content: part }));
+    for (const part of turn.pieces) events.push(chunk({ content: part }));
     turn.toolCalls.forEach((call, index) => {
       const [first, second] = halves(JSON.stringify(call.input));
       events.push(
@@ -334,7 +362,7 @@ const STREAMS: Record<ProviderProtocol, (turn: Turn) => SseEvent[]> = {
         content: [],
       };
       add({ type: 'response.output_item.added', output_index: index, item });
-      for (const delta of halves(turn.text)) {
+      for (const delta of turn.pieces) {
         add({
           type: 'response.output_text.delta',
           item_id: item.id,
@@ -407,7 +435,7 @@ const STREAMS: Record<ProviderProtocol, (turn: Turn) => SseEvent[]> = {
     let index = 0;
     if (turn.text !== undefined) {
       add({ type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
-      for (const text of halves(turn.text))
+      for (const text of turn.pieces)
         add({ type: 'content_block_delta', index, delta: { type: 'text_delta', text } });
       add({ type: 'content_block_stop', index });
       index += 1;
