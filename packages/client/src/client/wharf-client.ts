@@ -592,7 +592,9 @@ function heartbeatOf(data: Uint8Array | null | undefined): SubagentHeartbeat | u
   const bytes = number('bytes');
   const step = number('step');
   const streamOf = (key: string) =>
-    typeof details[key] === 'string' && /^str_[A-Za-z0-9_-]{22}$/.test(details[key]) ? details[key] : undefined;
+    typeof details[key] === 'string' && /^str_[A-Za-z0-9_-]{22}$/.test(details[key])
+      ? details[key]
+      : undefined;
   const stream = streamOf('stream');
   const toolInputStream = streamOf('toolInputStream');
   const toolCalls = Array.isArray(details.toolCalls)
