@@ -180,7 +180,7 @@ describe.skipIf(detected.sandbox === undefined && !ci).each<[string, ProcessSpaw
         [
           "import { existsSync, readdirSync } from 'node:fs';",
           "import { answer } from './answer.mjs';",
-          `console.log(answer, existsSync(${JSON.stringify(join(other, 'secret'))}), readdirSync('/tmp').join(','));`,
+          `console.log(answer, existsSync(${JSON.stringify(join(other, 'secret'))}), readdirSync('/tmp').sort().join(','));`,
         ].join('\n'),
       );
       await writeFile(join(other, 'secret'), 'another user');
@@ -190,12 +190,16 @@ describe.skipIf(detected.sandbox === undefined && !ci).each<[string, ProcessSpaw
           args: [join(install, 'main.mjs')],
           cwd: workdir,
           spawner,
-          sandbox: { sandbox, policy: { ...policy(), programs: [...programs, node] } },
+          sandbox: { sandbox, policy: { writable: [workdir], programs: [...programs, node] } },
         });
       const result = await start([install]);
       expect(result.stderr.text).toBe('');
-      // Of the host's /tmp only the way to the install shows: no other directory of it.
-      expect(result.stdout.text).toBe(`42 false ${install.slice('/tmp/'.length)}\n`);
+      // Of the host's /tmp only the ways to the install and the work directory (in a checkout
+      // under /tmp) show: no other directory of it.
+      const shown = [install, workdir]
+        .filter((path) => path.startsWith('/tmp/'))
+        .map((path) => path.split('/')[2] as string);
+      expect(result.stdout.text).toBe(`42 false ${[...new Set(shown)].sort().join(',')}\n`);
       // Without the install among its programs, the private /tmp hides it.
       const hidden = await start([]);
       expect(hidden.exitCode).not.toBe(0);
