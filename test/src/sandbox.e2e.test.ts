@@ -48,7 +48,8 @@ describe.skipIf(detected.sandbox === undefined && !ci)('scripts in the sandbox',
 
   beforeAll(async () => {
     temporal = await connectTestEnv();
-    // Not under /tmp, which a sandbox replaces anyway: the policy alone must keep things out.
+    // In the checkout, which a sandbox shows read-only (under /tmp too, as Wharf's install): not
+    // in a /tmp of its own, which it replaces anyway. The policy alone must keep things out.
     scratch = await mkdtemp(join(process.cwd(), '.sandbox-e2e-'));
     listener = createServer((socket) => {
       connections += 1;

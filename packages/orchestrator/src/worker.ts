@@ -52,6 +52,7 @@ export {
   type WorkerVersionErrorCode,
   type WorkflowBuildIdOptions,
   type WorkflowBundleCacheOptions,
+  wharfInstallPaths,
   wharfPlugin,
   workerVersionFromEnv,
   workflowBuildId,

@@ -11,8 +11,8 @@ export interface SandboxSocket {
 /**
  * What a sandboxed process may reach. Everything not listed is read-only (`root: 'read-only'`)
  * or absent (`root: 'minimal'`: only the system directories `/usr`, `/bin`, `/sbin`, `/lib*`
- * and `/etc`); `/tmp` and `/run` are always empty and private, `/proc` shows only the
- * sandbox's own processes, and `/dev` has the usual devices only.
+ * and `/etc`); `/tmp` and `/run` are always private (empty but for the `programs` that lie
+ * there), `/proc` shows only the sandbox's own processes, and `/dev` has the usual devices only.
  *
  * @example
  * ```ts
@@ -33,6 +33,15 @@ export interface SandboxPolicy {
   writable?: readonly string[];
   /** Bound read-only at the same path, also inside a hidden directory (a task's input files). */
   readable?: readonly string[];
+  /**
+   * Where the programs the process runs are installed (Wharf's own install, the `node`
+   * executable's directory), seen as the root shows them: under `root: 'read-only'` those
+   * lying under `/tmp` or `/run`, which the sandbox replaces with private ones, are bound back
+   * read-only (only they: the rest of the host's `/tmp` stays out of sight); elsewhere the
+   * read-only root shows them already. Under `root: 'minimal'` they are not shown (list them in
+   * `readable` to show them there).
+   */
+  programs?: readonly string[];
   /**
    * Replaced by an empty directory (the data directory, other tasks' work directories), or by
    * an empty file for a file (`~/.netrc`).
@@ -59,10 +68,14 @@ const RESOLVED = '/run/systemd/resolve';
 
 const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc'];
 
+/** The directories the sandbox replaces with private, empty ones. */
+const PRIVATE_DIRECTORIES = ['/tmp', '/run'];
+
 /**
  * The `bwrap` arguments for a policy, up to and excluding the command: namespaces, mounts
  * (parents before what lies inside them, so that a data directory inside the work directory is
- * hidden and an input file inside the data directory shows again) and the working directory.
+ * hidden and an input file inside the data directory shows again; `programs` under `/tmp` or
+ * `/run` after those are replaced) and the working directory.
  * `isFile` says which hidden paths are files (they are covered with an empty file).
  * Limits are not bwrap's: see {@link limitArguments}.
  *
@@ -70,6 +83,8 @@ const SYSTEM_DIRECTORIES = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64',
  * ```ts
  * bwrapArguments({ writable: ['/w'] }, '/w');
  * // ['--die-with-parent', '--new-session', '--unshare-user', …, '--bind', '/w', '/w', '--chdir', '/w']
+ * bwrapArguments({ writable: ['/w'], programs: ['/tmp/wharf', '/opt/node/bin'] }, '/w');
+ * // [… '--tmpfs', '/tmp', '--tmpfs', '/run', '--ro-bind', '/tmp/wharf', '/tmp/wharf', '--bind', '/w', '/w', …]
  * ```
  */
 export function bwrapArguments(
@@ -99,7 +114,10 @@ export function bwrapArguments(
   args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--tmpfs', '/run');
   // With the network, names must resolve: /etc/resolv.conf often points into /run (systemd-resolved).
   if (policy.network === 'allow') args.push('--ro-bind-try', RESOLVED, RESOLVED);
+  // Programs first: at one depth a task's own bind (its work directory) wins over them.
+  const programs = policy.root === 'minimal' ? [] : (policy.programs ?? []).filter(insidePrivateDirectory);
   const mounts: { path: string; args: string[] }[] = [
+    ...programs.map((path) => ({ path: resolve(path), args: ['--ro-bind', path, path] })),
     ...(policy.writable ?? []).map((path) => ({ path: resolve(path), args: ['--bind', path, path] })),
     ...(policy.readable ?? []).map((path) => ({ path: resolve(path), args: ['--ro-bind', path, path] })),
     ...(policy.hidden ?? []).map((path) => ({
@@ -132,6 +150,12 @@ export function limitArguments(policy: SandboxPolicy): string[] {
     ...(policy.maxProcesses === undefined ? [] : [`--nproc=${policy.maxProcesses}`]),
     ...(policy.maxCpuSeconds === undefined ? [] : [`--cpu=${policy.maxCpuSeconds}`]),
   ];
+}
+
+/** Whether `path` lies inside `/tmp` or `/run` (not one of them itself: that would show all of it). */
+function insidePrivateDirectory(path: string): boolean {
+  const absolute = resolve(path);
+  return PRIVATE_DIRECTORIES.some((directory) => absolute.startsWith(`${directory}/`));
 }
 
 function depth(path: string): number {

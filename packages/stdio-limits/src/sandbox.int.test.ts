@@ -1,7 +1,7 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type CaptureProcessOptions, captureProcess } from './capture-process.js';
 import { directSpawner, type ProcessSpawner } from './process-spawner.js';
@@ -34,7 +34,8 @@ let listener: Server;
 let port: number;
 const server = new SpawnServer();
 beforeAll(async () => {
-  // Outside /tmp, which the sandbox replaces anyway: the policy alone must keep these out.
+  // In the checkout, which the sandbox shows read-only (under /tmp too, as one of its programs):
+  // not in a /tmp of its own, which it replaces anyway. The policy alone must keep these out.
   root = await mkdtemp(join(process.cwd(), '.sandbox-test-'));
   workdir = join(root, 'work');
   dataDir = join(workdir, '.wharf');
@@ -64,6 +65,9 @@ describe.skipIf(detected.sandbox === undefined && !ci).each<[string, ProcessSpaw
     writable: [workdir],
     hidden: [dataDir, otherWorkdir],
     readable: [inputFile],
+    // The checkout these tests run from, as a worker shows its own install: read-only, also
+    // when it lies under /tmp (then `root`, inside it, is read-only too, as elsewhere).
+    programs: [process.cwd()],
   });
   const run = (script: string, options: CaptureProcessOptions & { policy?: SandboxPolicy } = {}) =>
     captureProcess('sh', {
@@ -164,6 +168,46 @@ describe.skipIf(detected.sandbox === undefined && !ci).each<[string, ProcessSpaw
     });
     expect(cpu.timedOut).toBe(false);
     expect(cpu.exitCode === 0).toBe(false);
+  });
+
+  it('runs a program installed under /tmp, importing from beside it, and sees nothing else of /tmp', async () => {
+    const install = await mkdtemp('/tmp/wharf-install-');
+    const other = await mkdtemp('/tmp/wharf-other-');
+    try {
+      await writeFile(join(install, 'answer.mjs'), 'export const answer = 42;\n');
+      await writeFile(
+        join(install, 'main.mjs'),
+        [
+          "import { existsSync, readdirSync } from 'node:fs';",
+          "import { answer } from './answer.mjs';",
+          `console.log(answer, existsSync(${JSON.stringify(join(other, 'secret'))}), readdirSync('/tmp').sort().join(','));`,
+        ].join('\n'),
+      );
+      await writeFile(join(other, 'secret'), 'another user');
+      const node = dirname(realpathSync(process.execPath));
+      const start = (programs: string[]) =>
+        captureProcess(process.execPath, {
+          args: [join(install, 'main.mjs')],
+          cwd: workdir,
+          spawner,
+          sandbox: { sandbox, policy: { writable: [workdir], programs: [...programs, node] } },
+        });
+      const result = await start([install]);
+      expect(result.stderr.text).toBe('');
+      // Of the host's /tmp only the ways to the install and the work directory (in a checkout
+      // under /tmp) show: no other directory of it.
+      const shown = [install, workdir]
+        .filter((path) => path.startsWith('/tmp/'))
+        .map((path) => path.split('/')[2] as string);
+      expect(result.stdout.text).toBe(`42 false ${[...new Set(shown)].sort().join(',')}\n`);
+      // Without the install among its programs, the private /tmp hides it.
+      const hidden = await start([]);
+      expect(hidden.exitCode).not.toBe(0);
+      expect(hidden.stderr.text).toContain(`Cannot find module '${join(install, 'main.mjs')}'`);
+    } finally {
+      await rm(install, { recursive: true, force: true });
+      await rm(other, { recursive: true, force: true });
+    }
   });
 
   it('reaches a Unix socket bound in at a fixed path', async () => {

@@ -85,6 +85,7 @@ export class Sandbox {
       ...policy,
       writable: existing(policy.writable),
       readable: existing(policy.readable),
+      programs: existing(policy.programs),
       hidden: existing(policy.hidden),
       sockets: (policy.sockets ?? []).filter((socket) => existsSync(socket.source)),
     };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { Sandbox } from '@wharf/stdio-limits';
 import { WharfOrchestratorError } from '@wharf/swarm';
 import { describe, expect, it } from 'vitest';
+import { wharfInstallPaths } from './wharf-install.js';
 import { HOME_CREDENTIALS, SANDBOX_INTAKE_SOCKET, WorkerSandbox } from './worker-sandbox.js';
 
 const detected = Sandbox.detect();
@@ -45,6 +46,7 @@ describe('WorkerSandbox', () => {
         maxMemoryBytes: 1024,
         hidden: ['/data'],
         intakeSocket: '/data/intake.sock',
+        programs: ['/tmp/wharf-checkout'],
       });
       await worker.using('/runs/other', async () => {
         const option = worker.captureOption(
@@ -57,11 +59,17 @@ describe('WorkerSandbox', () => {
           root: 'read-only',
           writable: ['/runs/mine'],
           readable: ['/data/in'],
+          programs: ['/tmp/wharf-checkout'],
           hidden: [...HOME_CREDENTIALS.map((path) => join(homedir(), path)), '/data', '/runs/other'],
           sockets: [{ source: '/data/intake.sock', target: SANDBOX_INTAKE_SOCKET }],
           maxMemoryBytes: 512,
         });
       });
+      // By default its programs are Wharf's own install, shown also where it lies under /tmp.
+      expect(
+        WorkerSandbox.create({ detection: detected }).captureOption(undefined, { workdir: '/w' }).sandbox
+          ?.policy.programs,
+      ).toEqual(wharfInstallPaths());
       // Once the other task ended, its directory is not hidden any more.
       expect(worker.captureOption(undefined, { workdir: '/runs/mine' }).sandbox?.policy.hidden).not.toContain(
         '/runs/other',

@@ -5,6 +5,7 @@ import { Sandbox, type SandboxDetection, type SandboxPolicy } from '@wharf/stdio
 import type { SandboxSettings } from '@wharf/swarm';
 import { WharfOrchestratorError } from '@wharf/swarm';
 import { z } from 'zod';
+import { wharfInstallPaths } from './wharf-install.js';
 
 /**
  * Credential files and directories of the worker's home, hidden from every sandbox: cloud,
@@ -54,6 +55,12 @@ export interface WorkerSandboxOptions {
   maxCpuSeconds?: number;
   /** Paths hidden from every sandbox: the data directory, by default the work directory. */
   hidden?: readonly string[];
+  /**
+   * Where the programs sandboxed processes run are installed, shown read-only also when they
+   * lie under `/tmp` or `/run` (`SandboxPolicy.programs`). Default: {@link wharfInstallPaths}
+   * (Wharf's own install, the `node` executable's directory).
+   */
+  programs?: readonly string[];
   /** The intake's Unix socket on the host, bound in at {@link SANDBOX_INTAKE_SOCKET}. */
   intakeSocket?: string;
   /** What `Sandbox.detect()` found (default: detected now). */
@@ -82,8 +89,8 @@ const envSchema = z.object({
  * It turns a task's settings into the `captureProcess` option that confines its processes:
  * the task's work directory writable, the data directory, the work directories of the other
  * tasks running on this worker and the credentials of the worker's home ({@link HOME_CREDENTIALS})
- * hidden, the task's own input files readable, the intake reachable
- * over its Unix socket only.
+ * hidden, the task's own input files readable, Wharf's own install readable also where it lies
+ * under `/tmp` (so that `wharf emit` runs there), the intake reachable over its Unix socket only.
  *
  * @example
  * ```ts
@@ -113,8 +120,10 @@ export class WorkerSandbox {
     if (mode === 'off')
       return new WorkerSandbox(options, undefined, { state: 'off', reason: 'WHARF_SANDBOX=off' });
     const detection = options.detection ?? Sandbox.detect();
-    if (detection.sandbox !== undefined)
-      return new WorkerSandbox(options, detection.sandbox, { state: 'on' });
+    if (detection.sandbox !== undefined) {
+      const programs = options.programs ?? wharfInstallPaths();
+      return new WorkerSandbox({ ...options, programs }, detection.sandbox, { state: 'on' });
+    }
     if (mode === 'required') {
       throw new WharfOrchestratorError(
         'SANDBOX_UNAVAILABLE',
@@ -234,6 +243,7 @@ export class WorkerSandbox {
       root: settings?.filesystem?.root ?? 'read-only',
       writable: [workdir],
       readable: [...(settings?.filesystem?.read_only ?? []), ...(place.readable ?? [])],
+      programs: options.programs ?? [],
       hidden: [
         ...HOME_CREDENTIALS.map((path) => join(homedir(), path)),
         ...(options.hidden ?? []),

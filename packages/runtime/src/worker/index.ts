@@ -10,6 +10,7 @@ export {
 export { checkDataPlane, guardDataPlane } from '../activities/data-plane-guard.js';
 export { modelSummarizer, SUMMARY_MAX_BYTES, summarizeStream } from '../activities/output-summary.js';
 export { type SpawnCredentialsOptions, spawnCredentials } from '../activities/spawn-credentials.js';
+export { installRootOf, wharfInstallPaths } from '../activities/wharf-install.js';
 export {
   HOME_CREDENTIALS,
   SANDBOX_INTAKE_SOCKET,
