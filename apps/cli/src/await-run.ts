@@ -3,6 +3,7 @@ import type { SwarmResult } from '@wharf/orchestrator';
 import type { Embedded } from '@wharf/orchestrator/embedded';
 import type { OutputStore } from '@wharf/output-store';
 import { announceGates } from './announce-gates.js';
+import { followAnswers } from './answer-events.js';
 import { CliError } from './cli-error.js';
 import { followRun } from './follow-run.js';
 import { type InterruptWatch, stoppedMessage } from './interrupt.js';
@@ -92,6 +93,14 @@ export async function awaitRun(
   }
   if (options.events === true) {
     // Every event up to the run's end: the stream ends with the run (or at an interruption).
+    // Between them, running agents' answers as they are written (`wharf.answers/v1`), when the store is at hand.
+    const answersDone = new AbortController();
+    const answers =
+      options.store === undefined
+        ? undefined
+        : followAnswers(embedded.wharf, workflowId, options.store, (event) => io.out(JSON.stringify(event)), {
+            signal: answersDone.signal,
+          });
     const reading = (async () => {
       for await (const event of embedded.wharf.events(workflowId, { signal: waiting.signal }))
         io.out(JSON.stringify(event));
@@ -99,6 +108,8 @@ export async function awaitRun(
       io.err(`wharf: the run's events cannot be read (${(error as Error).message}); waiting for its result`);
     });
     await Promise.race([reading, watch.interrupted]);
+    answersDone.abort();
+    await answers;
   }
   const outcome = await until;
   await gates;

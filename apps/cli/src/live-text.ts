@@ -12,13 +12,14 @@ export interface LiveStream {
 
 /** What {@link LiveText} tells as answers are written. */
 export interface LiveTextHandlers {
-  /** New text of `name`'s answer (UTF-8 decoded across chunk boundaries). */
-  text(name: string, text: string): void;
+  /** New text of `name`'s answer (UTF-8 decoded across chunk boundaries): from chunk `at` of its stream. */
+  text(name: string, text: string, at: { stream: string; attempt: number; seq: number }): void;
   /** `name`'s step started again on another attempt (its worker died, or the model call failed): its text restarts. */
   restarted?(
     name: string,
     attempt: number,
     previous: { attempt: number; state: string; reason?: string },
+    stream: string,
   ): void;
 }
 
@@ -54,6 +55,10 @@ export class LiveText {
   readonly #store: OutputStore;
   readonly #handlers: LiveTextHandlers;
   readonly #options: Required<LiveTextOptions>;
+  /** Where each stream was read up to: a stream followed again resumes there, never repeats. */
+  readonly #positions = new Map<string, { attempt: number; seq: number }>();
+  /** Streams read to their seal: done. */
+  readonly #sealed = new Set<string>();
   readonly #followed = new Map<
     string,
     { name: string; seenAt: number; text: string; controller: AbortController; done: Promise<void> }
@@ -77,7 +82,7 @@ export class LiveText {
         followed.seenAt = now;
         continue;
       }
-      if (this.#followed.size >= this.#options.maxStreams) continue;
+      if (this.#sealed.has(stream) || this.#followed.size >= this.#options.maxStreams) continue;
       const controller = new AbortController();
       const entry = { name, seenAt: now, text: '', controller, done: Promise.resolve() };
       entry.done = this.#follow(stream, entry, controller.signal).finally(() => {
@@ -110,27 +115,38 @@ export class LiveText {
     let decoder = new TextDecoder();
     while (!signal.aborted) {
       try {
+        const known = this.#positions.get(stream);
+        const after = known === undefined || known.seq < 0 ? {} : { after: known };
         for await (const event of tailStream(
           this.#store,
           { stream },
-          { signal, intervalMs: this.#options.intervalMs },
+          { signal, intervalMs: this.#options.intervalMs, ...after },
         )) {
+          const at = this.#positions.get(stream);
           if (event.type === 'attempt') {
-            decoder = new TextDecoder();
-            // The text so far was another attempt's (a worker that died, a failed call): it starts again.
-            if (event.previous !== undefined) {
+            // Another attempt than the one read so far (a worker that died, a failed call): its text starts again.
+            if (at?.attempt !== event.attempt) {
+              decoder = new TextDecoder();
               entry.text = '';
-              this.#handlers.restarted?.(entry.name, event.attempt, event.previous);
+              this.#positions.set(stream, { attempt: event.attempt, seq: -1 });
+              if (event.previous !== undefined)
+                this.#handlers.restarted?.(entry.name, event.attempt, event.previous, stream);
             }
           } else if (event.type === 'chunk') {
+            const position = { stream, attempt: event.attempt, seq: event.seq };
+            this.#positions.set(stream, { attempt: event.attempt, seq: event.seq });
             const text = decoder.decode(event.bytes, { stream: true });
             if (text === '') continue;
             entry.text = (entry.text + text).slice(-KEPT_CHARS);
-            this.#handlers.text(entry.name, text);
+            this.#handlers.text(entry.name, text, position);
           } else {
             const rest = decoder.decode();
-            if (rest !== '') this.#handlers.text(entry.name, rest);
-            if (event.type === 'sealed') return;
+            if (rest !== '')
+              this.#handlers.text(entry.name, rest, { stream, attempt: event.attempt, seq: at?.seq ?? 0 });
+            if (event.type === 'sealed') {
+              this.#sealed.add(stream);
+              return;
+            }
           }
         }
         return;

@@ -53,6 +53,8 @@ export type {
 } from '@wharf/swarm';
 export {
   type AgentDefinition,
+  ANSWER_EVENTS_SCHEMA,
+  type AnswerEvent,
   type ApprovalDefinition,
   type ApprovalVerdict,
   addUsage,
@@ -60,6 +62,7 @@ export {
   alwaysOnToolNames,
   ancestorsOf,
   answerApproval,
+  answerEventSchema,
   approvalVerdict,
   approveCommand,
   builtinToolNames,

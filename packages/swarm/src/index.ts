@@ -51,6 +51,7 @@ export type {
 } from './contracts/agent-contracts.js';
 export { agentTaskInput, promptedTask } from './contracts/agent-task-input.js';
 export { agentWorkflowId } from './contracts/agent-workflow-id.js';
+export { ANSWER_EVENTS_SCHEMA, type AnswerEvent, answerEventSchema } from './contracts/answer-events.js';
 export {
   type ContextLimits,
   type ContextLimitsInput,
