@@ -84,7 +84,17 @@ describe("wharf run --follow shows an agent's answer while the model writes it",
     const events = lines
       .filter((line) => line.schema === 'wharf.events/v1')
       .map((line) => runEventSchema.parse(line));
-    expect(events.map((event) => event.type)).toContain('task.finished');
+    const types = events.map((event) => event.type);
+    // The agent's model step, from its own history, just before its task's end.
+    expect(types.slice(types.indexOf('agent.step'), types.indexOf('agent.step') + 2)).toEqual([
+      'agent.step',
+      'task.finished',
+    ]);
+    expect(events.find((event) => event.type === 'agent.step')).toMatchObject({
+      step: 0,
+      finishReason: 'stop',
+      label: 'draft',
+    });
     const chunks = answers.filter((event) => event.type === 'answer.text');
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.map((event) => event.text).join('')).toBe(answer);

@@ -5,8 +5,11 @@ import {
   visit,
   walkGetWorkflowExecutionHistoryResponse,
 } from '@temporalio/common/lib/internal-non-workflow/index.js';
+import type proto from '@temporalio/proto';
 import { RUN_EVENTS_SCHEMA, type RunEvent } from '@wharf/swarm';
 import { RunEventMapper } from './run-event-mapper.js';
+
+type HistoryEvent = proto.temporal.api.history.v1.IHistoryEvent;
 
 /** Options of {@link followRunEvents} and `WharfClient.events`. */
 export interface RunEventsOptions {
@@ -48,31 +51,55 @@ export async function* followRunEvents(
   if (signal?.aborted) return;
   const description = await call(() => client.workflow.getHandle(workflowId).describe());
   const converter = client.options.loadedDataConverter;
-  const mapper = new RunEventMapper(workflowId, (payload) =>
-    decodeFromPayloadsAtIndex(converter, 0, [payload] as never),
+  const mapper = new RunEventMapper(
+    workflowId,
+    (payload) => decodeFromPayloadsAtIndex(converter, 0, [payload] as never),
+    // An ended agent task's own history, whole: it is final by then.
+    (childId, childRunId) => chainHistory(client, childId, childRunId, { follow: false, call }),
   );
   let seq = 0;
-  let runId: string | undefined = description.raw.workflowExecutionInfo?.firstRunId ?? description.runId;
-  while (runId !== undefined) {
-    const current: string = runId;
-    runId = undefined;
+  const firstRunId = description.raw.workflowExecutionInfo?.firstRunId ?? description.runId;
+  try {
+    for await (const { runId, event } of chainHistory(client, workflowId, firstRunId, { follow, call })) {
+      for (const derived of await mapper.map(runId, event)) {
+        seq += 1;
+        if (seq > after) yield { schema: RUN_EVENTS_SCHEMA, seq, ...derived } as RunEvent;
+        if (signal?.aborted) return;
+      }
+    }
+  } catch (error) {
+    if (signal?.aborted) return;
+    throw error;
+  }
+}
+
+/**
+ * Every event of a workflow's history from run `runId` on, following its continue-as-new chain
+ * (with `follow`, waiting for new events until the chain ends), External Storage payloads
+ * brought back.
+ */
+async function* chainHistory(
+  client: Client,
+  workflowId: string,
+  runId: string,
+  options: { follow: boolean; call: <T>(fn: () => Promise<T>) => Promise<T> },
+): AsyncGenerator<{ runId: string; event: HistoryEvent }> {
+  const converter = client.options.loadedDataConverter;
+  let next: string | undefined = runId;
+  while (next !== undefined) {
+    const current: string = next;
+    next = undefined;
     let nextPageToken: Uint8Array | undefined;
     for (;;) {
-      let response: Awaited<ReturnType<typeof client.workflowService.getWorkflowExecutionHistory>>;
-      try {
-        response = await call(() =>
-          client.workflowService.getWorkflowExecutionHistory({
-            namespace: client.options.namespace,
-            execution: { workflowId, runId: current },
-            waitNewEvent: follow,
-            skipArchival: true,
-            ...(nextPageToken === undefined ? {} : { nextPageToken }),
-          }),
-        );
-      } catch (error) {
-        if (signal?.aborted) return;
-        throw error;
-      }
+      const response = await options.call(() =>
+        client.workflowService.getWorkflowExecutionHistory({
+          namespace: client.options.namespace,
+          execution: { workflowId, runId: current },
+          waitNewEvent: options.follow,
+          skipArchival: true,
+          ...(nextPageToken === undefined ? {} : { nextPageToken }),
+        }),
+      );
       // Payloads offloaded to External Storage come back as they were.
       await visit(
         response,
@@ -80,13 +107,9 @@ export async function* followRunEvents(
         extstoreInboundOptions(converter.externalStorage),
       );
       for (const event of response.history?.events ?? []) {
-        for (const derived of await mapper.map(current, event)) {
-          seq += 1;
-          if (seq > after) yield { schema: RUN_EVENTS_SCHEMA, seq, ...derived } as RunEvent;
-          if (signal?.aborted) return;
-        }
-        const next = event.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
-        if (typeof next === 'string' && next !== '') runId = next;
+        yield { runId: current, event };
+        const continued = event.workflowExecutionContinuedAsNewEventAttributes?.newExecutionRunId;
+        if (typeof continued === 'string' && continued !== '') next = continued;
       }
       const token = response.nextPageToken;
       if (token === null || token === undefined || token.length === 0) break;

@@ -5,7 +5,7 @@ import { historyFromJSON } from '@temporalio/common/lib/proto-utils.js';
 import type proto from '@temporalio/proto';
 import { RUN_EVENTS_SCHEMA, type RunEvent, runEventSchema } from '@wharf/swarm';
 import { describe, expect, it } from 'vitest';
-import { RunEventMapper } from './run-event-mapper.js';
+import { type ReadChildHistory, RunEventMapper } from './run-event-mapper.js';
 
 const fixtures = fileURLToPath(new URL('../../../../test/fixtures/histories/', import.meta.url));
 
@@ -19,10 +19,12 @@ function recorded(name: string): { workflowId: string; runs: proto.temporal.api.
 }
 
 /** Every event of a recorded chain, numbered as the stream numbers them. */
-async function eventsOf(name: string): Promise<RunEvent[]> {
+async function eventsOf(name: string, readChild?: ReadChildHistory): Promise<RunEvent[]> {
   const { workflowId, runs } = recorded(name);
-  const mapper = new RunEventMapper(workflowId, async (payload) =>
-    defaultPayloadConverter.fromPayload(payload as never),
+  const mapper = new RunEventMapper(
+    workflowId,
+    async (payload) => defaultPayloadConverter.fromPayload(payload as never),
+    readChild,
   );
   const events: RunEvent[] = [];
   let runId = 'first';
@@ -53,12 +55,53 @@ function detail(event: RunEvent): string {
       return event.kind;
     case 'run.ended':
       return event.status;
+    case 'tool.called':
+      return `${event.tool}${event.failed ? ' failed' : ''}`;
     default:
       return '';
   }
 }
 
 describe('RunEventMapper', () => {
+  it("puts an agent task's model steps and tool calls, read from its own recorded history, before its end", async () => {
+    const agent = recorded('agent-task-workflow');
+    const asked: string[] = [];
+    const events = await eventsOf('swarm-workflow', async function* (workflowId, runId) {
+      asked.push(workflowId);
+      if (workflowId !== agent.workflowId) return;
+      for (const run of agent.runs) for (const event of run.events ?? []) yield { runId, event };
+    });
+    expect(asked).toContain(agent.workflowId);
+    const write = events.filter((event) => 'label' in event && event.label === 'write').map(line);
+    const steps = write.slice(
+      write.indexOf('task.started write agent') + 1,
+      write.indexOf('task.finished write'),
+    );
+    expect(steps.length).toBeGreaterThanOrEqual(3);
+    expect(steps[0]).toBe('agent.step write');
+    expect(steps[1]).toBe('tool.called write spawn_worker');
+    const first = events.find((event) => event.type === 'agent.step');
+    expect(first).toMatchObject({
+      step: 0,
+      finishReason: 'tool-calls',
+      toolCalls: ['spawn_worker'],
+      inputTokens: 100,
+      outputTokens: 10,
+      agent: { workflowId: agent.workflowId, eventId: 13 },
+    });
+    const calls = events.filter((event) => event.type === 'tool.called');
+    for (const call of calls)
+      expect(call).toMatchObject({ task: 'write', agent: { workflowId: agent.workflowId } });
+    const modelSteps = events.filter((event) => event.type === 'agent.step');
+    expect(modelSteps.map((event) => event.step)).toEqual(modelSteps.map((_, index) => index));
+    // Without the agent's history: the same stream without them.
+    const plain = await eventsOf('swarm-workflow');
+    expect(events.length - plain.length).toBe(steps.length);
+    expect(events.map(line).filter((entry) => !/^(agent\.step|tool\.called)/.test(entry))).toEqual(
+      plain.map(line),
+    );
+  });
+
   it("derives a supervised swarm's stream from its recorded five-run chain: tasks, gates, held tool calls, continues, its end", async () => {
     const events = await eventsOf('swarm-workflow');
     expect(events.map(line)).toEqual([

@@ -14,6 +14,12 @@ interface Dispatched {
   label: string;
 }
 
+/** Reads the whole history of a workflow's chain from run `runId` on: what `agent.*` events come from. */
+export type ReadChildHistory = (
+  workflowId: string,
+  runId: string,
+) => AsyncIterable<{ runId: string; event: HistoryEvent }>;
+
 /**
  * Derives a swarm run's stream events from its history, one history event at a time, in order,
  * across its continue-as-new chain (one mapper for the whole chain). A pure function of the
@@ -39,6 +45,9 @@ export class RunEventMapper {
   #started = false;
   /** Scheduled activities and initiated children of the current run, by their event id. */
   #dispatched = new Map<string, Dispatched>();
+  /** Dispatched agent (and supervisor) children, by their schedule's event id. */
+  #agents = new Set<string>();
+  readonly #readChild: ReadChildHistory | undefined;
   /** Initiated child workflows of the current run: their schedule's event id, by workflow id. */
   #children = new Map<string, string>();
   /** Accepted `approveTask` updates of the current run, by their accepted event id. */
@@ -48,9 +57,14 @@ export class RunEventMapper {
   /** Held tool calls that wait, `<task>\u0000<callId>`. */
   #heldCalls = new Set<string>();
 
-  constructor(workflowId: string, decode: DecodePayload) {
+  /**
+   * @param readChild reads an agent task's own workflow history when the task ends, for its
+   *   `agent.step` and `tool.called` events; without it there are none.
+   */
+  constructor(workflowId: string, decode: DecodePayload, readChild?: ReadChildHistory) {
     this.#workflowId = workflowId;
     this.#decode = decode;
+    this.#readChild = readChild;
   }
 
   /** The events one history event of run `runId` gives (none for most: workflow tasks, markers, …). */
@@ -62,6 +76,7 @@ export class RunEventMapper {
     if (started) {
       // A new run of the chain: what the last one dispatched ended with it.
       this.#dispatched.clear();
+      this.#agents.clear();
       this.#children.clear();
       this.#answers.clear();
       await this.#gatesFromMemo(started.memo?.fields, head, out);
@@ -161,6 +176,7 @@ export class RunEventMapper {
     // The supervisor runs as an agent child workflow of its own name.
     const kind = label === 'supervisor' && scheduled === 'agent' ? 'supervisor' : scheduled;
     this.#dispatched.set(key, task);
+    if (scheduled === 'agent') this.#agents.add(key);
     return { task, more: { kind, summary } };
   }
 
@@ -171,6 +187,8 @@ export class RunEventMapper {
     const task = this.#dispatched.get(closed.key);
     if (task === undefined) return;
     this.#dispatched.delete(closed.key);
+    const agent = this.#agents.delete(closed.key) ? childExecutionOf(event) : undefined;
+    if (agent !== undefined && closed.outcome !== 'cancelled') await this.#agentSteps(agent, task, head, out);
     if (closed.outcome === 'cancelled') {
       out.push({ ...head, ...task, type: 'task.cancelled' });
       return;
@@ -295,6 +313,77 @@ export class RunEventMapper {
       out.push({ ...head, type: 'run.ended', status: 'timed-out' });
   }
 
+  /**
+   * `agent.step` and `tool.called` from an ended agent task's own history (every run of its
+   * chain): its `agentModelStep` and `agentToolCall` activities that completed, in order.
+   */
+  async #agentSteps(
+    agent: { workflowId: string; runId: string },
+    task: Dispatched,
+    head: Head,
+    out: UnnumberedRunEvent[],
+  ): Promise<void> {
+    if (this.#readChild === undefined) return;
+    const scheduled = new Map<string, { name: string; input: Record<string, unknown> }>();
+    const events: UnnumberedRunEvent[] = [];
+    try {
+      for await (const { runId, event } of this.#readChild(agent.workflowId, agent.runId)) {
+        const eventId = Number(event.eventId ?? 0);
+        const activity = event.activityTaskScheduledEventAttributes;
+        const name = activity?.activityType?.name;
+        if (name === 'agentModelStep' || name === 'agentToolCall') {
+          const input = (await this.#value(activity?.input?.payloads?.[0])) as
+            | Record<string, unknown>
+            | undefined;
+          scheduled.set(`${runId}/${eventId}`, { name, input: input ?? {} });
+          continue;
+        }
+        const completed = event.activityTaskCompletedEventAttributes;
+        if (!completed) continue;
+        const step = scheduled.get(`${runId}/${String(completed.scheduledEventId ?? '')}`);
+        if (step === undefined) continue;
+        const result = ((await this.#value(completed.result?.payloads?.[0])) ?? {}) as Record<
+          string,
+          unknown
+        >;
+        const from = { ...head, ...task, agent: { workflowId: agent.workflowId, runId, eventId } };
+        const number = (value: unknown) => (typeof value === 'number' ? value : 0);
+        if (step.name === 'agentModelStep') {
+          const usage = (result.usage ?? {}) as Record<string, unknown>;
+          events.push({
+            ...from,
+            type: 'agent.step',
+            step: number(step.input.step),
+            finishReason: typeof result.finishReason === 'string' ? result.finishReason : 'unknown',
+            toolCalls: Array.isArray(result.toolCalls)
+              ? result.toolCalls.map((call) => String((call as { toolName?: unknown })?.toolName ?? '?'))
+              : [],
+            textBytes: number(result.textBytes),
+            ...(typeof usage.inputTokens === 'number' ? { inputTokens: usage.inputTokens } : {}),
+            ...(typeof usage.outputTokens === 'number' ? { outputTokens: usage.outputTokens } : {}),
+          });
+        } else {
+          events.push({
+            ...from,
+            type: 'tool.called',
+            step: number(step.input.step),
+            callId: String(step.input.toolCallId ?? ''),
+            tool: typeof result.toolName === 'string' ? result.toolName : '?',
+            bytes: number(result.bytes),
+            failed: result.failed === true,
+            truncated: result.truncated === true,
+          });
+        }
+      }
+    } catch (error) {
+      // The agent's history is gone (retention): its task's own events still come. Anything else
+      // fails the read, which the reader resumes: the events' numbers never depend on a failure.
+      if ((error as { code?: unknown }).code !== GRPC_NOT_FOUND) throw error;
+      return;
+    }
+    out.push(...events);
+  }
+
   async #text(payload: Payload | null | undefined): Promise<string | undefined> {
     const value = await this.#value(payload);
     return typeof value === 'string' ? value : undefined;
@@ -310,6 +399,9 @@ export class RunEventMapper {
   }
 }
 
+/** gRPC's NOT_FOUND: a workflow history the server no longer has. */
+const GRPC_NOT_FOUND = 5;
+
 type Head = { workflowId: string; runId: string; eventId: number; time: string };
 
 /** A history event's time as ISO 8601 (a protobuf Timestamp, or its JSON form). */
@@ -318,6 +410,19 @@ function isoTime(time: proto.google.protobuf.ITimestamp | null | undefined): str
   const seconds = Number(time.seconds ?? 0);
   const nanos = Number(time.nanos ?? 0);
   return new Date(seconds * 1000 + Math.floor(nanos / 1e6)).toISOString();
+}
+
+/** The agent workflow a child close event names. */
+function childExecutionOf(event: HistoryEvent): { workflowId: string; runId: string } | undefined {
+  const execution = (
+    event.childWorkflowExecutionCompletedEventAttributes ??
+    event.childWorkflowExecutionFailedEventAttributes ??
+    event.childWorkflowExecutionTimedOutEventAttributes ??
+    event.childWorkflowExecutionTerminatedEventAttributes
+  )?.workflowExecution;
+  return execution?.workflowId && execution.runId
+    ? { workflowId: execution.workflowId, runId: execution.runId }
+    : undefined;
 }
 
 /** The close of an activity or a child workflow: which schedule it closes, and how. */

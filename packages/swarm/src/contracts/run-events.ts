@@ -33,6 +33,14 @@ const taskFields = {
 };
 
 /**
+ * Where an agent task's step event was read: its agent workflow's history (`runId`, `eventId`
+ * of the parent's are those of the event that closed the agent task).
+ */
+const agentSource = {
+  agent: z.strictObject({ workflowId: z.string(), runId: z.string(), eventId: z.number().int().positive() }),
+};
+
+/**
  * One event of a swarm run's stream (`wharf.events/v1`). Types:
  * - `run.started`: the run's first execution started (`summary`: the swarm, its version and tasks);
  * - `run.continued`: the run continued as new (`newRunId`), its state carried over;
@@ -45,7 +53,14 @@ const taskFields = {
  * - `approval.waiting`: a task's approval gate (`kind: gate`) or an agent's tool call
  *   (`kind: toolCall`, `callId`, `tool`) waits for a person;
  * - `approval.answered`: a gate was answered (`decision`, `comment`, `by`), or a held tool call no
- *   longer waits (answered, or decided by its `on_timeout`: no `decision`).
+ *   longer waits (answered, or decided by its `on_timeout`: no `decision`);
+ * - `agent.step`: a model step of an agent task (`step`, `finishReason`, the `toolCalls` it made by
+ *   name, `textBytes`, tokens), and `tool.called`: a tool call it ran (`callId`, `tool`, `bytes`
+ *   of its output, `failed`, `truncated`): read from the agent's own workflow history once the
+ *   agent task ends (`agent` names where), just before its `task.finished` or `task.failed`, so
+ *   that their numbers never change.
+ *
+ * Readers ignore types they do not know: v1 may gain types; it never changes one.
  *
  * @example
  * ```ts
@@ -95,6 +110,30 @@ export const runEventSchema = z.discriminatedUnion('type', [
     decision: z.enum(['approved', 'rejected']).optional(),
     comment: z.string().optional(),
     by: z.string().optional(),
+  }),
+  z.strictObject({
+    ...base,
+    ...taskFields,
+    ...agentSource,
+    type: z.literal('agent.step'),
+    step: z.number().int().nonnegative(),
+    finishReason: z.string(),
+    toolCalls: z.array(z.string()),
+    textBytes: z.number().int().nonnegative(),
+    inputTokens: z.number().nonnegative().optional(),
+    outputTokens: z.number().nonnegative().optional(),
+  }),
+  z.strictObject({
+    ...base,
+    ...taskFields,
+    ...agentSource,
+    type: z.literal('tool.called'),
+    step: z.number().int().nonnegative(),
+    callId: z.string(),
+    tool: z.string(),
+    bytes: z.number().int().nonnegative(),
+    failed: z.boolean(),
+    truncated: z.boolean(),
   }),
 ]);
 
