@@ -74,6 +74,27 @@ tasks:
       ...(childResult.outputs.s0 ?? []),
     ]);
     expect(childResult.previews).toEqual({ s0: '2.4.0\n', s1: 'ops saw 2.4.0\n' });
+
+    // The run's event stream holds the child's tasks, named from the parent, before the swarm task's end.
+    const events = [];
+    for await (const event of env.wharf.events(workflowId, { follow: false })) events.push(event);
+    const lines = events.map((event) => `${event.type}${'label' in event ? ` ${event.label}` : ''}`);
+    const notes = lines.slice(lines.indexOf('task.started notes'), lines.indexOf('task.finished notes') + 1);
+    expect(notes).toEqual([
+      'task.started notes',
+      'task.started notes.s0',
+      'task.finished notes.s0',
+      'task.started notes.s1',
+      'task.finished notes.s1',
+      'task.finished notes',
+    ]);
+    const inner = events.find((event) => event.type === 'task.finished' && event.label === 'notes.s1');
+    expect(inner).toMatchObject({ task: 'notes.s1', workflowId: childId });
+    expect(events.filter((event) => event.type.startsWith('run.')).map((event) => event.workflowId)).toEqual([
+      workflowId,
+      workflowId,
+    ]);
+    expect(events.map((event) => event.seq)).toEqual(events.map((_, index) => index + 1));
   });
 
   it('fails the task when the child fails: its failure side is written and read', async () => {

@@ -47,6 +47,8 @@ export class RunEventMapper {
   #dispatched = new Map<string, Dispatched>();
   /** Dispatched agent (and supervisor) children, by their schedule's event id. */
   #agents = new Set<string>();
+  /** Dispatched `swarm:` children, by their schedule's event id. */
+  #swarms = new Set<string>();
   readonly #readChild: ReadChildHistory | undefined;
   /** Initiated child workflows of the current run: their schedule's event id, by workflow id. */
   #children = new Map<string, string>();
@@ -58,8 +60,9 @@ export class RunEventMapper {
   #heldCalls = new Set<string>();
 
   /**
-   * @param readChild reads an agent task's own workflow history when the task ends, for its
-   *   `agent.step` and `tool.called` events; without it there are none.
+   * @param readChild reads an agent task's or a `swarm:` task's own workflow history when the
+   *   task ends, for its `agent.step` and `tool.called` events and its inner swarm's events;
+   *   without it there are none.
    */
   constructor(workflowId: string, decode: DecodePayload, readChild?: ReadChildHistory) {
     this.#workflowId = workflowId;
@@ -77,6 +80,7 @@ export class RunEventMapper {
       // A new run of the chain: what the last one dispatched ended with it.
       this.#dispatched.clear();
       this.#agents.clear();
+      this.#swarms.clear();
       this.#children.clear();
       this.#answers.clear();
       await this.#gatesFromMemo(started.memo?.fields, head, out);
@@ -177,6 +181,7 @@ export class RunEventMapper {
     const kind = label === 'supervisor' && scheduled === 'agent' ? 'supervisor' : scheduled;
     this.#dispatched.set(key, task);
     if (scheduled === 'agent') this.#agents.add(key);
+    if (scheduled === 'swarm') this.#swarms.add(key);
     return { task, more: { kind, summary } };
   }
 
@@ -189,6 +194,8 @@ export class RunEventMapper {
     this.#dispatched.delete(closed.key);
     const agent = this.#agents.delete(closed.key) ? childExecutionOf(event) : undefined;
     if (agent !== undefined && closed.outcome !== 'cancelled') await this.#agentSteps(agent, task, head, out);
+    const swarm = this.#swarms.delete(closed.key) ? childExecutionOf(event) : undefined;
+    if (swarm !== undefined && closed.outcome !== 'cancelled') await this.#innerSwarm(swarm, task, out);
     if (closed.outcome === 'cancelled') {
       out.push({ ...head, ...task, type: 'task.cancelled' });
       return;
@@ -384,6 +391,34 @@ export class RunEventMapper {
     out.push(...events);
   }
 
+  /**
+   * An ended `swarm:` task's own stream, from its child run's history (every run of its chain),
+   * its tasks named as `wharf approve` names them (`notes.draft`, `notes.publish`): its task,
+   * approval and agent events, each keeping the child's workflow, run and history event; not
+   * its `run.*` events (the `swarm:` task's own start and end stand for them).
+   */
+  async #innerSwarm(
+    swarm: { workflowId: string; runId: string },
+    task: Dispatched,
+    out: UnnumberedRunEvent[],
+  ): Promise<void> {
+    if (this.#readChild === undefined) return;
+    const inner = new RunEventMapper(swarm.workflowId, this.#decode, this.#readChild);
+    const events: UnnumberedRunEvent[] = [];
+    try {
+      for await (const { runId, event } of this.#readChild(swarm.workflowId, swarm.runId)) {
+        for (const derived of await inner.map(runId, event)) {
+          if (derived.type.startsWith('run.')) continue;
+          events.push(renamed(derived, task));
+        }
+      }
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== GRPC_NOT_FOUND) throw error;
+      return;
+    }
+    out.push(...events);
+  }
+
   async #text(payload: Payload | null | undefined): Promise<string | undefined> {
     const value = await this.#value(payload);
     return typeof value === 'string' ? value : undefined;
@@ -410,6 +445,16 @@ function isoTime(time: proto.google.protobuf.ITimestamp | null | undefined): str
   const seconds = Number(time.seconds ?? 0);
   const nanos = Number(time.nanos ?? 0);
   return new Date(seconds * 1000 + Math.floor(nanos / 1e6)).toISOString();
+}
+
+/** An inner swarm's event named from its parent: `draft` of task `notes` is `notes.draft`. */
+function renamed(event: UnnumberedRunEvent, parent: Dispatched): UnnumberedRunEvent {
+  if (!('task' in event)) return event;
+  return {
+    ...event,
+    task: `${parent.task}.${event.task}`,
+    ...('label' in event ? { label: `${parent.label}.${event.label}` } : {}),
+  } as UnnumberedRunEvent;
 }
 
 /** The agent workflow a child close event names. */
