@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { openDataDir } from '@wharf/orchestrator/embedded';
+import { openStream } from '@wharf/output-store';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { envWith, runWharf } from './wharf-cli.js';
 
@@ -188,5 +189,51 @@ describe('wharf outputs list --evidence on the default data plane (evidence besi
 
     const none = await list(['--evidence', '--run', 'run-2']);
     expect(none.stdout).toContain(`(no evidence recorded for these runs in ${join('.wharf', 'artifacts')})`);
+  });
+});
+
+describe('wharf outputs list and output streams', { timeout: 120_000 }, () => {
+  let dir: string;
+  let sealed: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'wharf-outputs-streams-'));
+    const data = await openDataDir(join(dir, '.wharf'));
+    try {
+      const writer = await openStream(data.store, {
+        producer: { ownerId: 'default', runId: 'run-s', spawnId: 'draft' },
+        key: 'run-s/draft/step-0/text',
+        attempt: 1,
+        name: 'draft.step-0.md',
+      });
+      await writer.append('first ');
+      await writer.flush();
+      await writer.append('second');
+      sealed = (await writer.seal()).outId;
+    } finally {
+      await data.close();
+    }
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("lists a stream's sealed whole and counts its chunks and markers, which --streams lists too", async () => {
+    const plain = await runWharf(['outputs', 'list', '--data-dir', '.wharf'], dir);
+    expect(plain.code, plain.stderr).toBe(0);
+    const lines = plain.stdout.trim().split('\n');
+    expect(lines[0]?.split(' ')[0]).toBe(sealed);
+    // The open marker, two chunks and the sealed marker.
+    expect(lines.slice(1)).toEqual([
+      '(4 stream chunk(s) and marker(s) left out; --streams shows them, `wharf outputs tail <str_…>` reads a stream)',
+    ]);
+    const all = await runWharf(['outputs', 'list', '--streams', '--json', '--data-dir', '.wharf'], dir);
+    const records = JSON.parse(all.stdout) as { labels: Record<string, string> }[];
+    expect(records.map((record) => record.labels['wharf.stream.part']).sort()).toEqual([
+      'chunk',
+      'chunk',
+      'open',
+      'seal',
+      'sealed',
+    ]);
   });
 });

@@ -364,6 +364,11 @@ export function createProgram(io: CliIo = processIo): Command {
       "also list workers' evidence: its records when it shares the store, else the workers and tool calls of the runs listed",
       false,
     )
+    .option(
+      '--streams',
+      "also list output streams' chunks and markers (a stream's sealed whole is always listed; `outputs tail` reads a stream)",
+      false,
+    )
     .option('--json', 'print JSON', false)
     .addOption(dataDirOption())
     .action(
@@ -372,6 +377,7 @@ export function createProgram(io: CliIo = processIo): Command {
         limit: number;
         cursor?: string;
         evidence: boolean;
+        streams: boolean;
         json: boolean;
         dataDir: string;
       }) => {

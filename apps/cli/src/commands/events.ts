@@ -70,6 +70,10 @@ export function eventLine(event: RunEvent): string {
         return `${event.task}${event.callId === undefined ? '' : ` --call ${event.callId} (${event.tool ?? 'tool'})`}`;
       case 'approval.answered':
         return `${event.task}${event.callId === undefined ? '' : ` --call ${event.callId}`}${event.decision === undefined ? '' : `  ${event.decision}`}`;
+      case 'agent.step':
+        return `${event.label}  step ${event.step} · ${event.finishReason}${event.toolCalls.length === 0 ? '' : ` · ${event.toolCalls.join(', ')}`}`;
+      case 'tool.called':
+        return `${event.label}  ${event.tool} ${event.callId} · ${event.bytes} B${event.failed ? ' · failed' : ''}${event.truncated ? ' · cut' : ''}`;
     }
   })();
   return `${event.seq}  ${event.time.slice(11, 19)}  ${event.type}  ${what}`.trimEnd();

@@ -1,6 +1,11 @@
 import { EvidenceCompiler, isEvidenceRecord, type WorkerMetadata } from '@wharf/evidence';
 import { safeId } from '@wharf/orchestrator/data-dir';
-import { InvalidOutputEventError, type OutputRecord, OutputStoreError } from '@wharf/output-store';
+import {
+  InvalidOutputEventError,
+  type OutputRecord,
+  OutputStoreError,
+  streamPartLabel,
+} from '@wharf/output-store';
 import { clampRange } from '../clamp-range.js';
 import { CliError } from '../cli-error.js';
 import { evidenceInStore, evidenceLines, runEvidence, runsOf } from '../evidence-listing.js';
@@ -14,7 +19,9 @@ import { rerunLineage } from '../rerun-lineage.js';
  * first, `limit` at a time from `cursor`. When the evidence shares the store, its records are
  * left out unless `evidence` is set, and a footer counts them; when it is kept beside the store
  * (the default data plane), `evidence` lists the workers and tool calls of the page's runs
- * after the outputs (with `--json`, as `kind: 'evidence'` entries after the records).
+ * after the outputs (with `--json`, as `kind: 'evidence'` entries after the records). Output
+ * streams' chunks and markers (an agent step's answer as it was written) are left out too unless
+ * `streams` is set: a stream's sealed whole is listed as any output.
  */
 export async function outputsList(
   options: {
@@ -24,6 +31,7 @@ export async function outputsList(
     limit: number;
     cursor?: string;
     evidence?: boolean;
+    streams?: boolean;
   },
   io: CliIo,
 ): Promise<void> {
@@ -31,6 +39,7 @@ export async function outputsList(
   try {
     const records: OutputRecord[] = [];
     let hidden = 0;
+    let streamParts = 0;
     let cursor = options.cursor;
     // Evidence records left out can leave a page short: read on until it is full or the store ends.
     do {
@@ -41,6 +50,7 @@ export async function outputsList(
       });
       for (const record of page.records) {
         if (options.evidence !== true && isEvidenceRecord(record)) hidden++;
+        else if (options.streams !== true && isStreamPiece(record)) streamParts++;
         else records.push(record);
       }
       cursor = page.nextCursor;
@@ -62,6 +72,10 @@ export async function outputsList(
       );
     }
     if (hidden > 0) io.out(`(${hidden} evidence record(s) left out; --evidence shows them)`);
+    if (streamParts > 0)
+      io.out(
+        `(${streamParts} stream chunk(s) and marker(s) left out; --streams shows them, \`wharf outputs tail <str_…>\` reads a stream)`,
+      );
     if (beside !== undefined) {
       io.out(
         beside.length === 0
@@ -78,6 +92,12 @@ export async function outputsList(
   } finally {
     await data.close();
   }
+}
+
+/** A chunk or a marker of an output stream (not its sealed whole). */
+function isStreamPiece(record: OutputRecord): boolean {
+  const part = record.labels[streamPartLabel];
+  return part !== undefined && part !== 'seal';
 }
 
 /**
