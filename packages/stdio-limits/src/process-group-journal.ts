@@ -33,6 +33,28 @@ export interface JournalState {
   groups: Map<number, Extract<JournalLine, { op: 'add' }>>;
 }
 
+/** Journals this process has open (a registry's, or another's in the same process). */
+const openHere = new Set<string>();
+
+/**
+ * Whether the journal at `path` is still written to: by a live process, or by this one (another
+ * registry in this process). A journal that is not may be removed once what it held is reaped.
+ *
+ * @example
+ * ```ts
+ * if (!journalWritten(file)) rmSync(file.path, { force: true });
+ * ```
+ */
+export function journalWritten(file: JournalFile): boolean {
+  if (file.ownerPid === process.pid) return openHere.has(file.path);
+  try {
+    process.kill(file.ownerPid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 /** Journal files: `journal-<owner pid>-<uuid>.log`. */
 const JOURNAL_FILE = /^journal-(\d+)-[0-9a-f-]{36}\.log$/;
 /** Lines written after which a journal is rewritten with only what it still holds. */
@@ -169,6 +191,7 @@ export class ProcessGroupJournal {
   /** Closes the file; the journal reopens a new one on its next line. */
   close(): void {
     if (this.#fd !== undefined) closeSync(this.#fd);
+    if (this.#path !== undefined) openHere.delete(this.#path);
     if (this.#path !== undefined && this.#state.pending.size === 0 && this.#state.groups.size === 0) {
       rmSync(this.#path, { force: true });
     }
@@ -181,6 +204,7 @@ export class ProcessGroupJournal {
     mkdirSync(this.dir, { recursive: true });
     const path = join(this.dir, `journal-${process.pid}-${randomUUID()}.log`);
     this.#fd = openSync(path, 'a', 0o600);
+    openHere.add(path);
     this.#path = path;
     this.#lines = 0;
   }
@@ -194,6 +218,9 @@ export class ProcessGroupJournal {
       writeSync(this.#fd as number, held.map((line) => `${JSON.stringify(line)}\n`).join(''));
     this.#lines = held.length;
     if (old.fd !== undefined) closeSync(old.fd);
-    if (old.path !== undefined) rmSync(old.path, { force: true });
+    if (old.path !== undefined) {
+      openHere.delete(old.path);
+      rmSync(old.path, { force: true });
+    }
   }
 }

@@ -173,6 +173,15 @@ describe('ProcessGroupRegistry', () => {
     expect(await readFile(other, 'utf8')).toContain('t-live');
   });
 
+  it('keeps the journal of another registry of this process once what it held is reaped', async () => {
+    const first = new ProcessGroupRegistry(dir);
+    // Ids no process group has (beyond pid_max): reaping them signals nothing.
+    first.add(99_999_999, randomUUID());
+    await new ProcessGroupRegistry(dir).reap({ graceMs: 0 });
+    first.add(99_999_998, randomUUID());
+    expect(new ProcessGroupRegistry(dir).entries().map((entry) => entry.pgid)).toContain(99_999_998);
+  });
+
   it.skipIf(!ProcessCgroup.available())(
     'reaps what a SIGKILLed owner left behind, a setsid process too (cgroup)',
     async () => {

@@ -6,7 +6,13 @@ import { z } from 'zod';
 import { killMarkedProcesses } from './marked-processes.js';
 import { cgroupParentDir, ProcessCgroup } from './process-cgroup.js';
 import { groupMembers, processGroupAlive, terminateProcessGroup } from './process-group.js';
-import { type JournalLine, journalFiles, ProcessGroupJournal, readJournal } from './process-group-journal.js';
+import {
+  type JournalLine,
+  journalFiles,
+  journalWritten,
+  ProcessGroupJournal,
+  readJournal,
+} from './process-group-journal.js';
 
 /** Environment variable marking every process of a registered group with its entry's token. */
 export const PROCESS_GROUP_TOKEN_ENV = 'WHARF_PROCESS_GROUP';
@@ -175,9 +181,10 @@ export class ProcessGroupRegistry {
       const forget = () => {
         left -= 1;
       };
-      // Only a dead writer's journal goes (once everything it held is reaped): a live one
-      // appends to its file, which must stay where reap() reads it.
-      const writerDead = file.ownerPid === process.pid || !pidAlive(file.ownerPid);
+      // Only a journal nobody writes to goes (once everything it held is reaped): a live
+      // writer, another registry of this process too, appends to its file, which must stay
+      // where reap() reads it.
+      const writerDead = !journalWritten(file);
       records.push({
         groups,
         pending,
