@@ -9,6 +9,31 @@ function temporaryPath(path: string): string {
   return `${path}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`;
 }
 
+function isMissing(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+}
+
+/**
+ * Runs `create`, which makes a file in the folder of `path`; when that folder is missing (a new
+ * worker's, or one removed meanwhile) makes it (`0700`, with its parents) and runs `create` once
+ * more. A folder that exists costs nothing, where a `mkdir -p` before every write cost a call
+ * that failed with `EEXIST`.
+ *
+ * @example
+ * ```ts
+ * await inFolderOf('/data/w1/metadata.json', () => writeFile('/data/w1/metadata.json.tmp', text));
+ * ```
+ */
+export async function inFolderOf<T>(path: string, create: () => Promise<T>): Promise<T> {
+  try {
+    return await create();
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+    return create();
+  }
+}
+
 /**
  * Writes a file atomically: the data goes to a temporary file beside it, which is then
  * renamed over the target, so readers see the old content or the new, never a torn write.
@@ -19,10 +44,9 @@ function temporaryPath(path: string): string {
  * ```
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = temporaryPath(path);
   try {
-    await writeFile(temporary, data, { flush: true });
+    await inFolderOf(path, () => writeFile(temporary, data, { flush: true }));
     await rename(temporary, path);
   } catch (error) {
     await rm(temporary, { force: true });
@@ -40,10 +64,9 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array): 
  * ```
  */
 export async function copyFileAtomic(source: FileHandle, path: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   const temporary = temporaryPath(path);
   try {
-    const target = await open(temporary, 'wx');
+    const target = await inFolderOf(path, () => open(temporary, 'wx'));
     try {
       const buffer = new Uint8Array(COPY_CHUNK_BYTES);
       for (let position = 0; ; ) {
@@ -75,9 +98,8 @@ export async function copyFileAtomic(source: FileHandle, path: string): Promise<
  * ```
  */
 export async function moveFileAtomic(source: FileSource, path: string): Promise<boolean> {
-  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
   try {
-    await rename(source.path, path);
+    await inFolderOf(path, () => rename(source.path, path));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EXDEV') throw error;
     await copyFileAtomic(source.handle, path);

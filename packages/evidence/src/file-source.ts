@@ -56,12 +56,6 @@ function isInside(path: string, root: string): boolean {
   return rest !== '' && !isAbsolute(rest) && rest.split(sep)[0] !== '..';
 }
 
-/** Real paths of the directories that exist (a missing one holds nothing to accept). */
-async function realDirectories(directories: readonly string[]): Promise<string[]> {
-  const found = await Promise.all(directories.map((directory) => realpath(directory).catch(() => undefined)));
-  return found.filter((directory): directory is string => directory !== undefined);
-}
-
 /** Where the opened file really is: the kernel's answer on Linux, else a re-check by identity. */
 async function openedPath(
   handle: FileHandle,
@@ -106,6 +100,12 @@ async function openedPath(
 export class FileSourcePolicy {
   readonly allowedRoots: readonly string[];
   #spoolDirectories: string[];
+  /**
+   * Real paths of configured directories, resolved once each: a file's own path is still
+   * resolved on every open, and its descriptor's real path checked against these. A directory
+   * moved or replaced by a link afterwards makes the files under it refused, never accepted.
+   */
+  readonly #realPaths = new Map<string, string>();
 
   constructor(options: FileSourceOptions = {}) {
     this.allowedRoots = (options.allowedRoots ?? []).map((root) => resolve(root));
@@ -132,11 +132,13 @@ export class FileSourcePolicy {
    * over and keep reading the other).
    */
   async open(filePath: string, hardLinks: readonly string[] = []): Promise<FileSource> {
-    const source = await this.#openChecked(filePath);
+    // The declared names' folders are resolved once for this call (a spill and its link share one).
+    const folders = new Map<string, Promise<string>>();
+    const source = await this.#openChecked(filePath, folders);
     try {
       const names = new Set([source.path]);
       for (const other of hardLinks) {
-        const linked = await this.#openChecked(other);
+        const linked = await this.#openChecked(other, folders);
         await linked.handle.close();
         if (linked.dev !== source.dev || linked.ino !== source.ino) {
           throw new EvidenceError(
@@ -160,7 +162,21 @@ export class FileSourcePolicy {
     }
   }
 
-  async #openChecked(filePath: string): Promise<FileSource> {
+  /** Real paths of the directories that exist (a missing one holds nothing to accept, and is looked for again). */
+  async #realDirectories(directories: readonly string[]): Promise<string[]> {
+    const found = await Promise.all(
+      directories.map(async (directory) => {
+        const known = this.#realPaths.get(directory);
+        if (known !== undefined) return known;
+        const real = await realpath(directory).catch(() => undefined);
+        if (real !== undefined) this.#realPaths.set(directory, real);
+        return real;
+      }),
+    );
+    return found.filter((directory): directory is string => directory !== undefined);
+  }
+
+  async #openChecked(filePath: string, folders: Map<string, Promise<string>>): Promise<FileSource> {
     if (typeof filePath !== 'string' || filePath === '' || filePath.includes('\u0000')) {
       throw new EvidenceError('INVALID_ARTIFACT', 'output.filePath must be a non-empty path');
     }
@@ -179,12 +195,17 @@ export class FileSourcePolicy {
     if (configured.length === 0) {
       refuse('is refused: this store takes no files (configure allowedRoots or spoolDirectories)');
     }
-    const spools = await realDirectories(this.spoolDirectories);
-    const roots = [...spools, ...(await realDirectories(this.allowedRoots))];
+    const spools = await this.#realDirectories(this.spoolDirectories);
+    const roots = [...spools, ...(await this.#realDirectories(this.allowedRoots))];
     const outside = () => refuse(`is outside the store's allowed directories (${configured.join(', ')})`);
 
     const absolute = resolve(filePath);
-    const directory = await realpath(dirname(absolute)).catch((error: unknown) =>
+    let folder = folders.get(dirname(absolute));
+    if (folder === undefined) {
+      folder = realpath(dirname(absolute));
+      folders.set(dirname(absolute), folder);
+    }
+    const directory = await folder.catch((error: unknown) =>
       isMissing(error) ? missing(error) : Promise.reject(error),
     );
     const path = join(directory, basename(absolute));

@@ -1,4 +1,15 @@
-import { mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, truncate, writeFile } from 'node:fs/promises';
+import {
+  lstat,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rm,
+  stat,
+  symlink,
+  truncate,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -201,5 +212,73 @@ describe('FsArtifactStore layout', () => {
     await rm(metadata);
     await symlink(secret, metadata);
     await expect(store.getWorker('w')).rejects.toMatchObject({ code: 'CORRUPT_ARTIFACT' });
+  });
+
+  it("makes a worker's folder again when it was removed between two writes", async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-removed-'));
+    const store = new FsArtifactStore({ root: join(root, 'store') });
+    const worker = { workerId: 'w', jobId: '1', runId: 'r', ownerId: 'o', startedAt: 't' } as const;
+    await store.putWorker({ ...worker, status: 'running' });
+    // What a collector removing a run's folders leaves: nothing of the worker, its run or its job.
+    for (const folder of ['workers', 'runs', 'jobs'])
+      await rm(join(root, 'store', folder), { recursive: true });
+    await store.putWorker({ ...worker, status: 'succeeded' });
+    await store.putResult('w', 'done');
+    expect(await store.getWorker('w')).toMatchObject({ status: 'succeeded' });
+    expect(await store.getResult('w')).toBe('done');
+    expect((await store.listWorkers({ ownerId: 'o', runId: 'r' })).map((entry) => entry.workerId)).toEqual([
+      'w',
+    ]);
+    expect((await stat(join(root, 'store', 'workers', 'w'))).mode & 0o777).toBe(0o700);
+  });
+
+  it("keeps a run's index entry as it is on an update, and replaces a symbolic link planted there without touching its target", async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-index-'));
+    const store = new FsArtifactStore({ root: join(root, 'store') });
+    const worker = { workerId: 'w', jobId: '1', runId: 'r', ownerId: 'o', startedAt: 't' } as const;
+    await store.putWorker({ ...worker, status: 'running' });
+    const entry = join(root, 'store', 'runs', 'o', 'r', 'w');
+    const created = await stat(entry);
+    await store.putWorker({ ...worker, status: 'succeeded' });
+    expect((await stat(entry)).ino).toBe(created.ino);
+    expect((await stat(entry)).size).toBe(0);
+
+    const target = join(root, 'elsewhere.txt');
+    await writeFile(target, 'keep\n');
+    await rm(entry);
+    await symlink(target, entry);
+    await store.putWorker({ ...worker, status: 'failed' });
+    expect((await lstat(entry)).isFile()).toBe(true);
+    expect(await readFile(target, 'utf8')).toBe('keep\n');
+    expect(
+      (await readdir(join(root, 'store', 'runs', 'o', 'r'))).filter((name) => name.endsWith('.tmp')),
+    ).toEqual([]);
+  });
+
+  it('refuses files under a spool directory replaced by a link to elsewhere after it was first used', async () => {
+    root = await mkdtemp(join(tmpdir(), 'wharf-evidence-moved-spool-'));
+    const spool = join(root, 'work');
+    const elsewhere = join(root, 'elsewhere');
+    await mkdir(spool);
+    await mkdir(elsewhere);
+    const store = new FsArtifactStore({ root: join(root, 'store'), spoolDirectories: [spool] });
+    await store.putWorker({
+      workerId: 'w',
+      jobId: '1',
+      runId: 'r',
+      ownerId: 'o',
+      status: 'running',
+      startedAt: 't',
+    });
+    const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
+    await writeFile(join(spool, 'first.log'), 'first\n');
+    await store.putToolCall('w', call, { filePath: join(spool, 'first.log') });
+    await rm(spool, { recursive: true });
+    await symlink(elsewhere, spool);
+    await writeFile(join(elsewhere, 'second.log'), 'second\n');
+    await expect(
+      store.putToolCall('w', { ...call, seq: 2 }, { filePath: join(spool, 'second.log') }),
+    ).rejects.toMatchObject({ code: 'PATH_NOT_ALLOWED' });
+    expect(await readFile(join(elsewhere, 'second.log'), 'utf8')).toBe('second\n');
   });
 });

@@ -1,6 +1,6 @@
 import { constants } from 'node:fs';
-import { mkdir, open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { open, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type {
   ArtifactStore,
   ByteRange,
@@ -9,7 +9,7 @@ import type {
   ToolOutputSource,
   WorkerMetadata,
 } from './artifact-store.js';
-import { copyFileAtomic, moveFileAtomic, writeFileAtomic } from './atomic-write.js';
+import { copyFileAtomic, inFolderOf, moveFileAtomic, writeFileAtomic } from './atomic-write.js';
 import { EvidenceError } from './evidence-error.js';
 import { type FileSourceOptions, FileSourcePolicy } from './file-source.js';
 import { assertId, compareIds, toolOutputFileName } from './ids.js';
@@ -65,6 +65,28 @@ async function listOptional(path: string): Promise<string[]> {
   }
 }
 
+/** Creates an index entry, or leaves it; never through a symbolic link. */
+const INDEX_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW;
+
+/**
+ * Makes sure an index entry (an empty file: only its name is read) exists, without changing
+ * one that does. An empty file has no content to tear, so it is neither written to a temporary
+ * name nor fsynced, where rewriting it atomically cost five calls and an fsync on every
+ * `putWorker`. A symbolic link planted in its place is replaced by the file, as before.
+ */
+async function writeIndexEntry(path: string): Promise<void> {
+  let handle: Awaited<ReturnType<typeof open>>;
+  try {
+    handle = await inFolderOf(path, () => open(path, INDEX_FLAGS, 0o600));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== 'ELOOP' && code !== 'EMLINK') throw error;
+    await writeFileAtomic(path, '');
+    return;
+  }
+  await handle.close();
+}
+
 /**
  * {@link ArtifactStore} on the local file system, one directory per worker:
  *
@@ -79,7 +101,7 @@ async function listOptional(path: string): Promise<string[]> {
  * ```
  *
  * Every file is written to a temporary name and renamed into place (a job's claim is created
- * exclusively). Byte-range reads use
+ * exclusively; a run's index entries, empty files read by name only, are created in place). Byte-range reads use
  * positioned reads on an open handle; {@link FsArtifactStore.bytesRead} counts the output
  * bytes actually read from disk. Stored files are opened with `O_NOFOLLOW`.
  *
@@ -155,9 +177,8 @@ export class FsArtifactStore implements ArtifactStore {
    */
   async #claimJob(worker: WorkerMetadata): Promise<void> {
     const path = this.#jobClaim(worker);
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     try {
-      await writeFile(path, worker.workerId, { flag: 'wx', flush: true });
+      await inFolderOf(path, () => writeFile(path, worker.workerId, { flag: 'wx', flush: true }));
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -203,7 +224,7 @@ export class FsArtifactStore implements ArtifactStore {
         await rm(directory, { recursive: true, force: true });
         throw error;
       }
-    await writeFileAtomic(join(this.#runDirectory(parsed.ownerId, parsed.runId), parsed.workerId), '');
+    await writeIndexEntry(join(this.#runDirectory(parsed.ownerId, parsed.runId), parsed.workerId));
   }
 
   async getWorker(workerId: string): Promise<WorkerMetadata | undefined> {

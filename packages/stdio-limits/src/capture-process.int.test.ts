@@ -255,6 +255,17 @@ describe.each<[string, ProcessSpawner]>([
     expect(result.stdout.spill).toBeNull();
   });
 
+  it("makes the spill's folder when it does not exist yet", async () => {
+    const missing = join(dir, 'not-yet', 'made');
+    const result = await captureProcess('sh', {
+      args: ['-c', 'seq 1 300; seq 1 300 >&2'],
+      limits: { external_storage_dir: missing, external_storage_threshold: 0 },
+    });
+    expect((await readFile(result.stdout.spill?.path ?? '')).equals(seqBytes(300))).toBe(true);
+    expect((await readFile(result.stderr.spill?.path ?? '')).equals(seqBytes(300))).toBe(true);
+    expect(result.stdout.spill?.path.startsWith(missing)).toBe(true);
+  });
+
   it('stops the spill at its hard cap and says so', async () => {
     const result = await captureProcess('seq', {
       args: ['1', '10000'],

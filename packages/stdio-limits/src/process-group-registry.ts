@@ -1,11 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { z } from 'zod';
 import { killMarkedProcesses } from './marked-processes.js';
 import { cgroupParentDir, ProcessCgroup } from './process-cgroup.js';
 import { groupMembers, processGroupAlive, terminateProcessGroup } from './process-group.js';
+import {
+  type JournalLine,
+  journalFiles,
+  journalWritten,
+  ProcessGroupJournal,
+  readJournal,
+} from './process-group-journal.js';
 
 /** Environment variable marking every process of a registered group with its entry's token. */
 export const PROCESS_GROUP_TOKEN_ENV = 'WHARF_PROCESS_GROUP';
@@ -39,13 +46,21 @@ export interface ReapOptions {
 }
 
 /**
- * Files under a directory, one per running process group (`captureProcess({ registry })`),
+ * A record of the running process groups under a directory (`captureProcess({ registry })`),
  * so that groups a killed worker left behind can be ended when it starts again: a pidfile
- * reaper (Node has no `prctl(PR_SET_PDEATHSIG)`). Entries live in a per-host subdirectory
+ * reaper (Node has no `prctl(PR_SET_PDEATHSIG)`). Records live in a per-host subdirectory
  * (a process group id only means something on its host), name the process that owns them
- * (entries of another live process are left alone), and carry a token that every member
+ * (records of another live process are left alone), and carry a token that every member
  * inherits in `WHARF_PROCESS_GROUP`; on Linux a group is only signalled when a member still
  * carries it, so a recycled id never hits an unrelated group.
+ *
+ * Each process appends its records to a journal of its own (`journal-<pid>-<uuid>.log`, see
+ * {@link ProcessGroupJournal}): one write on an open descriptor per change, where a file per
+ * group cost a `mkdir`, an `open`, a `write`, a `close` and an `unlink` on the worker's main
+ * thread for every script. What a process killed at any point leaves is its journal, every
+ * line it wrote in it: the groups reserved or recorded and not yet released or removed are
+ * what `reap()` ends. Files of one group each (`<pgid>.json`, `pending-<token>.json`), as
+ * earlier versions wrote them, are still read and reaped.
  *
  * @example
  * ```ts
@@ -56,9 +71,11 @@ export interface ReapOptions {
  */
 export class ProcessGroupRegistry {
   readonly dir: string;
+  readonly #journal: ProcessGroupJournal;
 
   constructor(root: string) {
     this.dir = join(root, hostname());
+    this.#journal = new ProcessGroupJournal(this.dir);
   }
 
   /**
@@ -68,38 +85,39 @@ export class ProcessGroupRegistry {
    */
   reserve(token: string, cgroup?: string): void {
     if (!TOKEN.test(token)) throw new TypeError(`a group's token is a UUID, not ${JSON.stringify(token)}`);
-    mkdirSync(this.dir, { recursive: true });
-    const entry: PendingEntry = { ownerPid: process.pid, token, ...(cgroup === undefined ? {} : { cgroup }) };
-    writeFileSync(join(this.dir, `${PENDING_PREFIX}${token}.json`), JSON.stringify(entry));
+    this.#journal.append({
+      op: 'reserve',
+      ownerPid: process.pid,
+      token,
+      ...(cgroup === undefined ? {} : { cgroup }),
+    });
   }
 
   /** Forgets a reserved group that was never spawned. */
   release(token: string): void {
-    if (TOKEN.test(token)) rmSync(join(this.dir, `${PENDING_PREFIX}${token}.json`), { force: true });
+    if (this.#journal.state.pending.has(token)) this.#journal.append({ op: 'release', token });
   }
 
   /** Records a running group (and its cgroup, if any); returns the token its members must carry. */
   add(pgid: number, token: string = randomUUID(), cgroup?: string): string {
-    mkdirSync(this.dir, { recursive: true });
-    const entry: ProcessGroupEntry = {
+    this.#journal.append({
+      op: 'add',
       pgid,
       ownerPid: process.pid,
       token,
       ...(cgroup === undefined ? {} : { cgroup }),
-    };
-    writeFileSync(join(this.dir, `${pgid}.json`), JSON.stringify(entry));
-    this.release(token);
+    });
     return token;
   }
 
   /** Forgets a group that ended. */
   remove(pgid: number): void {
-    rmSync(join(this.dir, `${pgid}.json`), { force: true });
+    if (this.#journal.state.groups.has(pgid)) this.#journal.append({ op: 'remove', pgid });
   }
 
-  /** Recorded groups (unreadable entries are skipped). */
+  /** Recorded groups (unreadable records are skipped). */
   entries(): ProcessGroupEntry[] {
-    return readRecords(this.dir, (file) => !file.startsWith(PENDING_PREFIX), entrySchema);
+    return this.#records().flatMap((record) => record.groups);
   }
 
   /**
@@ -110,36 +128,108 @@ export class ProcessGroupRegistry {
    */
   async reap(options: ReapOptions = {}): Promise<number[]> {
     const reaped: number[] = [];
-    for (const entry of this.entries()) {
-      if (!mayReap(entry, options)) continue;
-      const graceMs = options.graceMs ?? 2_000;
-      const cgroup = recordedCgroup(entry);
-      const groupAlive = processGroupAlive(entry.pgid) && carriesToken(entry);
-      const cgroupAlive = cgroup?.populated() ?? false;
-      await Promise.all([
-        groupAlive ? terminateProcessGroup(entry.pgid, { graceMs }) : undefined,
-        cgroupAlive ? cgroup?.terminate({ graceMs }) : undefined,
-      ]);
-      await cgroup?.remove();
-      if (groupAlive || cgroupAlive) reaped.push(entry.pgid);
-      this.remove(entry.pgid);
-    }
-    for (const entry of this.pendingEntries()) {
-      if (!mayReap(entry, options)) continue;
-      // Spawned or not, nothing but its own processes carries the token: those are ended.
-      const cgroup = recordedCgroup(entry);
-      await killMarkedProcesses(PROCESS_GROUP_TOKEN_ENV, entry.token, { maxRounds: 3 });
-      if (cgroup?.populated()) await cgroup.terminate({ graceMs: 0 });
-      await cgroup?.remove();
-      this.release(entry.token);
+    const graceMs = options.graceMs ?? 2_000;
+    for (const record of this.#records()) {
+      for (const entry of record.groups) {
+        if (!mayReap(entry, options)) continue;
+        const cgroup = recordedCgroup(entry);
+        const groupAlive = processGroupAlive(entry.pgid) && carriesToken(entry);
+        const cgroupAlive = cgroup?.populated() ?? false;
+        await Promise.all([
+          groupAlive ? terminateProcessGroup(entry.pgid, { graceMs }) : undefined,
+          cgroupAlive ? cgroup?.terminate({ graceMs }) : undefined,
+        ]);
+        await cgroup?.remove();
+        if ((groupAlive || cgroupAlive) && !reaped.includes(entry.pgid)) reaped.push(entry.pgid);
+        record.forgetGroup(entry);
+      }
+      for (const entry of record.pending) {
+        if (!mayReap(entry, options)) continue;
+        // Spawned or not, nothing but its own processes carries the token: those are ended.
+        const cgroup = recordedCgroup(entry);
+        await killMarkedProcesses(PROCESS_GROUP_TOKEN_ENV, entry.token, { maxRounds: 3 });
+        if (cgroup?.populated()) await cgroup.terminate({ graceMs: 0 });
+        await cgroup?.remove();
+        record.forgetPending(entry);
+      }
+      record.done();
     }
     return reaped;
   }
 
-  /** Groups reserved and not (yet) recorded with their process group id. */
-  private pendingEntries(): PendingEntry[] {
-    return readRecords(this.dir, (file) => file.startsWith(PENDING_PREFIX), pendingSchema);
+  /**
+   * What is on file: this process's journal, the journals of other processes, and the files
+   * of one group each that earlier versions wrote, with how each forgets what was reaped.
+   */
+  #records(): RegistryRecord[] {
+    const own = this.#journal;
+    const records: RegistryRecord[] = [
+      {
+        groups: entriesOf(own.state.groups.values()),
+        pending: pendingOf(own.state.pending.values()),
+        forgetGroup: (entry) => this.remove(entry.pgid),
+        forgetPending: (entry) => this.release(entry.token),
+        done: () => undefined,
+      },
+    ];
+    for (const file of journalFiles(this.dir)) {
+      if (file.path === own.path) continue;
+      const state = readJournal(file.path);
+      const groups = entriesOf(state.groups.values());
+      const pending = pendingOf(state.pending.values());
+      let left = groups.length + pending.length;
+      const forget = () => {
+        left -= 1;
+      };
+      // Only a journal nobody writes to goes (once everything it held is reaped): a live
+      // writer, another registry of this process too, appends to its file, which must stay
+      // where reap() reads it.
+      const writerDead = !journalWritten(file);
+      records.push({
+        groups,
+        pending,
+        forgetGroup: forget,
+        forgetPending: forget,
+        done: () => {
+          if (left === 0 && writerDead) rmSync(file.path, { force: true });
+        },
+      });
+    }
+    records.push({
+      groups: readRecords(this.dir, (file) => !file.startsWith(PENDING_PREFIX), entrySchema),
+      pending: readRecords(this.dir, (file) => file.startsWith(PENDING_PREFIX), pendingSchema),
+      forgetGroup: (entry) => rmSync(join(this.dir, `${entry.pgid}.json`), { force: true }),
+      forgetPending: (entry) =>
+        rmSync(join(this.dir, `${PENDING_PREFIX}${entry.token}.json`), { force: true }),
+      done: () => undefined,
+    });
+    return records;
   }
+}
+
+/** Groups on file in one place, and how to forget one there once it is reaped. */
+interface RegistryRecord {
+  groups: ProcessGroupEntry[];
+  pending: PendingEntry[];
+  forgetGroup: (entry: ProcessGroupEntry) => void;
+  forgetPending: (entry: PendingEntry) => void;
+  done: () => void;
+}
+
+/** A journal's recorded groups as entries, each checked as a group's file is (a planted line is skipped). */
+function entriesOf(lines: Iterable<Extract<JournalLine, { op: 'add' }>>): ProcessGroupEntry[] {
+  return [...lines].flatMap(({ op: _op, ...entry }) => {
+    const parsed = entrySchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
+}
+
+/** A journal's reserved groups, checked as a reservation's file is. */
+function pendingOf(lines: Iterable<Extract<JournalLine, { op: 'reserve' }>>): PendingEntry[] {
+  return [...lines].flatMap(({ op: _op, ...entry }) => {
+    const parsed = pendingSchema.safeParse(entry);
+    return parsed.success ? [parsed.data] : [];
+  });
 }
 
 /**

@@ -6,6 +6,26 @@ import type { Writable } from 'node:stream';
 import { createGzip, constants as zlib } from 'node:zlib';
 import type { ReaderSpillResult, ReaderSpillTerms } from './stream-reader.js';
 
+/**
+ * Opens a spill's `.partial` file for writing, making its folder only when it is missing (a
+ * capture's two streams share one, which its caller usually made: a `mkdir -p` before each
+ * cost a call that failed with `EEXIST`). Undefined when it cannot be opened: the file stream
+ * then opens it itself and reports the error, and the capture goes on.
+ */
+function openPartial(path: string): number | undefined {
+  try {
+    return openSync(path, 'w', 0o666);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  }
+  try {
+    mkdirSync(dirname(path), { recursive: true });
+    return openSync(path, 'w', 0o666);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Plain-file writes are corked into batches of this size (one writev, no copy). */
 const BATCH_BYTES = 1024 * 1024;
 /**
@@ -82,12 +102,12 @@ export class SpillWriter {
 
   constructor(options: SpillWriterOptions) {
     this.#options = options;
-    try {
-      mkdirSync(dirname(options.path), { recursive: true });
-    } catch {
-      // The file stream's open error below reports it; the capture itself goes on.
-    }
-    this.#file = createWriteStream(`${options.path}.partial`, { highWaterMark: SINK_BUFFER_BYTES });
+    const partial = `${options.path}.partial`;
+    const fd = openPartial(partial);
+    this.#file = createWriteStream(partial, {
+      highWaterMark: SINK_BUFFER_BYTES,
+      ...(fd === undefined ? {} : { fd }),
+    });
     this.#file.on('error', (error) => this.#fail(error));
     if (options.compress) {
       const gzip = createGzip({
