@@ -124,10 +124,17 @@ tasks:
     // The script's group is recorded once its spawn has returned to the worker: kill the worker
     // after that (a worker killed with its helper in the instant between the two leaves the
     // script unrecorded, so no later worker can end it).
+    // (The worker's journal holds an `add` line for the group: a process appends there, see
+    // ProcessGroupRegistry.)
     const recorded = join(env.WHARF_DATA_DIR as string, 'process-groups', hostname());
-    await waitFor(async () =>
-      (await readdir(recorded).catch(() => [])).some((file) => file.endsWith('.json')),
-    );
+    await waitFor(async () => {
+      for (const file of await readdir(recorded).catch(() => [] as string[])) {
+        if (!file.startsWith('journal-')) continue;
+        const lines = (await readFile(join(recorded, file), 'utf8').catch(() => '')).split('\n');
+        if (lines.some((line) => line.includes('"op":"add"'))) return true;
+      }
+      return false;
+    });
     process.kill(-(worker.child.pid as number), 'SIGKILL');
     await once(worker.child, 'exit');
     // Nothing ends a script when its worker and its helper die outright: both processes are still there.
