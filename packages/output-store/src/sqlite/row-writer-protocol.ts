@@ -29,31 +29,36 @@ export type RowWriterStatement =
 
 /**
  * One new output for the writer thread: its row's insert parameters (in `insertedColumns`
- * order), its labels, and its spawn's quota when the intake counts one.
+ * order; the body's `null`, its bytes at `body` = [offset, length] in the request's `bodies`),
+ * its labels, and its spawn's quota when the intake counts one.
  *
  * @example
  * ```ts
- * const item: RowWriterItem = { parameters: insertParameters(values), labels: [], maxOutputs: 16 };
+ * const item: RowWriterItem = { parameters, body: [0, 1024], labels: [], maxOutputs: 16 };
  * ```
  */
 export interface RowWriterItem {
   readonly parameters: readonly unknown[];
+  readonly body?: readonly [offset: number, length: number];
   readonly labels: readonly (readonly [string, string])[];
   readonly maxOutputs?: number;
 }
 
 /**
  * A batch of items committed in one transaction; `now` is the epoch ms used for expiry checks.
+ * The items' bodies travel packed in `bodies`, one buffer transferred rather than copied: a
+ * body read into Node's buffer pool would otherwise be cloned with its whole pool slab.
  *
  * @example
  * ```ts
- * port.postMessage({ id: 1, now: Date.now(), items } satisfies RowWriterRequest);
+ * port.postMessage({ id: 1, now: Date.now(), items, bodies } satisfies RowWriterRequest, [bodies]);
  * ```
  */
 export interface RowWriterRequest {
   readonly id: number;
   readonly now: number;
   readonly items: readonly RowWriterItem[];
+  readonly bodies: ArrayBuffer;
 }
 
 /**

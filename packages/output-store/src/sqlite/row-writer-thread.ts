@@ -42,6 +42,7 @@ const RUN_ID = position('run_id');
 const SPAWN_ID = position('spawn_id');
 const IDEMPOTENCY_KEY = position('idempotency_key');
 const SHA256 = position('sha256');
+const BODY = position('body');
 
 const db = new Database(init.path, { timeout: init.busyTimeoutMs });
 db.pragma('journal_mode = WAL');
@@ -145,6 +146,11 @@ port.on('message', (message: RowWriterRequest | 'close') => {
     return;
   }
   const doomed = new Set<string>();
+  const bodies = Buffer.from(message.bodies);
+  for (const item of message.items) {
+    if (item.body)
+      (item.parameters as unknown[])[BODY] = bodies.subarray(item.body[0], item.body[0] + item.body[1]);
+  }
   try {
     const outcomes = commitBatch.immediate(message, doomed);
     port.postMessage({ id: message.id, outcomes, doomed: [...doomed] });

@@ -39,7 +39,7 @@ const threadUrl = new URL(
  * @example
  * ```ts
  * const writer = new RowWriter({ path, busyTimeoutMs: 10_000, synchronous: 'NORMAL', sql });
- * const { outcomes } = await writer.write(Date.now(), [{ parameters, labels: [] }]);
+ * const { outcomes } = await writer.write(Date.now(), [{ parameters, labels: [] }], new ArrayBuffer(0));
  * await writer.close();
  * ```
  */
@@ -60,18 +60,19 @@ export class RowWriter {
   }
 
   /**
-   * Commits `items` in one transaction in the writer thread; resolves with their outcomes once
+   * Commits `items` in one transaction in the writer thread (`bodies`, holding their bodies, is
+   * transferred: detached here once sent); resolves with their outcomes once
    * it committed, rejects with a `StorageFailureError` if the batch failed as a whole or the
    * thread died first.
    */
-  write(now: number, items: readonly RowWriterItem[]): Promise<RowWriterResult> {
+  write(now: number, items: readonly RowWriterItem[], bodies: ArrayBuffer): Promise<RowWriterResult> {
     if (this.#closed) return Promise.reject(new StorageFailureError('the output store is closed'));
     const worker = this.#running();
     const id = this.#nextId++;
     return new Promise((resolve, reject) => {
       this.#inFlight.set(id, { resolve, reject });
       if (this.#inFlight.size === 1) worker.ref();
-      worker.postMessage({ id, now, items } satisfies RowWriterRequest);
+      worker.postMessage({ id, now, items, bodies } satisfies RowWriterRequest, [bodies]);
     });
   }
 

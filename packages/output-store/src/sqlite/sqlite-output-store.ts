@@ -51,7 +51,7 @@ import { validateKeyLookup, validateListQuery, validateOutputEvent } from '../va
 import { ExternalBlobs } from './external-blobs.js';
 import { migrate } from './migrations.js';
 import { RowWriter } from './row-writer.js';
-import type { RowWriterOutcome } from './row-writer-protocol.js';
+import type { RowWriterItem, RowWriterOutcome } from './row-writer-protocol.js';
 import { parseRow, prepareStatements, type Statements, statementSql } from './statements.js';
 
 /**
@@ -635,14 +635,28 @@ export class SqliteOutputStore implements OutputStore {
     const batch = this.#writerQueue.splice(0, this.#writerQueue.length);
     const now = this.#now();
     const rows = batch.map((item) => rowValues(item.event, item.spooled, now, newOutId()));
-    const written = writer.write(
-      now,
-      batch.map((item, index) => ({
-        parameters: insertParameters(rows[index] as RowValues),
+    let size = 0;
+    for (const values of rows) size += values.body?.byteLength ?? 0;
+    const bodies = new Uint8Array(size);
+    let offset = 0;
+    const items = batch.map((item, index): RowWriterItem => {
+      const values = rows[index] as RowValues;
+      const parameters: unknown[] = insertParameters(values);
+      const body = values.body;
+      const packed = body ? ([offset, body.byteLength] as const) : undefined;
+      if (body) {
+        bodies.set(body, offset);
+        offset += body.byteLength;
+        parameters[bodyParameter] = null;
+      }
+      return {
+        parameters,
+        ...(packed ? { body: packed } : {}),
         labels: Object.entries(item.event.labels ?? {}),
         ...(item.maxOutputs === undefined ? {} : { maxOutputs: item.maxOutputs }),
-      })),
-    );
+      };
+    });
+    const written = writer.write(now, items, bodies.buffer);
     this.#writerBatch = written
       .then(
         ({ outcomes, doomed }) => {
@@ -822,6 +836,9 @@ export class SqliteOutputStore implements OutputStore {
     if (this.#closed) throw new StorageFailureError('the output store is closed');
   }
 }
+
+/** Where a row's body sits among its insert parameters. */
+const bodyParameter = insertedColumns.indexOf('body');
 
 /** The typed error of a writer thread's refusal of one emit. */
 function writerError(outcome: RowWriterOutcome | undefined): OutputStoreError {

@@ -111,6 +111,25 @@ describe('SqliteOutputStore with its writer thread', () => {
     }
   });
 
+  it('stores each body of one batch byte for byte, empty ones and views into a shared buffer too', async () => {
+    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const shared = Buffer.from('0123456789');
+    const contents = [
+      shared.subarray(2, 5),
+      new Uint8Array(0),
+      shared.subarray(7),
+      Buffer.from('é'.repeat(300)),
+    ];
+    const refs = await Promise.all(
+      contents.map((bytes, index) =>
+        store.emit({ producer, idempotencyKey: `b${index}`, content: { kind: 'bytes', bytes } }),
+      ),
+    );
+    for (const [index, ref] of refs.entries())
+      expect(Buffer.from((await store.get(ref)).body)).toEqual(Buffer.from(contents[index] ?? []));
+    await store.close();
+  });
+
   it('keeps one row per key when a batch holds the same key twice: the same bytes replay, others conflict', async () => {
     const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
     const settled = await Promise.allSettled([
@@ -161,21 +180,21 @@ describe('SqliteOutputStore with its writer thread', () => {
     new SqliteOutputStore({ path: dbPath }).close();
     const writer = writerOf();
     try {
-      await writer.write(Date.now(), [item('a', 'alpha')]);
+      await writer.write(Date.now(), [item('a', 'alpha')], new ArrayBuffer(0));
       const first = writer.threadId;
       expect(first).toBeDefined();
-      const inFlight = writer.write(Date.now(), [item('b', 'beta')]);
+      const inFlight = writer.write(Date.now(), [item('b', 'beta')], new ArrayBuffer(0));
       await writer.terminate();
       await expect(inFlight).rejects.toSatisfy((error) => StorageFailureError.isInstance(error));
-      const { outcomes } = await writer.write(Date.now(), [item('c', 'gamma')]);
+      const { outcomes } = await writer.write(Date.now(), [item('c', 'gamma')], new ArrayBuffer(0));
       expect(outcomes).toEqual([{ created: true }]);
       expect(writer.threadId).not.toBe(first);
     } finally {
       await writer.close();
     }
     expect(writer.threadId).toBeUndefined();
-    await expect(writer.write(Date.now(), [item('d', 'delta')])).rejects.toSatisfy((error) =>
-      StorageFailureError.isInstance(error),
+    await expect(writer.write(Date.now(), [item('d', 'delta')], new ArrayBuffer(0))).rejects.toSatisfy(
+      (error) => StorageFailureError.isInstance(error),
     );
   });
 
