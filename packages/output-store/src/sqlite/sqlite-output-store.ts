@@ -140,10 +140,10 @@ export class SqliteOutputStore implements OutputStore {
   readonly #statements: Statements;
   readonly #listStatements = new Map<string, Database.Statement>();
   readonly #pending: PendingCommit[] = [];
-  /** With `writerThread`: the thread, the emits waiting for its next batch, and its batch in flight. */
+  /** With `writerThread`: the thread, the emits waiting for its next batch, and its batches in flight. */
   readonly #writer: RowWriter | undefined;
   readonly #writerQueue: PendingCommit[] = [];
-  #writerBatch: Promise<void> | undefined;
+  readonly #writerBatches = new Set<Promise<void>>();
   /** Body files whose last row a transaction removed; unlinked only after it commits. */
   readonly #doomed = new Set<string>();
   #flushScheduled = false;
@@ -545,7 +545,7 @@ export class SqliteOutputStore implements OutputStore {
     this.#flush();
     this.#closed = true;
     // Emits already queued for the writer thread are committed and answered before it stops.
-    while (this.#writerBatch) await this.#writerBatch;
+    while (this.#writerBatches.size > 0) await Promise.all(this.#writerBatches);
     await this.#writer?.close();
     await this.#external?.removals();
     this.#db.close();
@@ -554,11 +554,16 @@ export class SqliteOutputStore implements OutputStore {
 
   /**
    * Queues a commit. Commits queued in the same event-loop turn share one write transaction
-   * (each in its own savepoint), so concurrent emits pay for one commit between them.
+   * (each in its own savepoint), so concurrent emits pay for one commit between them. With the
+   * writer thread a turn's emits go as soon as `writerBatchEarly` of them wait.
    */
   #commit(event: OutputEvent, spooled: SpooledBody, maxOutputs: number | undefined): Promise<Committed> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ event, spooled, maxOutputs, resolve, reject });
+      if (this.#writer && this.#pending.length >= writerBatchEarly) {
+        this.#flush();
+        return;
+      }
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -627,11 +632,12 @@ export class SqliteOutputStore implements OutputStore {
   }
 
   /**
-   * Sends the emits queued for the writer thread as one batch, unless a batch is in flight (its
-   * answer sends the next), and settles each emit from its outcome once the batch committed.
+   * Sends the emits queued for the writer thread as one batch, unless `writerBatchesInFlight`
+   * batches are in flight (the first answer sends the next), and settles each emit from its
+   * outcome once the batch committed.
    */
   #sendToWriter(writer: RowWriter): void {
-    if (this.#writerBatch || this.#writerQueue.length === 0) return;
+    if (this.#writerBatches.size >= writerBatchesInFlight || this.#writerQueue.length === 0) return;
     const batch = this.#writerQueue.splice(0, this.#writerQueue.length);
     const now = this.#now();
     const rows = batch.map((item) => rowValues(item.event, item.spooled, now, newOutId()));
@@ -657,7 +663,7 @@ export class SqliteOutputStore implements OutputStore {
       };
     });
     const written = writer.write(now, items, bodies.buffer);
-    this.#writerBatch = written
+    const settled: Promise<void> = written
       .then(
         ({ outcomes, doomed }) => {
           for (const sha256 of doomed) this.#doomed.add(sha256);
@@ -679,9 +685,10 @@ export class SqliteOutputStore implements OutputStore {
         },
       )
       .finally(() => {
-        this.#writerBatch = undefined;
+        this.#writerBatches.delete(settled);
         this.#sendToWriter(writer);
       });
+    this.#writerBatches.add(settled);
   }
 
   /**
@@ -836,6 +843,17 @@ export class SqliteOutputStore implements OutputStore {
     if (this.#closed) throw new StorageFailureError('the output store is closed');
   }
 }
+
+/**
+ * With the writer thread: emits waiting in one turn are sent as a batch as soon as this many
+ * wait, not only at the turn's end, so the thread commits them while the event loop reads the
+ * next requests; and up to {@link writerBatchesInFlight} batches are in flight at once (the
+ * thread commits them in order). Measured on the intake bench (16 clients, a token per POST):
+ * 11.6–11.7k → 13.3–13.8k req/s against one batch a turn, one at a time.
+ */
+const writerBatchEarly = 8;
+/** See {@link writerBatchEarly}. */
+const writerBatchesInFlight = 2;
 
 /** Where a row's body sits among its insert parameters. */
 const bodyParameter = insertedColumns.indexOf('body');

@@ -148,6 +148,18 @@ describe('SqliteOutputStore with its writer thread', () => {
     await store.close();
   });
 
+  it('keeps one row per key across the batches of one turn (sent 8 at a time, 2 in flight)', async () => {
+    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const keys = Array.from({ length: 30 }, (_, index) => `k${index % 10}`);
+    const emitted = await Promise.all(
+      keys.map((key) => store.emitWithRecord(textEvent(key, key), { maxOutputs: 10 })),
+    );
+    expect(emitted.filter((output) => output.created)).toHaveLength(10);
+    for (const [index, output] of emitted.entries()) expect(output.ref).toEqual(emitted[index % 10]?.ref);
+    expect(await store.count({ spawnId: 'spawn' })).toBe(10);
+    await store.close();
+  });
+
   it('refuses an emit beyond the quota with its typed error, counted in the batch', async () => {
     const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
     const settled = await Promise.allSettled(
