@@ -15,8 +15,19 @@ const secret = 'benchmark-secret-with-at-least-32-bytes!';
  */
 export interface HttpIntakeRow {
   row: BenchRow;
-  ours: { p50: number; p99: number; cpuMicros: number };
-  baseline: { p50: number; p99: number; cpuMicros: number };
+  ours: IntakeSide;
+  baseline: IntakeSide;
+}
+
+/**
+ * One side's best round: latency quantiles (ms), process CPU per request (µs; every thread)
+ * and the main thread's share of it (µs; the event loop that serves and drives the POSTs).
+ */
+export interface IntakeSide {
+  p50: number;
+  p99: number;
+  cpuMicros: number;
+  mainThreadMicros: number;
 }
 
 /** Result of benchmark 3: one row per token scenario (see {@link httpIntake}). */
@@ -24,10 +35,14 @@ export interface HttpIntakeResult {
   rows: HttpIntakeRow[];
 }
 
-/** One timed run: its wall time, process CPU (µs) and each request's latency in ms, ascending. */
+/**
+ * One timed run: its wall time, process and main-thread CPU (µs) and each request's latency in
+ * ms, ascending.
+ */
 interface Run {
   seconds: number;
   cpuMicros: number;
+  mainThreadMicros: number;
   latencies: number[];
 }
 
@@ -63,6 +78,7 @@ async function drive(
   const latencies: number[] = [];
   let next = 0;
   const cpuBefore = process.cpuUsage();
+  const threadBefore = process.threadCpuUsage();
   const started = process.hrtime.bigint();
   await Promise.all(
     Array.from({ length: sizes.httpClients }, async () => {
@@ -79,16 +95,23 @@ async function drive(
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(cpuBefore);
+  const thread = process.threadCpuUsage(threadBefore);
   agent.destroy();
   latencies.sort((left, right) => left - right);
-  return { seconds, cpuMicros: cpu.user + cpu.system, latencies };
+  return {
+    seconds,
+    cpuMicros: cpu.user + cpu.system,
+    mainThreadMicros: thread.user + thread.system,
+    latencies,
+  };
 }
 
-function summary(run: Run, posts: number): HttpIntakeRow['ours'] {
+function summary(run: Run, posts: number): IntakeSide {
   return {
     p50: quantile(run.latencies, 0.5),
     p99: quantile(run.latencies, 0.99),
     cpuMicros: run.cpuMicros / posts,
+    mainThreadMicros: run.mainThreadMicros / posts,
   };
 }
 
@@ -108,17 +131,28 @@ const emitsPerSpawn = 8;
  * the rounds alternate the sides and each keeps its best round (and that round's latencies), so
  * load from elsewhere on the shared cores falls on both alike. Two scenarios: every POST with
  * its own spawn's token (the worst case: each token verified in full), and spawns of
- * {@link emitsPerSpawn} EMITs each sending one token (how subagents use it).
+ * {@link emitsPerSpawn} EMITs each sending one token (how subagents use it). With `writerThread`
+ * the intake's store commits in its writer thread instead of on the event loop.
  */
-export async function httpIntake(sizes: OutputStoreSizes): Promise<HttpIntakeResult> {
+export async function httpIntake(sizes: OutputStoreSizes, writerThread: boolean): Promise<HttpIntakeResult> {
   return {
-    rows: [await httpIntakeScenario(sizes, 1), await httpIntakeScenario(sizes, emitsPerSpawn)],
+    rows: [
+      await httpIntakeScenario(sizes, 1, writerThread),
+      await httpIntakeScenario(sizes, emitsPerSpawn, writerThread),
+    ],
   };
 }
 
-async function httpIntakeScenario(sizes: OutputStoreSizes, postsPerToken: number): Promise<HttpIntakeRow> {
+async function httpIntakeScenario(
+  sizes: OutputStoreSizes,
+  postsPerToken: number,
+  writerThread: boolean,
+): Promise<HttpIntakeRow> {
   return withTempDir(async (directory) => {
-    const store = new SqliteOutputStore({ path: join(directory, 'intake.db') });
+    const store = new SqliteOutputStore({
+      path: join(directory, 'intake.db'),
+      writerThread,
+    });
     // Every client's POSTs are of one run, and up to all of them of one spawn token: this
     // measures throughput, so the per-spawn and per-run upload caps are as wide as the clients.
     const caps = { maxUploadsPerSpawn: sizes.httpClients, maxUploadsPerRun: sizes.httpClients };

@@ -4,7 +4,7 @@ import { emitThroughput } from './emit-throughput.js';
 import { getLatency } from './get-latency.js';
 import { httpIntake } from './http-intake.js';
 import { micros } from './shared.js';
-import { outputStoreParts, outputStoreSizes } from './sizes.js';
+import { intakeWriterThread, outputStoreParts, outputStoreSizes } from './sizes.js';
 import { streamIngest } from './stream-ingest.js';
 
 /**
@@ -19,7 +19,8 @@ export const outputStoreBenchmark: Benchmark = {
     const parts = outputStoreParts(process.env.WHARF_BENCH_OUTPUT_STORE_ROWS);
     const ingest = parts.has('ingest') ? await streamIngest(sizes) : undefined;
     const emits = parts.has('emit') ? await emitThroughput(sizes) : undefined;
-    const http = parts.has('intake') ? await httpIntake(sizes) : undefined;
+    const writerThread = intakeWriterThread(process.env.WHARF_BENCH_INTAKE_WRITER_THREAD);
+    const http = parts.has('intake') ? await httpIntake(sizes, writerThread) : undefined;
     const get = parts.has('get') ? await getLatency(sizes) : undefined;
     const rows: BenchRow[] = [];
     const notes: string[] = [];
@@ -40,9 +41,10 @@ export const outputStoreBenchmark: Benchmark = {
     if (http) {
       rows.push(...http.rows.map((intake) => intake.row));
       notes.push(
+        `intake store: SQLite, writerThread ${writerThread} (WHARF_BENCH_INTAKE_WRITER_THREAD=${writerThread ? 1 : 0})`,
         ...http.rows.map(
           (intake, index) =>
-            `intake latency p50/p99 (${index === 0 ? 'a token per POST' : 'shared spawn tokens'}): ${intake.ours.p50.toFixed(2)} / ${intake.ours.p99.toFixed(2)} ms, CPU ${micros(intake.ours.cpuMicros)} per request (bare node:http ${intake.baseline.p50.toFixed(2)} / ${intake.baseline.p99.toFixed(2)} ms, ${micros(intake.baseline.cpuMicros)})`,
+            `intake latency p50/p99 (${index === 0 ? 'a token per POST' : 'shared spawn tokens'}): ${intake.ours.p50.toFixed(2)} / ${intake.ours.p99.toFixed(2)} ms, CPU ${micros(intake.ours.cpuMicros)} per request, main thread ${micros(intake.ours.mainThreadMicros)} (bare node:http ${intake.baseline.p50.toFixed(2)} / ${intake.baseline.p99.toFixed(2)} ms, ${micros(intake.baseline.cpuMicros)}, main thread ${micros(intake.baseline.mainThreadMicros)})`,
         ),
       );
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { outputStoreParts } from './sizes.js';
+import { intakeWriterThread, outputStoreParts } from './sizes.js';
 
 describe('outputStoreParts', () => {
   it('runs every part unless WHARF_BENCH_OUTPUT_STORE_ROWS names some', () => {
@@ -13,5 +13,13 @@ describe('outputStoreParts', () => {
     expect(() => outputStoreParts('intake,http')).toThrow(
       /names http; the parts are ingest, emit, intake, get/,
     );
+  });
+});
+
+describe('intakeWriterThread', () => {
+  it('runs the intake store with its writer thread unless WHARF_BENCH_INTAKE_WRITER_THREAD is 0', () => {
+    expect(intakeWriterThread(undefined)).toBe(true);
+    expect(intakeWriterThread('1')).toBe(true);
+    expect(intakeWriterThread('0')).toBe(false);
   });
 });

@@ -65,3 +65,16 @@ export function outputStoreParts(selection: string | undefined): ReadonlySet<Out
     );
   return new Set(names as OutputStorePart[]);
 }
+
+/**
+ * Whether the intake's SQLite store commits in its writer thread (`writerThread`): yes unless
+ * `WHARF_BENCH_INTAKE_WRITER_THREAD` is `0`.
+ *
+ * @example
+ * ```ts
+ * intakeWriterThread(process.env.WHARF_BENCH_INTAKE_WRITER_THREAD); // true unless '0'
+ * ```
+ */
+export function intakeWriterThread(value: string | undefined): boolean {
+  return value !== '0';
+}

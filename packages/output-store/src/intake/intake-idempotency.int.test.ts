@@ -31,6 +31,10 @@ type Created = {
 const stores: [string, (directory: string) => OutputStore][] = [
   ['InMemoryOutputStore', () => new InMemoryOutputStore()],
   ['SqliteOutputStore', (directory) => new SqliteOutputStore({ path: join(directory, 'outputs.db') })],
+  [
+    'SqliteOutputStore with its writer thread',
+    (directory) => new SqliteOutputStore({ path: join(directory, 'outputs.db'), writerThread: true }),
+  ],
 ];
 
 describe.each(stores)('intake idempotency keys over HTTP (%s)', (_name, makeStore) => {

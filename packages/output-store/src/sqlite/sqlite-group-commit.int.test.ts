@@ -12,7 +12,7 @@ function textEvent(key: string, text: string, extra: Partial<OutputEvent> = {}):
   return { producer, idempotencyKey: key, content: { kind: 'text', text }, ...extra };
 }
 
-describe('SqliteOutputStore group commit', () => {
+describe.each([false, true])('SqliteOutputStore group commit (writerThread: %s)', (writerThread) => {
   let directory: string;
   let dbPath: string;
 
@@ -25,7 +25,7 @@ describe('SqliteOutputStore group commit', () => {
   });
 
   it('settles each emit of one batch on its own: a conflict fails only its emit, the rest commit', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 1024 });
+    const store = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 1024, writerThread });
     const first = await store.emit(textEvent('taken', 'original'));
     // Emitted in one turn, so they share one write transaction.
     const settled = await Promise.allSettled([
@@ -53,7 +53,7 @@ describe('SqliteOutputStore group commit', () => {
     expect(refs[5]).toEqual(refs[0]);
     await store.close();
 
-    const reopened = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 1024 });
+    const reopened = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 1024, writerThread });
     expect(await reopened.count({ spawnId: 'spawn' })).toBe(4);
     const labelled = refs[3];
     const large = refs[4];

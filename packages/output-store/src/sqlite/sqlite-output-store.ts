@@ -17,6 +17,7 @@ import {
 } from '../errors.js';
 import { newOutId } from '../ids.js';
 import {
+  insertedColumns,
   insertParameters,
   type OutputRow,
   type RowValues,
@@ -49,7 +50,9 @@ import type {
 import { validateKeyLookup, validateListQuery, validateOutputEvent } from '../validate-event.js';
 import { ExternalBlobs } from './external-blobs.js';
 import { migrate } from './migrations.js';
-import { parseRow, prepareStatements, type Statements } from './statements.js';
+import { RowWriter } from './row-writer.js';
+import type { RowWriterItem, RowWriterOutcome } from './row-writer-protocol.js';
+import { parseRow, prepareStatements, type Statements, statementSql } from './statements.js';
 
 /**
  * Options of {@link SqliteOutputStore}.
@@ -79,6 +82,15 @@ export interface SqliteOutputStoreOptions {
   readonly synchronous?: 'NORMAL' | 'FULL';
   /** How long to wait for another process's write lock, default 10 s. */
   readonly busyTimeoutMs?: number;
+  /**
+   * Commit new outputs with bodies stored in the row (up to `inlineThresholdBytes`) in a worker
+   * thread that owns its own connection to the database, instead of on the event loop; default
+   * false. An emit still resolves only once its row is committed, and idempotency keys, quotas
+   * and errors are as without it. Emits that arrive while a batch is committing are sent as the
+   * next batch, so more of them share one commit. Larger bodies, deletes and gc stay on the
+   * calling thread. See the output store's README (the writer thread).
+   */
+  readonly writerThread?: boolean;
   /** Clock in epoch milliseconds (tests). */
   readonly now?: () => number;
 }
@@ -128,6 +140,10 @@ export class SqliteOutputStore implements OutputStore {
   readonly #statements: Statements;
   readonly #listStatements = new Map<string, Database.Statement>();
   readonly #pending: PendingCommit[] = [];
+  /** With `writerThread`: the thread, the emits waiting for its next batch, and its batches in flight. */
+  readonly #writer: RowWriter | undefined;
+  readonly #writerQueue: PendingCommit[] = [];
+  readonly #writerBatches = new Set<Promise<void>>();
   /** Body files whose last row a transaction removed; unlinked only after it commits. */
   readonly #doomed = new Set<string>();
   #flushScheduled = false;
@@ -157,6 +173,15 @@ export class SqliteOutputStore implements OutputStore {
       this.#db.pragma('foreign_keys = ON');
       migrate(this.#db);
       this.#statements = prepareStatements(this.#db);
+      this.#writer = options.writerThread
+        ? new RowWriter({
+            path: options.path,
+            busyTimeoutMs: options.busyTimeoutMs ?? 10_000,
+            synchronous: options.synchronous ?? 'NORMAL',
+            sql: statementSql,
+            insertedColumns,
+          })
+        : undefined;
       this.#commitTransaction = this.#db.transaction(
         (event: OutputEvent, spooled: SpooledBody, now: number) => this.#insert(event, spooled, now),
       );
@@ -519,6 +544,9 @@ export class SqliteOutputStore implements OutputStore {
     if (this.#closed) return;
     this.#flush();
     this.#closed = true;
+    // Emits already queued for the writer thread are committed and answered before it stops.
+    while (this.#writerBatches.size > 0) await Promise.all(this.#writerBatches);
+    await this.#writer?.close();
     await this.#external?.removals();
     this.#db.close();
     await this.#external?.store.close();
@@ -526,11 +554,16 @@ export class SqliteOutputStore implements OutputStore {
 
   /**
    * Queues a commit. Commits queued in the same event-loop turn share one write transaction
-   * (each in its own savepoint), so concurrent emits pay for one commit between them.
+   * (each in its own savepoint), so concurrent emits pay for one commit between them. With the
+   * writer thread a turn's emits go as soon as `writerBatchEarly` of them wait.
    */
   #commit(event: OutputEvent, spooled: SpooledBody, maxOutputs: number | undefined): Promise<Committed> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ event, spooled, maxOutputs, resolve, reject });
+      if (this.#writer && this.#pending.length >= writerBatchEarly) {
+        this.#flush();
+        return;
+      }
       if (!this.#flushScheduled) {
         this.#flushScheduled = true;
         setImmediate(() => this.#flush());
@@ -548,8 +581,15 @@ export class SqliteOutputStore implements OutputStore {
 
   #flushPending(): void {
     this.#flushScheduled = false;
-    const items = this.#pending.splice(0, this.#pending.length);
+    let items = this.#pending.splice(0, this.#pending.length);
     if (items.length === 0) return;
+    if (this.#writer && !this.#closed) {
+      const local: PendingCommit[] = [];
+      for (const item of items) (item.spooled.kind === 'inline' ? this.#writerQueue : local).push(item);
+      this.#sendToWriter(this.#writer);
+      items = local;
+      if (items.length === 0) return;
+    }
     const [single] = items;
     // A quota is counted in the transaction of its insert, so it never takes the autocommit path.
     if (items.length === 1 && single && single.maxOutputs === undefined && !this.#closed) {
@@ -589,6 +629,66 @@ export class SqliteOutputStore implements OutputStore {
           : new StorageFailureError(`cannot store output: ${String(error)}`, { cause: error }),
       );
     }
+  }
+
+  /**
+   * Sends the emits queued for the writer thread as one batch, unless `writerBatchesInFlight`
+   * batches are in flight (the first answer sends the next), and settles each emit from its
+   * outcome once the batch committed.
+   */
+  #sendToWriter(writer: RowWriter): void {
+    if (this.#writerBatches.size >= writerBatchesInFlight || this.#writerQueue.length === 0) return;
+    const batch = this.#writerQueue.splice(0, this.#writerQueue.length);
+    const now = this.#now();
+    const rows = batch.map((item) => rowValues(item.event, item.spooled, now, newOutId()));
+    let size = 0;
+    for (const values of rows) size += values.body?.byteLength ?? 0;
+    const bodies = new Uint8Array(size);
+    let offset = 0;
+    const items = batch.map((item, index): RowWriterItem => {
+      const values = rows[index] as RowValues;
+      const parameters: unknown[] = insertParameters(values);
+      const body = values.body;
+      const packed = body ? ([offset, body.byteLength] as const) : undefined;
+      if (body) {
+        bodies.set(body, offset);
+        offset += body.byteLength;
+        parameters[bodyParameter] = null;
+      }
+      return {
+        parameters,
+        ...(packed ? { body: packed } : {}),
+        labels: Object.entries(item.event.labels ?? {}),
+        ...(item.maxOutputs === undefined ? {} : { maxOutputs: item.maxOutputs }),
+      };
+    });
+    const written = writer.write(now, items, bodies.buffer);
+    const settled: Promise<void> = written
+      .then(
+        ({ outcomes, doomed }) => {
+          for (const sha256 of doomed) this.#doomed.add(sha256);
+          for (const [index, item] of batch.entries()) {
+            const outcome = outcomes[index];
+            const values = rows[index];
+            if (outcome && values && 'created' in outcome)
+              item.resolve({
+                ref: { outId: values.out_id },
+                record: insertedRecord(values, item.event.labels ?? {}),
+              });
+            else if (outcome && 'outId' in outcome) item.resolve({ ref: { outId: outcome.outId } });
+            else item.reject(writerError(outcome));
+          }
+          this.#dropDoomed();
+        },
+        (error: unknown) => {
+          for (const item of batch) item.reject(error);
+        },
+      )
+      .finally(() => {
+        this.#writerBatches.delete(settled);
+        this.#sendToWriter(writer);
+      });
+    this.#writerBatches.add(settled);
   }
 
   /**
@@ -742,6 +842,30 @@ export class SqliteOutputStore implements OutputStore {
   #assertOpen(): void {
     if (this.#closed) throw new StorageFailureError('the output store is closed');
   }
+}
+
+/**
+ * With the writer thread: emits waiting in one turn are sent as a batch as soon as this many
+ * wait, not only at the turn's end, so the thread commits them while the event loop reads the
+ * next requests; and up to {@link writerBatchesInFlight} batches are in flight at once (the
+ * thread commits them in order). Measured on the intake bench (16 clients, a token per POST):
+ * 11.6–11.7k → 13.3–13.8k req/s against one batch a turn, one at a time.
+ */
+const writerBatchEarly = 8;
+/** See {@link writerBatchEarly}. */
+const writerBatchesInFlight = 2;
+
+/** Where a row's body sits among its insert parameters. */
+const bodyParameter = insertedColumns.indexOf('body');
+
+/** The typed error of a writer thread's refusal of one emit. */
+function writerError(outcome: RowWriterOutcome | undefined): OutputStoreError {
+  if (outcome && 'conflict' in outcome)
+    return new IdempotencyConflictError(outcome.conflict.idempotencyKey, outcome.conflict.existingOutId);
+  if (outcome && 'forbidden' in outcome) return new OutputForbiddenError(outcome.forbidden);
+  return new StorageFailureError(
+    `cannot store output: ${outcome && 'failure' in outcome ? outcome.failure : 'the writer thread gave no answer'}`,
+  );
 }
 
 /** The record of a row just inserted, from its values (what `stat` would read back). */
