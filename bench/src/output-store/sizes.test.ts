@@ -17,8 +17,8 @@ describe('outputStoreParts', () => {
 });
 
 describe('intakeWriterThread', () => {
-  it('runs the intake store with its writer thread unless WHARF_BENCH_INTAKE_WRITER_THREAD is 0', () => {
-    expect(intakeWriterThread(undefined)).toBe(true);
+  it('runs the intake store as it defaults (no writer thread) unless WHARF_BENCH_INTAKE_WRITER_THREAD is 1', () => {
+    expect(intakeWriterThread(undefined)).toBe(false);
     expect(intakeWriterThread('1')).toBe(true);
     expect(intakeWriterThread('0')).toBe(false);
   });

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeAll, beforeEach, describe, expect, inject, it } from 'vitest';
 import { S3BlobStore } from '../s3/s3-blob-store.js';
+import type { SqliteOutputStore } from '../sqlite/sqlite-output-store.js';
 import {
   createPostgresDatabase,
   createS3Bucket,
@@ -131,6 +132,30 @@ describe('openDataPlane', () => {
     } finally {
       await database.drop();
     }
+  });
+
+  it('commits in a writer thread when WHARF_SQLITE_WRITER_THREAD=1, and refuses a value it does not know', async () => {
+    for (const [value, on] of [
+      ['1', true],
+      ['true', true],
+      ['0', false],
+      [undefined, false],
+    ] as const) {
+      const path = join(directory, `outputs-${String(value)}.db`);
+      const plane = await openDataPlane({
+        env: { WHARF_STORE: path, ...(value === undefined ? {} : { WHARF_SQLITE_WRITER_THREAD: value }) },
+      });
+      try {
+        expect((plane.store as SqliteOutputStore).writerThread, String(value)).toBe(on);
+        await roundTrip(plane.store, randomBytes(64));
+      } finally {
+        await plane.close();
+      }
+    }
+    const refused = join(directory, 'refused.db');
+    await expect(
+      openDataPlane({ env: { WHARF_STORE: refused, WHARF_SQLITE_WRITER_THREAD: 'yes' } }),
+    ).rejects.toThrow('WHARF_SQLITE_WRITER_THREAD');
   });
 
   it('refuses bad configuration before opening anything, naming the variable and part', async () => {

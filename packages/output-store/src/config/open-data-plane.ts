@@ -128,7 +128,9 @@ async function openBlobStore(config: BlobsConfig, env: DataPlaneEnv): Promise<Bl
  * and a missing one is a {@link BackendMissingError} ("install pg to use postgres:// stores").
  * S3 credentials come from `AWS_ACCESS_KEY_ID` / `AWS_SECRET_ACCESS_KEY` / `AWS_SESSION_TOKEN`,
  * else the AWS SDK's provider chain; region from the URL, `AWS_REGION` or `AWS_DEFAULT_REGION`;
- * endpoint from the URL, `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`.
+ * endpoint from the URL, `AWS_ENDPOINT_URL_S3` or `AWS_ENDPOINT_URL`. A SQLite store commits
+ * its small new outputs in a writer thread when `WHARF_SQLITE_WRITER_THREAD=1` (see
+ * `SqliteOutputStoreOptions.writerThread`).
  *
  * @example
  * ```ts
@@ -160,7 +162,12 @@ export async function openDataPlane(options: OpenDataPlaneOptions = {}): Promise
       : parseBlobsUrl(blobsUrl, options.blobs !== undefined ? 'blobs' : 'WHARF_BLOBS');
 
   if (storeConfig.kind === 'sqlite') {
-    const base = { ...options.sqlite, path: storeConfig.path };
+    const writerThread = writerThreadOf(envValue(env, 'WHARF_SQLITE_WRITER_THREAD'));
+    const base = {
+      ...(writerThread === undefined ? {} : { writerThread }),
+      ...options.sqlite,
+      path: storeConfig.path,
+    };
     let store: SqliteOutputStore;
     let blobs: BlobStore | undefined;
     if (blobsConfig === undefined) store = new SqliteOutputStore(base);
@@ -229,4 +236,12 @@ function missingBlobs(): InvalidStoreUrlError {
     'value',
     'is required with a postgres:// store (file:///dir or s3://bucket)',
   );
+}
+
+/** `WHARF_SQLITE_WRITER_THREAD`: `1`/`true` on, `0`/`false` off, unset the store's default (off). */
+function writerThreadOf(value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value === '1' || value === 'true') return true;
+  if (value === '0' || value === 'false') return false;
+  throw new InvalidStoreUrlError('WHARF_SQLITE_WRITER_THREAD', 'value', 'must be 1, 0, true or false');
 }

@@ -75,6 +75,7 @@ export const s3QuerySchema = z
 export const dataPlaneEnvSchema = z.object({
   WHARF_STORE: z.string().optional(),
   WHARF_BLOBS: z.string().optional(),
+  WHARF_SQLITE_WRITER_THREAD: z.string().optional(),
   AWS_ACCESS_KEY_ID: z.string().optional(),
   AWS_SECRET_ACCESS_KEY: z.string().optional(),
   AWS_SESSION_TOKEN: z.string().optional(),

@@ -142,6 +142,11 @@ export class SqliteOutputStore implements OutputStore {
   readonly #pending: PendingCommit[] = [];
   /** With `writerThread`: the thread, the emits waiting for its next batch, and its batches in flight. */
   readonly #writer: RowWriter | undefined;
+
+  /** True when small new outputs are committed in a writer thread (`SqliteOutputStoreOptions.writerThread`). */
+  get writerThread(): boolean {
+    return this.#writer !== undefined;
+  }
   readonly #writerQueue: PendingCommit[] = [];
   readonly #writerBatches = new Set<Promise<void>>();
   /** Body files whose last row a transaction removed; unlinked only after it commits. */
