@@ -18,6 +18,38 @@ describe('LocalBlobStore on disk', () => {
     await rm(directory, { recursive: true, force: true });
   });
 
+  it('claims a fresh directory another worker of the same store claimed and wrote a body to meanwhile', async () => {
+    const root = join(directory, 'raced');
+    const owner = { storeId: 'store-1', description: 'sqlite:///shared/outputs.db' };
+    const first = new LocalBlobStore({ root });
+    const second = new LocalBlobStore({ root });
+    // Between `first` finding no marker and looking for bodies, `second` claims and stores one.
+    const list = first.list.bind(first);
+    let raced = false;
+    first.list = () => {
+      if (!raced) {
+        raced = true;
+        return (async function* () {
+          await second.claim(owner);
+          const bytes = Buffer.from('a body of the same store');
+          const sha = createHash('sha256').update(bytes).digest('hex');
+          await mkdir(join(root, sha.slice(0, 2)), { recursive: true });
+          await writeFile(join(root, sha.slice(0, 2), sha), bytes);
+          yield* list();
+        })();
+      }
+      return list();
+    };
+    await first.claim(owner);
+    expect(raced).toBe(true);
+    // Another store's marker is still refused.
+    await expect(
+      new LocalBlobStore({ root }).claim({ storeId: 'store-2', description: 'another' }),
+    ).rejects.toThrow();
+    await first.close();
+    await second.close();
+  });
+
   it('uses the SQLite store layout, so its body files are readable through it', async () => {
     const root = join(directory, 'layout');
     const bytes = Buffer.from('laid out like outputs.db.blobs');

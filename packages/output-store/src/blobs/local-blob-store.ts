@@ -1,4 +1,4 @@
-import { link, open, readdir, readFile, stat } from 'node:fs/promises';
+import { access, link, open, readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pathToFileURL } from 'node:url';
@@ -213,7 +213,12 @@ export class LocalBlobStore implements BlobStore {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'ENOENT')
           throw this.#failure(error, `cannot read ${path}`);
-        await assertUnmarkedClaimable(this, owner, this.location);
+        await assertUnmarkedClaimable(this, owner, this.location, () =>
+          access(path).then(
+            () => true,
+            () => false,
+          ),
+        );
         if (await this.#createMarker(path, owner)) return;
         continue;
       }

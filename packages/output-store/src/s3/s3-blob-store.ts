@@ -307,7 +307,12 @@ export class S3BlobStore implements BlobStore {
         assertOwnMarker(text, owner, this.location);
         return;
       }
-      await assertUnmarkedClaimable(this, owner, this.location);
+      await assertUnmarkedClaimable(
+        this,
+        owner,
+        this.location,
+        async () => (await this.#readText(key)) !== undefined,
+      );
       try {
         await this.#client.send(
           new PutObjectCommand({
