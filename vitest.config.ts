@@ -5,7 +5,8 @@ import { ClosingLineReporter } from './test/src/closing-line-reporter.js';
 //   *.test.ts         unit: pure, fast, no servers
 //   *.int.test.ts     integration: real SQLite files, real child processes, real Temporal
 //   *.e2e.test.ts     end to end: black box through worker, client and CLI (test/)
-//   *.faults.test.ts  infrastructure faults on the native cluster topology (test/)
+//   *.faults.test.ts  the native cluster tier (test/): its journeys (up, status, processes
+//                     stopped and started, a rolling upgrade) and infrastructure faults survived
 // The int and e2e tiers share one Temporal dev server per run (test/src/global-setup.ts).
 const exclude = ['**/node_modules/**', '**/dist/**'];
 
@@ -63,8 +64,10 @@ export default defineConfig({
       },
       {
         test: {
-          // Infrastructure faults on the native cluster (`wharf cluster`): one file, one cluster,
-          // one swarm that the faults hit in turn (test/src/cluster-faults.faults.test.ts).
+          // The native cluster (`wharf cluster`) tier, run alone: the cluster's journeys
+          // (cluster.faults, cluster-upgrade.faults), a data directory's dev server down, and the
+          // faults, one file, one cluster, one swarm that the faults hit in turn
+          // (cluster-faults.faults). One file at a time: each brings up a cluster of its own.
           name: 'faults',
           include: ['test/src/**/*.faults.test.ts'],
           exclude,

@@ -11,7 +11,8 @@
 //      WHARF_TEST_SUMMARY_FILE when set.
 // Arguments go to the second run: `pnpm test --affected`, `pnpm test --filter=@wharf/cli...`.
 // `--tier=faults` runs the fault tier instead of the other three (test/src/*.faults.test.ts: the
-// native cluster broken under a swarm, about five minutes on two cores: `.ci/run` runs it after
+// native cluster's journeys — up, processes stopped and started, a rolling upgrade — and the
+// cluster broken under a swarm, about eight minutes on two cores: `.ci/run` runs it after
 // `pnpm test`, which it would take past eight minutes).
 // TURBO_FORCE=true (what CI sets) runs everything with no cache.
 import { appendFileSync, existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';

@@ -44,9 +44,9 @@ try {
   notBuilt = (error as Error).message;
 }
 if (notBuilt !== undefined)
-  console.warn(`[cluster upgrade e2e] skipped: the cluster's binaries are not built (${notBuilt})`);
+  console.warn(`[cluster upgrade] skipped: the cluster's binaries are not built (${notBuilt})`);
 
-const log = (line: string) => console.log(`[cluster upgrade e2e] ${line}`);
+const log = (line: string) => console.log(`[cluster upgrade] ${line}`);
 
 /** What `wharf run --json` prints, as far as this test reads it. */
 interface SwarmJson {

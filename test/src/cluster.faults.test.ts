@@ -25,7 +25,7 @@ try {
   notBuilt = (error as Error).message;
 }
 if (notBuilt !== undefined)
-  console.warn(`[cluster e2e] skipped: the cluster's binaries are not built (${notBuilt})`);
+  console.warn(`[cluster] skipped: the cluster's binaries are not built (${notBuilt})`);
 
 describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf cluster)', () => {
   let scratch: string;
@@ -39,11 +39,11 @@ describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf clu
     await chmod(scratch, 0o755);
     cluster = new ClusterTopology(
       { dir: join(scratch, 'cluster'), root, ports: await freeClusterPorts(), workers: 2 },
-      { env: { ...process.env, ...keys }, onProgress: (line) => console.log(`[cluster e2e] ${line}`) },
+      { env: { ...process.env, ...keys }, onProgress: (line) => console.log(`[cluster] ${line}`) },
     );
     const started = Date.now();
     await cluster.up();
-    console.log(`[cluster e2e] cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    console.log(`[cluster] cluster up in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }, 600_000);
 
   afterAll(async () => {
