@@ -1,16 +1,12 @@
 import { EvidenceCompiler, isEvidenceRecord, type WorkerMetadata } from '@wharf/evidence';
 import { safeId } from '@wharf/orchestrator/data-dir';
-import {
-  InvalidOutputEventError,
-  type OutputRecord,
-  OutputStoreError,
-  streamPartLabel,
-} from '@wharf/output-store';
+import { InvalidOutputEventError, type OutputRecord, streamPartLabel } from '@wharf/output-store';
 import { clampRange } from '../clamp-range.js';
 import { CliError } from '../cli-error.js';
 import { evidenceInStore, evidenceLines, runEvidence, runsOf } from '../evidence-listing.js';
 import { openData } from '../open-data.js';
 import { type CliIo, printJson } from '../output.js';
+import { outputReadCliError } from '../output-read-error.js';
 import { parseRange } from '../parse-inputs.js';
 import { rerunLineage } from '../rerun-lineage.js';
 
@@ -129,11 +125,7 @@ export async function outputsShow(
     }
     if (io.isTTY && last !== undefined && last !== 0x0a) write(new Uint8Array([0x0a]));
   } catch (error) {
-    if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND') {
-      throw new CliError('NOT_FOUND', error.message, { cause: error });
-    }
-    if (OutputStoreError.isInstance(error)) throw new CliError('USAGE', error.message, { cause: error });
-    throw error;
+    throw outputReadCliError(error) ?? error;
   } finally {
     await data.close();
   }

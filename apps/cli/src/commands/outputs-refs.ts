@@ -1,7 +1,8 @@
-import { entryOutIds, isManifestRecord, manifestEntries, OutputStoreError } from '@wharf/output-store';
+import { entryOutIds, isManifestRecord, manifestEntries } from '@wharf/output-store';
 import { CliError } from '../cli-error.js';
 import { openData } from '../open-data.js';
 import type { CliIo } from '../output.js';
+import { outputReadCliError } from '../output-read-error.js';
 
 /**
  * `wharf outputs refs <outId> [--records]`: the out ids a stored list names (a loop's manifest:
@@ -38,10 +39,7 @@ export async function outputsRefs(
       else for (const id of entryOutIds(entry)) io.out(id);
     }
   } catch (error) {
-    if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND')
-      throw new CliError('NOT_FOUND', error.message, { cause: error });
-    if (OutputStoreError.isInstance(error)) throw new CliError('USAGE', error.message, { cause: error });
-    throw error;
+    throw outputReadCliError(error) ?? error;
   } finally {
     await data.close();
   }

@@ -2,7 +2,6 @@ import { TextDecoder } from 'node:util';
 import {
   isOutId,
   isStreamId,
-  OutputStoreError,
   type StreamEvent,
   type StreamTarget,
   streamLabel,
@@ -11,6 +10,7 @@ import {
 import { CliError } from '../cli-error.js';
 import { openData } from '../open-data.js';
 import type { CliIo } from '../output.js';
+import { outputReadCliError } from '../output-read-error.js';
 
 /** Options of {@link outputsTail}. */
 export interface OutputsTailOptions {
@@ -144,10 +144,7 @@ export async function outputsTail(
         `stream ${stream}: the current attempt is not sealed yet${options.follow ? '' : ' (--follow follows it)'}`,
       );
   } catch (error) {
-    if (OutputStoreError.isInstance(error) && error.code === 'NOT_FOUND')
-      throw new CliError('NOT_FOUND', error.message, { cause: error });
-    if (OutputStoreError.isInstance(error)) throw new CliError('USAGE', error.message, { cause: error });
-    throw error;
+    throw outputReadCliError(error) ?? error;
   } finally {
     await data.close();
   }
