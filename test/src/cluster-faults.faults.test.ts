@@ -13,6 +13,7 @@ import type { OutputRecord } from '@wharf/output-store';
 import { type DataPlane, openDataPlane } from '@wharf/output-store/config';
 import { type ProviderServer, sentTurn, startProviderServer } from '@wharf/runtime/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterNotBuilt } from './cluster-binaries.js';
 import { startTcpProxy, type TcpProxy } from './servers/tcp-proxy.js';
 import { runWharf, type SpawnedWharf, spawnWharf } from './wharf-cli.js';
 
@@ -43,14 +44,7 @@ const TEMPORAL_CUT_MS = 60_000;
 /** How long after a fault's end the first subagent must complete. */
 const RECOVERY_LIMIT_MS = 60_000;
 
-let notBuilt: string | undefined;
-try {
-  findClusterBinaries(process.env);
-} catch (error) {
-  notBuilt = (error as Error).message;
-}
-if (notBuilt !== undefined)
-  console.warn(`[faults] skipped: the cluster's binaries are not built (${notBuilt})`);
+const notBuilt = clusterNotBuilt('faults');
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

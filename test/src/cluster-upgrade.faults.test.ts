@@ -9,13 +9,13 @@ import type { temporal } from '@temporalio/proto';
 import {
   type ClusterConfig,
   ClusterTopology,
-  findClusterBinaries,
   freeClusterPorts,
   serviceEnvironments,
   workerEnvironment,
   workerHome,
 } from '@wharf/cli/cluster';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterNotBuilt } from './cluster-binaries.js';
 import { runWharf, startWharf } from './wharf-cli.js';
 
 // A rolling upgrade of the native cluster's workers while a swarm runs, through Worker
@@ -37,14 +37,7 @@ const ITEMS = 200;
 const B_ITEMS = 12;
 const B_BUILD = 'upgrade-b';
 
-let notBuilt: string | undefined;
-try {
-  findClusterBinaries(process.env);
-} catch (error) {
-  notBuilt = (error as Error).message;
-}
-if (notBuilt !== undefined)
-  console.warn(`[cluster upgrade] skipped: the cluster's binaries are not built (${notBuilt})`);
+const notBuilt = clusterNotBuilt('cluster upgrade');
 
 const log = (line: string) => console.log(`[cluster upgrade] ${line}`);
 

@@ -6,9 +6,10 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
-import { ClusterTopology, findClusterBinaries, freeClusterPorts } from '@wharf/cli/cluster';
+import { ClusterTopology, freeClusterPorts } from '@wharf/cli/cluster';
 import { encryptedDataConverter, parseKeyRing } from '@wharf/codec';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterNotBuilt } from './cluster-binaries.js';
 import { runWharf } from './wharf-cli.js';
 
 // The compose topology as native processes (`wharf cluster up`): the real Temporal server on
@@ -18,14 +19,7 @@ import { runWharf } from './wharf-cli.js';
 // Web UI is pointed at it.
 const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL('../../', import.meta.url));
-let notBuilt: string | undefined;
-try {
-  findClusterBinaries(process.env);
-} catch (error) {
-  notBuilt = (error as Error).message;
-}
-if (notBuilt !== undefined)
-  console.warn(`[cluster] skipped: the cluster's binaries are not built (${notBuilt})`);
+const notBuilt = clusterNotBuilt('cluster');
 
 describe.skipIf(notBuilt !== undefined)('the compose topology, native (wharf cluster)', () => {
   let scratch: string;
