@@ -1,4 +1,5 @@
 import {
+  defaultStreamContentType,
   IdempotencyConflictError,
   type OutputStore,
   openStream,
@@ -7,6 +8,9 @@ import {
   streamId,
 } from '@wharf/output-store';
 import type { ModelStreamSink, ToolInputPart } from '../models/streamed-generate.js';
+
+/** The two streams of a step, each under `<step key>/<name>`. */
+type StepStream = 'text' | 'tool-input';
 
 /** What {@link stepStreams} writes under and how it reports a stream it had to give up. */
 export interface StepStreamsOptions {
@@ -56,8 +60,8 @@ export class StepStreams {
   readonly sink: ModelStreamSink;
   readonly #store: OutputStore;
   readonly #options: StepStreamsOptions;
-  #textWriter: Promise<StreamWriter> | undefined;
-  #toolWriter: Promise<StreamWriter> | undefined;
+  /** The writers opened so far, by stream: each opened by its first delta. */
+  readonly #writers = new Map<StepStream, Promise<StreamWriter>>();
   #broken = false;
   readonly #names = new Map<string, string>();
 
@@ -74,8 +78,8 @@ export class StepStreams {
 
   /** Seals what was streamed. A seal refused because an earlier attempt sealed other text marks this attempt abandoned. */
   async finish(): Promise<void> {
-    for (const writer of [this.#textWriter, this.#toolWriter]) {
-      if (writer === undefined || this.#broken) continue;
+    for (const writer of this.#writers.values()) {
+      if (this.#broken) continue;
       await this.#guard(async () => {
         const open = await writer;
         try {
@@ -92,13 +96,11 @@ export class StepStreams {
 
   /** Marks what was streamed abandoned, saying why (the model call failed). */
   async fail(reason: string): Promise<void> {
-    for (const writer of [this.#textWriter, this.#toolWriter]) {
-      if (writer === undefined) continue;
+    for (const writer of this.#writers.values())
       await writer.then((open) => open.abandon(reason)).catch(() => {});
-    }
   }
 
-  async #append(which: 'text' | 'tool-input', data: string): Promise<void> {
+  async #append(which: StepStream, data: string): Promise<void> {
     if (this.#broken || data === '') return;
     await this.#guard(async () => {
       const writer = await this.#writer(which);
@@ -106,31 +108,23 @@ export class StepStreams {
     });
   }
 
-  #writer(which: 'text' | 'tool-input'): Promise<StreamWriter> {
-    const { producer, key, attempt, name, labels, flushMs } = this.#options;
-    const timing = flushMs === undefined ? {} : { flushMs };
-    if (which === 'text') {
-      this.#textWriter ??= openStream(this.#store, {
+  #writer(which: StepStream): Promise<StreamWriter> {
+    let writer = this.#writers.get(which);
+    if (writer === undefined) {
+      const { producer, key, attempt, name, labels, flushMs } = this.#options;
+      const text = which === 'text';
+      writer = openStream(this.#store, {
         producer,
-        key: `${key}/text`,
+        key: `${key}/${which}`,
         attempt,
-        contentType: 'text/markdown',
-        name,
+        contentType: text ? 'text/markdown' : defaultStreamContentType,
+        name: text ? name : name.replace(/\.md$/, '.tool-input.txt'),
         labels,
-        ...timing,
+        ...(flushMs === undefined ? {} : { flushMs }),
       });
-      return this.#textWriter;
+      this.#writers.set(which, writer);
     }
-    this.#toolWriter ??= openStream(this.#store, {
-      producer,
-      key: `${key}/tool-input`,
-      attempt,
-      contentType: 'text/plain; charset=utf-8',
-      name: name.replace(/\.md$/, '.tool-input.txt'),
-      labels,
-      ...timing,
-    });
-    return this.#toolWriter;
+    return writer;
   }
 
   async #guard(work: () => Promise<void>): Promise<void> {
