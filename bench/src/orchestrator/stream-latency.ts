@@ -59,13 +59,13 @@ export const streamLatencyBenchmark: Benchmark = {
           '',
         ].join('\n'),
       );
-      const delayed = provider.requests;
       const main = join(
         dirname(createRequire(import.meta.url).resolve('@wharf/cli/package.json')),
         'dist/main.js',
       );
       const seen = new Map<string, number>();
-      let buffer = '';
+      // The end of what came before: a token split across two reads is found in the second.
+      let tail = '';
       const started = performance.now();
       const exit = await new Promise<number>((resolve, reject) => {
         const child = spawn(
@@ -80,9 +80,9 @@ export const streamLatencyBenchmark: Benchmark = {
         child.stdout.setEncoding('utf8');
         child.stdout.on('data', (data: string) => {
           const at = performance.timeOrigin + performance.now();
-          buffer = (buffer + data).slice(-64);
-          for (const match of (buffer.length > data.length ? buffer : data).matchAll(/w\d{4} /g))
-            if (!seen.has(match[0])) seen.set(match[0], at);
+          const text = tail + data;
+          for (const match of text.matchAll(/w\d{4} /g)) if (!seen.has(match[0])) seen.set(match[0], at);
+          tail = text.slice(-8);
         });
         let stderr = '';
         child.stderr.on('data', (data: Buffer) => {
@@ -94,7 +94,7 @@ export const streamLatencyBenchmark: Benchmark = {
         );
       });
       const seconds = (performance.now() - started) / 1000;
-      const request = delayed.find((entry) => entry.stream);
+      const request = provider.requests.find((entry) => entry.stream);
       if (exit !== 0 || request === undefined) throw new Error('the model was never asked to stream');
       const written = new Map<string, number>();
       for (const event of request.written) {
