@@ -330,34 +330,29 @@ export class RunEventMapper {
     head: Head,
     out: UnnumberedRunEvent[],
   ): Promise<void> {
-    if (this.#readChild === undefined) return;
     const scheduled = new Map<string, { name: string; input: Record<string, unknown> }>();
-    const events: UnnumberedRunEvent[] = [];
-    try {
-      for await (const { runId, event } of this.#readChild(agent.workflowId, agent.runId)) {
-        const eventId = Number(event.eventId ?? 0);
-        const activity = event.activityTaskScheduledEventAttributes;
-        const name = activity?.activityType?.name;
-        if (name === 'agentModelStep' || name === 'agentToolCall') {
-          const input = (await this.#value(activity?.input?.payloads?.[0])) as
-            | Record<string, unknown>
-            | undefined;
-          scheduled.set(`${runId}/${eventId}`, { name, input: input ?? {} });
-          continue;
-        }
-        const completed = event.activityTaskCompletedEventAttributes;
-        if (!completed) continue;
-        const step = scheduled.get(`${runId}/${String(completed.scheduledEventId ?? '')}`);
-        if (step === undefined) continue;
-        const result = ((await this.#value(completed.result?.payloads?.[0])) ?? {}) as Record<
-          string,
-          unknown
-        >;
-        const from = { ...head, ...task, agent: { workflowId: agent.workflowId, runId, eventId } };
-        const number = (value: unknown) => (typeof value === 'number' ? value : 0);
-        if (step.name === 'agentModelStep') {
-          const usage = (result.usage ?? {}) as Record<string, unknown>;
-          events.push({
+    const events = await this.#fromChild(agent, async (runId, event) => {
+      const eventId = Number(event.eventId ?? 0);
+      const activity = event.activityTaskScheduledEventAttributes;
+      const name = activity?.activityType?.name;
+      if (name === 'agentModelStep' || name === 'agentToolCall') {
+        const input = (await this.#value(activity?.input?.payloads?.[0])) as
+          | Record<string, unknown>
+          | undefined;
+        scheduled.set(`${runId}/${eventId}`, { name, input: input ?? {} });
+        return [];
+      }
+      const completed = event.activityTaskCompletedEventAttributes;
+      if (!completed) return [];
+      const step = scheduled.get(`${runId}/${String(completed.scheduledEventId ?? '')}`);
+      if (step === undefined) return [];
+      const result = ((await this.#value(completed.result?.payloads?.[0])) ?? {}) as Record<string, unknown>;
+      const from = { ...head, ...task, agent: { workflowId: agent.workflowId, runId, eventId } };
+      const number = (value: unknown) => (typeof value === 'number' ? value : 0);
+      if (step.name === 'agentModelStep') {
+        const usage = (result.usage ?? {}) as Record<string, unknown>;
+        return [
+          {
             ...from,
             type: 'agent.step',
             step: number(step.input.step),
@@ -368,26 +363,22 @@ export class RunEventMapper {
             textBytes: number(result.textBytes),
             ...(typeof usage.inputTokens === 'number' ? { inputTokens: usage.inputTokens } : {}),
             ...(typeof usage.outputTokens === 'number' ? { outputTokens: usage.outputTokens } : {}),
-          });
-        } else {
-          events.push({
-            ...from,
-            type: 'tool.called',
-            step: number(step.input.step),
-            callId: String(step.input.toolCallId ?? ''),
-            tool: typeof result.toolName === 'string' ? result.toolName : '?',
-            bytes: number(result.bytes),
-            failed: result.failed === true,
-            truncated: result.truncated === true,
-          });
-        }
+          },
+        ];
       }
-    } catch (error) {
-      // The agent's history is gone (retention): its task's own events still come. Anything else
-      // fails the read, which the reader resumes: the events' numbers never depend on a failure.
-      if ((error as { code?: unknown }).code !== GRPC_NOT_FOUND) throw error;
-      return;
-    }
+      return [
+        {
+          ...from,
+          type: 'tool.called',
+          step: number(step.input.step),
+          callId: String(step.input.toolCallId ?? ''),
+          tool: typeof result.toolName === 'string' ? result.toolName : '?',
+          bytes: number(result.bytes),
+          failed: result.failed === true,
+          truncated: result.truncated === true,
+        },
+      ];
+    });
     out.push(...events);
   }
 
@@ -402,21 +393,35 @@ export class RunEventMapper {
     task: Dispatched,
     out: UnnumberedRunEvent[],
   ): Promise<void> {
-    if (this.#readChild === undefined) return;
     const inner = new RunEventMapper(swarm.workflowId, this.#decode, this.#readChild);
+    const events = await this.#fromChild(swarm, async (runId, event) =>
+      (await inner.map(runId, event))
+        .filter((derived) => !derived.type.startsWith('run.'))
+        .map((derived) => renamed(derived, task)),
+    );
+    out.push(...events);
+  }
+
+  /**
+   * The events `derive` makes of every event of an ended child's history (every run of its
+   * chain), all of them or none: a history the server no longer keeps (retention) gives none,
+   * and the task's own events still come; any other failure fails the read, which the reader
+   * resumes, so the events' numbers never depend on a failure. None without `readChild`.
+   */
+  async #fromChild(
+    child: { workflowId: string; runId: string },
+    derive: (runId: string, event: HistoryEvent) => Promise<UnnumberedRunEvent[]>,
+  ): Promise<UnnumberedRunEvent[]> {
+    if (this.#readChild === undefined) return [];
     const events: UnnumberedRunEvent[] = [];
     try {
-      for await (const { runId, event } of this.#readChild(swarm.workflowId, swarm.runId)) {
-        for (const derived of await inner.map(runId, event)) {
-          if (derived.type.startsWith('run.')) continue;
-          events.push(renamed(derived, task));
-        }
-      }
+      for await (const { runId, event } of this.#readChild(child.workflowId, child.runId))
+        events.push(...(await derive(runId, event)));
     } catch (error) {
       if ((error as { code?: unknown }).code !== GRPC_NOT_FOUND) throw error;
-      return;
+      return [];
     }
-    out.push(...events);
+    return events;
   }
 
   async #text(payload: Payload | null | undefined): Promise<string | undefined> {
