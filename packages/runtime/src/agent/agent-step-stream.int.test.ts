@@ -94,6 +94,14 @@ describe('an agent model step streams its answer into the store', () => {
     await store.close();
     await rm(dir, { recursive: true, force: true });
   });
+  /** The worker's activities on this test's store, with `model` as the agent's model. */
+  const activitiesWith = (model: MockLanguageModelV4) =>
+    createActivities({
+      store,
+      artifacts: new InMemoryArtifactStore(),
+      models: createModelRegistry({ models: { 'mock:writer': model }, env: {} }),
+      workDir: join(dir, 'work'),
+    });
 
   it('text is readable while the model writes, and the seal is exactly the step text', async () => {
     const streams: ReturnType<typeof controlledStream>[] = [];
@@ -104,12 +112,7 @@ describe('an agent model step streams its answer into the store', () => {
         return { stream: next.stream };
       },
     });
-    const activities = createActivities({
-      store,
-      artifacts: new InMemoryArtifactStore(),
-      models: createModelRegistry({ models: { 'mock:writer': model }, env: {} }),
-      workDir: join(dir, 'work'),
-    });
+    const activities = activitiesWith(model);
     const heartbeats: SubagentHeartbeat[] = [];
     const environment = new MockActivityEnvironment({ ...identity, attempt: 1 });
     environment.on('heartbeat', (details: SubagentHeartbeat) => heartbeats.push(details));
@@ -176,12 +179,7 @@ describe('an agent model step streams its answer into the store', () => {
         return { stream: next.stream };
       },
     });
-    const activities = createActivities({
-      store,
-      artifacts: new InMemoryArtifactStore(),
-      models: createModelRegistry({ models: { 'mock:writer': model }, env: {} }),
-      workDir: join(dir, 'work'),
-    });
+    const activities = activitiesWith(model);
     const run = <TInput, TResult>(attempt: number, fn: (input: TInput) => Promise<TResult>, input: TInput) =>
       new MockActivityEnvironment({ ...identity, attempt }).run(fn, input) as Promise<TResult>;
     const start = await run(1, activities.agentStart, taskInput());
@@ -214,12 +212,7 @@ describe('an agent model step streams its answer into the store', () => {
         warnings: [],
       }),
     });
-    const activities = createActivities({
-      store,
-      artifacts: new InMemoryArtifactStore(),
-      models: createModelRegistry({ models: { 'mock:writer': model }, env: {} }),
-      workDir: join(dir, 'work'),
-    });
+    const activities = activitiesWith(model);
     const heartbeats: SubagentHeartbeat[] = [];
     const environment = new MockActivityEnvironment({ ...identity, attempt: 1 });
     environment.on('heartbeat', (details: SubagentHeartbeat) => heartbeats.push(details));
