@@ -20,6 +20,21 @@ function textEvent(key: string, text: string): OutputEvent {
   return { producer, idempotencyKey: key, content: { kind: 'text', text } };
 }
 
+/** A spawn token for {@link producer}: a minute, 8 outputs of up to 4 KiB. */
+function tokenFor(): string {
+  return issueSpawnToken(
+    {
+      v: 1,
+      ...producer,
+      readRefs: [],
+      expiresAt: Date.now() + 60_000,
+      maxOutputs: 8,
+      maxOutputBytes: 4096,
+    },
+    secret,
+  );
+}
+
 describe('SqliteOutputStore with its writer thread', () => {
   let directory: string;
   let dbPath: string;
@@ -69,17 +84,7 @@ describe('SqliteOutputStore with its writer thread', () => {
     const server = await createIntakeServer({ store, secret });
     const reader = new Database(dbPath, { readonly: true });
     try {
-      const token = issueSpawnToken(
-        {
-          v: 1,
-          ...producer,
-          readRefs: [],
-          expiresAt: Date.now() + 60_000,
-          maxOutputs: 8,
-          maxOutputBytes: 4096,
-        },
-        secret,
-      );
+      const token = tokenFor();
       const responses = await Promise.all(
         ['k1', 'k2', 'k3'].map(async (key) => {
           const response = await fetch(`${server.url}/v1/outputs`, {
@@ -213,17 +218,7 @@ describe('SqliteOutputStore with its writer thread', () => {
   it('answers 500 STORAGE_FAILURE, not a hang, while its thread cannot start, and recovers after', async () => {
     const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
     const server = await createIntakeServer({ store, secret });
-    const token = issueSpawnToken(
-      {
-        v: 1,
-        ...producer,
-        readRefs: [],
-        expiresAt: Date.now() + 60_000,
-        maxOutputs: 8,
-        maxOutputBytes: 4096,
-      },
-      secret,
-    );
+    const token = tokenFor();
     const post = async (key: string) => {
       const response = await fetch(`${server.url}/v1/outputs`, {
         method: 'POST',
