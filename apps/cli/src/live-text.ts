@@ -106,7 +106,12 @@ export class LiveText {
   async settle(ms: number): Promise<void> {
     const entries = [...this.#followed.values()];
     const all = Promise.all(entries.map((entry) => entry.done));
-    if (ms > 0) await Promise.race([all, sleep(ms)]);
+    if (ms > 0) {
+      // The wait ends with the streams: its timer must not hold the process up after them.
+      const waited = new AbortController();
+      await Promise.race([all, sleep(ms, undefined, { signal: waited.signal }).catch(() => {})]);
+      waited.abort();
+    }
     for (const entry of entries) entry.controller.abort();
     await all;
   }
