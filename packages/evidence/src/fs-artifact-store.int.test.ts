@@ -30,6 +30,10 @@ describeArtifactStoreContract('FsArtifactStore', async ({ allowedRoot, spoolDire
   };
 });
 
+/** The worker and the tool call most tests below record. */
+const worker = { workerId: 'w', jobId: '1', runId: 'r', ownerId: 'o', startedAt: 't' } as const;
+const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
+
 describe('FsArtifactStore layout', () => {
   let root = '';
   afterEach(async () => {
@@ -123,14 +127,7 @@ describe('FsArtifactStore layout', () => {
   it('reports a corrupt metadata file as CORRUPT_ARTIFACT naming the file', async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-corrupt-'));
     const store = new FsArtifactStore({ root });
-    await store.putWorker({
-      workerId: 'w',
-      jobId: '1',
-      runId: 'r',
-      ownerId: 'o',
-      status: 'running',
-      startedAt: 't',
-    });
+    await store.putWorker({ ...worker, status: 'running' });
     await writeFile(join(root, 'workers', 'w', 'metadata.json'), '{"workerId": ');
     await expect(store.getWorker('w')).rejects.toMatchObject({ code: 'CORRUPT_ARTIFACT' });
     await expect(store.getWorker('w')).rejects.toThrow('w/metadata.json');
@@ -139,17 +136,9 @@ describe('FsArtifactStore layout', () => {
   it('takes no file path at all when no directory is configured, and leaves the file alone', async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-nopaths-'));
     const store = new FsArtifactStore({ root });
-    await store.putWorker({
-      workerId: 'w',
-      jobId: '1',
-      runId: 'r',
-      ownerId: 'o',
-      status: 'running',
-      startedAt: 't',
-    });
+    await store.putWorker({ ...worker, status: 'running' });
     const capture = join(root, 'capture.log');
     await writeFile(capture, 'mine\n');
-    const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
     await expect(store.putToolCall('w', call, { filePath: capture })).rejects.toMatchObject({
       code: 'PATH_NOT_ALLOWED',
     });
@@ -162,17 +151,9 @@ describe('FsArtifactStore layout', () => {
     const spool = join(root, 'work');
     await mkdir(spool);
     const store = new FsArtifactStore({ root: join(root, 'store') });
-    await store.putWorker({
-      workerId: 'w',
-      jobId: '1',
-      runId: 'r',
-      ownerId: 'o',
-      status: 'running',
-      startedAt: 't',
-    });
+    await store.putWorker({ ...worker, status: 'running' });
     const capture = join(spool, 'capture.log');
     await writeFile(capture, 'spilled\n');
-    const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
     await expect(store.putToolCall('w', call, { filePath: capture })).rejects.toMatchObject({
       code: 'PATH_NOT_ALLOWED',
     });
@@ -187,15 +168,7 @@ describe('FsArtifactStore layout', () => {
   it('refuses to read a stored file replaced by a symbolic link', async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-planted-'));
     const store = new FsArtifactStore({ root: join(root, 'store') });
-    await store.putWorker({
-      workerId: 'w',
-      jobId: '1',
-      runId: 'r',
-      ownerId: 'o',
-      status: 'running',
-      startedAt: 't',
-    });
-    const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
+    await store.putWorker({ ...worker, status: 'running' });
     await store.putToolCall('w', call, 'ok\n');
     const secret = join(root, 'secret.txt');
     await writeFile(secret, 'SECRET\n');
@@ -217,7 +190,6 @@ describe('FsArtifactStore layout', () => {
   it("makes a worker's folder again when it was removed between two writes", async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-removed-'));
     const store = new FsArtifactStore({ root: join(root, 'store') });
-    const worker = { workerId: 'w', jobId: '1', runId: 'r', ownerId: 'o', startedAt: 't' } as const;
     await store.putWorker({ ...worker, status: 'running' });
     // What a collector removing a run's folders leaves: nothing of the worker, its run or its job.
     for (const folder of ['workers', 'runs', 'jobs'])
@@ -235,7 +207,6 @@ describe('FsArtifactStore layout', () => {
   it("keeps a run's index entry as it is on an update, and replaces a symbolic link planted there without touching its target", async () => {
     root = await mkdtemp(join(tmpdir(), 'wharf-evidence-index-'));
     const store = new FsArtifactStore({ root: join(root, 'store') });
-    const worker = { workerId: 'w', jobId: '1', runId: 'r', ownerId: 'o', startedAt: 't' } as const;
     await store.putWorker({ ...worker, status: 'running' });
     const entry = join(root, 'store', 'runs', 'o', 'r', 'w');
     const created = await stat(entry);
@@ -262,15 +233,7 @@ describe('FsArtifactStore layout', () => {
     await mkdir(spool);
     await mkdir(elsewhere);
     const store = new FsArtifactStore({ root: join(root, 'store'), spoolDirectories: [spool] });
-    await store.putWorker({
-      workerId: 'w',
-      jobId: '1',
-      runId: 'r',
-      ownerId: 'o',
-      status: 'running',
-      startedAt: 't',
-    });
-    const call = { seq: 1, toolName: 'build', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' };
+    await store.putWorker({ ...worker, status: 'running' });
     await writeFile(join(spool, 'first.log'), 'first\n');
     await store.putToolCall('w', call, { filePath: join(spool, 'first.log') });
     await rm(spool, { recursive: true });
