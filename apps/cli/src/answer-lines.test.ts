@@ -27,4 +27,10 @@ describe('AnswerLines', () => {
     lines.line('a: done');
     expect(all()).toBe('a#0 │ alpha \na#1 │ beta \na#0 │ gamma\na: running 0/2\na#0 │  delta\na: done\n');
   });
+
+  it("shows an answer's escape sequences instead of letting them act on the terminal", () => {
+    const { lines, all } = capture();
+    lines.text('draft', 'fine\u001b[2J\u001b[1A\rnot the table\n');
+    expect(all()).toBe('draft │ fine\ufffd[2J\ufffd[1A\ufffdnot the table\n');
+  });
 });

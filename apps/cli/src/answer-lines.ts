@@ -1,7 +1,10 @@
+import { terminalSafe } from './terminal-safe.js';
+
 /**
  * Live answers in a log that is not a terminal: each piece of text written as it comes, every
  * line of it led by who writes it (`review#2 │ `), so that answers written at once stay
- * readable apart; a whole line (a progress change) never lands in the middle of an answer's line.
+ * readable apart; a whole line (a progress change) never lands in the middle of an answer's line,
+ * and an answer's control characters are shown as `�` (`terminalSafe`), never acted on.
  *
  * @example
  * ```ts
@@ -28,7 +31,8 @@ export class AnswerLines {
       out += '\n';
       this.#open = undefined;
     }
-    const pieces = text.split('\n');
+    // A model's text among Wharf's own lines: no escape sequence of its own gets through.
+    const pieces = terminalSafe(text).split('\n');
     for (const [index, piece] of pieces.entries()) {
       const last = index === pieces.length - 1;
       if (piece !== '' || !last) {

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { SwarmProgress } from '@wharf/orchestrator';
 import { type OutputStore, StreamNotFoundError, tailStream } from '@wharf/output-store';
 import { childTasks } from './progress-view.js';
+import { terminalSafe } from './terminal-safe.js';
 
 /** One running model step whose answer is streamed: who writes it (`review#2`) and its stream. */
 export interface LiveStream {
@@ -94,11 +95,12 @@ export class LiveText {
       if (now - entry.seenAt > this.#options.lingerMs) entry.controller.abort();
   }
 
-  /** The last line of `stream`'s answer so far, at most `width` characters (its end); undefined when none. */
+  /** The last line of `stream`'s answer so far, at most `width` characters (its end), safe to print (`terminalSafe`); undefined when none. */
   lastLine(stream: string, width: number): string | undefined {
     const text = this.#followed.get(stream)?.text.trimEnd();
     if (text === undefined || text === '') return undefined;
-    const line = text.slice(text.lastIndexOf('\n') + 1);
+    // A model's text among Wharf's own lines: no escape sequence of its own gets through.
+    const line = terminalSafe(text.slice(text.lastIndexOf('\n') + 1));
     return line.length <= width ? line : `…${line.slice(line.length - width + 1)}`;
   }
 

@@ -1,0 +1,18 @@
+/** C0 controls but tab and newline, DEL, and C1 controls: what can move a terminal's cursor or start an escape sequence. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text a model or a script wrote, made safe to print among Wharf's own lines: every control
+ * character that could start an escape sequence, move the cursor or clear the screen (all of
+ * C0 but tab and newline, DEL, C1) becomes `�`, so an answer cannot redraw or spoof the table
+ * around it. Everything else, any language's letters included, stays.
+ *
+ * @example
+ * ```ts
+ * terminalSafe('ok\u001b[2Jgone'); // 'ok�[2Jgone'
+ * ```
+ */
+export function terminalSafe(text: string): string {
+  return text.replace(controls, '\ufffd');
+}
