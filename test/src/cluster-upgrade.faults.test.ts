@@ -195,7 +195,13 @@ describe.skipIf(notBuilt !== undefined)(
       expect(buildA).toMatch(/^\d+\.\d+\.\d+.*-[0-9a-f]{12}$/);
       log(`build A: wharf:${buildA}`);
       const aPids = await Promise.all(['wharf-worker-1', 'wharf-worker-2'].map((name) => cluster.pid(name)));
-      const versions = await cluster.workerVersions();
+      // A worker answers its health check before its first poll reaches the server: read the
+      // pollers until both are among them (a fast machine asks in between).
+      let versions = await cluster.workerVersions();
+      for (let tries = 0; tries < 150 && aPids.some((pid) => !versions.has(pid as number)); tries++) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        versions = await cluster.workerVersions();
+      }
       for (const pid of aPids) expect(versions.get(pid as number)).toBe(`wharf:${buildA}`);
       expect((await describeVersion(buildA as string)).current).toBe(true);
 
