@@ -16,9 +16,10 @@ export interface BlobRange {
 }
 
 /**
- * One body a blob store holds: its address, size, and when it was last written (epoch
- * milliseconds; an unreferenced body younger than a sweep's grace period may belong to an
- * EMIT still on its way, and is left alone).
+ * One body a blob store holds: its address, size, and when it was last written (whole epoch
+ * milliseconds, the resolution of the `Date.now()` a sweep compares it with; an unreferenced
+ * body younger than a sweep's grace period may belong to an EMIT still on its way, and is left
+ * alone).
  *
  * @example
  * ```ts

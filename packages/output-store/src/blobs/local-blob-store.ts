@@ -187,7 +187,7 @@ export class LocalBlobStore implements BlobStore {
         if (!shaPattern.test(name) || !name.startsWith(prefix)) continue;
         try {
           const stats = await stat(join(this.root, prefix, name));
-          yield { sha256: name, sizeBytes: stats.size, modifiedMs: stats.mtimeMs };
+          yield { sha256: name, sizeBytes: stats.size, modifiedMs: Math.floor(stats.mtimeMs) };
         } catch (error) {
           // Removed since the folder was read.
           if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;

@@ -535,7 +535,9 @@ export class SqliteOutputStore implements OutputStore {
         for (const sha256 of this.#blobs.storedShas()) {
           if (this.#statements.fileShaUsed.get(sha256)) continue;
           const stats = statSync(this.#blobs.pathOf(sha256), { throwIfNoEntry: false });
-          if (stats === undefined || stats.mtimeMs > cutoff) continue;
+          // At the clock's resolution (whole milliseconds): a body written within the sweep's own
+          // millisecond is not younger than a grace of 0.
+          if (stats === undefined || Math.floor(stats.mtimeMs) > cutoff) continue;
           if (!dryRun) this.#blobs.remove(sha256);
           removed += 1;
           freedBytes += stats.size;
