@@ -3,6 +3,7 @@ import { Client, type Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, Worker } from '@temporalio/worker';
 import * as ceilingActivities from './ceiling-activities.js';
 import type { ceilingWorkflow } from './ceiling-workflow.js';
+import { machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 import { type RunEvents, runChainEvents } from './run-chain-events.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
@@ -18,6 +19,8 @@ export interface CeilingOptions {
   inFlight: number;
   /** Events a run holds before it continues as new, as the swarm's `historyEventLimit`. */
   historyEventLimit: number;
+  /** The server's process, whose CPU is read. */
+  serverPid: number;
 }
 
 /** What the ceiling run left. */
@@ -26,6 +29,11 @@ export interface CeilingFigures {
   runs: RunEvents[];
   /** The worker's settings, printed with the row. */
   settings: string;
+  /**
+   * CPU seconds of the timed run: this process (the worker and the client), the Temporal
+   * server's tree, and the whole machine.
+   */
+  cpu: { worker: number; server: number; machine: number };
 }
 
 /**
@@ -61,13 +69,32 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
     });
   return worker.runUntil(async () => {
     await (await start(Math.min(options.items, 50), 'ceiling-warmup')).result();
+    const cpu = async () => {
+      const own = process.cpuUsage();
+      return {
+        worker: (own.user + own.system) / 1e6,
+        server: await treeCpuSeconds(options.serverPid),
+        machine: await machineCpuSeconds(),
+      };
+    };
+    const startCpu = await cpu();
     const started = performance.now();
     const handle = await start(options.items, 'ceiling');
     const done = await handle.result();
     const seconds = (performance.now() - started) / 1000;
+    const endCpu = await cpu();
     if (done !== options.items) throw new Error(`the ceiling ran ${done} activities of ${options.items}`);
     const runs = await runChainEvents(client, handle.workflowId, handle.firstExecutionRunId);
-    return { seconds, runs, settings: workerSettings(worker) };
+    return {
+      seconds,
+      runs,
+      settings: workerSettings(worker),
+      cpu: {
+        worker: endCpu.worker - startCpu.worker,
+        server: endCpu.server - startCpu.server,
+        machine: endCpu.machine - startCpu.machine,
+      },
+    };
   });
 }
 

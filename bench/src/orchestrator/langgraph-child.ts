@@ -1,9 +1,11 @@
 // The LangGraph.js side of `orchestrator-peers` in a process of its own, so that its memory is its
 // own and a SIGKILL ends it as it would end a user's process. Reads its options as JSON from
 // argv[2], prints one JSON line with the result, its seconds (from the graph's start, the modules
-// loaded) and its peak RSS.
+// loaded), its peak RSS, and the CPU seconds of the run: the machine's and its process tree's
+// (this process, its spawn server and the scripts).
 import { SpawnServer } from '@wharf/stdio-limits';
 import { runLangGraphFanOut } from './langgraph-fan-out.js';
+import { machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as {
   items: number;
@@ -15,13 +17,17 @@ const options = JSON.parse(process.argv[2] ?? '{}') as {
   resume: boolean;
 };
 const spawner = new SpawnServer();
+const cpu = async () => ({ machine: await machineCpuSeconds(), tree: await treeCpuSeconds(process.pid) });
+const startCpu = await cpu();
 const started = performance.now();
 try {
   const result = await runLangGraphFanOut({ ...options, spawner });
   const seconds = (performance.now() - started) / 1000;
+  const endCpu = await cpu();
+  const cpuSeconds = { machine: endCpu.machine - startCpu.machine, tree: endCpu.tree - startCpu.tree };
   // maxRSS is in KiB.
   const peakRss = process.resourceUsage().maxRSS * 1024;
-  process.stdout.write(`${JSON.stringify({ ...result, seconds, peakRss })}\n`);
+  process.stdout.write(`${JSON.stringify({ ...result, seconds, peakRss, cpuSeconds })}\n`);
 } finally {
   await spawner.close();
 }

@@ -32,6 +32,11 @@ export interface LangGraphSideFigures {
   redone: number;
   /** The SQLite saver's file and write-ahead log after the run. */
   checkpointBytes: number;
+  /**
+   * CPU seconds from the graph's start to its end: the whole machine's, and the LangGraph.js
+   * process tree's (the process, its spawn server, the scripts). Undefined with a kill.
+   */
+  cpu?: { machine: number; tree: number };
 }
 
 /** What the child prints. */
@@ -40,6 +45,7 @@ interface ChildResult {
   distinctOutputs: number;
   seconds: number;
   peakRss: number;
+  cpuSeconds: { machine: number; tree: number };
 }
 
 const CHILD = fileURLToPath(new URL('./langgraph-child.js', import.meta.url));
@@ -98,6 +104,7 @@ export async function runLangGraphSide(options: LangGraphSideOptions): Promise<L
     runsBeforeKill,
     redone: (await readItemLog(log)).redone,
     checkpointBytes: await filesBytes(checkpointPath),
+    ...(options.killAtHalf ? {} : { cpu: result.cpuSeconds }),
   };
 }
 

@@ -76,6 +76,7 @@ export const peersBenchmark: Benchmark = {
           ...settings,
           items,
           address: server.address,
+          serverPid: server.pid,
           connection,
           dir: await runDir(name),
           cacheDir,
@@ -97,6 +98,7 @@ export const peersBenchmark: Benchmark = {
         workerConcurrency: settings.workerConcurrency,
         inFlight: settings.swarmConcurrency,
         historyEventLimit: settings.historyEventLimit,
+        serverPid: server.pid,
       });
       const wharfKilled = await wharfSide(true, 'wharf-kill')();
       const langGraphKilled = await langGraphSide(true, 'langgraph-kill')();
@@ -162,16 +164,39 @@ function report(figures: PeersFigures): string {
     `configuration, ceiling: ceilingWorkflow, ${items} no-op activities, ${settings.swarmConcurrency} in flight, continue-as-new at ${settings.historyEventLimit} events, the script activity's timeouts; a plain Temporal worker in the bench process: ${ceiling.settings}`,
     `subagents/s: Wharf ${rate(wharf.seconds).toFixed(1)} (${wharf.seconds.toFixed(1)} s), LangGraph.js ${rate(langGraph.seconds).toFixed(1)} (${langGraph.seconds.toFixed(1)} s), ceiling ${rate(ceiling.seconds).toFixed(1)} (${ceiling.seconds.toFixed(1)} s)`,
     `peak RSS: Wharf worker ${mib(wharf.peakRss)}, LangGraph.js process ${mib(langGraph.peakRss)}`,
-    ...(wharf.cpu === undefined
-      ? []
-      : [
-          `Wharf worker CPU per subagent: ${((1_000 * wharf.cpu.process) / items).toFixed(2)} ms, of it the main thread ${((1_000 * wharf.cpu.mainThread) / items).toFixed(2)} ms`,
-        ]),
+    ...cpuLines(figures),
     `bytes written per item: Wharf ${perItem(wharf.historyBytes + wharf.storeBytes, items)} (history ${perItem(wharf.historyBytes, items)} in ${wharf.runs.length} runs, output store ${perItem(wharf.storeBytes, items)}), LangGraph.js ${perItem(langGraph.checkpointBytes, items)} (SQLite saver file + WAL)`,
     `SIGKILL once ${Math.ceil(items / 2)} scripts ran: Wharf ${killLine(wharfKilled.runsBeforeKill, wharfKilled.redone, items - wharfKilled.itemsInResult, wharfKilled.seconds)}; LangGraph.js ${killLine(langGraphKilled.runsBeforeKill, langGraphKilled.redone, items - langGraphKilled.itemsInResult, langGraphKilled.seconds)}${langGraphKilled.duplicateOutputs > 0 ? `, ${langGraphKilled.duplicateOutputs} outputs twice in the state` : ''}`,
     `Temporal actions per subagent (billable, counted from history): Wharf ${wharfActions.perItem}, ceiling ${ceilingActions.perItem}; activities per subagent: Wharf ${wharfActions.activitiesPerItem}, ceiling ${ceilingActions.activitiesPerItem}`,
     `scheduling latency (ActivityTaskScheduled → Started), p50/p99: Wharf ${wharfActions.latency}, ceiling ${ceilingActions.latency}`,
   ].join('\n');
+}
+
+/**
+ * Where each side's CPU went, in milliseconds per subagent: the whole machine's busy time over
+ * the timed run, and the processes of it that each side runs. The machine's figure also holds
+ * whatever else ran meanwhile (on a quiet machine, little).
+ */
+function cpuLines({ items, wharf, langGraph, ceiling }: PeersFigures): string[] {
+  const ms = (seconds: number) => ((1_000 * seconds) / items).toFixed(2);
+  const lines: string[] = [];
+  if (wharf.cpu !== undefined) {
+    const { machine, server, workerTree, process: worker, mainThread, kernel } = wharf.cpu;
+    lines.push(
+      `CPU per subagent, Wharf: machine ${ms(machine)} ms = Temporal server ${ms(server)} + worker tree ${ms(workerTree)} (the worker process ${ms(worker)}, its main thread ${ms(mainThread)}; its spawn server, sandbox and scripts ${ms(workerTree - worker)}) + kernel threads ${ms(kernel)} + the rest ${ms(machine - server - workerTree - kernel)}`,
+    );
+  }
+  if (langGraph.cpu !== undefined) {
+    const { machine, tree } = langGraph.cpu;
+    lines.push(
+      `CPU per subagent, LangGraph.js: machine ${ms(machine)} ms = its process tree (the process, its spawn server, the scripts) ${ms(tree)} + the rest ${ms(machine - tree)}`,
+    );
+  }
+  const { machine, server, worker } = ceiling.cpu;
+  lines.push(
+    `CPU per subagent, ceiling: machine ${ms(machine)} ms = Temporal server ${ms(server)} + the bench process (worker and client) ${ms(worker)} + the rest ${ms(machine - server - worker)}`,
+  );
+  return lines;
 }
 
 /** Actions and activities per item, and the scheduling latency, of a run chain. */

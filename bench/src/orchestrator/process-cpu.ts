@@ -49,3 +49,40 @@ export async function treeCpuSeconds(root: number): Promise<number> {
   }
   return ticks / TICKS_PER_SECOND;
 }
+
+/**
+ * CPU seconds the whole machine has been busy so far, every core summed (`/proc/stat`: user,
+ * nice, system, irq, softirq and steal; idle and iowait left out). Read it before and after a
+ * piece of work: the difference is what everything running meanwhile cost, the work's own
+ * processes and whatever else shared the machine. Linux only.
+ *
+ * @example
+ * ```ts
+ * const before = await machineCpuSeconds();
+ * await runSwarm();
+ * console.log(`${(1000 * ((await machineCpuSeconds()) - before)) / items} ms of CPU an item`);
+ * ```
+ */
+export async function machineCpuSeconds(): Promise<number> {
+  const line = (await readFile('/proc/stat', 'utf8')).split('\n', 1)[0] ?? '';
+  const [label, user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/);
+  if (label !== 'cpu') throw new Error(`/proc/stat does not start with the cpu line: ${line}`);
+  const busy = [user, nice, system, irq, softirq, steal].reduce((sum, field) => sum + Number(field ?? 0), 0);
+  return busy / TICKS_PER_SECOND;
+}
+
+/**
+ * CPU seconds the kernel's own threads have used so far (`kthreadd`, pid 2, and its children:
+ * the workqueues' `kworker`s, `jbd2`, `ksoftirqd`): work a process causes that is not billed to
+ * it, such as tearing down a namespace or a cgroup after it, or committing a file system journal.
+ *
+ * @example
+ * ```ts
+ * const before = await kernelThreadsCpuSeconds();
+ * await runSwarm();
+ * console.log(`${(await kernelThreadsCpuSeconds()) - before} s in kernel threads`);
+ * ```
+ */
+export function kernelThreadsCpuSeconds(): Promise<number> {
+  return treeCpuSeconds(2);
+}

@@ -7,6 +7,7 @@ import { SqliteOutputStore } from '@wharf/output-store';
 import { itemScript, readItemLog, untilLogged } from './item-log.js';
 import { joinedRefs, mapSwarm } from './map-swarm.js';
 import { type RunEvents, runChainEvents } from './run-chain-events.js';
+import { kernelThreadsCpuSeconds, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 import { startWorkerProcess } from './worker-process.js';
 
 /** How the Wharf side runs (printed with the row). */
@@ -26,6 +27,8 @@ export interface WharfFanOutOptions extends WharfFanOutSettings {
   items: number;
   /** The dev server's frontend, and a client connection to it. */
   address: string;
+  /** The dev server's process, whose CPU is read with the worker's. */
+  serverPid: number;
   connection: Connection;
   /** A directory of this run's own: data directory, item log. */
   dir: string;
@@ -52,10 +55,18 @@ export interface WharfFanOutFigures {
   storeBytes: number;
   runs: RunEvents[];
   /**
-   * CPU seconds of the worker process, and of its main thread, from the swarm's start to its
-   * result (without a kill; undefined with one: the killed worker's share is not read).
+   * CPU seconds from the swarm's start to its result: the worker process and its main thread,
+   * the worker's process tree (with its spawn server, sandbox and scripts), the Temporal server's
+   * tree, the kernel's threads, and the whole machine. Undefined with a kill: the killed worker's share is not read.
    */
-  cpu?: { process: number; mainThread: number };
+  cpu?: {
+    process: number;
+    mainThread: number;
+    workerTree: number;
+    server: number;
+    kernel: number;
+    machine: number;
+  };
 }
 
 /**
@@ -101,7 +112,14 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
       list: `seq 0 ${options.items - 1}`,
       item: itemScript(log),
     });
-    const startCpu = await worker.cpuSeconds();
+    const cpu = async () => ({
+      ...(await worker.cpuSeconds()),
+      workerTree: await treeCpuSeconds(worker.pid),
+      server: await treeCpuSeconds(options.serverPid),
+      kernel: await kernelThreadsCpuSeconds(),
+      machine: await machineCpuSeconds(),
+    });
+    const startCpu = await cpu();
     const started = performance.now();
     const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
       definition,
@@ -122,7 +140,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
     }
     const result = await wharf.result(workflowId);
     const seconds = (performance.now() - started) / 1000;
-    const endCpu = await worker.cpuSeconds();
+    const endCpu = await cpu();
     const peakRss = await worker.peakRss();
     if (result.status !== 'completed')
       throw new Error(`the Wharf fan-out of ${options.items} ${result.status}`);
@@ -144,6 +162,10 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
             cpu: {
               process: endCpu.process - startCpu.process,
               mainThread: endCpu.mainThread - startCpu.mainThread,
+              workerTree: endCpu.workerTree - startCpu.workerTree,
+              server: endCpu.server - startCpu.server,
+              kernel: endCpu.kernel - startCpu.kernel,
+              machine: endCpu.machine - startCpu.machine,
             },
           }),
     };
