@@ -189,7 +189,7 @@ tasks:
     for (const secret of Object.values(secrets)) expect(printed).not.toContain(secret);
     expect(printed).not.toContain(readFileSync(join(dataDir, 'secret'), 'utf8').trim());
     // The data directory is empty in there but for the way to the task's own input files
-    // (work/<worker>/attempt-1, bound read-only); what it writes there stays in the sandbox.
+    // (work/<worker>.attempt-1, bound read-only); what it writes there stays in the sandbox.
     expect(lines['data-dir']).toBe('work');
     expect(existsSync(join(dataDir, 'process-groups', host, '1.json'))).toBe(false);
     expect(connections).toBe(0);

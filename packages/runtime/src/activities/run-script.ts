@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { link, mkdir, rm, stat, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
 import { clampUtf8 } from '@wharf/common';
@@ -23,8 +23,10 @@ import { heartbeatWhile } from './heartbeat-while.js';
 import { inputsEnv, inRefsEnv } from './in-refs-env.js';
 import { summarizeStream } from './output-summary.js';
 import { recordWorker } from './record-worker.js';
+import { spillDirectory } from './spill-directory.js';
 import { expandedInRefs, instanceInputs } from './stored-lists.js';
 import { subagentContext } from './subagent-context.js';
+import type { SubagentContexts } from './subagent-contexts.js';
 import { subagentResult } from './subagent-result.js';
 import { watchTemporalReach } from './temporal-reach.js';
 import type { WorkerSandbox } from './worker-sandbox.js';
@@ -53,6 +55,8 @@ export interface ScriptDependencies {
    * that no summarizer is configured and keeps the first and last bytes.
    */
   summarizer?: Summarizer;
+  /** Renders instances' contexts once for all that share one (see {@link SubagentContexts}). */
+  contexts?: SubagentContexts;
 }
 
 const PREVIEW_BYTES = 400;
@@ -92,12 +96,13 @@ export async function runScript(
   );
   const context = Context.current();
   // Per attempt: an orphaned script of a killed attempt never shares files with its retry.
-  const spillDir = join(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
+  const spillDir = spillDirectory(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
   await mkdir(spillDir, { recursive: true, mode: 0o700 });
   // A stored map item and stored lists among the inputs, a loop dependency's manifest: read now.
   const inputs = await instanceInputs(input, store, { signal: context.cancellationSignal });
   const inRefs = await expandedInRefs(input, store, context.cancellationSignal);
-  const smartContext = await subagentContext(input.context, store);
+  const smartContext = await (dependencies.contexts?.render(input.context) ??
+    subagentContext(input.context, store));
   // Absolute: the script may run in another directory (workdir, its own cwd).
   const contextFile = smartContext === undefined ? undefined : resolve(spillDir, 'context.txt');
   if (contextFile !== undefined) await writeFile(contextFile, smartContext?.text ?? '');

@@ -151,7 +151,8 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         contentType: 'application/json',
         labels: { kind: 'agent-brief', conversation: input.task },
       });
-      const context = await subagentContext(input.context, store);
+      const context = await (dependencies.contexts?.render(input.context) ??
+        subagentContext(input.context, store));
       const prompt = await storeRecord(store, ids, {
         key: promptKey,
         task: input.task,

@@ -5,6 +5,8 @@ import type { ProcessGroupRegistry, ProcessSpawner } from '@wharf/stdio-limits';
 import type { SpawnedWorker, SubagentHeartbeat, SubagentInput } from '@wharf/swarm';
 import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
+import { spillDirectory } from '../activities/spill-directory.js';
+import type { SubagentContexts } from '../activities/subagent-contexts.js';
 import type { WorkerSandbox } from '../activities/worker-sandbox.js';
 import type { ModelRegistry } from '../models/model-registry.js';
 import type { WharfTracing } from '../tracing/wharf-tracing.js';
@@ -28,6 +30,8 @@ export interface AgentActivityDependencies {
   sandbox?: WorkerSandbox;
   /** Traces each model call and tool call (OpenTelemetry); default off. */
   tracing?: WharfTracing;
+  /** Renders agents' contexts once for all that share one (a map of agents). */
+  contexts?: SubagentContexts;
 }
 
 /** Most bytes of one tool output the model is shown; the rest is in the stores. */
@@ -83,7 +87,7 @@ export function agentToolsOptions(
       workdir: brief.workdir ?? process.cwd(),
       limits: brief.limits,
       budgetBytes: TOOL_OUTPUT_BUDGET,
-      spillDir: call.spillDir ?? `${dependencies.workDir}/${ids.workerId}/unused`,
+      spillDir: call.spillDir ?? spillDirectory(dependencies.workDir, ids.workerId, 'unused'),
       env: dependencies.env,
       signal: context.cancellationSignal,
       ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { Context } from '@temporalio/activity';
 import { CancelledFailure } from '@temporalio/common';
 import type { OutputRef } from '@wharf/output-store';
@@ -8,6 +7,7 @@ import { resolveLimits, StdioLimitsError, truncateOutput } from '@wharf/stdio-li
 import type { AgentToolCallInput, AgentToolCallResult, SubagentHeartbeat } from '@wharf/swarm';
 import { WharfOrchestratorError } from '@wharf/swarm';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
+import { spillDirectory } from '../activities/spill-directory.js';
 import {
   type AgentActivityDependencies,
   agentToolsOptions,
@@ -55,7 +55,7 @@ export async function agentToolCallStep(
     step: input.step,
     toolCalls: [call.toolName],
   };
-  const spillDir = join(
+  const spillDir = spillDirectory(
     dependencies.workDir,
     ids.workerId,
     `tool-${input.seq}-attempt-${context.info.attempt}`,

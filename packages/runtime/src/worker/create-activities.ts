@@ -32,6 +32,7 @@ import { childEnvironment } from '../activities/child-env.js';
 import { guardDataPlane } from '../activities/data-plane-guard.js';
 import { runScript } from '../activities/run-script.js';
 import { indexMapItems, writeResultsPart } from '../activities/stored-lists.js';
+import { SubagentContexts } from '../activities/subagent-contexts.js';
 import { SubagentDefinitions, storeSubagentDefinition } from '../activities/subagent-definition.js';
 import { withoutOmitted } from '../activities/subagent-result.js';
 import { WorkerSandbox } from '../activities/worker-sandbox.js';
@@ -141,6 +142,8 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           ...WorkerSandbox.optionsFromEnv(dependencies.env ?? process.env),
           hidden: [workDir],
         }));
+  // A map's instances share their context: rendered once per worker, not once per instance.
+  const contexts = new SubagentContexts(dependencies.store);
   const agent = createAgentActivities({
     store: dependencies.store,
     artifacts: dependencies.artifacts,
@@ -149,6 +152,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     workDir,
     env,
     spawner,
+    contexts,
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
     ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
@@ -176,6 +180,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           workDir,
           env,
           spawner,
+          contexts,
           ...(sandbox === undefined ? {} : { sandbox }),
           ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
           ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
