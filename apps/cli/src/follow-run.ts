@@ -6,6 +6,7 @@ import { AnswerLines } from './answer-lines.js';
 import { LiveText, type LiveTextOptions } from './live-text.js';
 import type { CliIo } from './output.js';
 import { changedLines, type ProgressViewOptions, progressLines } from './progress-view.js';
+import { terminalSafeLine } from './terminal-safe.js';
 
 /** Options of {@link followRun}. */
 export interface FollowRunOptions extends ProgressViewOptions {
@@ -91,7 +92,7 @@ export async function followRun(
             restarted: (name, attempt, previous) => {
               answers?.end();
               io.err(
-                `wharf: ${name}'s answer starts again on attempt ${attempt} (attempt ${previous.attempt} ${previous.state}${previous.reason === undefined ? '' : `: ${previous.reason}`})`,
+                `wharf: ${name}'s answer starts again on attempt ${attempt} (attempt ${previous.attempt} ${previous.state}${previous.reason === undefined ? '' : `: ${terminalSafeLine(previous.reason)}`})`,
               );
             },
           },

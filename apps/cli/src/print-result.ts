@@ -1,5 +1,6 @@
 import { formatBytes, type SwarmResult } from '@wharf/orchestrator';
 import type { CliIo } from './output.js';
+import { terminalSafeLine } from './terminal-safe.js';
 
 /**
  * Prints a finished swarm's result for people: its tasks, out ids, totals, the supervisor's
@@ -24,7 +25,9 @@ export function printResult(
         : task.manifest === undefined
           ? ''
           : ` → ${task.outCount ?? 0} outputs listed by ${task.manifest} (wharf outputs refs ${task.manifest})`;
-    io.out(`  ${task.task}: ${task.status}${task.reason ? ` (${task.reason})` : ''}${outs}`);
+    io.out(
+      `  ${task.task}: ${task.status}${task.reason ? ` (${terminalSafeLine(task.reason)})` : ''}${outs}`,
+    );
   }
   const { metrics } = result;
   io.out(

@@ -43,6 +43,42 @@ describe('progressLines', () => {
   });
 });
 
+describe('text a script or a model wrote', () => {
+  it('stays inside its cell: control characters shown as �, line breaks as ⏎', () => {
+    const base = progress('running');
+    const failed: TaskProgress = {
+      ...(base.tasks[0] as TaskProgress),
+      status: 'failed',
+      reason: 'exit 1: \u001b[2J\u001b[Hcleared\n✔ deploy  done',
+    };
+    const held: SwarmProgress = {
+      ...base,
+      tasks: [failed],
+      pendingToolCalls: [
+        {
+          task: 'fetch',
+          callId: 'c1',
+          tool: 'shell',
+          arguments: '{"command":"ls"}\n\u001b[1A⏸ nothing held',
+          prompt: 'Run?\u0007',
+          requestedAt: 2_000,
+          workflowId: 'w',
+          owner: 'fetch',
+        },
+      ],
+    };
+    const lines = progressLines(held, 4_000);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toContain('exit 1: \ufffd[2J\ufffd[Hcleared ⏎ ✔ deploy  done');
+    expect(lines[1]).toContain(
+      '⏸ shell {"command":"ls"} ⏎ \ufffd[1A⏸ nothing held waits for approval: Run?\ufffd',
+    );
+    const changed = changedLines(held, new Map());
+    expect(changed[0]).toBe('fetch: failed 2.4MB exit 1: \ufffd[2J\ufffd[Hcleared ⏎ ✔ deploy  done');
+    for (const line of [...lines, ...changed]) expect(line).not.toMatch(/[\u0000-\u0009\u000b-\u001f\n]/);
+  });
+});
+
 describe('changedLines', () => {
   it('prints a line only when a task changes', () => {
     const seen = new Map<string, string>();

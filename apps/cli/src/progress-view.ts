@@ -7,6 +7,7 @@ import {
   statusMarks,
   type TaskProgress,
 } from '@wharf/orchestrator';
+import { terminalSafeLine } from './terminal-safe.js';
 
 /** Options of {@link progressLines} and {@link changedLines}. */
 export interface ProgressViewOptions {
@@ -117,14 +118,19 @@ function heldCallLine(call: PendingToolCall, options: ProgressViewOptions): stri
     options.approveCommand?.(call.task, call.callId) ??
     `wharf approve <run> ${call.task} --call ${call.callId}`;
   const prompt = call.prompt === undefined ? '' : `: ${call.prompt}`;
-  return `⏸ ${call.tool} ${call.arguments} waits for approval${prompt} (${command})`;
+  return `⏸ ${terminalSafeLine(`${call.tool} ${call.arguments}`)} waits for approval${terminalSafeLine(prompt)} (${command})`;
 }
 
 /**
  * Why a task is where it is: its reason, its pending approval (with the command that answers
- * it), its gate's answer while it waits for its step, or what it waits for.
+ * it), its gate's answer while it waits for its step, or what it waits for; on one line, its
+ * control characters shown as `�` (a reason can carry a script's stderr).
  */
 function noteOf(task: TaskProgress, options: ProgressViewOptions): string {
+  return terminalSafeLine(rawNoteOf(task, options));
+}
+
+function rawNoteOf(task: TaskProgress, options: ProgressViewOptions): string {
   if (task.reason !== undefined) return task.reason;
   const gate = task.approval;
   if (awaitsApproval(task)) {
@@ -195,7 +201,7 @@ export function changedLines(
         task.instances.total > 1 ? `${task.instances.done}/${task.instances.total}` : '',
         task.bytesCaptured > 0 ? formatBytes(task.bytesCaptured) : '',
         task.outIds.length > 0 ? task.outIds.join(',') : '',
-        awaiting || answered ? noteOf(task, options) : (task.reason ?? ''),
+        awaiting || answered ? noteOf(task, options) : terminalSafeLine(task.reason ?? ''),
       ]
         .filter(Boolean)
         .join(' ');

@@ -16,3 +16,17 @@ const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 export function terminalSafe(text: string): string {
   return text.replace(controls, '\ufffd');
 }
+
+/**
+ * {@link terminalSafe} for text printed inside one line (a table's cell, a status line): its
+ * line breaks become ` ⏎ ` and its tabs spaces as well, so a script's failure reason or a model's
+ * tool arguments cannot start a line of their own that reads as Wharf's (`✓ deploy succeeded`).
+ *
+ * @example
+ * ```ts
+ * terminalSafeLine('exit 1\n✓ deploy  succeeded'); // 'exit 1 ⏎ ✓ deploy  succeeded'
+ * ```
+ */
+export function terminalSafeLine(text: string): string {
+  return terminalSafe(text).replace(/\n/g, ' ⏎ ').replace(/\t/g, ' ');
+}
