@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client, type Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, Worker } from '@temporalio/worker';
-import * as ceilingActivities from './ceiling-activities.js';
+import { type CeilingScript, ceilingActivities } from './ceiling-activities.js';
 import type { ceilingWorkflow } from './ceiling-workflow.js';
 import { machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 import { type RunEvents, runChainEvents } from './run-chain-events.js';
@@ -21,6 +21,8 @@ export interface CeilingOptions {
   historyEventLimit: number;
   /** The server's process, whose CPU is read. */
   serverPid: number;
+  /** Each activity runs this script instead of nothing (the item's, through a spawner). */
+  script?: CeilingScript;
 }
 
 /** What the ceiling run left. */
@@ -30,17 +32,18 @@ export interface CeilingFigures {
   /** The worker's settings, printed with the row. */
   settings: string;
   /**
-   * CPU seconds of the timed run: this process (the worker and the client), the Temporal
-   * server's tree, and the whole machine.
+   * CPU seconds of the timed run: this process (the worker and the client; with a script, its
+   * spawn server and the scripts too), the Temporal server's tree, and the whole machine.
    */
   cpu: { worker: number; server: number; machine: number };
 }
 
 /**
- * The engine's own limit: `items` activities that do nothing, through `ceilingWorkflow` on the
- * given server, on a plain Temporal worker with the settings Wharf's worker has
- * (`createWharfWorker` sets `maxConcurrentActivityTaskExecutions` and leaves every other option
- * at the SDK's default), in this process. The worker is warmed with a short run first.
+ * The engine's own limit: `items` activities that do nothing (or, with `script`, that each run
+ * the item's script and nothing more), through `ceilingWorkflow` on the given server, on a plain
+ * Temporal worker with the settings Wharf's worker has (`createWharfWorker` sets
+ * `maxConcurrentActivityTaskExecutions` and leaves every other option at the SDK's default), in
+ * this process. The worker is warmed with a short run first.
  *
  * @example
  * ```ts
@@ -49,7 +52,7 @@ export interface CeilingFigures {
  * ```
  */
 export async function runCeiling(options: CeilingOptions): Promise<CeilingFigures> {
-  const taskQueue = 'bench-ceiling';
+  const taskQueue = `bench-ceiling-${options.script === undefined ? 'noop' : 'script'}`;
   const worker = await Worker.create({
     connection: options.nativeConnection,
     taskQueue,
@@ -57,22 +60,24 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
       workflowsPath: fileURLToPath(new URL('./ceiling-workflow.js', import.meta.url)),
       logger: quiet,
     }),
-    activities: ceilingActivities,
+    activities: ceilingActivities(options.script),
     maxConcurrentActivityTaskExecutions: options.workerConcurrency,
   });
   const client = new Client({ connection: options.connection });
+  const work = options.script === undefined ? 'noop' : 'script';
   const start = (items: number, id: string) =>
     client.workflow.start<typeof ceilingWorkflow>('ceilingWorkflow', {
       taskQueue,
-      workflowId: `${id}-${Date.now()}`,
-      args: [items, options.inFlight, options.historyEventLimit],
+      workflowId: `${id}-${work}-${Date.now()}`,
+      args: [{ count: items, inFlight: options.inFlight, historyEventLimit: options.historyEventLimit, work }],
     });
   return worker.runUntil(async () => {
     await (await start(Math.min(options.items, 50), 'ceiling-warmup')).result();
     const cpu = async () => {
       const own = process.cpuUsage();
+      const helper = options.script?.spawner.pid;
       return {
-        worker: (own.user + own.system) / 1e6,
+        worker: (own.user + own.system) / 1e6 + (helper === undefined ? 0 : await treeCpuSeconds(helper)),
         server: await treeCpuSeconds(options.serverPid),
         machine: await machineCpuSeconds(),
       };

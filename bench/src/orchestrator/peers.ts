@@ -4,11 +4,14 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
+import { SpawnServer } from '@wharf/stdio-limits';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
 import { cachedWorkflowBundle } from '@wharf/orchestrator/worker';
 import type { Benchmark } from '../benchmark.js';
 import { type BenchRow, formatTable } from '../harness.js';
+import type { CeilingScript } from './ceiling-activities.js';
 import { type CeilingFigures, runCeiling } from './ceiling.js';
+import { itemScript } from './item-log.js';
 import { historyActions, percentile } from './history-actions.js';
 import { type LangGraphSideFigures, runLangGraphSide } from './langgraph-side.js';
 import type { RunEvents } from './run-chain-events.js';
@@ -91,18 +94,38 @@ export const peersBenchmark: Benchmark = {
         });
       const wharf = await wharfSide(false, 'wharf')();
       const langGraph = await langGraphSide(false, 'langgraph')();
-      const ceiling = await runCeiling({
-        items,
-        connection,
-        nativeConnection,
-        workerConcurrency: settings.workerConcurrency,
-        inFlight: settings.swarmConcurrency,
-        historyEventLimit: settings.historyEventLimit,
-        serverPid: server.pid,
-      });
+      const ceilingOf = (script?: CeilingScript) =>
+        runCeiling({
+          items,
+          connection,
+          nativeConnection,
+          workerConcurrency: settings.workerConcurrency,
+          inFlight: settings.swarmConcurrency,
+          historyEventLimit: settings.historyEventLimit,
+          serverPid: server.pid,
+          ...(script === undefined ? {} : { script }),
+        });
+      const ceiling = await ceilingOf();
+      const spawner = new SpawnServer();
+      let scriptCeiling: CeilingFigures;
+      try {
+        const log = join(await runDir('ceiling-script'), 'items.log');
+        scriptCeiling = await ceilingOf({ shell: 'bash', script: itemScript(log), spawner });
+      } finally {
+        await spawner.close();
+      }
       const wharfKilled = await wharfSide(true, 'wharf-kill')();
       const langGraphKilled = await langGraphSide(true, 'langgraph-kill')();
-      return report({ items, settings, wharf, langGraph, ceiling, wharfKilled, langGraphKilled });
+      return report({
+        items,
+        settings,
+        wharf,
+        langGraph,
+        ceiling,
+        scriptCeiling,
+        wharfKilled,
+        langGraphKilled,
+      });
     } finally {
       await connection.close();
       await nativeConnection.close();
@@ -119,13 +142,15 @@ interface PeersFigures {
   wharf: WharfFanOutFigures;
   langGraph: LangGraphSideFigures;
   ceiling: CeilingFigures;
+  /** The same activities each running the item's script through a spawn server. */
+  scriptCeiling: CeilingFigures;
   wharfKilled: WharfFanOutFigures;
   langGraphKilled: LangGraphSideFigures;
 }
 
 /** The table and the lines under it. */
 function report(figures: PeersFigures): string {
-  const { items, settings, wharf, langGraph, ceiling, wharfKilled, langGraphKilled } = figures;
+  const { items, settings, wharf, langGraph, ceiling, scriptCeiling, wharfKilled, langGraphKilled } = figures;
   const rate = (seconds: number) => items / seconds;
   const inFlight = settings.workerConcurrency;
   const rows: BenchRow[] = [
@@ -142,6 +167,12 @@ function report(figures: PeersFigures): string {
       target: 0.6,
     },
     {
+      name: `${items}: Wharf vs activities that each run the script, nothing more (script ceiling), subagents/s`,
+      ours: rate(wharf.seconds),
+      baseline: rate(scriptCeiling.seconds),
+      target: 'info',
+    },
+    {
       name: 'SIGKILL halfway, Wharf: items lost',
       measured: items - Math.min(items, wharfKilled.itemsInResult),
       budget: 0,
@@ -156,19 +187,21 @@ function report(figures: PeersFigures): string {
   ];
   const wharfActions = actionsOf(wharf.runs, items);
   const ceilingActions = actionsOf(ceiling.runs, items);
+  const scriptActions = actionsOf(scriptCeiling.runs, items);
   const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
   return [
     formatTable(`the headline fan-out: ${items} items, one trivial script each`, rows),
     `configuration, Wharf: a map over a stored list of ${items} lines + a join over every ref; the shipped @wharf/worker in a process of its own (${wharf.sandbox}${sandboxNote(wharf.sandbox, settings.sandbox)}), ${settings.workerConcurrency} activity slots (WHARF_MAX_CONCURRENT), scripts through its spawn server; maxConcurrentTasks ${settings.swarmConcurrency}, historyEventLimit ${settings.historyEventLimit}; Temporal dev server (SQLite); outputs in its SQLite store`,
     `configuration, LangGraph.js: a Send per item to one node, maxConcurrency ${inFlight}, each node runs the same script by captureProcess (default limits) through a SpawnServer, stdout into a list channel; SqliteSaver (WAL) in a file; one process`,
+    `configuration, script ceiling: the same workflow and worker, each activity runs the item's script by captureProcess (default limits) through a SpawnServer in the worker's process, returning nothing: Temporal's cost and the script's, no output store, evidence, spill or sandbox`,
     `configuration, ceiling: ceilingWorkflow, ${items} no-op activities, ${settings.swarmConcurrency} in flight, continue-as-new at ${settings.historyEventLimit} events, the script activity's timeouts; a plain Temporal worker in the bench process: ${ceiling.settings}`,
-    `subagents/s: Wharf ${rate(wharf.seconds).toFixed(1)} (${wharf.seconds.toFixed(1)} s), LangGraph.js ${rate(langGraph.seconds).toFixed(1)} (${langGraph.seconds.toFixed(1)} s), ceiling ${rate(ceiling.seconds).toFixed(1)} (${ceiling.seconds.toFixed(1)} s)`,
+    `subagents/s: Wharf ${rate(wharf.seconds).toFixed(1)} (${wharf.seconds.toFixed(1)} s), LangGraph.js ${rate(langGraph.seconds).toFixed(1)} (${langGraph.seconds.toFixed(1)} s), ceiling ${rate(ceiling.seconds).toFixed(1)} (${ceiling.seconds.toFixed(1)} s), script ceiling ${rate(scriptCeiling.seconds).toFixed(1)} (${scriptCeiling.seconds.toFixed(1)} s)`,
     `peak RSS: Wharf worker ${mib(wharf.peakRss)}, LangGraph.js process ${mib(langGraph.peakRss)}`,
     ...cpuLines(figures),
     `bytes written per item: Wharf ${perItem(wharf.historyBytes + wharf.storeBytes, items)} (history ${perItem(wharf.historyBytes, items)} in ${wharf.runs.length} runs, output store ${perItem(wharf.storeBytes, items)}), LangGraph.js ${perItem(langGraph.checkpointBytes, items)} (SQLite saver file + WAL)`,
     `SIGKILL once ${Math.ceil(items / 2)} scripts ran: Wharf ${killLine(wharfKilled.runsBeforeKill, wharfKilled.redone, items - wharfKilled.itemsInResult, wharfKilled.seconds)}; LangGraph.js ${killLine(langGraphKilled.runsBeforeKill, langGraphKilled.redone, items - langGraphKilled.itemsInResult, langGraphKilled.seconds)}${langGraphKilled.duplicateOutputs > 0 ? `, ${langGraphKilled.duplicateOutputs} outputs twice in the state` : ''}`,
     `Temporal actions per subagent (billable, counted from history): Wharf ${wharfActions.perItem}, ceiling ${ceilingActions.perItem}; activities per subagent: Wharf ${wharfActions.activitiesPerItem}, ceiling ${ceilingActions.activitiesPerItem}`,
-    `scheduling latency (ActivityTaskScheduled → Started), p50/p99: Wharf ${wharfActions.latency}, ceiling ${ceilingActions.latency}`,
+    `scheduling latency (ActivityTaskScheduled → Started), p50/p99: Wharf ${wharfActions.latency}, ceiling ${ceilingActions.latency}, script ceiling ${scriptActions.latency}`,
   ].join('\n');
 }
 
@@ -177,7 +210,7 @@ function report(figures: PeersFigures): string {
  * the timed run, and the processes of it that each side runs. The machine's figure also holds
  * whatever else ran meanwhile (on a quiet machine, little).
  */
-function cpuLines({ items, wharf, langGraph, ceiling }: PeersFigures): string[] {
+function cpuLines({ items, wharf, langGraph, ceiling, scriptCeiling }: PeersFigures): string[] {
   const ms = (seconds: number) => ((1_000 * seconds) / items).toFixed(2);
   const lines: string[] = [];
   if (wharf.cpu !== undefined) {
@@ -192,10 +225,15 @@ function cpuLines({ items, wharf, langGraph, ceiling }: PeersFigures): string[] 
       `CPU per subagent, LangGraph.js: machine ${ms(machine)} ms = its process tree (the process, its spawn server, the scripts) ${ms(tree)} + the rest ${ms(machine - tree)}`,
     );
   }
-  const { machine, server, worker } = ceiling.cpu;
-  lines.push(
-    `CPU per subagent, ceiling: machine ${ms(machine)} ms = Temporal server ${ms(server)} + the bench process (worker and client) ${ms(worker)} + the rest ${ms(machine - server - worker)}`,
-  );
+  for (const [name, side, process] of [
+    ['ceiling', ceiling, 'the bench process (worker and client)'],
+    ['script ceiling', scriptCeiling, 'the bench process (worker and client), its spawn server and the scripts'],
+  ] as const) {
+    const { machine, server, worker } = side.cpu;
+    lines.push(
+      `CPU per subagent, ${name}: machine ${ms(machine)} ms = Temporal server ${ms(server)} + ${process} ${ms(worker)} + the rest ${ms(machine - server - worker)}`,
+    );
+  }
   return lines;
 }
 
