@@ -75,6 +75,7 @@ describe('text a script or a model wrote', () => {
     );
     const changed = changedLines(held, new Map());
     expect(changed[0]).toBe('fetch: failed 2.4MB exit 1: \ufffd[2J\ufffd[Hcleared ⏎ ✔ deploy  done');
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what must not come out
     for (const line of [...lines, ...changed]) expect(line).not.toMatch(/[\u0000-\u0009\u000b-\u001f\n]/);
   });
 });

@@ -69,7 +69,9 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
     client.workflow.start<typeof ceilingWorkflow>('ceilingWorkflow', {
       taskQueue,
       workflowId: `${id}-${work}-${Date.now()}`,
-      args: [{ count: items, inFlight: options.inFlight, historyEventLimit: options.historyEventLimit, work }],
+      args: [
+        { count: items, inFlight: options.inFlight, historyEventLimit: options.historyEventLimit, work },
+      ],
     });
   return worker.runUntil(async () => {
     await (await start(Math.min(options.items, 50), 'ceiling-warmup')).result();

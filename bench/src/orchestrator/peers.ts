@@ -4,15 +4,15 @@ import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
-import { SpawnServer } from '@wharf/stdio-limits';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
 import { cachedWorkflowBundle } from '@wharf/orchestrator/worker';
+import { SpawnServer } from '@wharf/stdio-limits';
 import type { Benchmark } from '../benchmark.js';
 import { type BenchRow, formatTable } from '../harness.js';
-import type { CeilingScript } from './ceiling-activities.js';
 import { type CeilingFigures, runCeiling } from './ceiling.js';
-import { itemScript } from './item-log.js';
+import type { CeilingScript } from './ceiling-activities.js';
 import { historyActions, percentile } from './history-actions.js';
+import { itemScript } from './item-log.js';
 import { type LangGraphSideFigures, runLangGraphSide } from './langgraph-side.js';
 import type { RunEvents } from './run-chain-events.js';
 import { runWharfFanOut, type WharfFanOutFigures, type WharfFanOutSettings } from './wharf-fan-out.js';
@@ -227,7 +227,11 @@ function cpuLines({ items, wharf, langGraph, ceiling, scriptCeiling }: PeersFigu
   }
   for (const [name, side, process] of [
     ['ceiling', ceiling, 'the bench process (worker and client)'],
-    ['script ceiling', scriptCeiling, 'the bench process (worker and client), its spawn server and the scripts'],
+    [
+      'script ceiling',
+      scriptCeiling,
+      'the bench process (worker and client), its spawn server and the scripts',
+    ],
   ] as const) {
     const { machine, server, worker } = side.cpu;
     lines.push(

@@ -6,8 +6,8 @@ import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { SqliteOutputStore } from '@wharf/output-store';
 import { itemScript, readItemLog, untilLogged } from './item-log.js';
 import { joinedRefs, mapSwarm } from './map-swarm.js';
-import { type RunEvents, runChainEvents } from './run-chain-events.js';
 import { kernelThreadsCpuSeconds, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
+import { type RunEvents, runChainEvents } from './run-chain-events.js';
 import { startWorkerProcess } from './worker-process.js';
 
 /** How the Wharf side runs (printed with the row). */
