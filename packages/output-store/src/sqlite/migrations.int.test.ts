@@ -1,30 +1,21 @@
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { latestSchemaVersion, migrate } from './migrations.js';
+import { scratchDatabase } from './scratch-database.test.data.js';
 import { SqliteOutputStore } from './sqlite-output-store.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 describe('SqliteOutputStore schema upgrades', () => {
-  let directory: string;
-  let dbPath: string;
-
-  beforeEach(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'wharf-output-migrations-'));
-    dbPath = join(directory, 'outputs.db');
-  });
-  afterEach(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
+  const scratch = scratchDatabase('wharf-output-migrations-');
 
   it('opens a database of schema 1 (keys unique per owner), keeps every output and scopes keys per spawn', async () => {
     const inlineBody = Buffer.from('inline body of version one');
     const fileBody = Buffer.alloc(100 * 1024, 9);
-    const old = new Database(dbPath);
+    const old = new Database(scratch.dbPath);
     old.pragma('journal_mode = WAL');
     expect(migrate(old, 1)).toBe(1);
     const insert = old.prepare(
@@ -61,11 +52,11 @@ describe('SqliteOutputStore schema upgrades', () => {
       .prepare("INSERT INTO output_labels (key, value, out_id) VALUES ('step', 'a', 'out_AAAAAAAAAAAAAAA1')")
       .run();
     old.close();
-    const blobDir = join(`${dbPath}.blobs`, sha256(fileBody).slice(0, 2));
+    const blobDir = join(`${scratch.dbPath}.blobs`, sha256(fileBody).slice(0, 2));
     await mkdir(blobDir, { recursive: true });
     await writeFile(join(blobDir, sha256(fileBody)), fileBody);
 
-    const store = new SqliteOutputStore({ path: dbPath });
+    const store = new SqliteOutputStore({ path: scratch.dbPath });
     try {
       expect(store.schemaVersion).toBe(latestSchemaVersion);
       const first = await store.list({ limit: 1 });
@@ -100,14 +91,14 @@ describe('SqliteOutputStore schema upgrades', () => {
     } finally {
       await store.close();
     }
-    const reopened = new SqliteOutputStore({ path: dbPath });
+    const reopened = new SqliteOutputStore({ path: scratch.dbPath });
     expect(reopened.schemaVersion).toBe(latestSchemaVersion);
     expect(await reopened.count({})).toBe(3);
     await reopened.close();
   });
 
   it('opens a database of schema 2, keeps every row and its seq, and finds by run through the key index', async () => {
-    const old = new Database(dbPath);
+    const old = new Database(scratch.dbPath);
     old.pragma('journal_mode = WAL');
     expect(migrate(old, 2)).toBe(2);
     const insert = old.prepare(
@@ -127,7 +118,7 @@ describe('SqliteOutputStore schema upgrades', () => {
     }
     old.close();
 
-    const store = new SqliteOutputStore({ path: dbPath });
+    const store = new SqliteOutputStore({ path: scratch.dbPath });
     try {
       expect(store.schemaVersion).toBe(latestSchemaVersion);
       expect((await store.list({ runId: 'run-1' })).records.map((record) => record.outId)).toEqual([
@@ -162,7 +153,7 @@ describe('SqliteOutputStore schema upgrades', () => {
     } finally {
       await store.close();
     }
-    const db = new Database(dbPath, { readonly: true });
+    const db = new Database(scratch.dbPath, { readonly: true });
     try {
       const indexes = (db.prepare('PRAGMA index_list(outputs)').all() as { name: string }[]).map(
         (index) => index.name,

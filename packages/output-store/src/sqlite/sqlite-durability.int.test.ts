@@ -1,12 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { latestSchemaVersion } from './migrations.js';
+import { scratchDatabase } from './scratch-database.test.data.js';
 import { SqliteOutputStore } from './sqlite-output-store.js';
 
 const distEntry = fileURLToPath(new URL('../../dist/index.js', import.meta.url));
@@ -70,37 +70,28 @@ console.log('refs ' + JSON.stringify(refs));
 `;
 
 describe('SqliteOutputStore durability', () => {
-  let directory: string;
-  let dbPath: string;
-
-  beforeEach(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'wharf-output-durability-'));
-    dbPath = join(directory, 'outputs.db');
-  });
-  afterEach(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
+  const scratch = scratchDatabase('wharf-output-durability-');
 
   it('leaves no partial record and no orphan file after a writer is killed mid-body', async () => {
-    new SqliteOutputStore({ path: dbPath }).close();
-    const child = runChild(slowWriter, [dbPath]);
+    new SqliteOutputStore({ path: scratch.dbPath }).close();
+    const child = runChild(slowWriter, [scratch.dbPath]);
     await waitForLine(child, /^writing$/);
-    const temps = await filesUnder(join(`${dbPath}.blobs`, 'tmp'));
+    const temps = await filesUnder(join(`${scratch.dbPath}.blobs`, 'tmp'));
     expect(temps.length).toBe(1);
     child.kill('SIGKILL');
     await child.exit;
-    const store = new SqliteOutputStore({ path: dbPath });
+    const store = new SqliteOutputStore({ path: scratch.dbPath });
     try {
       expect((await store.list({})).records).toEqual([]);
       expect(await store.findByIdempotencyKey(producer, 'crash')).toBeUndefined();
-      expect(await filesUnder(`${dbPath}.blobs`)).toEqual([]);
+      expect(await filesUnder(`${scratch.dbPath}.blobs`)).toEqual([]);
     } finally {
       await store.close();
     }
   });
 
   it('removes unreferenced body files and dead temp files at open but spares live writers', async () => {
-    const first = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 16 });
+    const first = new SqliteOutputStore({ path: scratch.dbPath, inlineThresholdBytes: 16 });
     const kept = await first.emit({
       producer,
       content: { kind: 'text', text: 'a body larger than sixteen bytes' },
@@ -109,16 +100,16 @@ describe('SqliteOutputStore durability', () => {
     const keptSha = (await first.stat(kept)).sha256;
     await first.close();
     const orphanSha = 'ab'.repeat(32);
-    await mkdir(join(`${dbPath}.blobs`, 'ab'), { recursive: true });
-    await writeFile(join(`${dbPath}.blobs`, 'ab', orphanSha), 'renamed but never committed');
-    const deadTemp = join(`${dbPath}.blobs`, 'tmp', '999999999-dead-1.part');
+    await mkdir(join(`${scratch.dbPath}.blobs`, 'ab'), { recursive: true });
+    await writeFile(join(`${scratch.dbPath}.blobs`, 'ab', orphanSha), 'renamed but never committed');
+    const deadTemp = join(`${scratch.dbPath}.blobs`, 'tmp', '999999999-dead-1.part');
     await writeFile(deadTemp, 'half written');
     const sleeper = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)']);
-    const liveTemp = join(`${dbPath}.blobs`, 'tmp', `${sleeper.pid}-live-1.part`);
+    const liveTemp = join(`${scratch.dbPath}.blobs`, 'tmp', `${sleeper.pid}-live-1.part`);
     await writeFile(liveTemp, 'still being written');
     try {
-      const reopened = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 16 });
-      const files = (await filesUnder(`${dbPath}.blobs`)).map((path) => path.split('/').at(-1));
+      const reopened = new SqliteOutputStore({ path: scratch.dbPath, inlineThresholdBytes: 16 });
+      const files = (await filesUnder(`${scratch.dbPath}.blobs`)).map((path) => path.split('/').at(-1));
       expect(files.sort()).toEqual([keptSha, `${sleeper.pid}-live-1.part`].sort());
       expect(Buffer.from((await reopened.get(kept)).body).toString()).toBe(
         'a body larger than sixteen bytes',
@@ -130,14 +121,17 @@ describe('SqliteOutputStore durability', () => {
   });
 
   it('lets two processes write one database concurrently without duplicates', async () => {
-    new SqliteOutputStore({ path: dbPath }).close();
-    const children = [runChild(batchWriter, [dbPath, 'left']), runChild(batchWriter, [dbPath, 'right'])];
+    new SqliteOutputStore({ path: scratch.dbPath }).close();
+    const children = [
+      runChild(batchWriter, [scratch.dbPath, 'left']),
+      runChild(batchWriter, [scratch.dbPath, 'right']),
+    ];
     const lines = await Promise.all(children.map((child) => waitForLine(child, /^refs /)));
     expect(await Promise.all(children.map((child) => child.exit))).toEqual([0, 0]);
     const [left, right] = lines.map((line) => JSON.parse(line.slice(5)) as Record<string, string>);
     for (let index = 0; index < 150; index += 2)
       expect(left?.[`shared-${index}`]).toBe(right?.[`shared-${index}`]);
-    const store = new SqliteOutputStore({ path: dbPath });
+    const store = new SqliteOutputStore({ path: scratch.dbPath });
     try {
       let count = 0;
       let page = await store.list({ limit: 1000 });
@@ -156,7 +150,7 @@ describe('SqliteOutputStore durability', () => {
   });
 
   it('persists across reopen, records its schema version and refuses a newer schema', async () => {
-    const store = new SqliteOutputStore({ path: dbPath });
+    const store = new SqliteOutputStore({ path: scratch.dbPath });
     const ref = await store.emit({
       producer,
       content: { kind: 'json', value: { ok: true } },
@@ -165,23 +159,23 @@ describe('SqliteOutputStore durability', () => {
     });
     expect(store.schemaVersion).toBe(latestSchemaVersion);
     await store.close();
-    const reopened = new SqliteOutputStore({ path: dbPath });
+    const reopened = new SqliteOutputStore({ path: scratch.dbPath });
     expect((await reopened.list({ labels: { kind: 'plan' } })).records.map((record) => record.outId)).toEqual(
       [ref.outId],
     );
     await reopened.close();
-    const raw = new Database(dbPath);
+    const raw = new Database(scratch.dbPath);
     raw
       .prepare('INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)')
       .run(latestSchemaVersion + 1, Date.now());
     raw.close();
-    expect(() => new SqliteOutputStore({ path: dbPath })).toThrow(
+    expect(() => new SqliteOutputStore({ path: scratch.dbPath })).toThrow(
       /newer than this @wharf\/output-store supports/,
     );
   });
 
   it('stores identical large bodies once and removes the file with the last reference', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 1024 });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, inlineThresholdBytes: 1024 });
     const body = 'z'.repeat(5000);
     const first = await store.emit({
       producer,
@@ -193,7 +187,7 @@ describe('SqliteOutputStore durability', () => {
       content: { kind: 'text', text: body },
       idempotencyKey: 'two',
     });
-    const blobFiles = () => filesUnder(`${dbPath}.blobs`);
+    const blobFiles = () => filesUnder(`${scratch.dbPath}.blobs`);
     expect(await blobFiles()).toHaveLength(1);
     await store.delete(first);
     expect(await blobFiles()).toHaveLength(1);

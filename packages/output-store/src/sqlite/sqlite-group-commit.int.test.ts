@@ -1,9 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IdempotencyConflictError } from '../errors.js';
 import type { OutputEvent } from '../types.js';
+import { scratchDatabase } from './scratch-database.test.data.js';
 import { SqliteOutputStore } from './sqlite-output-store.js';
 
 const producer = { ownerId: 'owner', runId: 'run', spawnId: 'spawn' };
@@ -13,19 +11,10 @@ function textEvent(key: string, text: string, extra: Partial<OutputEvent> = {}):
 }
 
 describe.each([false, true])('SqliteOutputStore group commit (writerThread: %s)', (writerThread) => {
-  let directory: string;
-  let dbPath: string;
-
-  beforeEach(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'wharf-output-group-'));
-    dbPath = join(directory, 'outputs.db');
-  });
-  afterEach(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
+  const scratch = scratchDatabase('wharf-output-group-');
 
   it('settles each emit of one batch on its own: a conflict fails only its emit, the rest commit', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 1024, writerThread });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, inlineThresholdBytes: 1024, writerThread });
     const first = await store.emit(textEvent('taken', 'original'));
     // Emitted in one turn, so they share one write transaction.
     const settled = await Promise.allSettled([
@@ -53,7 +42,11 @@ describe.each([false, true])('SqliteOutputStore group commit (writerThread: %s)'
     expect(refs[5]).toEqual(refs[0]);
     await store.close();
 
-    const reopened = new SqliteOutputStore({ path: dbPath, inlineThresholdBytes: 1024, writerThread });
+    const reopened = new SqliteOutputStore({
+      path: scratch.dbPath,
+      inlineThresholdBytes: 1024,
+      writerThread,
+    });
     expect(await reopened.count({ spawnId: 'spawn' })).toBe(4);
     const labelled = refs[3];
     const large = refs[4];

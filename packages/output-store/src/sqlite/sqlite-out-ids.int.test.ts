@@ -1,28 +1,18 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isOutId } from '../ids.js';
+import { scratchDatabase } from './scratch-database.test.data.js';
 import { SqliteOutputStore } from './sqlite-output-store.js';
 
 const producer = { ownerId: 'o', runId: 'r', spawnId: 's' };
 
 describe('SqliteOutputStore output ids', () => {
-  let directory: string;
-  let path: string;
-  beforeEach(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'wharf-out-ids-'));
-    path = join(directory, 'outputs.db');
-  });
-  afterEach(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
+  const scratch = scratchDatabase('wharf-out-ids-');
 
   it('keeps outputs stored under fully random ids readable beside time-ordered new ones', async () => {
     // An output stored before ids were time-ordered: its row carries a random id.
-    const before = new SqliteOutputStore({ path });
+    const before = new SqliteOutputStore({ path: scratch.dbPath });
     const stored = await before.emit({
       producer,
       idempotencyKey: 'old',
@@ -30,11 +20,11 @@ describe('SqliteOutputStore output ids', () => {
     });
     await before.close();
     const oldId = `out_${randomBytes(12).toString('base64url')}`;
-    const db = new Database(path);
+    const db = new Database(scratch.dbPath);
     db.prepare('UPDATE outputs SET out_id = ? WHERE out_id = ?').run(oldId, stored.outId);
     db.close();
 
-    const store = new SqliteOutputStore({ path });
+    const store = new SqliteOutputStore({ path: scratch.dbPath });
     try {
       const created = [];
       for (let index = 0; index < 20; index++) {

@@ -1,8 +1,6 @@
-import { mkdir, mkdtemp, rename, rm, rmdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir, rename, rmdir } from 'node:fs/promises';
 import Database from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { IdempotencyConflictError, OutputForbiddenError, StorageFailureError } from '../errors.js';
 import { newOutId } from '../ids.js';
 import { createIntakeServer } from '../intake/intake-server.js';
@@ -10,6 +8,7 @@ import { insertedColumns, insertParameters, rowValues } from '../output-row.js';
 import { issueSpawnToken } from '../spawn-token.js';
 import type { OutputEvent } from '../types.js';
 import { RowWriter } from './row-writer.js';
+import { scratchDatabase } from './scratch-database.test.data.js';
 import { SqliteOutputStore } from './sqlite-output-store.js';
 import { statementSql } from './statements.js';
 
@@ -36,20 +35,11 @@ function tokenFor(): string {
 }
 
 describe('SqliteOutputStore with its writer thread', () => {
-  let directory: string;
-  let dbPath: string;
-
-  beforeEach(async () => {
-    directory = await mkdtemp(join(tmpdir(), 'wharf-output-writer-'));
-    dbPath = join(directory, 'outputs.db');
-  });
-  afterEach(async () => {
-    await rm(directory, { recursive: true, force: true });
-  });
+  const scratch = scratchDatabase('wharf-output-writer-');
 
   function writerOf(): RowWriter {
     return new RowWriter({
-      path: dbPath,
+      path: scratch.dbPath,
       busyTimeoutMs: 10_000,
       synchronous: 'NORMAL',
       sql: statementSql,
@@ -80,9 +70,9 @@ describe('SqliteOutputStore with its writer thread', () => {
   }
 
   it('answers an intake POST with 201 only once another connection can read its row', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, writerThread: true });
     const server = await createIntakeServer({ store, secret });
-    const reader = new Database(dbPath, { readonly: true });
+    const reader = new Database(scratch.dbPath, { readonly: true });
     try {
       const token = tokenFor();
       const responses = await Promise.all(
@@ -117,7 +107,7 @@ describe('SqliteOutputStore with its writer thread', () => {
   });
 
   it('stores each body of one batch byte for byte, empty ones and views into a shared buffer too', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, writerThread: true });
     const shared = Buffer.from('0123456789');
     const contents = [
       shared.subarray(2, 5),
@@ -136,7 +126,7 @@ describe('SqliteOutputStore with its writer thread', () => {
   });
 
   it('keeps one row per key when a batch holds the same key twice: the same bytes replay, others conflict', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, writerThread: true });
     const settled = await Promise.allSettled([
       store.emitWithRecord(textEvent('twice', 'same'), { maxOutputs: 8 }),
       store.emitWithRecord(textEvent('twice', 'same'), { maxOutputs: 8 }),
@@ -154,7 +144,7 @@ describe('SqliteOutputStore with its writer thread', () => {
   });
 
   it('keeps one row per key across the batches of one turn (sent 8 at a time, 2 in flight)', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, writerThread: true });
     const keys = Array.from({ length: 30 }, (_, index) => `k${index % 10}`);
     const emitted = await Promise.all(
       keys.map((key) => store.emitWithRecord(textEvent(key, key), { maxOutputs: 10 })),
@@ -166,7 +156,7 @@ describe('SqliteOutputStore with its writer thread', () => {
   });
 
   it('refuses an emit beyond the quota with its typed error, counted in the batch', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, writerThread: true });
     const settled = await Promise.allSettled(
       ['a', 'b', 'c'].map((key) => store.emitWithRecord(textEvent(key, key), { maxOutputs: 2 })),
     );
@@ -177,7 +167,7 @@ describe('SqliteOutputStore with its writer thread', () => {
   });
 
   it('commits and answers the emits handed to its thread before close, then closes it', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, writerThread: true });
     const emitAll = (from: number) =>
       Array.from({ length: 10 }, (_, index) => store.emit(textEvent(`k${from + index}`, `v${from + index}`)));
     const first = emitAll(0);
@@ -188,13 +178,13 @@ describe('SqliteOutputStore with its writer thread', () => {
     await store.close();
     const settled = await Promise.allSettled([...first, ...second]);
     expect(settled.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(20);
-    const reopened = new SqliteOutputStore({ path: dbPath });
+    const reopened = new SqliteOutputStore({ path: scratch.dbPath });
     expect(await reopened.count({ spawnId: 'spawn' })).toBe(20);
     await reopened.close();
   });
 
   it('fails the batches in flight with a typed error when its thread dies, and starts a new one for the next', async () => {
-    new SqliteOutputStore({ path: dbPath }).close();
+    new SqliteOutputStore({ path: scratch.dbPath }).close();
     const writer = writerOf();
     try {
       await writer.write(Date.now(), [item('a', 'alpha')], new ArrayBuffer(0));
@@ -216,7 +206,7 @@ describe('SqliteOutputStore with its writer thread', () => {
   });
 
   it('answers 500 STORAGE_FAILURE, not a hang, while its thread cannot start, and recovers after', async () => {
-    const store = new SqliteOutputStore({ path: dbPath, writerThread: true });
+    const store = new SqliteOutputStore({ path: scratch.dbPath, writerThread: true });
     const server = await createIntakeServer({ store, secret });
     const token = tokenFor();
     const post = async (key: string) => {
@@ -229,13 +219,13 @@ describe('SqliteOutputStore with its writer thread', () => {
     };
     try {
       // The thread opens the database on its first batch: a folder in its place stops it.
-      await rename(dbPath, `${dbPath}.away`);
-      await mkdir(dbPath);
+      await rename(scratch.dbPath, `${scratch.dbPath}.away`);
+      await mkdir(scratch.dbPath);
       const failed = await post('k1');
       expect(failed.status).toBe(500);
       expect(failed.body.error?.code).toBe('STORAGE_FAILURE');
-      await rmdir(dbPath);
-      await rename(`${dbPath}.away`, dbPath);
+      await rmdir(scratch.dbPath);
+      await rename(`${scratch.dbPath}.away`, scratch.dbPath);
       expect((await post('k1')).status).toBe(201);
       expect((await post('k1')).status).toBe(200);
     } finally {
