@@ -1,4 +1,5 @@
 import { captureProcess, type SpawnServer } from '@wharf/stdio-limits';
+import { itemEnvironment } from './item-log.js';
 
 /** What the ceiling's script activity runs (see {@link ceilingActivities}). */
 export interface CeilingScript {
@@ -29,11 +30,7 @@ export function ceilingActivities(script?: CeilingScript) {
       if (script === undefined) throw new Error('this ceiling worker runs no script');
       const capture = await captureProcess(script.shell, {
         args: ['-c', script.script],
-        env: {
-          PATH: process.env.PATH ?? '/usr/bin:/bin',
-          HOME: process.env.HOME ?? '/tmp',
-          WHARF_INSTANCE: String(instance),
-        },
+        env: itemEnvironment(instance),
         spawner: script.spawner,
       });
       if (capture.exitCode !== 0) throw new Error(`item ${instance} exited ${capture.exitCode}`);

@@ -3,7 +3,7 @@ import { Client, type Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, Worker } from '@temporalio/worker';
 import { type CeilingScript, ceilingActivities } from './ceiling-activities.js';
 import type { ceilingWorkflow } from './ceiling-workflow.js';
-import { machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
+import { cpuSpent, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 import { type RunEvents, runChainEvents } from './run-chain-events.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
@@ -52,7 +52,8 @@ export interface CeilingFigures {
  * ```
  */
 export async function runCeiling(options: CeilingOptions): Promise<CeilingFigures> {
-  const taskQueue = `bench-ceiling-${options.script === undefined ? 'noop' : 'script'}`;
+  const work = options.script === undefined ? 'noop' : 'script';
+  const taskQueue = `bench-ceiling-${work}`;
   const worker = await Worker.create({
     connection: options.nativeConnection,
     taskQueue,
@@ -64,7 +65,6 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
     maxConcurrentActivityTaskExecutions: options.workerConcurrency,
   });
   const client = new Client({ connection: options.connection });
-  const work = options.script === undefined ? 'noop' : 'script';
   const start = (items: number, id: string) =>
     client.workflow.start<typeof ceilingWorkflow>('ceilingWorkflow', {
       taskQueue,
@@ -96,11 +96,7 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
       seconds,
       runs,
       settings: workerSettings(worker),
-      cpu: {
-        worker: endCpu.worker - startCpu.worker,
-        server: endCpu.server - startCpu.server,
-        machine: endCpu.machine - startCpu.machine,
-      },
+      cpu: cpuSpent(startCpu, endCpu),
     };
   });
 }

@@ -50,3 +50,20 @@ export async function untilLogged(path: string, runs: number, intervalMs = 20): 
 export function itemScript(logPath: string): string {
   return `echo "$WHARF_INSTANCE" >> '${logPath}'; echo "$WHARF_INSTANCE"`;
 }
+
+/**
+ * The environment both sides run an item's script in: a `PATH` and a `HOME` (this process's, or
+ * defaults), and the item's index as `WHARF_INSTANCE`, as Wharf gives it to a map's instance.
+ *
+ * @example
+ * ```ts
+ * await captureProcess('bash', { args: ['-c', itemScript(log)], env: itemEnvironment(7), spawner });
+ * ```
+ */
+export function itemEnvironment(instance: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    WHARF_INSTANCE: String(instance),
+  };
+}

@@ -5,7 +5,7 @@
 // (this process, its spawn server and the scripts).
 import { SpawnServer } from '@wharf/stdio-limits';
 import { runLangGraphFanOut } from './langgraph-fan-out.js';
-import { machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
+import { cpuSpent, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as {
   items: number;
@@ -24,7 +24,7 @@ try {
   const result = await runLangGraphFanOut({ ...options, spawner });
   const seconds = (performance.now() - started) / 1000;
   const endCpu = await cpu();
-  const cpuSeconds = { machine: endCpu.machine - startCpu.machine, tree: endCpu.tree - startCpu.tree };
+  const cpuSeconds = cpuSpent(startCpu, endCpu);
   // maxRSS is in KiB.
   const peakRss = process.resourceUsage().maxRSS * 1024;
   process.stdout.write(`${JSON.stringify({ ...result, seconds, peakRss, cpuSeconds })}\n`);

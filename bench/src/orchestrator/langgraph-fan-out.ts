@@ -1,6 +1,7 @@
 import { Annotation, END, Send, START, StateGraph } from '@langchain/langgraph';
 import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite';
 import { captureProcess, type ProcessSpawner } from '@wharf/stdio-limits';
+import { itemEnvironment } from './item-log.js';
 
 /** What {@link runLangGraphFanOut} runs. */
 export interface LangGraphFanOutOptions {
@@ -50,14 +51,13 @@ export async function runLangGraphFanOut(options: LangGraphFanOutOptions): Promi
     outputs: Annotation<string[]>({ reducer: (all, more) => all.concat(more), default: () => [] }),
   });
   const Item = Annotation.Root({ index: Annotation<number>() });
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp' };
   const graph = new StateGraph(State)
     .addNode(
       'run',
       async (item: typeof Item.State) => {
         const capture = await captureProcess(options.shell, {
           args: ['-c', options.script],
-          env: { ...env, WHARF_INSTANCE: String(item.index) },
+          env: itemEnvironment(item.index),
           spawner: options.spawner,
         });
         if (capture.exitCode !== 0) throw new Error(`item ${item.index} exited ${capture.exitCode}`);

@@ -86,3 +86,19 @@ export async function machineCpuSeconds(): Promise<number> {
 export function kernelThreadsCpuSeconds(): Promise<number> {
   return treeCpuSeconds(2);
 }
+
+/**
+ * What each figure of a reading grew by between two readings of the same figures (CPU seconds
+ * read before and after a piece of work): `end - start`, figure by figure.
+ *
+ * @example
+ * ```ts
+ * const read = async () => ({ machine: await machineCpuSeconds(), server: await treeCpuSeconds(pid) });
+ * const start = await read();
+ * await runSwarm();
+ * const { machine, server } = cpuSpent(start, await read());
+ * ```
+ */
+export function cpuSpent<T extends Record<string, number>>(start: T, end: T): T {
+  return Object.fromEntries(Object.entries(end).map(([key, value]) => [key, value - (start[key] ?? 0)])) as T;
+}

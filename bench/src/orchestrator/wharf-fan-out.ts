@@ -6,7 +6,7 @@ import { createWharfDataConverter } from '@wharf/orchestrator/node';
 import { SqliteOutputStore } from '@wharf/output-store';
 import { itemScript, readItemLog, untilLogged } from './item-log.js';
 import { joinedRefs, mapSwarm } from './map-swarm.js';
-import { kernelThreadsCpuSeconds, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
+import { cpuSpent, kernelThreadsCpuSeconds, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 import { type RunEvents, runChainEvents } from './run-chain-events.js';
 import { startWorkerProcess } from './worker-process.js';
 
@@ -159,14 +159,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
       ...(options.killAtHalf
         ? {}
         : {
-            cpu: {
-              process: endCpu.process - startCpu.process,
-              mainThread: endCpu.mainThread - startCpu.mainThread,
-              workerTree: endCpu.workerTree - startCpu.workerTree,
-              server: endCpu.server - startCpu.server,
-              kernel: endCpu.kernel - startCpu.kernel,
-              machine: endCpu.machine - startCpu.machine,
-            },
+            cpu: cpuSpent(startCpu, endCpu),
           }),
     };
   } finally {
