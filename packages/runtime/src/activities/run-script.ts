@@ -25,7 +25,6 @@ import { summarizeStream } from './output-summary.js';
 import { recordWorker } from './record-worker.js';
 import { spillDirectory } from './spill-directory.js';
 import { expandedInRefs, instanceInputs } from './stored-lists.js';
-import { subagentContext } from './subagent-context.js';
 import type { SubagentContexts } from './subagent-contexts.js';
 import { subagentResult } from './subagent-result.js';
 import { watchTemporalReach } from './temporal-reach.js';
@@ -56,7 +55,7 @@ export interface ScriptDependencies {
    */
   summarizer?: Summarizer;
   /** Renders instances' contexts once for all that share one (see {@link SubagentContexts}). */
-  contexts?: SubagentContexts;
+  contexts: SubagentContexts;
 }
 
 const PREVIEW_BYTES = 400;
@@ -101,8 +100,7 @@ export async function runScript(
   // A stored map item and stored lists among the inputs, a loop dependency's manifest: read now.
   const inputs = await instanceInputs(input, store, { signal: context.cancellationSignal });
   const inRefs = await expandedInRefs(input, store, context.cancellationSignal);
-  const smartContext = await (dependencies.contexts?.render(input.context) ??
-    subagentContext(input.context, store));
+  const smartContext = await dependencies.contexts.render(input.context);
   // Absolute: the script may run in another directory (workdir, its own cwd).
   const contextFile = smartContext === undefined ? undefined : resolve(spillDir, 'context.txt');
   if (contextFile !== undefined) await writeFile(contextFile, smartContext?.text ?? '');

@@ -19,7 +19,6 @@ import { type SubagentIds, safeId } from '../activities/activity-identity.js';
 import { heartbeatWhile } from '../activities/heartbeat-while.js';
 import { recordWorker } from '../activities/record-worker.js';
 import { instanceInputs } from '../activities/stored-lists.js';
-import { subagentContext } from '../activities/subagent-context.js';
 import { subagentResult } from '../activities/subagent-result.js';
 import { streamedGenerate } from '../models/streamed-generate.js';
 import { modelCallTelemetry } from '../tracing/wharf-tracing.js';
@@ -57,7 +56,8 @@ const PROMPT_LIST_ENTRIES = 100;
  *
  * @example
  * ```ts
- * const activities = createAgentActivities({ store, artifacts, models, tools: {}, workDir, env: process.env });
+ * const activities = createAgentActivities({ store, artifacts, models, tools: {}, workDir, env: process.env,
+ *   contexts: new SubagentContexts(store) });
  * ```
  */
 export function createAgentActivities(dependencies: AgentActivityDependencies): AgentActivities {
@@ -151,8 +151,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
         contentType: 'application/json',
         labels: { kind: 'agent-brief', conversation: input.task },
       });
-      const context = await (dependencies.contexts?.render(input.context) ??
-        subagentContext(input.context, store));
+      const context = await dependencies.contexts.render(input.context);
       const prompt = await storeRecord(store, ids, {
         key: promptKey,
         task: input.task,

@@ -31,7 +31,7 @@ export interface AgentActivityDependencies {
   /** Traces each model call and tool call (OpenTelemetry); default off. */
   tracing?: WharfTracing;
   /** Renders agents' contexts once for all that share one (a map of agents). */
-  contexts?: SubagentContexts;
+  contexts: SubagentContexts;
 }
 
 /** Most bytes of one tool output the model is shown; the rest is in the stores. */
