@@ -5,7 +5,7 @@ import { evidenceBenchmark } from './evidence/index.js';
 import { contextPlanBenchmark } from './orchestrator/context-plan.js';
 import { encryptionBenchmark } from './orchestrator/encryption.js';
 import { orchestratorBenchmark } from './orchestrator/index.js';
-import { peersBenchmark } from './orchestrator/peers.js';
+import { peersBenchmark, peersClusterBenchmark } from './orchestrator/peers.js';
 import { serversBenchmark } from './orchestrator/servers.js';
 import { streamLatencyBenchmark } from './orchestrator/stream-latency.js';
 import { swarmDefinitionBenchmark } from './orchestrator/swarm-definition.js';
@@ -34,5 +34,6 @@ export const benchmarks: Benchmark[] = [
   peersBenchmark,
   encryptionBenchmark,
   serversBenchmark,
+  peersClusterBenchmark,
   streamLatencyBenchmark,
 ];

@@ -13,14 +13,15 @@ export interface CeilingOptions {
   items: number;
   connection: Connection;
   nativeConnection: NativeConnection;
+  namespace: string;
   /** Worker activity slots (`maxConcurrentActivityTaskExecutions`), as Wharf's worker has. */
   workerConcurrency: number;
   /** Activities in flight, as the swarm's `maxConcurrentTasks`. */
   inFlight: number;
   /** Events a run holds before it continues as new, as the swarm's `historyEventLimit`. */
   historyEventLimit: number;
-  /** The server's process, whose CPU is read. */
-  serverPid: number;
+  /** CPU seconds so far of the server's processes. */
+  serverCpuSeconds: () => Promise<number>;
   /** Each activity runs this script instead of nothing (the item's, through a spawner). */
   script?: CeilingScript;
 }
@@ -47,7 +48,8 @@ export interface CeilingFigures {
  *
  * @example
  * ```ts
- * const { seconds } = await runCeiling({ items: 10_000, connection, nativeConnection,
+ * const { seconds } = await runCeiling({ items: 10_000, connection, nativeConnection, namespace: 'default',
+ *   serverCpuSeconds: () => treeCpuSeconds(server.pid),
  *   workerConcurrency: 32, inFlight: 64, historyEventLimit: 2_000 });
  * ```
  */
@@ -56,6 +58,7 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
   const taskQueue = `bench-ceiling-${work}`;
   const worker = await Worker.create({
     connection: options.nativeConnection,
+    namespace: options.namespace,
     taskQueue,
     workflowBundle: await bundleWorkflowCode({
       workflowsPath: fileURLToPath(new URL('./ceiling-workflow.js', import.meta.url)),
@@ -64,7 +67,7 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
     activities: ceilingActivities(options.script),
     maxConcurrentActivityTaskExecutions: options.workerConcurrency,
   });
-  const client = new Client({ connection: options.connection });
+  const client = new Client({ connection: options.connection, namespace: options.namespace });
   const start = (items: number, id: string) =>
     client.workflow.start<typeof ceilingWorkflow>('ceilingWorkflow', {
       taskQueue,
@@ -80,7 +83,7 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
       const helper = options.script?.spawner.pid;
       return {
         worker: (own.user + own.system) / 1e6 + (helper === undefined ? 0 : await treeCpuSeconds(helper)),
-        server: await treeCpuSeconds(options.serverPid),
+        server: await options.serverCpuSeconds(),
         machine: await machineCpuSeconds(),
       };
     };

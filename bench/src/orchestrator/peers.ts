@@ -3,8 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
-import { startDevServer } from '@wharf/orchestrator/dev-server';
 import { cachedWorkflowBundle } from '@wharf/orchestrator/worker';
 import { SpawnServer } from '@wharf/stdio-limits';
 import type { Benchmark } from '../benchmark.js';
@@ -14,6 +12,7 @@ import type { CeilingScript } from './ceiling-activities.js';
 import { historyActions, percentile } from './history-actions.js';
 import { itemScript } from './item-log.js';
 import { type LangGraphSideFigures, runLangGraphSide } from './langgraph-side.js';
+import { type PeersServer, startClusterPeersServer, startDevPeersServer } from './peers-server.js';
 import type { RunEvents } from './run-chain-events.js';
 import { runWharfFanOut, type WharfFanOutFigures, type WharfFanOutSettings } from './wharf-fan-out.js';
 
@@ -46,99 +45,139 @@ function itemCount(smoke: boolean): number {
  * and (3) N no-op activities on the same server with Wharf's worker settings and concurrency
  * structure: the ceiling, with Temporal actions per subagent and scheduling latency.
  * `WHARF_BENCH_PEERS_SANDBOX` sets the Wharf worker's `WHARF_SANDBOX` (default: its own, `auto`).
+ * On the dev server; {@link peersClusterBenchmark} runs the same on the native topology.
  */
 export const peersBenchmark: Benchmark = {
   name: 'orchestrator-peers',
   async run(options) {
-    const items = itemCount(options.smoke);
-    const sandbox = process.env.WHARF_BENCH_PEERS_SANDBOX?.trim();
-    const settings: WharfFanOutSettings = {
-      ...WHARF,
-      historyEventLimit: options.smoke ? SMOKE_HISTORY_EVENT_LIMIT : WHARF.historyEventLimit,
-      ...(sandbox === undefined || sandbox === '' ? {} : { sandbox }),
-    };
-    try {
-      Runtime.install({ logger: new DefaultLogger('ERROR') });
-    } catch {
-      // installed already
-    }
     const dir = await mkdtemp(join(tmpdir(), 'wharf-bench-peers-'));
-    const cacheDir = join(dir, 'cache');
-    const server = await startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds });
-    const connection = await Connection.connect({ address: server.address });
-    const nativeConnection = await NativeConnection.connect({ address: server.address });
-    const runDir = async (name: string) => {
-      const path = join(dir, name);
-      await mkdir(path, { recursive: true });
-      return path;
-    };
     try {
-      await cachedWorkflowBundle({ dir: cacheDir, logger: quiet });
-      const wharfSide = (killAtHalf: boolean, name: string) => async () =>
-        runWharfFanOut({
-          ...settings,
-          items,
-          address: server.address,
-          serverPid: server.pid,
-          connection,
-          dir: await runDir(name),
-          cacheDir,
-          killAtHalf,
-        });
-      const langGraphSide = (killAtHalf: boolean, name: string) => async () =>
-        runLangGraphSide({
-          items,
-          concurrency: settings.workerConcurrency,
-          dir: await runDir(name),
-          killAtHalf,
-        });
-      const wharf = await wharfSide(false, 'wharf')();
-      const langGraph = await langGraphSide(false, 'langgraph')();
-      const ceilingOf = (script?: CeilingScript) =>
-        runCeiling({
-          items,
-          connection,
-          nativeConnection,
-          workerConcurrency: settings.workerConcurrency,
-          inFlight: settings.swarmConcurrency,
-          historyEventLimit: settings.historyEventLimit,
-          serverPid: server.pid,
-          ...(script === undefined ? {} : { script }),
-        });
-      const ceiling = await ceilingOf();
-      const spawner = new SpawnServer();
-      let scriptCeiling: CeilingFigures;
-      try {
-        const log = join(await runDir('ceiling-script'), 'items.log');
-        scriptCeiling = await ceilingOf({ shell: 'bash', script: itemScript(log), spawner });
-      } finally {
-        await spawner.close();
-      }
-      const wharfKilled = await wharfSide(true, 'wharf-kill')();
-      const langGraphKilled = await langGraphSide(true, 'langgraph-kill')();
-      return report({
-        items,
-        settings,
-        wharf,
-        langGraph,
-        ceiling,
-        scriptCeiling,
-        wharfKilled,
-        langGraphKilled,
-      });
+      return await runPeers(options.smoke, dir, await startDevPeersServer());
     } finally {
-      await connection.close();
-      await nativeConnection.close();
-      await server.stop();
       await rm(dir, { recursive: true, force: true });
     }
   },
 };
 
+/**
+ * `orchestrator-peers` on the native topology, as users deploy Wharf: the Temporal server built
+ * from `go.temporal.io/server` on PostgreSQL, and Wharf's worker writing its outputs to the
+ * cluster's PostgreSQL and S3 (the cluster runs no workers of its own). The ceilings run on the
+ * same server; LangGraph.js is the same as on the dev server. Skipped where the cluster's
+ * binaries are not built.
+ */
+export const peersClusterBenchmark: Benchmark = {
+  name: 'orchestrator-peers-cluster',
+  async run(options) {
+    const dir = await mkdtemp(join(tmpdir(), 'wharf-bench-peers-cluster-'));
+    try {
+      const server = await startClusterPeersServer(dir);
+      if (typeof server === 'string') return server;
+      return await runPeers(options.smoke, dir, server);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+/** Every side of the comparison, Wharf's and the ceilings' on `server`, which it stops. */
+async function runPeers(smoke: boolean, dir: string, server: PeersServer): Promise<string> {
+  const items = itemCount(smoke);
+  const sandbox = process.env.WHARF_BENCH_PEERS_SANDBOX?.trim();
+  const settings: WharfFanOutSettings = {
+    ...WHARF,
+    historyEventLimit: smoke ? SMOKE_HISTORY_EVENT_LIMIT : WHARF.historyEventLimit,
+    ...(sandbox === undefined || sandbox === '' ? {} : { sandbox }),
+  };
+  try {
+    Runtime.install({ logger: new DefaultLogger('ERROR') });
+  } catch {
+    // installed already
+  }
+  const cacheDir = join(dir, 'cache');
+  let connection: Connection | undefined;
+  let nativeConnection: NativeConnection | undefined;
+  const runDir = async (name: string) => {
+    const path = join(dir, name);
+    await mkdir(path, { recursive: true });
+    return path;
+  };
+  try {
+    connection = await Connection.connect({ address: server.address });
+    nativeConnection = await NativeConnection.connect({ address: server.address });
+    const client = connection;
+    const native = nativeConnection;
+    await cachedWorkflowBundle({ dir: cacheDir, logger: quiet });
+    const wharfSide = (killAtHalf: boolean, name: string) => async () =>
+      runWharfFanOut({
+        ...settings,
+        items,
+        address: server.address,
+        namespace: server.namespace,
+        serverCpuSeconds: () => server.serverCpuSeconds(),
+        connection: client,
+        workerEnv: server.workerEnv,
+        ...(server.plane === undefined ? {} : { plane: server.plane }),
+        ...(server.storeBytes === undefined ? {} : { storeBytes: server.storeBytes.bind(server) }),
+        dir: await runDir(name),
+        cacheDir,
+        killAtHalf,
+      });
+    const langGraphSide = (killAtHalf: boolean, name: string) => async () =>
+      runLangGraphSide({
+        items,
+        concurrency: settings.workerConcurrency,
+        dir: await runDir(name),
+        killAtHalf,
+      });
+    const wharf = await wharfSide(false, 'wharf')();
+    const langGraph = await langGraphSide(false, 'langgraph')();
+    const ceilingOf = (script?: CeilingScript) =>
+      runCeiling({
+        items,
+        connection: client,
+        nativeConnection: native,
+        namespace: server.namespace,
+        workerConcurrency: settings.workerConcurrency,
+        inFlight: settings.swarmConcurrency,
+        historyEventLimit: settings.historyEventLimit,
+        serverCpuSeconds: () => server.serverCpuSeconds(),
+        ...(script === undefined ? {} : { script }),
+      });
+    const ceiling = await ceilingOf();
+    const spawner = new SpawnServer();
+    let scriptCeiling: CeilingFigures;
+    try {
+      const log = join(await runDir('ceiling-script'), 'items.log');
+      scriptCeiling = await ceilingOf({ shell: 'bash', script: itemScript(log), spawner });
+    } finally {
+      await spawner.close();
+    }
+    const wharfKilled = await wharfSide(true, 'wharf-kill')();
+    const langGraphKilled = await langGraphSide(true, 'langgraph-kill')();
+    return report({
+      items,
+      settings,
+      server,
+      wharf,
+      langGraph,
+      ceiling,
+      scriptCeiling,
+      wharfKilled,
+      langGraphKilled,
+    });
+  } finally {
+    await connection?.close();
+    await nativeConnection?.close();
+    await server.stop();
+  }
+}
+
 /** Everything the benchmark measured. */
 interface PeersFigures {
   items: number;
   settings: WharfFanOutSettings;
+  server: PeersServer;
   wharf: WharfFanOutFigures;
   langGraph: LangGraphSideFigures;
   ceiling: CeilingFigures;
@@ -150,7 +189,8 @@ interface PeersFigures {
 
 /** The table and the lines under it. */
 function report(figures: PeersFigures): string {
-  const { items, settings, wharf, langGraph, ceiling, scriptCeiling, wharfKilled, langGraphKilled } = figures;
+  const { items, settings, server, wharf, langGraph, ceiling, scriptCeiling, wharfKilled, langGraphKilled } =
+    figures;
   const rate = (seconds: number) => items / seconds;
   const inFlight = settings.workerConcurrency;
   const rows: BenchRow[] = [
@@ -191,7 +231,7 @@ function report(figures: PeersFigures): string {
   const mib = (bytes: number) => `${(bytes / MIB).toFixed(0)} MiB`;
   return [
     formatTable(`the headline fan-out: ${items} items, one trivial script each`, rows),
-    `configuration, Wharf: a map over a stored list of ${items} lines + a join over every ref; the shipped @wharf/worker in a process of its own (${wharf.sandbox}${sandboxNote(wharf.sandbox, settings.sandbox)}), ${settings.workerConcurrency} activity slots (WHARF_MAX_CONCURRENT), scripts through its spawn server; maxConcurrentTasks ${settings.swarmConcurrency}, historyEventLimit ${settings.historyEventLimit}; Temporal dev server (SQLite); outputs in its SQLite store`,
+    `configuration, Wharf: a map over a stored list of ${items} lines + a join over every ref; the shipped @wharf/worker in a process of its own (${wharf.sandbox}${sandboxNote(wharf.sandbox, settings.sandbox)}), ${settings.workerConcurrency} activity slots (WHARF_MAX_CONCURRENT), scripts through its spawn server; maxConcurrentTasks ${settings.swarmConcurrency}, historyEventLimit ${settings.historyEventLimit}; ${server.describe}`,
     `configuration, LangGraph.js: a Send per item to one node, maxConcurrency ${inFlight}, each node runs the same script by captureProcess (default limits) through a SpawnServer, stdout into a list channel; SqliteSaver (WAL) in a file; one process`,
     `configuration, script ceiling: the same workflow and worker, each activity runs the item's script by captureProcess (default limits) through a SpawnServer in the worker's process, returning nothing: Temporal's cost and the script's, no output store, evidence, spill or sandbox`,
     `configuration, ceiling: ceilingWorkflow, ${items} no-op activities, ${settings.swarmConcurrency} in flight, continue-as-new at ${settings.historyEventLimit} events, the script activity's timeouts; a plain Temporal worker in the bench process: ${ceiling.settings}`,
@@ -210,13 +250,20 @@ function report(figures: PeersFigures): string {
  * the timed run, and the processes of it that each side runs. The machine's figure also holds
  * whatever else ran meanwhile (on a quiet machine, little).
  */
-function cpuLines({ items, wharf, langGraph, ceiling, scriptCeiling }: PeersFigures): string[] {
+function cpuLines({
+  items,
+  server: { serverLabel },
+  wharf,
+  langGraph,
+  ceiling,
+  scriptCeiling,
+}: PeersFigures): string[] {
   const ms = (seconds: number) => ((1_000 * seconds) / items).toFixed(2);
   const lines: string[] = [];
   if (wharf.cpu !== undefined) {
     const { machine, server, workerTree, process: worker, mainThread, kernel } = wharf.cpu;
     lines.push(
-      `CPU per subagent, Wharf: machine ${ms(machine)} ms = Temporal server ${ms(server)} + worker tree ${ms(workerTree)} (the worker process ${ms(worker)}, its main thread ${ms(mainThread)}; its spawn server, sandbox and scripts ${ms(workerTree - worker)}) + kernel threads ${ms(kernel)} + the rest ${ms(machine - server - workerTree - kernel)}`,
+      `CPU per subagent, Wharf: machine ${ms(machine)} ms = ${serverLabel} ${ms(server)} + worker tree ${ms(workerTree)} (the worker process ${ms(worker)}, its main thread ${ms(mainThread)}; its spawn server, sandbox and scripts ${ms(workerTree - worker)}) + kernel threads ${ms(kernel)} + the rest ${ms(machine - server - workerTree - kernel)}`,
     );
   }
   if (langGraph.cpu !== undefined) {
@@ -235,7 +282,7 @@ function cpuLines({ items, wharf, langGraph, ceiling, scriptCeiling }: PeersFigu
   ] as const) {
     const { machine, server, worker } = side.cpu;
     lines.push(
-      `CPU per subagent, ${name}: machine ${ms(machine)} ms = Temporal server ${ms(server)} + ${process} ${ms(worker)} + the rest ${ms(machine - server - worker)}`,
+      `CPU per subagent, ${name}: machine ${ms(machine)} ms = ${serverLabel} ${ms(server)} + ${process} ${ms(worker)} + the rest ${ms(machine - server - worker)}`,
     );
   }
   return lines;

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import type { Connection } from '@temporalio/client';
 import { WharfClient } from '@wharf/orchestrator/client';
 import { createWharfDataConverter } from '@wharf/orchestrator/node';
-import { SqliteOutputStore } from '@wharf/output-store';
+import { type OutputStore, SqliteOutputStore } from '@wharf/output-store';
+import type { DataPlane } from '@wharf/output-store/config';
 import { itemScript, readItemLog, untilLogged } from './item-log.js';
 import { joinedRefs, mapSwarm } from './map-swarm.js';
 import { cpuSpent, kernelThreadsCpuSeconds, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
@@ -25,11 +26,18 @@ export interface WharfFanOutSettings {
 /** What {@link runWharfFanOut} runs. */
 export interface WharfFanOutOptions extends WharfFanOutSettings {
   items: number;
-  /** The dev server's frontend, and a client connection to it. */
+  /** The Temporal frontend, its namespace, and a client connection to it. */
   address: string;
-  /** The dev server's process, whose CPU is read with the worker's. */
-  serverPid: number;
+  namespace: string;
+  /** CPU seconds so far of the server's processes, read with the worker's. */
+  serverCpuSeconds: () => Promise<number>;
   connection: Connection;
+  /** The worker's data plane (`WHARF_STORE`, `WHARF_BLOBS` and their credentials); none: its SQLite file. */
+  workerEnv?: Record<string, string>;
+  /** The data plane those variables name, read by the client; none: the worker's SQLite file. */
+  plane?: DataPlane;
+  /** Bytes the data plane holds, read before and after the run; none: the worker's SQLite file after it. */
+  storeBytes?: () => Promise<number>;
   /** A directory of this run's own: data directory, item log. */
   dir: string;
   /** A workflow bundle cache already holding the bundle (`WHARF_CACHE_DIR`). */
@@ -91,19 +99,27 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
   const taskQueue = `bench-peers-${options.killAtHalf ? 'kill' : 'run'}`;
   const workerOptions = {
     address: options.address,
+    namespace: options.namespace,
     dataDir,
     taskQueue,
     concurrency: options.workerConcurrency,
     cacheDir: options.cacheDir,
     // The scripts' working directory: a sandboxed script may write there (its log) and not in /tmp.
     cwd: options.dir,
-    ...(options.sandbox === undefined ? {} : { env: { WHARF_SANDBOX: options.sandbox } }),
+    env: {
+      ...options.workerEnv,
+      ...(options.sandbox === undefined ? {} : { WHARF_SANDBOX: options.sandbox }),
+    },
   };
   let worker = await startWorkerProcess(workerOptions);
-  const store = new SqliteOutputStore({ path: join(dataDir, 'outputs.db') });
+  const ownStore =
+    options.plane === undefined ? new SqliteOutputStore({ path: join(dataDir, 'outputs.db') }) : undefined;
+  const store: OutputStore = options.plane?.store ?? (ownStore as OutputStore);
+  const storeBytes = options.storeBytes ?? (async () => 0);
   try {
     const wharf = new WharfClient({
       connection: options.connection,
+      namespace: options.namespace,
       taskQueue,
       dataConverter: createWharfDataConverter({ store }),
     });
@@ -115,10 +131,11 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
     const cpu = async () => ({
       ...(await worker.cpuSeconds()),
       workerTree: await treeCpuSeconds(worker.pid),
-      server: await treeCpuSeconds(options.serverPid),
+      server: await options.serverCpuSeconds(),
       kernel: await kernelThreadsCpuSeconds(),
       machine: await machineCpuSeconds(),
     });
+    const bytesBefore = await storeBytes();
     const startCpu = await cpu();
     const started = performance.now();
     const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
@@ -154,7 +171,10 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
       runsBeforeKill,
       redone: (await readItemLog(log)).redone,
       historyBytes: runs.reduce((sum, run) => sum + run.historyBytes, 0),
-      storeBytes: await filesBytes(join(dataDir, 'outputs.db')),
+      storeBytes:
+        options.storeBytes === undefined
+          ? await filesBytes(join(dataDir, 'outputs.db'))
+          : (await storeBytes()) - bytesBefore,
       runs,
       ...(options.killAtHalf
         ? {}
@@ -164,7 +184,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
     };
   } finally {
     await worker.stop();
-    await store.close();
+    await ownStore?.close();
   }
 }
 

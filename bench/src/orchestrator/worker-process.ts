@@ -9,6 +9,8 @@ import { createInterface } from 'node:readline';
 export interface WorkerProcessOptions {
   /** The Temporal frontend, `host:port`. */
   address: string;
+  /** Its namespace (default: the worker's own default, `default`). */
+  namespace?: string;
   /** Its data directory: `outputs.db`, `artifacts/`, `work/`. */
   dataDir: string;
   taskQueue: string;
@@ -66,6 +68,7 @@ export async function startWorkerProcess(options: WorkerProcessOptions): Promise
       PATH: process.env.PATH ?? '/usr/bin:/bin',
       HOME: process.env.HOME ?? '/tmp',
       TEMPORAL_ADDRESS: options.address,
+      ...(options.namespace === undefined ? {} : { TEMPORAL_NAMESPACE: options.namespace }),
       WHARF_DATA_DIR: options.dataDir,
       WHARF_TASK_QUEUE: options.taskQueue,
       WHARF_MAX_CONCURRENT: String(options.concurrency),

@@ -58,7 +58,8 @@ const codecName = 'wharf-codec';
  * and Wharf's store), an S3 service (versitygw), the Temporal server built from its Go module,
  * its Web UI server, with payload encryption on (`WHARF_CODEC_KEYS` / `WHARF_CODEC_KEYS_FILE`)
  * the codec server `wharf-codec` the Web UI decodes through, and `workers` Wharf workers, each a host of its own (HOME, TMPDIR, data
- * directory) sharing only PostgreSQL and S3. The one-shot jobs are the compose file's scripts in
+ * directory) sharing only PostgreSQL and S3 (none: a program that runs its own workers, on task
+ * queues of its own, unversioned; then no version is built or made current). The one-shot jobs are the compose file's scripts in
  * `deploy/`. Every process is detached, named as in compose, and can be stopped, killed and
  * started again by name: `wharf cluster` drives it, and so do the fault tests.
  *
@@ -172,7 +173,8 @@ export class ClusterTopology {
    */
   async up(): Promise<void> {
     await mkdir(this.config.dir, { recursive: true });
-    if (this.configured.version === undefined) {
+    // No workers, no version: the programs that bring their own workers run them unversioned.
+    if (this.configured.version === undefined && this.config.workers > 0) {
       const started = Date.now();
       const buildId = await workflowBuildId({ cacheDir: join(this.config.dir, 'cache') });
       this.configured = {
