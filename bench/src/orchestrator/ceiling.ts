@@ -3,7 +3,7 @@ import { Client, type Connection } from '@temporalio/client';
 import { bundleWorkflowCode, type NativeConnection, Worker } from '@temporalio/worker';
 import { type CeilingScript, ceilingActivities } from './ceiling-activities.js';
 import type { ceilingWorkflow } from './ceiling-workflow.js';
-import { cpuSpent, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
+import { cpuSpent, machineCpuSeconds, serverCpuSpent, treeCpuSeconds } from './process-cpu.js';
 import { type RunEvents, runChainEvents } from './run-chain-events.js';
 
 const quiet = { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error: console.error };
@@ -20,8 +20,8 @@ export interface CeilingOptions {
   inFlight: number;
   /** Events a run holds before it continues as new, as the swarm's `historyEventLimit`. */
   historyEventLimit: number;
-  /** CPU seconds so far of the server's processes. */
-  serverCpuSeconds: () => Promise<number>;
+  /** CPU seconds so far of each of the server's processes, by name. */
+  serverCpuSeconds: () => Promise<Record<string, number>>;
   /** Each activity runs this script instead of nothing (the item's, through a spawner). */
   script?: CeilingScript;
 }
@@ -36,7 +36,7 @@ export interface CeilingFigures {
    * CPU seconds of the timed run: this process (the worker and the client; with a script, its
    * spawn server and the scripts too), the Temporal server's tree, and the whole machine.
    */
-  cpu: { worker: number; server: number; machine: number };
+  cpu: { worker: number; server: number; serverParts: Record<string, number>; machine: number };
 }
 
 /**
@@ -49,7 +49,7 @@ export interface CeilingFigures {
  * @example
  * ```ts
  * const { seconds } = await runCeiling({ items: 10_000, connection, nativeConnection, namespace: 'default',
- *   serverCpuSeconds: () => treeCpuSeconds(server.pid),
+ *   serverCpuSeconds: async () => ({ 'Temporal server': await treeCpuSeconds(server.pid) }),
  *   workerConcurrency: 32, inFlight: 64, historyEventLimit: 2_000 });
  * ```
  */
@@ -83,23 +83,24 @@ export async function runCeiling(options: CeilingOptions): Promise<CeilingFigure
       const helper = options.script?.spawner.pid;
       return {
         worker: (own.user + own.system) / 1e6 + (helper === undefined ? 0 : await treeCpuSeconds(helper)),
-        server: await options.serverCpuSeconds(),
         machine: await machineCpuSeconds(),
       };
     };
+    const startServer = await options.serverCpuSeconds();
     const startCpu = await cpu();
     const started = performance.now();
     const handle = await start(options.items, 'ceiling');
     const done = await handle.result();
     const seconds = (performance.now() - started) / 1000;
     const endCpu = await cpu();
+    const endServer = await options.serverCpuSeconds();
     if (done !== options.items) throw new Error(`the ceiling ran ${done} activities of ${options.items}`);
     const runs = await runChainEvents(client, handle.workflowId, handle.firstExecutionRunId);
     return {
       seconds,
       runs,
       settings: workerSettings(worker),
-      cpu: cpuSpent(startCpu, endCpu),
+      cpu: { ...cpuSpent(startCpu, endCpu), ...serverCpuSpent(startServer, endServer) },
     };
   });
 }

@@ -4,14 +4,14 @@
 // loaded), its peak RSS, and the CPU seconds of the run: the machine's and its process tree's
 // (this process, its spawn server and the scripts).
 import { SpawnServer } from '@wharf/stdio-limits';
-import { runLangGraphFanOut } from './langgraph-fan-out.js';
+import { type LangGraphSaver, runLangGraphFanOut } from './langgraph-fan-out.js';
 import { cpuSpent, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as {
   items: number;
   script: string;
   shell: string;
-  checkpointPath: string;
+  saver: LangGraphSaver;
   threadId: string;
   concurrency: number;
   resume: boolean;

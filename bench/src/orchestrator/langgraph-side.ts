@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { itemScript, readItemLog, untilLogged } from './item-log.js';
+import type { LangGraphSaver } from './langgraph-fan-out.js';
 import { filesBytes } from './wharf-fan-out.js';
 
 /** What {@link runLangGraphSide} runs. */
@@ -9,8 +10,13 @@ export interface LangGraphSideOptions {
   items: number;
   /** Nodes run at once (`maxConcurrency`). */
   concurrency: number;
-  /** A directory of this run's own: the saver's file, the item log. */
+  /** A directory of this run's own: the SQLite saver's file, the item log. */
   dir: string;
+  /**
+   * Checkpoint into this PostgreSQL database instead of a SQLite file (`PostgresSaver`), on a
+   * thread named for `dir`; `bytes` reads what the database holds, before and after the run.
+   */
+  postgres?: { url: string; bytes: () => Promise<number> };
   /** SIGKILL the process once half the items have run, then resume the thread in a new one. */
   killAtHalf: boolean;
 }
@@ -30,8 +36,10 @@ export interface LangGraphSideFigures {
   duplicateOutputs: number;
   runsBeforeKill: number;
   redone: number;
-  /** The SQLite saver's file and write-ahead log after the run. */
+  /** The SQLite saver's file and write-ahead log after the run (PostgreSQL: what the database grew by). */
   checkpointBytes: number;
+  /** Which saver checkpointed the thread: `SqliteSaver (WAL) in a file`, `PostgresSaver`. */
+  saver: string;
   /**
    * CPU seconds from the graph's start to its end: the whole machine's, and the LangGraph.js
    * process tree's (the process, its spawn server, the scripts). Undefined with a kill.
@@ -53,7 +61,8 @@ const CHILD = fileURLToPath(new URL('./langgraph-child.js', import.meta.url));
 /**
  * The headline fan-out through LangGraph.js in a process of its own (`langgraph-child.js`): a
  * `Send` per item to a node that runs the same script as the Wharf side through a `SpawnServer`,
- * checkpointed by `@langchain/langgraph-checkpoint-sqlite` into a file. With `killAtHalf` the
+ * checkpointed by `@langchain/langgraph-checkpoint-sqlite` into a file (or, with `postgres`,
+ * by `@langchain/langgraph-checkpoint-postgres` into that database). With `killAtHalf` the
  * process is SIGKILLed once half the scripts have run, and a new one resumes the thread (same
  * thread id, `invoke(null)`). Counts the items redone and those in the final state.
  *
@@ -66,12 +75,19 @@ const CHILD = fileURLToPath(new URL('./langgraph-child.js', import.meta.url));
 export async function runLangGraphSide(options: LangGraphSideOptions): Promise<LangGraphSideFigures> {
   const log = join(options.dir, 'items.log');
   const checkpointPath = join(options.dir, 'checkpoints.db');
+  const saver: LangGraphSaver =
+    options.postgres === undefined
+      ? { kind: 'sqlite', path: checkpointPath }
+      : { kind: 'postgres', url: options.postgres.url };
+  const bytes = options.postgres?.bytes ?? (() => filesBytes(checkpointPath));
+  const bytesBefore = options.postgres === undefined ? 0 : await bytes();
   const childOptions = {
     items: options.items,
     script: itemScript(log),
     shell: 'bash',
-    checkpointPath,
-    threadId: 'fan-out',
+    saver,
+    // One thread per run: runs sharing a database do not resume each other.
+    threadId: `fan-out-${basename(options.dir)}`,
     concurrency: options.concurrency,
   };
   const started = performance.now();
@@ -103,7 +119,8 @@ export async function runLangGraphSide(options: LangGraphSideOptions): Promise<L
     duplicateOutputs: result.outputs - result.distinctOutputs,
     runsBeforeKill,
     redone: (await readItemLog(log)).redone,
-    checkpointBytes: await filesBytes(checkpointPath),
+    checkpointBytes: (await bytes()) - bytesBefore,
+    saver: saver.kind === 'sqlite' ? 'SqliteSaver (WAL) in a file' : 'PostgresSaver',
     ...(options.killAtHalf ? {} : { cpu: result.cpuSeconds }),
   };
 }

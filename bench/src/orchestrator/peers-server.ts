@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   ClusterTopology,
+  clusterSecrets,
   findClusterBinaries,
   freeClusterPorts,
   workerEnvironment,
@@ -22,18 +23,21 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 export interface PeersServer {
   /** Printed with the rows: which server, on what persistence, with which data plane. */
   readonly describe: string;
-  /** Whose CPU `serverCpuSeconds` reads, for the CPU lines (`Temporal server`, `Temporal server + PostgreSQL + S3`). */
-  readonly serverLabel: string;
   readonly address: string;
   readonly namespace: string;
   /** The worker's environment beyond its own settings: the data plane (none: its SQLite file). */
   readonly workerEnv: Record<string, string>;
   /** The data plane a client reads the join's refs through (none: the worker's SQLite file). */
   readonly plane?: DataPlane;
-  /** CPU seconds so far of every process of the server (with the cluster: Temporal, PostgreSQL, S3). */
-  serverCpuSeconds(): Promise<number>;
+  /** CPU seconds so far of each process of the server, by name (with the cluster: Temporal server, PostgreSQL, S3). */
+  serverCpuSeconds(): Promise<Record<string, number>>;
   /** Bytes the data plane holds now (with the cluster: Wharf's database and the bucket's folder). */
   storeBytes?(): Promise<number>;
+  /**
+   * A database of the same PostgreSQL for LangGraph.js's PostgreSQL saver, and what it holds
+   * now: with the cluster, the peer durable in the same place as Wharf.
+   */
+  readonly langGraphPostgres?: { url: string; bytes: () => Promise<number> };
   stop(): Promise<void>;
 }
 
@@ -45,11 +49,10 @@ export async function startDevPeersServer(): Promise<PeersServer> {
   const server = await startDevServer({ ui: false, searchAttributes: wharfSearchAttributeKinds });
   return {
     describe: 'Temporal dev server (start-dev, SQLite); outputs in the worker’s SQLite store',
-    serverLabel: 'Temporal server',
     address: server.address,
     namespace: server.namespace,
     workerEnv: {},
-    serverCpuSeconds: () => treeCpuSeconds(server.pid),
+    serverCpuSeconds: async () => ({ 'Temporal server': await treeCpuSeconds(server.pid) }),
     stop: () => server.stop(),
   };
 }
@@ -94,27 +97,29 @@ export async function startClusterPeersServer(dir: string): Promise<PeersServer 
       blobs: workerEnv.WHARF_BLOBS as string,
       env: { ...process.env, ...clientEnv },
     });
-    const pids = [
-      await cluster.pid('temporal'),
-      await cluster.pid('postgresql'),
-      await cluster.pid('s3'),
-    ].filter((pid): pid is number => pid !== undefined);
+    const pids = {
+      'Temporal server': await cluster.pid('temporal'),
+      PostgreSQL: await cluster.pid('postgresql'),
+      S3: await cluster.pid('s3'),
+    };
     const bucket = join(dir, 'cluster', 's3', 'data');
     const opened = plane;
+    const langGraphUrl = await createDatabase(cluster.config.ports.postgres, 'langgraph');
     return {
       describe:
         'native cluster (the Temporal server built from go.temporal.io/server on PostgreSQL); outputs in the cluster’s PostgreSQL + S3',
-      serverLabel: 'Temporal server + PostgreSQL + S3',
       address: cluster.temporalAddress,
       namespace: clientEnv.TEMPORAL_NAMESPACE ?? 'default',
       workerEnv,
       plane: opened,
       serverCpuSeconds: async () => {
-        let total = 0;
-        for (const pid of pids) total += await treeCpuSeconds(pid);
-        return total;
+        const seconds: Record<string, number> = {};
+        for (const [name, pid] of Object.entries(pids))
+          seconds[name] = pid === undefined ? 0 : await treeCpuSeconds(pid);
+        return seconds;
       },
       storeBytes: async () => (await databaseBytes(storeUrl)) + (await folderBytes(bucket)),
+      langGraphPostgres: { url: langGraphUrl, bytes: () => databaseBytes(langGraphUrl) },
       stop: async () => {
         await opened.close().catch(() => {});
         await cluster.down();
@@ -125,6 +130,21 @@ export async function startClusterPeersServer(dir: string): Promise<PeersServer 
     await cluster.down().catch(() => {});
     throw error;
   }
+}
+
+/** Creates a database on the cluster's PostgreSQL as its superuser; its connection string. */
+async function createDatabase(port: number, name: string): Promise<string> {
+  const { postgresUser, postgresPassword } = clusterSecrets(process.env);
+  const url = (database: string) =>
+    `postgres://${postgresUser}:${encodeURIComponent(postgresPassword)}@127.0.0.1:${port}/${database}`;
+  const client = new pg.Client({ connectionString: url('postgres') });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return url(name);
 }
 
 /** `pg_database_size` of the database a connection string names. */

@@ -63,8 +63,9 @@ export const peersBenchmark: Benchmark = {
  * `orchestrator-peers` on the native topology, as users deploy Wharf: the Temporal server built
  * from `go.temporal.io/server` on PostgreSQL, and Wharf's worker writing its outputs to the
  * cluster's PostgreSQL and S3 (the cluster runs no workers of its own). The ceilings run on the
- * same server; LangGraph.js is the same as on the dev server. Skipped where the cluster's
- * binaries are not built.
+ * same server. LangGraph.js runs as on the dev server (the judged row, with its SQLite saver),
+ * then again with its PostgreSQL saver in a database of the cluster's PostgreSQL (an `info` row:
+ * the peer durable where Wharf is). Skipped where the cluster's binaries are not built.
  */
 export const peersClusterBenchmark: Benchmark = {
   name: 'orchestrator-peers-cluster',
@@ -123,13 +124,15 @@ async function runPeers(smoke: boolean, dir: string, server: PeersServer): Promi
         cacheDir,
         killAtHalf,
       });
-    const langGraphSide = (killAtHalf: boolean, name: string) => async () =>
-      runLangGraphSide({
-        items,
-        concurrency: settings.workerConcurrency,
-        dir: await runDir(name),
-        killAtHalf,
-      });
+    const langGraphSide =
+      (killAtHalf: boolean, name: string, postgres?: PeersServer['langGraphPostgres']) => async () =>
+        runLangGraphSide({
+          items,
+          concurrency: settings.workerConcurrency,
+          dir: await runDir(name),
+          killAtHalf,
+          ...(postgres === undefined ? {} : { postgres }),
+        });
     const wharf = await wharfSide(false, 'wharf')();
     const langGraph = await langGraphSide(false, 'langgraph')();
     const ceilingOf = (script?: CeilingScript) =>
@@ -155,6 +158,15 @@ async function runPeers(smoke: boolean, dir: string, server: PeersServer): Promi
     }
     const wharfKilled = await wharfSide(true, 'wharf-kill')();
     const langGraphKilled = await langGraphSide(true, 'langgraph-kill')();
+    // Where the server has PostgreSQL, the peer checkpointed there too, as Wharf is.
+    const pg = server.langGraphPostgres;
+    const langGraphPostgres =
+      pg === undefined
+        ? undefined
+        : {
+            run: await langGraphSide(false, 'langgraph-pg', pg)(),
+            killed: await langGraphSide(true, 'langgraph-pg-kill', pg)(),
+          };
     return report({
       items,
       settings,
@@ -165,6 +177,7 @@ async function runPeers(smoke: boolean, dir: string, server: PeersServer): Promi
       scriptCeiling,
       wharfKilled,
       langGraphKilled,
+      ...(langGraphPostgres === undefined ? {} : { langGraphPostgres }),
     });
   } finally {
     await connection?.close();
@@ -185,12 +198,24 @@ interface PeersFigures {
   scriptCeiling: CeilingFigures;
   wharfKilled: WharfFanOutFigures;
   langGraphKilled: LangGraphSideFigures;
+  /** LangGraph.js with its PostgreSQL saver on the server's PostgreSQL (the cluster only): a run, and one killed halfway. */
+  langGraphPostgres?: { run: LangGraphSideFigures; killed: LangGraphSideFigures };
 }
 
 /** The table and the lines under it. */
 function report(figures: PeersFigures): string {
-  const { items, settings, server, wharf, langGraph, ceiling, scriptCeiling, wharfKilled, langGraphKilled } =
-    figures;
+  const {
+    items,
+    settings,
+    server,
+    wharf,
+    langGraph,
+    ceiling,
+    scriptCeiling,
+    wharfKilled,
+    langGraphKilled,
+    langGraphPostgres: pg,
+  } = figures;
   const rate = (seconds: number) => items / seconds;
   const inFlight = settings.workerConcurrency;
   const rows: BenchRow[] = [
@@ -212,6 +237,16 @@ function report(figures: PeersFigures): string {
       baseline: rate(scriptCeiling.seconds),
       target: 'info',
     },
+    ...(pg === undefined
+      ? []
+      : [
+          {
+            name: `${items}: Wharf vs LangGraph.js + PostgreSQL saver on the same PostgreSQL, subagents/s`,
+            ours: rate(wharf.seconds),
+            baseline: rate(pg.run.seconds),
+            target: 'info' as const,
+          },
+        ]),
     {
       name: 'SIGKILL halfway, Wharf: items lost',
       measured: items - Math.min(items, wharfKilled.itemsInResult),
@@ -232,14 +267,14 @@ function report(figures: PeersFigures): string {
   return [
     formatTable(`the headline fan-out: ${items} items, one trivial script each`, rows),
     `configuration, Wharf: a map over a stored list of ${items} lines + a join over every ref; the shipped @wharf/worker in a process of its own (${wharf.sandbox}${sandboxNote(wharf.sandbox, settings.sandbox)}), ${settings.workerConcurrency} activity slots (WHARF_MAX_CONCURRENT), scripts through its spawn server; maxConcurrentTasks ${settings.swarmConcurrency}, historyEventLimit ${settings.historyEventLimit}; ${server.describe}`,
-    `configuration, LangGraph.js: a Send per item to one node, maxConcurrency ${inFlight}, each node runs the same script by captureProcess (default limits) through a SpawnServer, stdout into a list channel; SqliteSaver (WAL) in a file; one process`,
+    `configuration, LangGraph.js: a Send per item to one node, maxConcurrency ${inFlight}, each node runs the same script by captureProcess (default limits) through a SpawnServer, stdout into a list channel; ${langGraph.saver}${pg === undefined ? '' : ` (and again with ${pg.run.saver} in a database of the cluster's PostgreSQL)`}; one process`,
     `configuration, script ceiling: the same workflow and worker, each activity runs the item's script by captureProcess (default limits) through a SpawnServer in the worker's process, returning nothing: Temporal's cost and the script's, no output store, evidence, spill or sandbox`,
     `configuration, ceiling: ceilingWorkflow, ${items} no-op activities, ${settings.swarmConcurrency} in flight, continue-as-new at ${settings.historyEventLimit} events, the script activity's timeouts; a plain Temporal worker in the bench process: ${ceiling.settings}`,
-    `subagents/s: Wharf ${rate(wharf.seconds).toFixed(1)} (${wharf.seconds.toFixed(1)} s), LangGraph.js ${rate(langGraph.seconds).toFixed(1)} (${langGraph.seconds.toFixed(1)} s), ceiling ${rate(ceiling.seconds).toFixed(1)} (${ceiling.seconds.toFixed(1)} s), script ceiling ${rate(scriptCeiling.seconds).toFixed(1)} (${scriptCeiling.seconds.toFixed(1)} s)`,
+    `subagents/s: Wharf ${rate(wharf.seconds).toFixed(1)} (${wharf.seconds.toFixed(1)} s), LangGraph.js ${rate(langGraph.seconds).toFixed(1)} (${langGraph.seconds.toFixed(1)} s), ceiling ${rate(ceiling.seconds).toFixed(1)} (${ceiling.seconds.toFixed(1)} s), script ceiling ${rate(scriptCeiling.seconds).toFixed(1)} (${scriptCeiling.seconds.toFixed(1)} s)${pg === undefined ? '' : `, LangGraph.js + PostgreSQL saver ${rate(pg.run.seconds).toFixed(1)} (${pg.run.seconds.toFixed(1)} s)`}`,
     `peak RSS: Wharf worker ${mib(wharf.peakRss)}, LangGraph.js process ${mib(langGraph.peakRss)}`,
     ...cpuLines(figures),
-    `bytes written per item: Wharf ${perItem(wharf.historyBytes + wharf.storeBytes, items)} (history ${perItem(wharf.historyBytes, items)} in ${wharf.runs.length} runs, output store ${perItem(wharf.storeBytes, items)}), LangGraph.js ${perItem(langGraph.checkpointBytes, items)} (SQLite saver file + WAL)`,
-    `SIGKILL once ${Math.ceil(items / 2)} scripts ran: Wharf ${killLine(wharfKilled.runsBeforeKill, wharfKilled.redone, items - wharfKilled.itemsInResult, wharfKilled.seconds)}; LangGraph.js ${killLine(langGraphKilled.runsBeforeKill, langGraphKilled.redone, items - langGraphKilled.itemsInResult, langGraphKilled.seconds)}${langGraphKilled.duplicateOutputs > 0 ? `, ${langGraphKilled.duplicateOutputs} outputs twice in the state` : ''}`,
+    `bytes written per item: Wharf ${perItem(wharf.historyBytes + wharf.storeBytes, items)} (history ${perItem(wharf.historyBytes, items)} in ${wharf.runs.length} runs, output store ${perItem(wharf.storeBytes, items)}), LangGraph.js ${perItem(langGraph.checkpointBytes, items)} (SQLite saver file + WAL)${pg === undefined ? '' : `, LangGraph.js + PostgreSQL saver ${perItem(pg.run.checkpointBytes, items)} (its database's growth)`}`,
+    `SIGKILL once ${Math.ceil(items / 2)} scripts ran: Wharf ${killLine(wharfKilled.runsBeforeKill, wharfKilled.redone, items - wharfKilled.itemsInResult, wharfKilled.seconds)}; LangGraph.js ${killLine(langGraphKilled.runsBeforeKill, langGraphKilled.redone, items - langGraphKilled.itemsInResult, langGraphKilled.seconds)}${duplicates(langGraphKilled)}${pg === undefined ? '' : `; LangGraph.js + PostgreSQL saver ${killLine(pg.killed.runsBeforeKill, pg.killed.redone, items - pg.killed.itemsInResult, pg.killed.seconds)}${duplicates(pg.killed)}`}`,
     `Temporal actions per subagent (billable, counted from history): Wharf ${wharfActions.perItem}, ceiling ${ceilingActions.perItem}; activities per subagent: Wharf ${wharfActions.activitiesPerItem}, ceiling ${ceilingActions.activitiesPerItem}`,
     `scheduling latency (ActivityTaskScheduled → Started), p50/p99: Wharf ${wharfActions.latency}, ceiling ${ceilingActions.latency}, script ceiling ${scriptActions.latency}`,
   ].join('\n');
@@ -252,24 +287,28 @@ function report(figures: PeersFigures): string {
  */
 function cpuLines({
   items,
-  server: { serverLabel },
   wharf,
   langGraph,
+  langGraphPostgres,
   ceiling,
   scriptCeiling,
 }: PeersFigures): string[] {
   const ms = (seconds: number) => ((1_000 * seconds) / items).toFixed(2);
   const lines: string[] = [];
   if (wharf.cpu !== undefined) {
-    const { machine, server, workerTree, process: worker, mainThread, kernel } = wharf.cpu;
+    const { machine, server, serverParts, workerTree, process: worker, mainThread, kernel } = wharf.cpu;
     lines.push(
-      `CPU per subagent, Wharf: machine ${ms(machine)} ms = ${serverLabel} ${ms(server)} + worker tree ${ms(workerTree)} (the worker process ${ms(worker)}, its main thread ${ms(mainThread)}; its spawn server, sandbox and scripts ${ms(workerTree - worker)}) + kernel threads ${ms(kernel)} + the rest ${ms(machine - server - workerTree - kernel)}`,
+      `CPU per subagent, Wharf: machine ${ms(machine)} ms = ${partsText(serverParts, ms)} + worker tree ${ms(workerTree)} (the worker process ${ms(worker)}, its main thread ${ms(mainThread)}; its spawn server, sandbox and scripts ${ms(workerTree - worker)}) + kernel threads ${ms(kernel)} + the rest ${ms(machine - server - workerTree - kernel)}`,
     );
   }
-  if (langGraph.cpu !== undefined) {
-    const { machine, tree } = langGraph.cpu;
+  for (const [name, side, rest] of [
+    ['LangGraph.js', langGraph, 'the rest'],
+    ['LangGraph.js + PostgreSQL saver', langGraphPostgres?.run, 'the rest (PostgreSQL among it)'],
+  ] as const) {
+    if (side?.cpu === undefined) continue;
+    const { machine, tree } = side.cpu;
     lines.push(
-      `CPU per subagent, LangGraph.js: machine ${ms(machine)} ms = its process tree (the process, its spawn server, the scripts) ${ms(tree)} + the rest ${ms(machine - tree)}`,
+      `CPU per subagent, ${name}: machine ${ms(machine)} ms = its process tree (the process, its spawn server, the scripts) ${ms(tree)} + ${rest} ${ms(machine - tree)}`,
     );
   }
   for (const [name, side, process] of [
@@ -280,9 +319,9 @@ function cpuLines({
       'the bench process (worker and client), its spawn server and the scripts',
     ],
   ] as const) {
-    const { machine, server, worker } = side.cpu;
+    const { machine, server, serverParts, worker } = side.cpu;
     lines.push(
-      `CPU per subagent, ${name}: machine ${ms(machine)} ms = ${serverLabel} ${ms(server)} + ${process} ${ms(worker)} + the rest ${ms(machine - server - worker)}`,
+      `CPU per subagent, ${name}: machine ${ms(machine)} ms = ${partsText(serverParts, ms)} + ${process} ${ms(worker)} + the rest ${ms(machine - server - worker)}`,
     );
   }
   return lines;
@@ -303,6 +342,17 @@ function actionsOf(runs: readonly RunEvents[], items: number) {
 function sandboxNote(described: string, setting: string | undefined): string {
   if (setting === undefined) return ', its default';
   return described.includes(`WHARF_SANDBOX=${setting}`) ? '' : `, WHARF_SANDBOX=${setting}`;
+}
+
+/** `Temporal server 3.30 + PostgreSQL 8.10 + S3 0.40`: each server process's share. */
+function partsText(parts: Record<string, number>, ms: (seconds: number) => string): string {
+  return Object.entries(parts)
+    .map(([name, seconds]) => `${name} ${ms(seconds)}`)
+    .join(' + ');
+}
+
+function duplicates(side: LangGraphSideFigures): string {
+  return side.duplicateOutputs > 0 ? `, ${side.duplicateOutputs} outputs twice in the state` : '';
 }
 
 function perItem(bytes: number, items: number): string {

@@ -102,3 +102,21 @@ export function kernelThreadsCpuSeconds(): Promise<number> {
 export function cpuSpent<T extends Record<string, number>>(start: T, end: T): T {
   return Object.fromEntries(Object.entries(end).map(([key, value]) => [key, value - (start[key] ?? 0)])) as T;
 }
+
+/**
+ * What a server's processes used between two readings (CPU seconds by process name, as
+ * `PeersServer.serverCpuSeconds` reads them): each by name, and their sum.
+ *
+ * @example
+ * ```ts
+ * serverCpuSpent({ 'Temporal server': 10, PostgreSQL: 4 }, { 'Temporal server': 12, PostgreSQL: 7 });
+ * // { server: 5, serverParts: { 'Temporal server': 2, PostgreSQL: 3 } }
+ * ```
+ */
+export function serverCpuSpent(
+  start: Record<string, number>,
+  end: Record<string, number>,
+): { server: number; serverParts: Record<string, number> } {
+  const serverParts = cpuSpent(start, end);
+  return { server: Object.values(serverParts).reduce((sum, value) => sum + value, 0), serverParts };
+}

@@ -7,7 +7,13 @@ import { type OutputStore, SqliteOutputStore } from '@wharf/output-store';
 import type { DataPlane } from '@wharf/output-store/config';
 import { itemScript, readItemLog, untilLogged } from './item-log.js';
 import { joinedRefs, mapSwarm } from './map-swarm.js';
-import { cpuSpent, kernelThreadsCpuSeconds, machineCpuSeconds, treeCpuSeconds } from './process-cpu.js';
+import {
+  cpuSpent,
+  kernelThreadsCpuSeconds,
+  machineCpuSeconds,
+  serverCpuSpent,
+  treeCpuSeconds,
+} from './process-cpu.js';
 import { type RunEvents, runChainEvents } from './run-chain-events.js';
 import { startWorkerProcess } from './worker-process.js';
 
@@ -29,8 +35,8 @@ export interface WharfFanOutOptions extends WharfFanOutSettings {
   /** The Temporal frontend, its namespace, and a client connection to it. */
   address: string;
   namespace: string;
-  /** CPU seconds so far of the server's processes, read with the worker's. */
-  serverCpuSeconds: () => Promise<number>;
+  /** CPU seconds so far of each of the server's processes, by name, read with the worker's. */
+  serverCpuSeconds: () => Promise<Record<string, number>>;
   connection: Connection;
   /** The worker's data plane (`WHARF_STORE`, `WHARF_BLOBS` and their credentials); none: its SQLite file. */
   workerEnv?: Record<string, string>;
@@ -71,7 +77,9 @@ export interface WharfFanOutFigures {
     process: number;
     mainThread: number;
     workerTree: number;
+    /** The server's processes together, and each by name. */
     server: number;
+    serverParts: Record<string, number>;
     kernel: number;
     machine: number;
   };
@@ -131,11 +139,12 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
     const cpu = async () => ({
       ...(await worker.cpuSeconds()),
       workerTree: await treeCpuSeconds(worker.pid),
-      server: await options.serverCpuSeconds(),
+
       kernel: await kernelThreadsCpuSeconds(),
       machine: await machineCpuSeconds(),
     });
     const bytesBefore = await storeBytes();
+    const startServer = await options.serverCpuSeconds();
     const startCpu = await cpu();
     const started = performance.now();
     const { workflowId, firstExecutionRunId } = await wharf.startSwarm(
@@ -158,6 +167,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
     const result = await wharf.result(workflowId);
     const seconds = (performance.now() - started) / 1000;
     const endCpu = await cpu();
+    const endServer = await options.serverCpuSeconds();
     const peakRss = await worker.peakRss();
     if (result.status !== 'completed')
       throw new Error(`the Wharf fan-out of ${options.items} ${result.status}`);
@@ -179,7 +189,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
       ...(options.killAtHalf
         ? {}
         : {
-            cpu: cpuSpent(startCpu, endCpu),
+            cpu: { ...cpuSpent(startCpu, endCpu), ...serverCpuSpent(startServer, endServer) },
           }),
     };
   } finally {
