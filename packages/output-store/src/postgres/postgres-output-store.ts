@@ -405,12 +405,20 @@ export class PostgresOutputStore implements OutputStore {
     const limit = pageLimit(query.limit);
     const from = query.cursor === undefined ? undefined : decodeCommitCursor(query.cursor);
     const { where, parameters } = this.#filter(query);
-    const position = from ?? { xid: 0n, seq: 0, pending: [] };
-    const values: unknown[] = [...parameters, position.xid.toString(), position.seq];
+    const values: unknown[] = [...parameters];
     const columns = `${recordColumns}, xid`;
+    // The first page has no position to compare: a condition every row meets would let the
+    // planner AND the whole commit index into a label lookup's bitmap, reading every row's
+    // entry for each list (a cost growing with the table, paid by each evidence write).
+    let after = '';
+    if (from !== undefined) {
+      values.push(from.xid.toString(), from.seq);
+      after = ` AND (xid, seq) > ($${values.length - 1}::xid8, $${values.length}::bigint)`;
+    }
     let source = `SELECT ${columns} FROM ${this.#q}.outputs
-      WHERE ${where} AND (xid, seq) > ($${values.length - 1}::xid8, $${values.length}::bigint)
+      WHERE ${where}${after}
       ORDER BY xid, seq LIMIT ${limit + 1}`;
+    const position = from ?? { pending: [] };
     if (position.pending.length > 0) {
       values.push(
         position.pending.map((entry) => entry.xid.toString()),
