@@ -10,7 +10,7 @@ import {
 } from '@wharf/output-store';
 import { PostgresOutputStore } from '@wharf/output-store/postgres';
 import { createPostgresDatabase, type PostgresDatabase } from '@wharf/output-store/testing';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { EvidenceCompiler } from './evidence-compiler.js';
 import { OutputStoreArtifactStore } from './output-store-artifact-store.js';
 import {
@@ -191,5 +191,55 @@ describe('OutputStoreArtifactStore', () => {
     await outputs.gc({ runId: '48' });
     expect(await store.getWorker('w1')).toBeUndefined();
     await expect(store.readToolOutput('w1', 1)).rejects.toMatchObject({ code: 'ARTIFACT_NOT_FOUND' });
+  });
+
+  it('checks a worker it stored by reading that output, without a label list or a body read', async () => {
+    const outputs = new InMemoryOutputStore();
+    const store = new OutputStoreArtifactStore({ outputs });
+    const worker = { workerId: 'w1', jobId: '1', runId: 'r1', ownerId: 'o1', startedAt: 't' };
+    await store.putWorker({ ...worker, status: 'running' });
+    const list = vi.spyOn(outputs, 'list');
+    const get = vi.spyOn(outputs, 'get');
+    await store.putToolCall(
+      'w1',
+      { seq: 1, toolName: 'script', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' },
+      'out',
+    );
+    await store.putResult('w1', 'done');
+    await store.putWorker({ ...worker, status: 'succeeded' });
+    // Lists of the worker's metadata: only the one finding what its new metadata replaces (each
+    // write also listed it to find the worker, then read its body: four lists, three reads).
+    const metadataLists = list.mock.calls.filter(
+      ([query]) => query?.labels?.['wharf.evidence.kind'] === 'metadata',
+    );
+    expect(metadataLists).toHaveLength(1);
+    expect(get).not.toHaveBeenCalled();
+    expect(await store.getWorker('w1')).toMatchObject({ status: 'succeeded' });
+    expect(await store.getResult('w1')).toBe('done');
+  });
+
+  it('stores nothing more for a worker deleted meanwhile through another store, or removed by gc', async () => {
+    const outputs = new InMemoryOutputStore();
+    const writer = new OutputStoreArtifactStore({ outputs });
+    const other = new OutputStoreArtifactStore({ outputs });
+    const worker = { workerId: 'w1', jobId: '1', runId: 'r1', ownerId: 'o1', startedAt: 't' };
+    await writer.putWorker({ ...worker, status: 'running' });
+    expect(await other.deleteWorker('w1')).toBe(true);
+    await expect(writer.putResult('w1', 'late')).rejects.toMatchObject({ code: 'ARTIFACT_NOT_FOUND' });
+    expect(await other.getResult('w1')).toBeUndefined();
+
+    // Stored again, it is a new worker: it claims its job again, and takes writes again.
+    await writer.putWorker({ ...worker, status: 'running' });
+    await writer.putResult('w1', 'again');
+    expect(await other.getResult('w1')).toBe('again');
+
+    await outputs.gc({ runId: 'r1' });
+    await expect(
+      writer.putToolCall(
+        'w1',
+        { seq: 1, toolName: 'script', exitCode: 0, durationMs: 1, startedAt: 'a', endedAt: 'b' },
+        'out',
+      ),
+    ).rejects.toMatchObject({ code: 'ARTIFACT_NOT_FOUND' });
   });
 });

@@ -38,6 +38,8 @@ const JOB = 'wharf.evidence.job';
 const RUN = 'wharf.evidence.run';
 /** The spawn under which a run's job claims are keyed (one idempotency key per job). */
 const CLAIMS_SPAWN = 'wharf-evidence-jobs';
+/** Workers whose identity a store keeps at most (least recently used out). */
+const KNOWN_WORKERS = 4096;
 type Kind = 'metadata' | 'result' | 'thread' | 'tool-output' | 'job-claim';
 
 const numberLabel = z
@@ -75,6 +77,13 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   readonly outputs: OutputStore;
   #bytesRead = 0;
   readonly #files: FileSourcePolicy;
+  /**
+   * Workers this store stored or looked up, by id: the metadata that names their identity and
+   * the output that holds it. A worker's owner, run and job never change (`putWorker` refuses
+   * it), so while that output exists the worker does, with that identity: checking it is one
+   * read by id instead of a label list and a body read.
+   */
+  readonly #known = new Map<string, { worker: WorkerMetadata; outId: string }>();
 
   constructor(options: { outputs: OutputStore } & FileSourceOptions) {
     this.outputs = options.outputs;
@@ -157,18 +166,19 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     let known = false;
     const parsed = await checkWorkerIdentity(metadata, {
       existing: async (workerId) => {
-        const existing = await this.getWorker(workerId);
+        const existing = await this.#identity(workerId);
         known = existing !== undefined;
         return existing;
       },
       siblings: (scope) => this.#jobWorkers(scope),
     });
-    await this.#emit(
+    const ref = await this.#emit(
       parsed,
       'metadata',
       { kind: 'json', value: parsed },
       { [JOB]: parsed.jobId, [RUN]: parsed.runId },
     );
+    this.#remember(parsed, ref.outId);
     if (known) return;
     // The metadata first, then the claim: a claim always names a stored worker, and a new worker
     // that lost its job to another storing itself at the same moment is removed again.
@@ -223,10 +233,57 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   }
 
   async getWorker(workerId: string): Promise<WorkerMetadata | undefined> {
+    return (await this.#storedWorker(workerId))?.worker;
+  }
+
+  /** A worker's latest stored metadata and the output holding it. */
+  async #storedWorker(workerId: string): Promise<{ worker: WorkerMetadata; outId: string } | undefined> {
     const record = await this.#latest(workerId, 'metadata');
     const text = record && (await this.#readText(record));
-    if (text === undefined) return undefined;
-    return parseStoredJson(workerMetadataSchema, text, `${workerId}/metadata.json`) as WorkerMetadata;
+    if (record === undefined || text === undefined) return undefined;
+    const worker = parseStoredJson(workerMetadataSchema, text, `${workerId}/metadata.json`) as WorkerMetadata;
+    return { worker, outId: record.outId };
+  }
+
+  /**
+   * A stored worker's identity (its metadata as this store last saw it: owner, run and job are
+   * what count, never its status), or undefined when it is not stored. Known to this store, it
+   * is checked by reading the output that held it; when that is gone (the worker deleted, or
+   * its metadata replaced elsewhere), and for a worker this store has not seen, looked up.
+   */
+  async #identity(workerId: string): Promise<WorkerMetadata | undefined> {
+    const known = this.#known.get(workerId);
+    if (known !== undefined) {
+      const still = await this.outputs.stat({ outId: known.outId }).then(
+        () => true,
+        (error: unknown) => {
+          if (OutputNotFoundError.isInstance(error)) return false;
+          throw error;
+        },
+      );
+      if (still) {
+        this.#remember(known.worker, known.outId);
+        return known.worker;
+      }
+      this.#known.delete(workerId);
+    }
+    const stored = await this.#storedWorker(workerId);
+    if (stored !== undefined) this.#remember(stored.worker, stored.outId);
+    return stored?.worker;
+  }
+
+  #remember(worker: WorkerMetadata, outId: string): void {
+    this.#known.delete(worker.workerId);
+    this.#known.set(worker.workerId, { worker, outId });
+    if (this.#known.size > KNOWN_WORKERS) {
+      const oldest = this.#known.keys().next();
+      if (!oldest.done) this.#known.delete(oldest.value);
+    }
+  }
+
+  /** The worker a tool call, result or thread is stored for; `ARTIFACT_NOT_FOUND` when it is not stored. */
+  #requireWorker(workerId: string): Promise<WorkerMetadata> {
+    return requireWorker({ getWorker: (id) => this.#identity(id) }, workerId);
   }
 
   async listWorkers(scope: { ownerId: string; runId: string }): Promise<WorkerMetadata[]> {
@@ -268,7 +325,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   }
 
   async putResult(workerId: string, text: string): Promise<void> {
-    const worker = await requireWorker(this, workerId);
+    const worker = await this.#requireWorker(workerId);
     if (typeof text !== 'string') throw new EvidenceError('INVALID_ARTIFACT', 'result must be a string');
     await this.#emit(worker, 'result', { kind: 'text', text });
   }
@@ -279,7 +336,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
   }
 
   async putThread(workerId: string, entries: readonly unknown[]): Promise<void> {
-    const worker = await requireWorker(this, workerId);
+    const worker = await this.#requireWorker(workerId);
     await this.#emit(worker, 'thread', { kind: 'text', text: serializeThread(entries) });
   }
 
@@ -295,7 +352,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
     output: ToolOutputSource,
   ): Promise<ToolCallRecord> {
     const input = parseOrThrow(toolCallInputSchema, call, { code: 'INVALID_ARTIFACT', what: 'tool call' });
-    const worker = await requireWorker(this, workerId);
+    const worker = await this.#requireWorker(workerId);
     let content: ContentRef;
     let source: FileSource | undefined;
     if (typeof output === 'string') content = { kind: 'text', text: output };
@@ -377,6 +434,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
 
   async deleteWorker(workerId: string): Promise<boolean> {
     assertId('workerId', workerId);
+    this.#known.delete(workerId);
     const records = await this.#listAll({ labels: { [WORKER]: workerId } });
     let removed = false;
     for (const record of records) removed = (await this.outputs.delete({ outId: record.outId })) || removed;
