@@ -3,7 +3,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
 import { createPostgresDatabase, type PostgresDatabase, runOutputStoreContract } from '../testing/index.js';
 import { latestPostgresSchemaVersion } from './migrations.js';
@@ -97,6 +97,58 @@ describe('PostgresOutputStore options and schema', () => {
     await pool.end();
     await blobs.close();
     expect(ref.outId).toMatch(/^out_/);
+  });
+
+  it('cuts a range of a body in the row in the database, sending only its bytes', async () => {
+    const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+    const blobs = new LocalBlobStore({ root: join(scratch, 'slices') });
+    const store = await PostgresOutputStore.open({
+      pool,
+      blobs,
+      schema: `slices_${randomBytes(4).toString('hex')}`,
+    });
+    try {
+      // A list's item index as a map reads it: 2,000 records of 32 bytes, one read per item.
+      const body = randomBytes(64_000);
+      const ref = await store.emit({
+        producer: { ownerId: 'o', runId: 'r', spawnId: 's' },
+        content: { kind: 'bytes', bytes: body },
+        idempotencyKey: 'index',
+      });
+      const query = vi.spyOn(pool, 'query');
+      const read = async (range: { start?: number; end?: number }) => {
+        const opened = await store.openBody(ref, range);
+        const chunks: Buffer[] = [];
+        for await (const chunk of opened.stream as AsyncIterable<Buffer>) chunks.push(chunk);
+        return Buffer.concat(chunks);
+      };
+      expect((await read({ start: 32_000, end: 32_032 })).equals(body.subarray(32_000, 32_032))).toBe(true);
+      expect((await read({ start: 63_990 })).equals(body.subarray(63_990))).toBe(true);
+      expect((await read({ start: 0, end: 0 })).length).toBe(0);
+      expect((await read({ start: 64_000, end: 64_000 })).length).toBe(0);
+      const received = await Promise.all(
+        query.mock.results.map(async (result) => (await result.value) as pg.QueryResult),
+      );
+      const bodyBytes = received.flatMap((result) =>
+        result.rows.map((row: { body?: Buffer | null }) => row.body?.length ?? 0),
+      );
+      expect(Math.max(...bodyBytes)).toBeLessThanOrEqual(32);
+      query.mockRestore();
+      // Ranges past the body, or backwards, are refused as before, naming the body's size.
+      await expect(store.openBody(ref, { start: 63_990, end: 64_001 })).rejects.toMatchObject({
+        code: 'INVALID_RANGE',
+      });
+      await expect(store.openBody(ref, { start: 5, end: 4 })).rejects.toMatchObject({
+        code: 'INVALID_RANGE',
+      });
+      await expect(store.openBody(ref, { start: -1, end: 4 })).rejects.toMatchObject({
+        code: 'INVALID_RANGE',
+      });
+    } finally {
+      await store.close();
+      await pool.end();
+      await blobs.close();
+    }
   });
 
   it('keeps a body while any row uses it, removes it with the last, and sweeps bodies no row ever used', async () => {

@@ -235,6 +235,9 @@ export function runOutputStoreContract(name: string, factory: OutputStoreFactory
       expect(middle).toMatchObject({ start: 2, end: 5 });
       expect((await readAll(middle.stream)).toString()).toBe('234');
       expect((await readAll((await store.openBody(ref, { start: 10 })).stream)).length).toBe(0);
+      expect((await readAll((await store.openBody(ref, { start: 7 })).stream)).toString()).toBe('789');
+      expect((await readAll((await store.openBody(ref, { start: 0, end: 0 })).stream)).length).toBe(0);
+      expect((await readAll((await store.openBody(ref, { end: 2 })).stream)).toString()).toBe('01');
       expect((await readAll((await store.openBody(ref)).stream)).toString()).toBe('0123456789');
       expect(await codeOf(store.openBody(ref, { start: 4, end: 11 }))).toBe('INVALID_RANGE');
       expect(await codeOf(store.openBody(ref, { start: 6, end: 5 }))).toBe('INVALID_RANGE');
