@@ -3,6 +3,7 @@ export type { BlobRange, BlobStore, StoredBlob } from './blobs/blob-store.js';
 export { assertBlobAddress, LocalBlobStore, type LocalBlobStoreOptions } from './blobs/local-blob-store.js';
 export { type BlobStoreOwner, storeMarkerName } from './blobs/store-marker.js';
 export { assertUnmarkedClaimable } from './blobs/unmarked-claim.js';
+export { resolveRange } from './byte-range.js';
 export {
   createEmitHandler,
   type EmitHandlerOptions,

@@ -18,7 +18,11 @@ export interface ReadBody {
  * console.log(`${bytes.length} of ${record.sizeBytes} bytes`);
  * ```
  */
-export async function readBody(store: OutputStore, ref: OutputRef, range?: ByteRange): Promise<ReadBody> {
+export async function readBody(
+  store: Pick<OutputStore, 'openBody'>,
+  ref: OutputRef,
+  range?: ByteRange,
+): Promise<ReadBody> {
   const body = await store.openBody(ref, range);
   const chunks: Uint8Array[] = [];
   for await (const chunk of body.stream) chunks.push(chunk as Uint8Array);

@@ -245,7 +245,7 @@ export interface ReadItemOptions {
  * ```
  */
 export async function readItem(
-  store: OutputStore,
+  store: Pick<OutputStore, 'openBody'>,
   index: OutputRef,
   position: number,
   format: ItemFormat,

@@ -21,6 +21,7 @@ import { captureLimitsOf, mergeSandboxSettings, wharfFailureTypes } from '@wharf
 import { emitScope, type SubagentIds } from './activity-identity.js';
 import { heartbeatWhile } from './heartbeat-while.js';
 import { inputsEnv, inRefsEnv } from './in-refs-env.js';
+import type { MapItemReads } from './map-item-reads.js';
 import { summarizeStream } from './output-summary.js';
 import { recordWorker } from './record-worker.js';
 import { spillDirectory } from './spill-directory.js';
@@ -56,6 +57,8 @@ export interface ScriptDependencies {
   summarizer?: Summarizer;
   /** Renders instances' contexts once for all that share one (see {@link SubagentContexts}). */
   contexts: SubagentContexts;
+  /** Reads map items, a map's shared bodies once per worker (see {@link MapItemReads}). */
+  mapItems: MapItemReads;
 }
 
 const PREVIEW_BYTES = 400;
@@ -98,7 +101,10 @@ export async function runScript(
   const spillDir = spillDirectory(dependencies.workDir, ids.workerId, `attempt-${context.info.attempt}`);
   await mkdir(spillDir, { recursive: true, mode: 0o700 });
   // A stored map item and stored lists among the inputs, a loop dependency's manifest: read now.
-  const inputs = await instanceInputs(input, store, { signal: context.cancellationSignal });
+  const inputs = await instanceInputs(input, store, {
+    signal: context.cancellationSignal,
+    itemReads: dependencies.mapItems,
+  });
   const inRefs = await expandedInRefs(input, store, context.cancellationSignal);
   const smartContext = await dependencies.contexts.render(input.context);
   // Absolute: the script may run in another directory (workdir, its own cwd).

@@ -71,7 +71,7 @@ describe('stored lists in activities', () => {
     return result;
   }
 
-  it('indexes a body once; each map instance reads only its own item, by range', async () => {
+  it('indexes a body once; a worker reads the index and the body once for all its map instances', async () => {
     const memory = new InMemoryOutputStore();
     const { store, read } = counting(memory);
     const activities = createActivities({
@@ -117,10 +117,24 @@ describe('stored lists in activities', () => {
         storedItem: { index: indexed.index, format: 'line' },
       }),
     );
-    // The index record (32 bytes) and the item: nothing else of the 5,000 items was read.
-    expect(read() - before).toBe(32 + 'doc-4321.md'.length);
+    // The first instance on this worker reads the index (5,000 records of 32 bytes) and the
+    // body once, for every instance after it.
+    const body = `${lines.join('\n')}\n`;
+    expect(read() - before).toBe(5_000 * 32 + Buffer.byteLength(body));
     const stdout = Buffer.from((await store.get(result.outputs[0] as { outId: string })).body).toString();
     expect(JSON.parse(stdout)).toEqual({ index: 4_321, item: 'doc-4321.md' });
+    const afterFirst = read();
+    const second = await run(
+      activities,
+      mapInput('echo "$WHARF_INPUTS"', {
+        instance: 17,
+        inputs: { index: 17 },
+        storedItem: { index: indexed.index, format: 'line' },
+      }),
+    );
+    expect(read()).toBe(afterFirst);
+    const secondOut = Buffer.from((await store.get(second.outputs[0] as { outId: string })).body).toString();
+    expect(JSON.parse(secondOut)).toEqual({ index: 17, item: 'doc-17.md' });
 
     const refused = await new MockActivityEnvironment({ ...identity, activityType: 'indexItems' }).run(
       activities.indexItems,
@@ -170,7 +184,8 @@ describe('stored lists in activities', () => {
       `task each: item 1 of the list ${source.outId} is ${defaultMaxItemBytes + 1} bytes, more than the ` +
         `${defaultMaxItemBytes} bytes one map item may have; store large data as outputs and list their refs or paths instead`,
     );
-    expect(read() - before).toBe(32);
+    // The index (two records of 32 bytes), and none of the item.
+    expect(read() - before).toBe(64);
   });
 
   it('gives a join every ref of a wide loop and its values, through files past 64 KiB', async () => {

@@ -15,6 +15,7 @@ import {
 import type { IndexItemsInput, InstanceRecord, ManifestPartInput, SubagentInput } from '@wharf/swarm';
 import { isStoredListValue, type StoredListValue, wharfFailureTypes } from '@wharf/swarm';
 import { safeId } from './activity-identity.js';
+import type { MapItemReads } from './map-item-reads.js';
 
 /** Where a loop's stored results and a map loop's item index live in the store: under its run, as the task's. */
 function listProducer(input: { ownerId: string; workflowId: string; task: string }, what: string): Producer {
@@ -148,6 +149,11 @@ export interface InstanceInputsOptions {
   expandUpTo?: number;
   /** Stops a long read between chunks (the activity's cancellation). */
   signal?: AbortSignal;
+  /**
+   * Where the map item's two range reads go (the worker's {@link MapItemReads}, which serves a
+   * map's shared bodies from memory); default the store.
+   */
+  itemReads?: Pick<OutputStore, 'openBody'>;
 }
 
 /**
@@ -177,7 +183,7 @@ export async function instanceInputs(
     inputs[key] = await expandValue(value, store, options.expandUpTo ?? Number.POSITIVE_INFINITY, read);
   if (input.storedItem !== undefined) {
     const item = await readItem(
-      store,
+      options.itemReads ?? store,
       { outId: input.storedItem.index },
       input.instance,
       input.storedItem.format,

@@ -57,7 +57,7 @@ const PROMPT_LIST_ENTRIES = 100;
  * @example
  * ```ts
  * const activities = createAgentActivities({ store, artifacts, models, tools: {}, workDir, env: process.env,
- *   contexts: new SubagentContexts(store) });
+ *   contexts: new SubagentContexts(store), mapItems: new MapItemReads(store) });
  * ```
  */
 export function createAgentActivities(dependencies: AgentActivityDependencies): AgentActivities {
@@ -98,6 +98,7 @@ export function createAgentActivities(dependencies: AgentActivityDependencies): 
       const inputs = await instanceInputs(input, store, {
         expandUpTo: PROMPT_LIST_ENTRIES,
         signal: Context.current().cancellationSignal,
+        itemReads: dependencies.mapItems,
       });
       const manifests = [
         ...(input.inManifests ?? []),

@@ -5,6 +5,7 @@ import type { ProcessGroupRegistry, ProcessSpawner } from '@wharf/stdio-limits';
 import type { SpawnedWorker, SubagentHeartbeat, SubagentInput } from '@wharf/swarm';
 import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
+import type { MapItemReads } from '../activities/map-item-reads.js';
 import { spillDirectory } from '../activities/spill-directory.js';
 import type { SubagentContexts } from '../activities/subagent-contexts.js';
 import type { WorkerSandbox } from '../activities/worker-sandbox.js';
@@ -32,6 +33,8 @@ export interface AgentActivityDependencies {
   tracing?: WharfTracing;
   /** Renders agents' contexts once for all that share one (a map of agents). */
   contexts: SubagentContexts;
+  /** Reads map items, a map's shared bodies once per worker (see {@link MapItemReads}). */
+  mapItems: MapItemReads;
 }
 
 /** Most bytes of one tool output the model is shown; the rest is in the stores. */

@@ -30,6 +30,7 @@ import type { ToolSet } from 'ai';
 import { type SubagentIds, subagentIds } from '../activities/activity-identity.js';
 import { childEnvironment } from '../activities/child-env.js';
 import { guardDataPlane } from '../activities/data-plane-guard.js';
+import { MapItemReads } from '../activities/map-item-reads.js';
 import { runScript } from '../activities/run-script.js';
 import { indexMapItems, writeResultsPart } from '../activities/stored-lists.js';
 import { SubagentContexts } from '../activities/subagent-contexts.js';
@@ -144,6 +145,8 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
         }));
   // A map's instances share their context: rendered once per worker, not once per instance.
   const contexts = new SubagentContexts(dependencies.store);
+  // And the bodies they read their item from: read whole once per worker, not once per instance.
+  const mapItems = new MapItemReads(dependencies.store);
   const agent = createAgentActivities({
     store: dependencies.store,
     artifacts: dependencies.artifacts,
@@ -153,6 +156,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
     env,
     spawner,
     contexts,
+    mapItems,
     ...(sandbox === undefined ? {} : { sandbox }),
     ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
     ...(dependencies.tracing === undefined ? {} : { tracing: dependencies.tracing }),
@@ -181,6 +185,7 @@ export function createActivities(dependencies: ActivityDependencies): WharfActiv
           env,
           spawner,
           contexts,
+          mapItems,
           ...(sandbox === undefined ? {} : { sandbox }),
           ...(dependencies.spawnEnv === undefined ? {} : { spawnEnv: dependencies.spawnEnv }),
           ...(dependencies.processGroups === undefined ? {} : { processGroups: dependencies.processGroups }),
