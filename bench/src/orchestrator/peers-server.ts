@@ -4,9 +4,9 @@ import { fileURLToPath } from 'node:url';
 import {
   ClusterTopology,
   clusterSecrets,
+  dataPlaneEnvironment,
   findClusterBinaries,
   freeClusterPorts,
-  workerEnvironment,
 } from '@wharf/cli/cluster';
 import { wharfSearchAttributeKinds } from '@wharf/orchestrator';
 import { startDevServer } from '@wharf/orchestrator/dev-server';
@@ -79,18 +79,8 @@ export async function startClusterPeersServer(dir: string): Promise<PeersServer 
   try {
     await cluster.up();
     const clientEnv = cluster.clientEnvironment();
-    const env = workerEnvironment(cluster.config, process.env, 1);
-    const workerEnv: Record<string, string> = {};
-    for (const name of [
-      'WHARF_STORE',
-      'WHARF_BLOBS',
-      'AWS_ACCESS_KEY_ID',
-      'AWS_SECRET_ACCESS_KEY',
-      'AWS_REGION',
-    ]) {
-      const value = env[name];
-      if (value !== undefined) workerEnv[name] = value;
-    }
+    // The data plane as the cluster's workers have it: WHARF_STORE, WHARF_BLOBS, their credentials.
+    const workerEnv = dataPlaneEnvironment(cluster.config, process.env);
     const storeUrl = workerEnv.WHARF_STORE as string;
     plane = await openDataPlane({
       store: storeUrl,

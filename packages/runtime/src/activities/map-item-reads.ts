@@ -1,13 +1,6 @@
 import { Readable } from 'node:stream';
-import {
-  type ByteRange,
-  type OpenedBody,
-  type OutputRecord,
-  type OutputRef,
-  type OutputStore,
-  readBody,
-  resolveRange,
-} from '@wharf/output-store';
+import type { ByteRange, OpenedBody, OutputRecord, OutputRef, OutputStore } from '@wharf/output-store';
+import { readBody, resolveRange } from '@wharf/output-store';
 
 /** Options of {@link MapItemReads}. */
 export interface MapItemReadsOptions {
