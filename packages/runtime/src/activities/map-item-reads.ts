@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { ByteRange, OpenedBody, OutputRecord, OutputRef, OutputStore } from '@wharf/output-store';
 import { readBody, resolveRange } from '@wharf/output-store';
+import { SharedReads } from './shared-reads.js';
 
 /** Options of {@link MapItemReads}. */
 export interface MapItemReadsOptions {
@@ -22,12 +23,6 @@ export interface MapItemReadsOptions {
 /** A body kept whole, or the word that it is too large to keep. */
 type Kept = { record: OutputRecord; bytes: Buffer } | { tooLarge: true };
 
-interface Entry {
-  at: number;
-  bytes: number;
-  kept: Promise<Kept>;
-}
-
 /**
  * The bodies a map's instances read their item from, each read whole once per worker and served
  * by range from memory: every instance of a map reads a 32-byte record of the same item index
@@ -48,58 +43,31 @@ interface Entry {
 export class MapItemReads {
   readonly #store: Pick<OutputStore, 'openBody' | 'stat'>;
   readonly #maxBodyBytes: number;
-  readonly #maxBytes: number;
-  readonly #maxEntries: number;
-  readonly #ttlMs: number;
-  readonly #now: () => number;
-  /** By out id, least recently used first. */
-  readonly #entries = new Map<string, Entry>();
-  #bytes = 0;
+  /** By out id. */
+  readonly #reads: SharedReads<Kept>;
 
   constructor(store: Pick<OutputStore, 'openBody' | 'stat'>, options: MapItemReadsOptions = {}) {
     this.#store = store;
     this.#maxBodyBytes = options.maxBodyBytes ?? 8 * 1024 * 1024;
-    this.#maxBytes = options.maxBytes ?? 32 * 1024 * 1024;
-    this.#maxEntries = options.maxEntries ?? 256;
-    this.#ttlMs = options.ttlMs ?? 60_000;
-    this.#now = options.now ?? Date.now;
+    this.#reads = new SharedReads({
+      maxEntries: options.maxEntries ?? 256,
+      maxBytes: options.maxBytes ?? 32 * 1024 * 1024,
+      ttlMs: options.ttlMs ?? 60_000,
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
   }
 
   /** `range` of the body of `ref` (all of it without one), as `OutputStore.openBody` gives it. */
   async openBody(ref: OutputRef, range?: ByteRange): Promise<OpenedBody> {
-    const kept = await this.#kept(ref);
+    const kept = await this.#reads.get(
+      ref.outId,
+      () => this.#read(ref),
+      (read) => ('tooLarge' in read ? 0 : read.bytes.length),
+    );
     if ('tooLarge' in kept) return this.#store.openBody(ref, range);
     const { start, end } = resolveRange(range, kept.bytes.length);
     const slice = kept.bytes.subarray(start, end);
     return { record: kept.record, start, end, stream: Readable.from(slice.length > 0 ? [slice] : []) };
-  }
-
-  async #kept(ref: OutputRef): Promise<Kept> {
-    const now = this.#now();
-    const found = this.#entries.get(ref.outId);
-    if (found !== undefined) {
-      this.#drop(ref.outId, found);
-      if (now - found.at < this.#ttlMs) {
-        this.#keep(ref.outId, found);
-        return found.kept;
-      }
-    }
-    const entry: Entry = { at: now, bytes: 0, kept: this.#read(ref) };
-    this.#keep(ref.outId, entry);
-    try {
-      const kept = await entry.kept;
-      if (this.#entries.get(ref.outId) === entry && !('tooLarge' in kept)) {
-        // Sized once read: the bytes are what the entry holds.
-        this.#bytes -= entry.bytes;
-        entry.bytes = kept.bytes.length;
-        this.#bytes += entry.bytes;
-        this.#trim();
-      }
-      return kept;
-    } catch (error) {
-      if (this.#entries.get(ref.outId) === entry) this.#drop(ref.outId, entry);
-      throw error;
-    }
   }
 
   async #read(ref: OutputRef): Promise<Kept> {
@@ -107,25 +75,5 @@ export class MapItemReads {
     if (record.sizeBytes > this.#maxBodyBytes) return { tooLarge: true };
     const { bytes } = await readBody(this.#store, ref);
     return { record, bytes };
-  }
-
-  #keep(key: string, entry: Entry): void {
-    this.#entries.set(key, entry);
-    this.#bytes += entry.bytes;
-    this.#trim();
-  }
-
-  #drop(key: string, entry: Entry): void {
-    this.#entries.delete(key);
-    this.#bytes -= entry.bytes;
-  }
-
-  /** The least recently used go first until both bounds hold (the newest always stays). */
-  #trim(): void {
-    for (const [key, entry] of this.#entries) {
-      if (this.#entries.size <= 1) break;
-      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
-      this.#drop(key, entry);
-    }
   }
 }

@@ -1,6 +1,7 @@
 import type { OutputStore } from '@wharf/output-store';
 import type { ContextPlan } from '@wharf/swarm';
 import type { RenderedContext } from './render-context.js';
+import { SharedReads } from './shared-reads.js';
 import { subagentContext } from './subagent-context.js';
 
 /** Options of {@link SubagentContexts}. */
@@ -16,12 +17,6 @@ export interface SubagentContextsOptions {
   ttlMs?: number;
   /** The clock; default `Date.now`. */
   now?: () => number;
-}
-
-interface Entry {
-  at: number;
-  bytes: number;
-  rendered: Promise<RenderedContext | undefined>;
 }
 
 /**
@@ -41,70 +36,28 @@ interface Entry {
  */
 export class SubagentContexts {
   readonly #store: OutputStore;
-  readonly #maxEntries: number;
-  readonly #maxBytes: number;
-  readonly #ttlMs: number;
-  readonly #now: () => number;
-  /** By the plan's JSON, least recently used first. */
-  readonly #entries = new Map<string, Entry>();
-  #bytes = 0;
+  /** By the plan's JSON. */
+  readonly #reads: SharedReads<RenderedContext | undefined>;
 
   constructor(store: OutputStore, options: SubagentContextsOptions = {}) {
     this.#store = store;
-    this.#maxEntries = options.maxEntries ?? 64;
-    this.#maxBytes = options.maxBytes ?? 16 * 1024 * 1024;
-    this.#ttlMs = options.ttlMs ?? 60_000;
-    this.#now = options.now ?? Date.now;
+    this.#reads = new SharedReads({
+      maxEntries: options.maxEntries ?? 64,
+      maxBytes: options.maxBytes ?? 16 * 1024 * 1024,
+      ttlMs: options.ttlMs ?? 60_000,
+      ...(options.now === undefined ? {} : { now: options.now }),
+    });
   }
 
   /** The context of `plan`, rendered now or reused; undefined for no plan or an empty one. */
   async render(plan: ContextPlan | undefined): Promise<RenderedContext | undefined> {
     if (plan === undefined) return undefined;
     const key = JSON.stringify(plan);
-    const now = this.#now();
-    const found = this.#entries.get(key);
-    if (found !== undefined) {
-      this.#drop(key, found);
-      if (now - found.at < this.#ttlMs) {
-        this.#keep(key, found);
-        return found.rendered;
-      }
-    }
-    const entry: Entry = { at: now, bytes: 0, rendered: subagentContext(plan, this.#store) };
-    this.#keep(key, entry);
-    try {
-      const rendered = await entry.rendered;
-      if (this.#entries.get(key) === entry) {
-        // Sized once rendered: the text is what the entry holds.
-        this.#bytes -= entry.bytes;
-        entry.bytes = Buffer.byteLength(rendered?.text ?? '', 'utf8') + key.length;
-        this.#bytes += entry.bytes;
-        this.#trim();
-      }
-      return rendered;
-    } catch (error) {
-      if (this.#entries.get(key) === entry) this.#drop(key, entry);
-      throw error;
-    }
-  }
-
-  #keep(key: string, entry: Entry): void {
-    this.#entries.set(key, entry);
-    this.#bytes += entry.bytes;
-    this.#trim();
-  }
-
-  #drop(key: string, entry: Entry): void {
-    this.#entries.delete(key);
-    this.#bytes -= entry.bytes;
-  }
-
-  /** The least recently used go first, until both bounds hold (the newest always stays). */
-  #trim(): void {
-    for (const [key, entry] of this.#entries) {
-      if (this.#entries.size <= 1) break;
-      if (this.#entries.size <= this.#maxEntries && this.#bytes <= this.#maxBytes) break;
-      this.#drop(key, entry);
-    }
+    // Sized once rendered: the text is what the entry holds.
+    return this.#reads.get(
+      key,
+      () => subagentContext(plan, this.#store),
+      (rendered) => Buffer.byteLength(rendered?.text ?? '', 'utf8') + key.length,
+    );
   }
 }
