@@ -3,6 +3,7 @@ export type { ByteRange } from './byte-range.js';
 export { formatBytes } from './format-bytes.js';
 export type { JsonObject, JsonValue } from './json-value.js';
 export { type OwnerAndMode, othersControl } from './others-control.js';
+export { RecentMap } from './recent-map.js';
 export {
   MAX_RETRY_AFTER_MS,
   type RetryAfterOptions,

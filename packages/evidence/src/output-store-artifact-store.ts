@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { RecentMap } from '@wharf/common';
 import type { ContentRef, ListQuery, OutputRecord, OutputRef, OutputStore } from '@wharf/output-store';
 import { IdempotencyConflictError, OutputNotFoundError } from '@wharf/output-store';
 import { z } from 'zod';
@@ -83,7 +84,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
    * it), so while that output exists the worker does, with that identity: checking it is one
    * read by id instead of a label list and a body read.
    */
-  readonly #known = new Map<string, { worker: WorkerMetadata; outId: string }>();
+  readonly #known = new RecentMap<string, { worker: WorkerMetadata; outId: string }>(KNOWN_WORKERS);
 
   constructor(options: { outputs: OutputStore } & FileSourceOptions) {
     this.outputs = options.outputs;
@@ -178,7 +179,7 @@ export class OutputStoreArtifactStore implements ArtifactStore {
       { kind: 'json', value: parsed },
       { [JOB]: parsed.jobId, [RUN]: parsed.runId },
     );
-    this.#remember(parsed, ref.outId);
+    this.#known.set(parsed.workerId, { worker: parsed, outId: ref.outId });
     if (known) return;
     // The metadata first, then the claim: a claim always names a stored worker, and a new worker
     // that lost its job to another storing itself at the same moment is removed again.
@@ -261,24 +262,12 @@ export class OutputStoreArtifactStore implements ArtifactStore {
           throw error;
         },
       );
-      if (still) {
-        this.#remember(known.worker, known.outId);
-        return known.worker;
-      }
+      if (still) return known.worker;
       this.#known.delete(workerId);
     }
     const stored = await this.#storedWorker(workerId);
-    if (stored !== undefined) this.#remember(stored.worker, stored.outId);
+    if (stored !== undefined) this.#known.set(workerId, stored);
     return stored?.worker;
-  }
-
-  #remember(worker: WorkerMetadata, outId: string): void {
-    this.#known.delete(worker.workerId);
-    this.#known.set(worker.workerId, { worker, outId });
-    if (this.#known.size > KNOWN_WORKERS) {
-      const oldest = this.#known.keys().next();
-      if (!oldest.done) this.#known.delete(oldest.value);
-    }
   }
 
   /** The worker a tool call, result or thread is stored for; `ARTIFACT_NOT_FOUND` when it is not stored. */

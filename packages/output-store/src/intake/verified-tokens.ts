@@ -1,3 +1,4 @@
+import { RecentMap } from '@wharf/common';
 import type { SpawnTokenClaims } from '../schemas.js';
 import { type TokenSecret, verifySpawnToken } from '../spawn-token.js';
 
@@ -16,32 +17,22 @@ import { type TokenSecret, verifySpawnToken } from '../spawn-token.js';
  */
 export class VerifiedTokens {
   readonly #secret: TokenSecret;
-  readonly #capacity: number;
-  readonly #claims = new Map<string, SpawnTokenClaims>();
+  readonly #claims: RecentMap<string, SpawnTokenClaims>;
 
   constructor(secret: TokenSecret, capacity = 1024) {
     this.#secret = secret;
-    this.#capacity = capacity;
+    this.#claims = new RecentMap(capacity);
   }
 
   /** The token's claims, or throws as `verifySpawnToken` does. */
   verify(token: string, now: number): SpawnTokenClaims {
     const cached = this.#claims.get(token);
     if (cached !== undefined) {
+      if (cached.expiresAt > now) return cached;
       this.#claims.delete(token);
-      if (cached.expiresAt > now) {
-        this.#claims.set(token, cached);
-        return cached;
-      }
     }
     const claims = verifySpawnToken(token, this.#secret, now);
-    if (this.#capacity > 0) {
-      this.#claims.set(token, claims);
-      if (this.#claims.size > this.#capacity) {
-        const oldest = this.#claims.keys().next();
-        if (!oldest.done) this.#claims.delete(oldest.value);
-      }
-    }
+    this.#claims.set(token, claims);
     return claims;
   }
 
