@@ -927,17 +927,11 @@ export class PostgresOutputStore implements OutputStore {
         ? { name: 'row', column: '', values: [ref.outId] }
         : body === true
           ? { name: 'row-body', column: ', body', values: [ref.outId] }
-          : body.length === undefined
-            ? {
-                name: 'row-tail',
-                column: ', substring(body FROM $2) AS body',
-                values: [ref.outId, body.from],
-              }
-            : {
-                name: 'row-slice',
-                column: ', substring(body FROM $2 FOR $3) AS body',
-                values: [ref.outId, body.from, body.length],
-              };
+          : {
+              name: 'row-slice',
+              column: ', substring(body FROM $2 FOR $3) AS body',
+              values: [ref.outId, body.from, body.length],
+            };
     const { rows } = await this.#guard('cannot read output', () =>
       this.#pool.query({
         name: `wharf:${this.#schema}:${query.name}`,
@@ -1000,10 +994,13 @@ export class PostgresOutputStore implements OutputStore {
   }
 }
 
-/** A part of a body in the row, as SQL's `substring` takes it: from a 1-based byte, so many bytes (or to the end). */
+/** The largest count SQL's `substring` takes (a 32-bit integer). */
+const MAX_SUBSTRING = 2 ** 31 - 1;
+
+/** A part of a body in the row, as SQL's `substring` takes it: from a 1-based byte, so many bytes (as far as the body goes). */
 interface RowSlice {
   from: number;
-  length?: number;
+  length: number;
 }
 
 /**
@@ -1014,15 +1011,15 @@ interface RowSlice {
  * @example
  * ```ts
  * rowSlice({ start: 64, end: 96 }); // { from: 65, length: 32 }
- * rowSlice({ start: 10 }); // { from: 11 }
+ * rowSlice({ start: 10 }); // { from: 11, length: 2147483647 }: to the end
  * ```
  */
 function rowSlice(range: ByteRange): RowSlice | undefined {
   const start = range.start ?? 0;
   const { end } = range;
-  const whole = (value: number) => Number.isSafeInteger(value) && value >= 0 && value < 2 ** 31 - 1;
+  const whole = (value: number) => Number.isSafeInteger(value) && value >= 0 && value < MAX_SUBSTRING;
   if (!whole(start)) return undefined;
-  if (end === undefined) return { from: start + 1 };
+  if (end === undefined) return { from: start + 1, length: MAX_SUBSTRING };
   if (!whole(end) || end < start) return undefined;
   return { from: start + 1, length: end - start };
 }
