@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it, vi } from 'vitest';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import { readBody } from '../read-body.js';
 import { createPostgresDatabase, type PostgresDatabase, runOutputStoreContract } from '../testing/index.js';
 import { latestPostgresSchemaVersion } from './migrations.js';
 import { PostgresOutputStore } from './postgres-output-store.js';
@@ -116,12 +117,8 @@ describe('PostgresOutputStore options and schema', () => {
         idempotencyKey: 'index',
       });
       const query = vi.spyOn(pool, 'query');
-      const read = async (range: { start?: number; end?: number }) => {
-        const opened = await store.openBody(ref, range);
-        const chunks: Buffer[] = [];
-        for await (const chunk of opened.stream as AsyncIterable<Buffer>) chunks.push(chunk);
-        return Buffer.concat(chunks);
-      };
+      const read = async (range: { start?: number; end?: number }) =>
+        (await readBody(store, ref, range)).bytes;
       expect((await read({ start: 32_000, end: 32_032 })).equals(body.subarray(32_000, 32_032))).toBe(true);
       expect((await read({ start: 63_990 })).equals(body.subarray(63_990))).toBe(true);
       expect((await read({ start: 0, end: 0 })).length).toBe(0);

@@ -2,6 +2,7 @@ import {
   InMemoryOutputStore,
   indexItems,
   type OutputStore,
+  readBody,
   readItem,
   StorageFailureError,
 } from '@wharf/output-store';
@@ -75,10 +76,8 @@ describe('MapItemReads', () => {
     });
     const reads = new MapItemReads(store);
     const text = async (source: Pick<OutputStore, 'openBody'>, range?: { start?: number; end?: number }) => {
-      const opened = await source.openBody(ref, range);
-      const chunks: Buffer[] = [];
-      for await (const chunk of opened.stream as AsyncIterable<Buffer>) chunks.push(chunk);
-      return { start: opened.start, end: opened.end, text: Buffer.concat(chunks).toString() };
+      const { start, end, bytes } = await readBody(source, ref, range);
+      return { start, end, text: bytes.toString() };
     };
     for (const range of [
       undefined,
