@@ -123,7 +123,8 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
   const ownStore =
     options.plane === undefined ? new SqliteOutputStore({ path: join(dataDir, 'outputs.db') }) : undefined;
   const store: OutputStore = options.plane?.store ?? (ownStore as OutputStore);
-  const storeBytes = options.storeBytes ?? (async () => 0);
+  // The worker's own SQLite file is new with the run: all of it counts.
+  const storeBytes = options.storeBytes ?? (() => filesBytes(join(dataDir, 'outputs.db')));
   try {
     const wharf = new WharfClient({
       connection: options.connection,
@@ -139,11 +140,10 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
     const cpu = async () => ({
       ...(await worker.cpuSeconds()),
       workerTree: await treeCpuSeconds(worker.pid),
-
       kernel: await kernelThreadsCpuSeconds(),
       machine: await machineCpuSeconds(),
     });
-    const bytesBefore = await storeBytes();
+    const bytesBefore = options.storeBytes === undefined ? 0 : await storeBytes();
     const startServer = await options.serverCpuSeconds();
     const startCpu = await cpu();
     const started = performance.now();
@@ -181,10 +181,7 @@ export async function runWharfFanOut(options: WharfFanOutOptions): Promise<Wharf
       runsBeforeKill,
       redone: (await readItemLog(log)).redone,
       historyBytes: runs.reduce((sum, run) => sum + run.historyBytes, 0),
-      storeBytes:
-        options.storeBytes === undefined
-          ? await filesBytes(join(dataDir, 'outputs.db'))
-          : (await storeBytes()) - bytesBefore,
+      storeBytes: (await storeBytes()) - bytesBefore,
       runs,
       ...(options.killAtHalf
         ? {}
